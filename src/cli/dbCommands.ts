@@ -1,0 +1,41 @@
+import { Effect, Either } from "effect";
+import { AgentRunStore } from "../persistence/AgentRunStore.js";
+import { migrateDatabase } from "../persistence/database.js";
+import { ledgerLayer } from "../persistence/ledger.js";
+import { CliFailure, type CliIO } from "./output.js";
+
+async function runOrFail<A>(effect: Effect.Effect<A, { readonly message: string }>): Promise<A> {
+  const result = await Effect.runPromise(Effect.either(effect));
+  if (Either.isLeft(result)) throw new CliFailure(result.left.message);
+  return result.right;
+}
+
+export async function migrateCommand(io: CliIO, options: { db: string; json?: boolean }): Promise<number> {
+  const report = await runOrFail(migrateDatabase(options.db));
+  if (options.json) {
+    io.out(JSON.stringify(report));
+    return 0;
+  }
+  io.out(`${report.filename}: schema version ${report.toVersion}`);
+  io.out(report.applied.length > 0 ? `applied: ${report.applied.join(", ")}` : "already up to date");
+  if (report.backupPath) io.out(`backup: ${report.backupPath}`);
+  return 0;
+}
+
+export async function recoverCommand(io: CliIO, options: { db: string; json?: boolean }): Promise<number> {
+  const recovered = await runOrFail(
+    Effect.flatMap(AgentRunStore, (store) => store.recoverInterrupted()).pipe(
+      Effect.provide(ledgerLayer({ filename: options.db })),
+    ),
+  );
+  if (options.json) {
+    io.out(JSON.stringify({ recovered }));
+    return 0;
+  }
+  if (recovered.length === 0) io.out("no interrupted runs");
+  for (const run of recovered) {
+    const calls = run.cancelledCallIds.length;
+    io.out(`closed ${run.runId} (session ${run.sessionId}) as failed/interrupted; ${calls} dangling call(s) cancelled`);
+  }
+  return 0;
+}

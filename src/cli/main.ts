@@ -1,0 +1,63 @@
+import { Command, CommanderError, Option } from "commander";
+import { migrateCommand, recoverCommand } from "./dbCommands.js";
+import { CliFailure, type CliIO, firstLine, processIO } from "./output.js";
+
+const DEFAULT_DB = "./agentloop.db";
+
+/** Builds the command tree; each action resolves to the process exit code. */
+export function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
+  const program = new Command("agentloop")
+    .description("agent runs whose completion is asserted by evidence")
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.out(text.trimEnd()),
+      writeErr: (text) => io.err(text.trimEnd()),
+      outputError: (text, write) => write(`agentloop: ${firstLine(text.replace(/^error: /, ""))}`),
+    })
+    .showSuggestionAfterError(true);
+
+  const action =
+    <T>(run: (options: T, args: string[]) => Promise<number>) =>
+    async (...params: unknown[]) => {
+      const command = params[params.length - 1] as Command;
+      setExit(await run(command.opts() as T, command.args));
+    };
+
+  program
+    .command("migrate")
+    .description("create or migrate a ledger database (backs up an existing file first)")
+    .requiredOption("--db <file>", "SQLite database file")
+    .option("--json", "machine-readable output")
+    .action(action<{ db: string; json?: boolean }>((options) => migrateCommand(io, options)));
+
+  program
+    .command("recover")
+    .description("close runs left open by a crashed process as failed/interrupted")
+    .addOption(new Option("--db <file>", "SQLite database file").default(DEFAULT_DB))
+    .option("--json", "machine-readable output")
+    .action(action<{ db: string; json?: boolean }>((options) => recoverCommand(io, options)));
+
+  return program;
+}
+
+export async function main(argv: ReadonlyArray<string>, io: CliIO = processIO): Promise<number> {
+  let exitCode = 0;
+  const program = buildProgram(io, (code) => {
+    exitCode = code;
+  });
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version are exits with code 0; usage errors were already printed as one line.
+      return error.exitCode === 0 ? 0 : 2;
+    }
+    if (error instanceof CliFailure) {
+      io.err(`agentloop: ${firstLine(error.message)}`);
+      return error.exitCode;
+    }
+    io.err(`agentloop: ${firstLine(error)}`);
+    return 1;
+  }
+}

@@ -1,0 +1,86 @@
+import { z } from "zod";
+import { EvidenceMode } from "./contract.js";
+import { JsonValue } from "./json.js";
+import { FinishReason, ToolChoiceMode } from "./provider.js";
+import { ReceiptStatus } from "./receipt.js";
+import { ReasonCode, TerminalState } from "./terminal.js";
+import { ToolKind } from "./tool.js";
+
+/** The public evaluation-case format (shared/spec/cassette.md). Unknown fields are errors. */
+
+export const CassetteToolCall = z.strictObject({
+  id: z.string().min(1),
+  name: z.string().min(1),
+  /** An object, or a raw string to script malformed JSON. */
+  arguments: z.union([z.record(z.string(), JsonValue), z.string()]),
+});
+
+export const CassetteModelStep = z.strictObject({
+  text: z.string().optional(),
+  toolCalls: z.array(CassetteToolCall).optional(),
+  finishReason: FinishReason.optional(),
+  error: z.strictObject({ status: z.number().int(), message: z.string().optional() }).optional(),
+  delayMs: z.number().int().nonnegative().optional(),
+});
+export type CassetteModelStep = z.infer<typeof CassetteModelStep>;
+
+export const FixtureOutcome = z.strictObject({
+  status: z.enum(["ok", "error"]),
+  output: JsonValue.optional(),
+  evidence: z.record(z.string(), JsonValue).optional(),
+  delayMs: z.number().int().nonnegative().optional(),
+  throw: z.string().optional(),
+});
+export type FixtureOutcome = z.infer<typeof FixtureOutcome>;
+
+export const CassetteTool = z.strictObject({
+  name: z.string().min(1),
+  builtin: z.boolean().optional(),
+  kind: ToolKind.optional(),
+  description: z.string().optional(),
+  timeoutMs: z.number().int().positive().optional(),
+  executor: z.boolean().optional(),
+  outcomes: z.array(FixtureOutcome).min(1).optional(),
+});
+export type CassetteTool = z.infer<typeof CassetteTool>;
+
+export const Cassette = z.strictObject({
+  name: z.string().min(1),
+  session: z.string().min(1).optional(),
+  input: z.string(),
+  contract: z
+    .strictObject({
+      evidenceMode: EvidenceMode,
+      requiredToolNames: z.array(z.string()).optional(),
+      requiredReceiptKinds: z.array(z.string()).optional(),
+      allowUnverifiedAnswer: z.boolean().optional(),
+    })
+    .optional(),
+  signals: z
+    .strictObject({
+      command: z.string().optional(),
+      skill: z.string().optional(),
+      jobType: z.string().optional(),
+      deliveryRequest: z.boolean().optional(),
+    })
+    .optional(),
+  capabilities: z
+    .strictObject({ toolCalling: z.boolean().optional(), toolChoice: z.array(ToolChoiceMode).optional() })
+    .optional(),
+  maxSteps: z.number().int().positive().optional(),
+  locale: z.enum(["en", "zh"]).optional(),
+  channelPolicy: z.enum(["final_only", "progress_updates", "silent_tool_status"]).optional(),
+  workspace: z.strictObject({ files: z.record(z.string(), z.string()) }).optional(),
+  tools: z.array(CassetteTool).optional(),
+  model: z.array(CassetteModelStep),
+  cancelAfterMs: z.number().int().nonnegative().nullable().optional(),
+  expect: z.strictObject({
+    terminalState: TerminalState,
+    reason: ReasonCode.optional(),
+    correctionTurns: z.number().int().nonnegative().optional(),
+    receipts: z.array(z.strictObject({ toolName: z.string(), status: ReceiptStatus })).optional(),
+  }),
+});
+export type Cassette = z.infer<typeof Cassette>;
+
+export const CassetteFile = z.union([Cassette, z.array(Cassette).min(1)]);

@@ -1,0 +1,83 @@
+import { z } from "zod";
+import { JsonValue } from "./json.js";
+import { FinishReason } from "./provider.js";
+import { ReceiptStatus } from "./receipt.js";
+import { ReasonCode, TerminalState } from "./terminal.js";
+
+/** The six canonical ledger event types (seed §3.2). */
+export const CanonicalEventType = z.enum([
+  "user_input",
+  "assistant_output",
+  "tool_call",
+  "tool_result",
+  "provider_anomaly",
+  "terminal",
+]);
+export type CanonicalEventType = z.infer<typeof CanonicalEventType>;
+
+/** `runtime_correction` marks the runtime-owned correction message (issue D), never model-editable. */
+export const UserInputPayload = z.strictObject({
+  text: z.string(),
+  origin: z.enum(["user", "runtime_correction"]).default("user"),
+});
+
+export const AssistantOutputPayload = z.strictObject({
+  step: z.number().int().positive(),
+  text: z.string(),
+  finishReason: FinishReason,
+  toolCallCount: z.number().int().nonnegative(),
+  /** `commentary` when the text came with tool calls, `answer` when it is the turn's reply. */
+  role: z.enum(["commentary", "answer"]),
+});
+
+export const ToolCallPayload = z.strictObject({
+  step: z.number().int().positive(),
+  callId: z.string().min(1),
+  toolName: z.string().min(1),
+  arguments: JsonValue,
+  inputFingerprint: z.string(),
+});
+
+export const ToolResultPayload = z.strictObject({
+  step: z.number().int().positive(),
+  callId: z.string().min(1),
+  toolName: z.string().min(1),
+  status: ReceiptStatus,
+  output: JsonValue,
+  outputHash: z.string(),
+});
+
+export const ProviderAnomalyPayload = z.strictObject({
+  step: z.number().int().positive(),
+  code: z.string().min(1),
+  detail: z.string(),
+});
+
+export const TerminalPayload = z.strictObject({
+  terminalState: TerminalState,
+  reason: ReasonCode,
+  finalText: z.string(),
+  steps: z.number().int().nonnegative(),
+  correctionTurns: z.number().int().nonnegative(),
+});
+
+export const CanonicalEvent = z.discriminatedUnion("type", [
+  z.strictObject({ type: z.literal("user_input"), payload: UserInputPayload }),
+  z.strictObject({ type: z.literal("assistant_output"), payload: AssistantOutputPayload }),
+  z.strictObject({ type: z.literal("tool_call"), payload: ToolCallPayload }),
+  z.strictObject({ type: z.literal("tool_result"), payload: ToolResultPayload }),
+  z.strictObject({ type: z.literal("provider_anomaly"), payload: ProviderAnomalyPayload }),
+  z.strictObject({ type: z.literal("terminal"), payload: TerminalPayload }),
+]);
+export type CanonicalEvent = z.infer<typeof CanonicalEvent>;
+export type TerminalPayload = z.infer<typeof TerminalPayload>;
+
+/** A canonical event with its place in the run, as stored. */
+export const LedgerEvent = z.strictObject({
+  runId: z.string(),
+  sequence: z.number().int().positive(),
+  type: CanonicalEventType,
+  payload: JsonValue,
+  createdAt: z.string(),
+});
+export type LedgerEvent = z.infer<typeof LedgerEvent>;

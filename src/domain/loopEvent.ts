@@ -1,0 +1,33 @@
+import { z } from "zod";
+import { ReceiptReason, ReceiptStatus } from "./receipt.js";
+import { ReasonCode, TerminalState } from "./terminal.js";
+
+/** Host-facing events of a run (seed §2.3). `done` carries state only, never the text again. */
+export const LoopEvent = z.discriminatedUnion("type", [
+  z.strictObject({ type: z.literal("commentary"), runId: z.string(), step: z.number().int(), text: z.string() }),
+  z.strictObject({
+    type: z.literal("tool_started"),
+    runId: z.string(),
+    step: z.number().int(),
+    callId: z.string(),
+    toolName: z.string(),
+  }),
+  z.strictObject({
+    type: z.literal("tool_result"),
+    runId: z.string(),
+    step: z.number().int(),
+    callId: z.string(),
+    toolName: z.string(),
+    status: ReceiptStatus,
+    reason: ReceiptReason.optional(),
+  }),
+  z.strictObject({ type: z.literal("final"), runId: z.string(), text: z.string(), terminalState: TerminalState }),
+  z.strictObject({
+    type: z.literal("done"),
+    runId: z.string(),
+    traceId: z.string(),
+    terminalState: TerminalState,
+    reason: ReasonCode,
+  }),
+]);
+export type LoopEvent = z.infer<typeof LoopEvent>;

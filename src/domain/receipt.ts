@@ -1,0 +1,38 @@
+import { z } from "zod";
+import { JsonValue } from "./json.js";
+
+export const ReceiptStatus = z.enum(["ok", "error", "cancelled", "timed_out"]);
+export type ReceiptStatus = z.infer<typeof ReceiptStatus>;
+
+export const VerificationStatus = z.enum(["verified", "partial", "unverified"]);
+export type VerificationStatus = z.infer<typeof VerificationStatus>;
+
+/** Why a receipt that is not `ok` ended as it did. */
+export const ReceiptReason = z.enum([
+  "tool_error",
+  "tool_threw",
+  "tool_executor_missing",
+  "tool_not_allowed",
+  "unknown_tool",
+  "invalid_arguments",
+  "timed_out",
+  "cancelled_by_user",
+  "interrupted",
+]);
+export type ReceiptReason = z.infer<typeof ReceiptReason>;
+
+/** One per tool call, including errors, timeouts, cancellations and missing executors (seed §2.2). */
+export const ExecutionReceipt = z.strictObject({
+  receiptId: z.string().min(1),
+  runId: z.string().min(1),
+  callId: z.string().min(1),
+  toolName: z.string().min(1),
+  status: ReceiptStatus,
+  reason: ReceiptReason.optional(),
+  startedAt: z.string(),
+  finishedAt: z.string().nullable(),
+  inputFingerprint: z.string().regex(/^[0-9a-f]{64}$/),
+  evidence: z.record(z.string(), JsonValue),
+  verificationStatus: VerificationStatus,
+});
+export type ExecutionReceipt = z.infer<typeof ExecutionReceipt>;

@@ -1,0 +1,757 @@
+import { assign, emit, enqueueActions, fromPromise, sendTo, setup } from "xstate";
+import {
+  type AgentRunResult,
+  type CompletionContract,
+  type ContextMessage,
+  type ExecutionReceipt,
+  evidenceGap,
+  finalMessage,
+  type Locale,
+  type LoopEvent,
+  type PlannedCall,
+  type TerminalState,
+  type ToolChoice,
+  type ToolKind,
+  type ToolSettlement,
+} from "../domain/index.js";
+import { isDoomLoop } from "./loopGuards.js";
+import type {
+  CallFingerprint,
+  FinishRunInput,
+  LedgerWriteInput,
+  LedgerWriteOutput,
+  OpenRunInput,
+  Outcome,
+  PendingEvent,
+  SampleInput,
+  SampleOutcome,
+  ToolResultsInput,
+  ToolResultsOutput,
+  Verdict,
+  VerifyInput,
+} from "./protocol.js";
+import { type ToolBatchReport, toolBatchMachine } from "./toolBatch.machine.js";
+
+/**
+ * The run lifecycle (seed §2.1, §4 Phase 1–3): sample → act → record → repeat, until the run
+ * ends in exactly one of five final states. Pure: every effect (provider, tools, ledger,
+ * verification) is an invoked actor the runtime provides; "the model stopped calling tools" is
+ * never success by itself — a text answer goes through `verifying`.
+ */
+
+export interface RunInput {
+  readonly runId: string;
+  readonly traceId: string;
+  readonly sessionId: string;
+  readonly input: string;
+  readonly contract: CompletionContract;
+  readonly toolKinds: Readonly<Record<string, ToolKind>>;
+  readonly maxSteps: number;
+  readonly doomLoopThreshold: number;
+  readonly maxProtocolRepairs: number;
+  readonly toolConcurrency: number;
+  readonly locale: Locale;
+}
+
+interface RunContext extends RunInput {
+  readonly step: number;
+  /** Last sequence number known durable in the ledger. */
+  readonly sequence: number;
+  readonly receipts: ReadonlyArray<ExecutionReceipt>;
+  readonly callLog: ReadonlyArray<CallFingerprint>;
+  readonly protocolRepairs: number;
+  readonly correctionTurns: number;
+  readonly stepCalls: ReadonlyArray<PlannedCall>;
+  /** Commentary that came with the current step's calls; never promoted to an answer. */
+  readonly stepText: string;
+  readonly settlements: ReadonlyArray<ToolSettlement>;
+  readonly answer: string;
+  /** Rows and transcript messages that land with the terminal event. */
+  readonly closingEvents: ReadonlyArray<PendingEvent>;
+  readonly closingTranscript: ReadonlyArray<ContextMessage>;
+  readonly outcome: Outcome | null;
+  readonly cancelRequested: boolean;
+}
+
+export type RunEvent = { type: "CANCEL" } | ToolBatchReport;
+
+type Response = Extract<SampleOutcome, { type: "response" }>;
+
+export const INVALID_TOOL_NAME = "invalid";
+const AUTO: ToolChoice = { mode: "auto" };
+
+const isResponse = (outcome: SampleOutcome): outcome is Response => outcome.type === "response";
+const hasText = (outcome: Response) => outcome.text.trim().length > 0;
+
+function protocolRepairMessages(outcome: Response, step: number): ContextMessage[] {
+  const callId = `${INVALID_TOOL_NAME}-${step}`;
+  const problems = outcome.malformed.map((call) => call.problem).join("; ") || "no tool call could be parsed";
+  return [
+    { role: "assistant", content: outcome.text, toolCalls: [{ id: callId, name: INVALID_TOOL_NAME, arguments: {} }] },
+    {
+      role: "tool",
+      callId,
+      toolName: INVALID_TOOL_NAME,
+      isError: true,
+      content: `The previous tool call was invalid (${problems}). Call an available tool with valid JSON arguments, or answer in text.`,
+    },
+  ];
+}
+
+function malformedDetail(outcome: Response): string {
+  const problems = outcome.malformed.map((call) => call.problem);
+  return `finish ${outcome.finishReason}; ${problems.length > 0 ? problems.join("; ") : "no tool calls"}`;
+}
+
+function anomaly(step: number, code: string, detail: string): PendingEvent {
+  return { type: "provider_anomaly", payload: { step, code, detail } };
+}
+
+function assistantOutput(step: number, outcome: Response, role: "commentary" | "answer"): PendingEvent {
+  return {
+    type: "assistant_output",
+    payload: {
+      step,
+      text: outcome.text,
+      finishReason: outcome.finishReason,
+      toolCallCount: outcome.calls.length,
+      role,
+    },
+  };
+}
+
+export const runMachine = setup({
+  types: {
+    context: {} as RunContext,
+    input: {} as RunInput,
+    events: {} as RunEvent,
+    emitted: {} as LoopEvent,
+    output: {} as AgentRunResult,
+  },
+  actors: {
+    openRun: fromPromise<LedgerWriteOutput, OpenRunInput>(async () => {
+      throw new Error("openRun must be provided by the runtime");
+    }),
+    sampleModel: fromPromise<SampleOutcome, SampleInput>(async () => {
+      throw new Error("sampleModel must be provided by the runtime");
+    }),
+    appendLedger: fromPromise<LedgerWriteOutput, LedgerWriteInput>(async () => {
+      throw new Error("appendLedger must be provided by the runtime");
+    }),
+    toolBatch: toolBatchMachine,
+    recordToolResults: fromPromise<ToolResultsOutput, ToolResultsInput>(async () => {
+      throw new Error("recordToolResults must be provided by the runtime");
+    }),
+    verifyAnswer: fromPromise<Verdict, VerifyInput>(async () => {
+      throw new Error("verifyAnswer must be provided by the runtime");
+    }),
+    finishRun: fromPromise<LedgerWriteOutput, FinishRunInput>(async () => {
+      throw new Error("finishRun must be provided by the runtime");
+    }),
+  },
+  guards: {
+    cancelRequested: ({ context }) => context.cancelRequested,
+    providerFailed: (_, params: { outcome: SampleOutcome }) => params.outcome.type === "failure",
+    hasToolCalls: (_, params: { outcome: SampleOutcome }) =>
+      isResponse(params.outcome) && params.outcome.calls.length > 0,
+    toolFinishWithoutCalls: (_, params: { outcome: SampleOutcome }) =>
+      isResponse(params.outcome) &&
+      params.outcome.calls.length === 0 &&
+      (params.outcome.finishReason === "tool_calls" || params.outcome.malformed.length > 0),
+    repairableToolFinish: ({ context }, params: { outcome: SampleOutcome }) =>
+      context.protocolRepairs < context.maxProtocolRepairs &&
+      isResponse(params.outcome) &&
+      params.outcome.calls.length === 0 &&
+      (params.outcome.finishReason === "tool_calls" || params.outcome.malformed.length > 0),
+    emptyTurnWithError: (_, params: { outcome: SampleOutcome }) =>
+      isResponse(params.outcome) && !hasText(params.outcome) && params.outcome.finishReason === "error",
+    emptyTurn: (_, params: { outcome: SampleOutcome }) => isResponse(params.outcome) && !hasText(params.outcome),
+    answerCutByError: (_, params: { outcome: SampleOutcome }) =>
+      isResponse(params.outcome) && params.outcome.finishReason === "error",
+    answerCutShort: (_, params: { outcome: SampleOutcome }) =>
+      isResponse(params.outcome) &&
+      (params.outcome.finishReason === "length" || params.outcome.finishReason === "content_filter"),
+    stepBudgetSpent: ({ context }) => context.step >= context.maxSteps,
+    doomLoop: ({ context }, params: { output: ToolResultsOutput }) =>
+      isDoomLoop(
+        [...context.callLog, ...fingerprints(context.settlements, params.output.resultHashes)],
+        context.doomLoopThreshold,
+      ),
+    /** Defence in depth: whatever the verifier says, `completed` needs the contract's receipts. */
+    verdictCompleted: ({ context }, params: { verdict: Verdict }) =>
+      params.verdict.verdict === "completed" &&
+      evidenceGap(context.contract, context.receipts, context.toolKinds).satisfied,
+    outcomeIs: ({ context }, params: { state: TerminalState }) => context.outcome?.state === params.state,
+  },
+  actions: {
+    countStep: assign({ step: ({ context }) => context.step + 1 }),
+    advanceSequence: assign({ sequence: (_, params: { lastSequence: number }) => params.lastSequence }),
+    flagCancel: assign({ cancelRequested: true }),
+    decide: assign({
+      outcome: (_, params: Outcome) => params,
+    }),
+    acceptToolStep: enqueueActions(({ context, enqueue }, params: { outcome: SampleOutcome }) => {
+      const outcome = params.outcome as Response;
+      enqueue.assign({ stepCalls: outcome.calls, stepText: outcome.text, settlements: [] });
+      if (hasText(outcome)) {
+        enqueue.emit({ type: "commentary", runId: context.runId, step: context.step, text: outcome.text });
+      }
+    }),
+    acceptProtocolRepair: assign({ protocolRepairs: ({ context }) => context.protocolRepairs + 1 }),
+    closeWith: assign({
+      closingEvents: (_, params: { events: ReadonlyArray<PendingEvent>; transcript?: ReadonlyArray<ContextMessage> }) =>
+        params.events,
+      closingTranscript: (_, params) => params.transcript ?? [],
+    }),
+    acceptAnswer: assign(({ context }, params: { outcome: SampleOutcome }) => {
+      const outcome = params.outcome as Response;
+      return {
+        answer: outcome.text,
+        closingEvents: [assistantOutput(context.step, outcome, "answer")],
+        closingTranscript: [{ role: "assistant", content: outcome.text, toolCalls: [] }] as ContextMessage[],
+      };
+    }),
+    acceptSettlements: assign({
+      settlements: (_, params: { settlements: ReadonlyArray<ToolSettlement> }) => params.settlements,
+    }),
+    acceptToolResults: enqueueActions(({ context, enqueue }, params: { output: ToolResultsOutput }) => {
+      enqueue.assign({
+        receipts: [...context.receipts, ...params.output.receipts],
+        callLog: [...context.callLog, ...fingerprints(context.settlements, params.output.resultHashes)],
+        sequence: params.output.lastSequence,
+        stepCalls: [],
+        settlements: [],
+      });
+      for (const receipt of params.output.receipts) {
+        enqueue.emit({
+          type: "tool_result",
+          runId: context.runId,
+          step: context.step,
+          callId: receipt.callId,
+          toolName: receipt.toolName,
+          status: receipt.status,
+          ...(receipt.reason ? { reason: receipt.reason } : {}),
+        });
+      }
+    }),
+    emitToolStarted: emit(({ context }, params: ToolBatchReport) => ({
+      type: "tool_started" as const,
+      runId: context.runId,
+      step: context.step,
+      callId: params.callId,
+      toolName: params.toolName,
+    })),
+    cancelToolBatch: sendTo("toolBatch", { type: "CANCEL" }),
+    announceEnd: enqueueActions(({ context, enqueue }) => {
+      const outcome = context.outcome!;
+      enqueue.emit({ type: "final", runId: context.runId, text: finalText(context), terminalState: outcome.state });
+      enqueue.emit({
+        type: "done",
+        runId: context.runId,
+        traceId: context.traceId,
+        terminalState: outcome.state,
+        reason: outcome.reason,
+      });
+    }),
+    failLedger: assign({
+      outcome: ({ context }) => ({
+        state: "failed" as const,
+        reason: "ledger_write_failed" as const,
+        detail: context.outcome ? `while ending as ${context.outcome.state}/${context.outcome.reason}` : null,
+      }),
+    }),
+  },
+}).createMachine({
+  id: "run",
+  initial: "active",
+  context: ({ input }) => ({
+    ...input,
+    step: 0,
+    sequence: 0,
+    receipts: [],
+    callLog: [],
+    protocolRepairs: 0,
+    correctionTurns: 0,
+    stepCalls: [],
+    stepText: "",
+    settlements: [],
+    answer: "",
+    closingEvents: [],
+    closingTranscript: [],
+    outcome: null,
+    cancelRequested: false,
+  }),
+  states: {
+    active: {
+      initial: "opening",
+      on: {
+        CANCEL: {
+          target: "finalizing",
+          actions: { type: "decide", params: { state: "cancelled", reason: "cancelled_by_user", detail: null } },
+        },
+      },
+      states: {
+        opening: {
+          invoke: {
+            id: "openRun",
+            src: "openRun",
+            input: ({ context }) => ({
+              runId: context.runId,
+              sessionId: context.sessionId,
+              traceId: context.traceId,
+              contract: context.contract,
+              input: context.input,
+            }),
+            onDone: [
+              {
+                guard: "cancelRequested",
+                target: "#run.finalizing",
+                actions: [
+                  { type: "advanceSequence", params: ({ event }) => event.output },
+                  { type: "decide", params: { state: "cancelled", reason: "cancelled_by_user", detail: null } },
+                ],
+              },
+              { target: "sampling", actions: { type: "advanceSequence", params: ({ event }) => event.output } },
+            ],
+            onError: { target: "#run.finalizing", actions: "failLedger" },
+          },
+          on: { CANCEL: { actions: "flagCancel" } },
+        },
+        sampling: {
+          entry: "countStep",
+          invoke: {
+            id: "sampleModel",
+            src: "sampleModel",
+            input: ({ context }) => ({ runId: context.runId, step: context.step, toolChoice: AUTO }),
+            onDone: [
+              {
+                guard: { type: "providerFailed", params: ({ event }) => ({ outcome: event.output }) },
+                target: "#run.finalizing",
+                actions: {
+                  type: "decide",
+                  params: ({ event }) => {
+                    const failure = event.output as Extract<SampleOutcome, { type: "failure" }>;
+                    return { state: "failed", reason: failure.reason, detail: failure.message };
+                  },
+                },
+              },
+              {
+                guard: { type: "hasToolCalls", params: ({ event }) => ({ outcome: event.output }) },
+                target: "recordingCalls",
+                actions: { type: "acceptToolStep", params: ({ event }) => ({ outcome: event.output }) },
+              },
+              {
+                guard: { type: "repairableToolFinish", params: ({ event }) => ({ outcome: event.output }) },
+                target: "repairingProtocol",
+                actions: [
+                  "acceptProtocolRepair",
+                  {
+                    type: "closeWith",
+                    params: ({ context, event }) => {
+                      const outcome = event.output as Response;
+                      return {
+                        events: [
+                          ...(hasText(outcome) ? [assistantOutput(context.step, outcome, "commentary")] : []),
+                          anomaly(context.step, "tool_finish_without_parsed_calls", malformedDetail(outcome)),
+                        ],
+                        transcript: protocolRepairMessages(outcome, context.step),
+                      };
+                    },
+                  },
+                ],
+              },
+              {
+                guard: { type: "toolFinishWithoutCalls", params: ({ event }) => ({ outcome: event.output }) },
+                target: "#run.finalizing",
+                actions: [
+                  {
+                    type: "closeWith",
+                    params: ({ context, event }) => {
+                      const outcome = event.output as Response;
+                      return {
+                        events: [
+                          ...(hasText(outcome) ? [assistantOutput(context.step, outcome, "commentary")] : []),
+                          anomaly(context.step, "tool_finish_without_parsed_calls", malformedDetail(outcome)),
+                        ],
+                      };
+                    },
+                  },
+                  {
+                    type: "decide",
+                    params: {
+                      state: "failed",
+                      reason: "provider_tool_protocol_invalid",
+                      detail: "tool finish without a parseable call, after one repair",
+                    },
+                  },
+                ],
+              },
+              {
+                guard: { type: "emptyTurnWithError", params: ({ event }) => ({ outcome: event.output }) },
+                target: "#run.finalizing",
+                actions: [
+                  {
+                    type: "closeWith",
+                    params: ({ context, event }) => ({
+                      events: [
+                        anomaly(context.step, "empty_turn", `finish ${(event.output as Response).finishReason}`),
+                      ],
+                    }),
+                  },
+                  {
+                    type: "decide",
+                    params: { state: "failed", reason: "incomplete_turn", detail: "empty turn, finish error" },
+                  },
+                ],
+              },
+              {
+                guard: { type: "emptyTurn", params: ({ event }) => ({ outcome: event.output }) },
+                target: "#run.finalizing",
+                actions: [
+                  {
+                    type: "closeWith",
+                    params: ({ context, event }) => ({
+                      events: [
+                        anomaly(context.step, "empty_turn", `finish ${(event.output as Response).finishReason}`),
+                      ],
+                    }),
+                  },
+                  {
+                    type: "decide",
+                    params: ({ event }) => ({
+                      state: "incomplete",
+                      reason: "incomplete_turn",
+                      detail: `empty turn, finish ${(event.output as Response).finishReason}`,
+                    }),
+                  },
+                ],
+              },
+              {
+                guard: { type: "answerCutByError", params: ({ event }) => ({ outcome: event.output }) },
+                target: "#run.finalizing",
+                actions: [
+                  { type: "acceptAnswer", params: ({ event }) => ({ outcome: event.output }) },
+                  {
+                    type: "decide",
+                    params: { state: "failed", reason: "incomplete_turn", detail: "answer cut by a provider error" },
+                  },
+                ],
+              },
+              {
+                guard: { type: "answerCutShort", params: ({ event }) => ({ outcome: event.output }) },
+                target: "#run.finalizing",
+                actions: [
+                  { type: "acceptAnswer", params: ({ event }) => ({ outcome: event.output }) },
+                  {
+                    type: "decide",
+                    params: ({ event }) => ({
+                      state: "incomplete",
+                      reason: "incomplete_turn",
+                      detail: `answer cut short, finish ${(event.output as Response).finishReason}`,
+                    }),
+                  },
+                ],
+              },
+              {
+                target: "verifying",
+                actions: { type: "acceptAnswer", params: ({ event }) => ({ outcome: event.output }) },
+              },
+            ],
+            onError: {
+              target: "#run.finalizing",
+              actions: {
+                type: "decide",
+                params: { state: "failed", reason: "provider_error", detail: "provider actor crashed" },
+              },
+            },
+          },
+        },
+        repairingProtocol: {
+          invoke: {
+            id: "recordRepair",
+            src: "appendLedger",
+            input: ({ context }) => ({
+              runId: context.runId,
+              firstSequence: context.sequence + 1,
+              events: context.closingEvents,
+              transcript: context.closingTranscript,
+            }),
+            onDone: [
+              {
+                guard: "cancelRequested",
+                target: "#run.finalizing",
+                actions: [
+                  { type: "advanceSequence", params: ({ event }) => event.output },
+                  { type: "closeWith", params: { events: [] } },
+                  { type: "decide", params: { state: "cancelled", reason: "cancelled_by_user", detail: null } },
+                ],
+              },
+              {
+                guard: "stepBudgetSpent",
+                target: "#run.finalizing",
+                actions: [
+                  { type: "advanceSequence", params: ({ event }) => event.output },
+                  { type: "closeWith", params: { events: [] } },
+                  { type: "decide", params: { state: "incomplete", reason: "max_steps_reached", detail: null } },
+                ],
+              },
+              {
+                target: "sampling",
+                actions: [
+                  { type: "advanceSequence", params: ({ event }) => event.output },
+                  { type: "closeWith", params: { events: [] } },
+                ],
+              },
+            ],
+            onError: {
+              target: "#run.finalizing",
+              actions: [{ type: "closeWith", params: { events: [] } }, "failLedger"],
+            },
+          },
+          on: { CANCEL: { actions: "flagCancel" } },
+        },
+        recordingCalls: {
+          invoke: {
+            id: "recordCalls",
+            src: "appendLedger",
+            input: ({ context }) => ({
+              runId: context.runId,
+              firstSequence: context.sequence + 1,
+              events: toolStepEvents(context),
+              transcript: [
+                {
+                  role: "assistant",
+                  content: context.stepText,
+                  toolCalls: context.stepCalls.map((planned) => planned.call),
+                },
+              ],
+            }),
+            onDone: {
+              target: "executingTools",
+              actions: { type: "advanceSequence", params: ({ event }) => event.output },
+            },
+            onError: { target: "#run.finalizing", actions: "failLedger" },
+          },
+          on: { CANCEL: { actions: "flagCancel" } },
+        },
+        executingTools: {
+          invoke: {
+            id: "toolBatch",
+            src: "toolBatch",
+            input: ({ context }) => ({
+              runId: context.runId,
+              step: context.step,
+              calls: context.stepCalls,
+              concurrency: context.toolConcurrency,
+              cancelled: context.cancelRequested,
+            }),
+            onDone: {
+              target: "recordingResults",
+              actions: { type: "acceptSettlements", params: ({ event }) => ({ settlements: event.output }) },
+            },
+            onError: {
+              target: "#run.finalizing",
+              actions: {
+                type: "decide",
+                params: { state: "failed", reason: "internal_error", detail: "tool batch crashed" },
+              },
+            },
+          },
+          on: {
+            CALL_STARTED: { actions: { type: "emitToolStarted", params: ({ event }) => event } },
+            CANCEL: { actions: ["flagCancel", "cancelToolBatch"] },
+          },
+        },
+        recordingResults: {
+          invoke: {
+            id: "recordToolResults",
+            src: "recordToolResults",
+            input: ({ context }) => ({
+              runId: context.runId,
+              step: context.step,
+              firstSequence: context.sequence + 1,
+              settlements: context.settlements,
+            }),
+            onDone: [
+              {
+                guard: "cancelRequested",
+                target: "#run.finalizing",
+                actions: [
+                  { type: "acceptToolResults", params: ({ event }) => ({ output: event.output }) },
+                  { type: "decide", params: { state: "cancelled", reason: "cancelled_by_user", detail: null } },
+                ],
+              },
+              {
+                guard: { type: "doomLoop", params: ({ event }) => ({ output: event.output }) },
+                target: "#run.finalizing",
+                actions: [
+                  { type: "acceptToolResults", params: ({ event }) => ({ output: event.output }) },
+                  {
+                    type: "decide",
+                    params: { state: "incomplete", reason: "doom_loop", detail: "the same tool call kept repeating" },
+                  },
+                ],
+              },
+              {
+                guard: "stepBudgetSpent",
+                target: "#run.finalizing",
+                actions: [
+                  { type: "acceptToolResults", params: ({ event }) => ({ output: event.output }) },
+                  { type: "decide", params: { state: "incomplete", reason: "max_steps_reached", detail: null } },
+                ],
+              },
+              {
+                target: "sampling",
+                actions: { type: "acceptToolResults", params: ({ event }) => ({ output: event.output }) },
+              },
+            ],
+            onError: { target: "#run.finalizing", actions: "failLedger" },
+          },
+          on: { CANCEL: { actions: "flagCancel" } },
+        },
+        verifying: {
+          invoke: {
+            id: "verifyAnswer",
+            src: "verifyAnswer",
+            input: ({ context }) => ({
+              runId: context.runId,
+              contract: context.contract,
+              receipts: context.receipts,
+              answer: context.answer,
+              toolKinds: context.toolKinds,
+              correctionTurns: context.correctionTurns,
+            }),
+            onDone: [
+              {
+                guard: { type: "verdictCompleted", params: ({ event }) => ({ verdict: event.output }) },
+                target: "#run.finalizing",
+                actions: {
+                  type: "decide",
+                  params: ({ event }) => ({ state: "completed", reason: event.output.reason, detail: null }),
+                },
+              },
+              {
+                target: "#run.finalizing",
+                actions: {
+                  type: "decide",
+                  params: ({ event }) => ({
+                    state: "unverified",
+                    reason: event.output.verdict === "unverified" ? event.output.reason : "receipt_missing",
+                    detail: event.output.missing.join("; ") || null,
+                  }),
+                },
+              },
+            ],
+            onError: {
+              target: "#run.finalizing",
+              actions: {
+                type: "decide",
+                params: { state: "failed", reason: "internal_error", detail: "verifier crashed" },
+              },
+            },
+          },
+        },
+      },
+    },
+    finalizing: {
+      invoke: {
+        id: "finishRun",
+        src: "finishRun",
+        input: ({ context }) => ({
+          runId: context.runId,
+          firstSequence: context.sequence + 1,
+          events: context.closingEvents,
+          unsettled: unsettledCalls(context),
+          terminal: {
+            terminalState: context.outcome!.state,
+            reason: context.outcome!.reason,
+            finalText: finalText(context),
+            steps: context.step,
+            correctionTurns: context.correctionTurns,
+          },
+          detail: context.outcome!.detail,
+          transcript: context.closingTranscript,
+        }),
+        onDone: [
+          { guard: { type: "outcomeIs", params: { state: "completed" } }, target: "completed" },
+          { guard: { type: "outcomeIs", params: { state: "unverified" } }, target: "unverified" },
+          { guard: { type: "outcomeIs", params: { state: "incomplete" } }, target: "incomplete" },
+          { guard: { type: "outcomeIs", params: { state: "cancelled" } }, target: "cancelled" },
+          { target: "failed" },
+        ],
+        onError: { target: "failed", actions: "failLedger" },
+      },
+    },
+    completed: { type: "final", entry: "announceEnd" },
+    unverified: { type: "final", entry: "announceEnd" },
+    incomplete: { type: "final", entry: "announceEnd" },
+    failed: { type: "final", entry: "announceEnd" },
+    cancelled: { type: "final", entry: "announceEnd" },
+  },
+  output: ({ context }) => ({
+    runId: context.runId,
+    traceId: context.traceId,
+    sessionId: context.sessionId,
+    terminalState: context.outcome!.state,
+    terminalReason: context.outcome!.reason,
+    finalText: finalText(context),
+    steps: context.step,
+    correctionTurns: context.correctionTurns,
+    receipts: [...context.receipts],
+  }),
+});
+
+function fingerprints(settlements: ReadonlyArray<ToolSettlement>, hashes: ReadonlyArray<string>): CallFingerprint[] {
+  return settlements.map((settlement, index) => ({
+    toolName: settlement.toolName,
+    inputFingerprint: settlement.inputFingerprint,
+    resultHash: hashes[index] ?? "",
+  }));
+}
+
+/** The rows of a tool step that are made durable before any tool runs (write-ahead). */
+function toolStepEvents(context: RunContext): PendingEvent[] {
+  const events: PendingEvent[] = [];
+  if (context.stepText.trim().length > 0) {
+    events.push({
+      type: "assistant_output",
+      payload: {
+        step: context.step,
+        text: context.stepText,
+        finishReason: "tool_calls",
+        toolCallCount: context.stepCalls.length,
+        role: "commentary",
+      },
+    });
+  }
+  for (const planned of context.stepCalls) {
+    events.push({
+      type: "tool_call",
+      payload: {
+        step: context.step,
+        callId: planned.call.id,
+        toolName: planned.call.name,
+        arguments: planned.call.arguments,
+        inputFingerprint: planned.inputFingerprint,
+      },
+    });
+  }
+  return events;
+}
+
+/** Calls of the current step whose results were never recorded: they must still get a receipt. */
+function unsettledCalls(context: RunContext): ReadonlyArray<PlannedCall> {
+  const recorded = new Set(context.receipts.map((receipt) => receipt.callId));
+  return context.stepCalls.filter((planned) => !recorded.has(planned.call.id));
+}
+
+function finalText(context: RunContext): string {
+  const outcome = context.outcome!;
+  return finalMessage({
+    terminalState: outcome.state,
+    reason: outcome.reason,
+    modelText: context.answer,
+    traceId: context.traceId,
+    locale: context.locale,
+  });
+}

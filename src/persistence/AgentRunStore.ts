@@ -1,0 +1,103 @@
+import { Context, Data, type Effect } from "effect";
+import type {
+  CanonicalEventType,
+  CompletionContract,
+  ExecutionReceipt,
+  JsonValue,
+  LedgerEvent,
+  RunRecord,
+  TerminalPayload,
+} from "../domain/index.js";
+
+/** Every way the ledger refuses a write; the SQLite triggers raise the same names. */
+export const LEDGER_REFUSALS = [
+  "unknown_run",
+  "duplicate_run",
+  "run_not_running",
+  "duplicate_sequence",
+  "sequence_gap",
+  "event_after_terminal",
+  "missing_call_id",
+  "duplicate_tool_call",
+  "orphan_tool_result",
+  "duplicate_tool_result",
+  "duplicate_receipt",
+  "receipt_without_call",
+  "append_only",
+  "run_must_start_running",
+  "run_already_terminal",
+  "run_update_not_terminal",
+  "run_identity_immutable",
+  "run_closed_without_terminal_event",
+] as const;
+export type LedgerRefusal = (typeof LEDGER_REFUSALS)[number];
+
+export class LedgerError extends Data.TaggedError("LedgerError")<{
+  readonly reason: LedgerRefusal | "invalid_payload" | "storage_failure";
+  readonly message: string;
+  readonly cause?: unknown;
+}> {}
+
+export interface NewRun {
+  readonly runId: string;
+  readonly sessionId: string;
+  readonly traceId: string;
+  readonly contract: CompletionContract;
+  readonly workspaceId?: string | null;
+  readonly providerId?: string | null;
+  readonly model?: string | null;
+  readonly apiFamily?: string | null;
+  readonly startedAt?: string;
+}
+
+export interface EventToAppend {
+  readonly sequence: number;
+  readonly type: CanonicalEventType;
+  readonly payload: JsonValue;
+}
+
+export interface RunClosure {
+  readonly sequence: number;
+  readonly terminal: TerminalPayload;
+  readonly failureDetail?: string | null;
+  /** Rows that must land with the terminal event (e.g. cancelled receipts of in-flight calls). */
+  readonly events?: ReadonlyArray<EventToAppend>;
+  readonly receipts?: ReadonlyArray<ExecutionReceipt>;
+}
+
+export interface RecoveredRun {
+  readonly runId: string;
+  readonly sessionId: string;
+  readonly cancelledCallIds: ReadonlyArray<string>;
+}
+
+export interface RunListFilter {
+  readonly sessionId?: string;
+  readonly terminalState?: string;
+  readonly limit?: number;
+}
+
+/** The canonical run ledger (seed §3.2). Append-only; every write batch is one transaction. */
+export interface AgentRunStoreShape {
+  readonly createRun: (run: NewRun) => Effect.Effect<void, LedgerError>;
+  /** Events (in order) and then receipts, all or nothing. */
+  readonly appendEvents: (
+    runId: string,
+    events: ReadonlyArray<EventToAppend>,
+    receipts?: ReadonlyArray<ExecutionReceipt>,
+  ) => Effect.Effect<void, LedgerError>;
+  readonly recordReceipt: (receipt: ExecutionReceipt) => Effect.Effect<void, LedgerError>;
+  /** Terminal event + run row in one transaction. */
+  readonly finishRun: (runId: string, closure: RunClosure) => Effect.Effect<void, LedgerError>;
+  readonly getRun: (runId: string) => Effect.Effect<RunRecord | undefined, LedgerError>;
+  readonly findRunByTrace: (traceId: string) => Effect.Effect<RunRecord | undefined, LedgerError>;
+  readonly listRunEvents: (runId: string) => Effect.Effect<ReadonlyArray<LedgerEvent>, LedgerError>;
+  readonly listReceipts: (runId: string) => Effect.Effect<ReadonlyArray<ExecutionReceipt>, LedgerError>;
+  readonly listSessionRuns: (sessionId: string) => Effect.Effect<ReadonlyArray<RunRecord>, LedgerError>;
+  readonly listRuns: (filter?: RunListFilter) => Effect.Effect<ReadonlyArray<RunRecord>, LedgerError>;
+  readonly findOpenRuns: () => Effect.Effect<ReadonlyArray<RunRecord>, LedgerError>;
+  /** Closes every run without a terminal event as failed/interrupted (start-up recovery). */
+  readonly recoverInterrupted: () => Effect.Effect<ReadonlyArray<RecoveredRun>, LedgerError>;
+}
+
+export class AgentRunStore extends Context.Tag("agentloop/AgentRunStore")<AgentRunStore, AgentRunStoreShape>() {}

@@ -1,0 +1,364 @@
+import { SqlClient, type SqlError } from "@effect/sql";
+import { Effect, Layer } from "effect";
+import {
+  CompletionContract,
+  type ExecutionReceipt,
+  type JsonValue,
+  type LedgerEvent,
+  ReceiptReason,
+  type RunRecord,
+  RunStatus,
+} from "../domain/index.js";
+import {
+  AgentRunStore,
+  type AgentRunStoreShape,
+  type EventToAppend,
+  LEDGER_REFUSALS,
+  LedgerError,
+  type LedgerRefusal,
+  type NewRun,
+  type RecoveredRun,
+  type RunClosure,
+  type RunListFilter,
+} from "./AgentRunStore.js";
+import { DEFAULT_PAYLOAD_CAP_BYTES, sanitizePayload } from "./payloadHygiene.js";
+
+export interface SqliteAgentRunStoreOptions {
+  /** Payloads larger than this (after redaction) are stored as summary + sha256 + size. */
+  readonly payloadCapBytes?: number;
+  readonly now?: () => string;
+}
+
+const refusalSet: ReadonlySet<string> = new Set(LEDGER_REFUSALS);
+
+/** Maps a trigger's `ledger:<reason>` (or a constraint violation) onto a typed LedgerError. */
+export function toLedgerError(error: SqlError.SqlError, context: string): LedgerError {
+  const cause = error.cause as { message?: string; code?: string } | undefined;
+  const text = cause?.message ?? error.message;
+  const raised = /ledger:([a-z_]+)/.exec(text)?.[1];
+  if (raised && refusalSet.has(raised)) {
+    return new LedgerError({
+      reason: raised as LedgerRefusal,
+      message: `${context}: ledger refused (${raised})`,
+      cause: error,
+    });
+  }
+  if (cause?.code === "SQLITE_CONSTRAINT_PRIMARYKEY" && context.startsWith("createRun")) {
+    return new LedgerError({ reason: "duplicate_run", message: `${context}: run already exists`, cause: error });
+  }
+  if (cause?.code === "SQLITE_CONSTRAINT_UNIQUE" && /agent_run_events/.test(text)) {
+    return new LedgerError({
+      reason: "duplicate_sequence",
+      message: `${context}: ledger refused (duplicate_sequence)`,
+      cause: error,
+    });
+  }
+  return new LedgerError({ reason: "storage_failure", message: `${context}: ${text}`, cause: error });
+}
+
+interface RunRow {
+  run_id: string;
+  session_id: string;
+  workspace_id: string | null;
+  provider_id: string | null;
+  model: string | null;
+  api_family: string | null;
+  terminal_state: string;
+  completion_contract_json: string;
+  trace_id: string | null;
+  started_at: string;
+  ended_at: string | null;
+  failure_code: string | null;
+  failure_detail: string | null;
+}
+
+interface ReceiptRow {
+  receipt_id: string;
+  run_id: string;
+  call_id: string;
+  tool_name: string;
+  status: ExecutionReceipt["status"];
+  verification_status: ExecutionReceipt["verificationStatus"];
+  input_fingerprint: string;
+  evidence_json: string;
+  started_at: string;
+  finished_at: string | null;
+}
+
+function toRunRecord(row: RunRow): RunRecord {
+  return {
+    runId: row.run_id,
+    sessionId: row.session_id,
+    workspaceId: row.workspace_id,
+    providerId: row.provider_id,
+    model: row.model,
+    apiFamily: row.api_family,
+    terminalState: RunStatus.parse(row.terminal_state),
+    contract: CompletionContract.parse(JSON.parse(row.completion_contract_json)),
+    traceId: row.trace_id,
+    startedAt: row.started_at,
+    endedAt: row.ended_at,
+    failureCode: row.failure_code,
+    failureDetail: row.failure_detail,
+  };
+}
+
+/** A receipt's non-ok reason travels inside its evidence JSON under `reason`. */
+function receiptEvidenceJson(receipt: ExecutionReceipt, capBytes: number): string {
+  const evidence: Record<string, JsonValue> = { ...receipt.evidence };
+  if (receipt.reason) evidence.reason = receipt.reason;
+  return JSON.stringify(sanitizePayload(evidence, capBytes));
+}
+
+function toReceipt(row: ReceiptRow): ExecutionReceipt {
+  const evidence = JSON.parse(row.evidence_json) as Record<string, JsonValue>;
+  const reason = row.status === "ok" ? undefined : ReceiptReason.safeParse(evidence.reason).data;
+  if (reason) delete evidence.reason;
+  return {
+    receiptId: row.receipt_id,
+    runId: row.run_id,
+    callId: row.call_id,
+    toolName: row.tool_name,
+    status: row.status,
+    ...(reason ? { reason } : {}),
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    inputFingerprint: row.input_fingerprint,
+    evidence,
+    verificationStatus: row.verification_status,
+  };
+}
+
+export const makeSqliteAgentRunStore = (options: SqliteAgentRunStoreOptions = {}) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient;
+    const capBytes = options.payloadCapBytes ?? DEFAULT_PAYLOAD_CAP_BYTES;
+    const now = options.now ?? (() => new Date().toISOString());
+
+    const refuse =
+      (context: string) =>
+      <A, R>(effect: Effect.Effect<A, SqlError.SqlError, R>) =>
+        Effect.mapError(effect, (error) => toLedgerError(error, context));
+
+    const eventRows = (runId: string, events: ReadonlyArray<EventToAppend>, createdAt: string) =>
+      events.map((event) => ({
+        run_id: runId,
+        sequence: event.sequence,
+        event_type: event.type,
+        payload_json: JSON.stringify(sanitizePayload(event.payload, capBytes)),
+        created_at: createdAt,
+      }));
+
+    const receiptRows = (receipts: ReadonlyArray<ExecutionReceipt>) =>
+      receipts.map((receipt) => ({
+        receipt_id: receipt.receiptId,
+        run_id: receipt.runId,
+        call_id: receipt.callId,
+        tool_name: receipt.toolName,
+        status: receipt.status,
+        verification_status: receipt.verificationStatus,
+        input_fingerprint: receipt.inputFingerprint,
+        evidence_json: receiptEvidenceJson(receipt, capBytes),
+        started_at: receipt.startedAt,
+        finished_at: receipt.finishedAt,
+      }));
+
+    const insertBatch = (
+      runId: string,
+      events: ReadonlyArray<EventToAppend>,
+      receipts: ReadonlyArray<ExecutionReceipt>,
+    ) =>
+      Effect.gen(function* () {
+        const createdAt = now();
+        if (events.length > 0)
+          yield* sql`INSERT INTO agent_run_events ${sql.insert(eventRows(runId, events, createdAt))}`;
+        if (receipts.length > 0) yield* sql`INSERT INTO agent_execution_receipts ${sql.insert(receiptRows(receipts))}`;
+      });
+
+    const createRun: AgentRunStoreShape["createRun"] = (run: NewRun) =>
+      sql`INSERT INTO agent_runs ${sql.insert({
+        run_id: run.runId,
+        session_id: run.sessionId,
+        workspace_id: run.workspaceId ?? null,
+        provider_id: run.providerId ?? null,
+        model: run.model ?? null,
+        api_family: run.apiFamily ?? null,
+        terminal_state: "running",
+        completion_contract_json: JSON.stringify(run.contract),
+        trace_id: run.traceId,
+        started_at: run.startedAt ?? now(),
+        ended_at: null,
+        failure_code: null,
+        failure_detail: null,
+      })}`.pipe(Effect.asVoid, refuse(`createRun ${run.runId}`), Effect.withSpan("AgentRunStore.createRun"));
+
+    const appendEvents: AgentRunStoreShape["appendEvents"] = (runId, events, receipts = []) =>
+      sql
+        .withTransaction(insertBatch(runId, events, receipts))
+        .pipe(refuse(`appendEvents ${runId}`), Effect.withSpan("AgentRunStore.appendEvents"));
+
+    const recordReceipt: AgentRunStoreShape["recordReceipt"] = (receipt) =>
+      sql`INSERT INTO agent_execution_receipts ${sql.insert(receiptRows([receipt]))}`.pipe(
+        Effect.asVoid,
+        refuse(`recordReceipt ${receipt.runId}/${receipt.callId}`),
+        Effect.withSpan("AgentRunStore.recordReceipt"),
+      );
+
+    const closeRun = (runId: string, closure: RunClosure) =>
+      Effect.gen(function* () {
+        const endedAt = now();
+        yield* insertBatch(
+          runId,
+          [...(closure.events ?? []), { sequence: closure.sequence, type: "terminal", payload: closure.terminal }],
+          closure.receipts ?? [],
+        );
+        yield* sql`UPDATE agent_runs SET terminal_state = ${closure.terminal.terminalState}, ended_at = ${endedAt},
+          failure_code = ${closure.terminal.reason}, failure_detail = ${closure.failureDetail ?? null}
+          WHERE run_id = ${runId}`;
+      });
+
+    const finishRun: AgentRunStoreShape["finishRun"] = (runId, closure) =>
+      sql
+        .withTransaction(closeRun(runId, closure))
+        .pipe(refuse(`finishRun ${runId}`), Effect.withSpan("AgentRunStore.finishRun"));
+
+    const getRun: AgentRunStoreShape["getRun"] = (runId) =>
+      sql<RunRow>`SELECT * FROM agent_runs WHERE run_id = ${runId}`.pipe(
+        Effect.map((rows) => (rows[0] ? toRunRecord(rows[0]) : undefined)),
+        refuse(`getRun ${runId}`),
+      );
+
+    const findRunByTrace: AgentRunStoreShape["findRunByTrace"] = (traceId) =>
+      sql<RunRow>`SELECT * FROM agent_runs WHERE trace_id = ${traceId} ORDER BY started_at LIMIT 1`.pipe(
+        Effect.map((rows) => (rows[0] ? toRunRecord(rows[0]) : undefined)),
+        refuse(`findRunByTrace ${traceId}`),
+      );
+
+    const listRunEvents: AgentRunStoreShape["listRunEvents"] = (runId) =>
+      sql<{
+        run_id: string;
+        sequence: number;
+        event_type: LedgerEvent["type"];
+        payload_json: string;
+        created_at: string;
+      }>`
+        SELECT run_id, sequence, event_type, payload_json, created_at FROM agent_run_events
+        WHERE run_id = ${runId} ORDER BY sequence`.pipe(
+        Effect.map((rows) =>
+          rows.map(
+            (row): LedgerEvent => ({
+              runId: row.run_id,
+              sequence: row.sequence,
+              type: row.event_type,
+              payload: JSON.parse(row.payload_json) as JsonValue,
+              createdAt: row.created_at,
+            }),
+          ),
+        ),
+        refuse(`listRunEvents ${runId}`),
+      );
+
+    const listReceipts: AgentRunStoreShape["listReceipts"] = (runId) =>
+      sql<ReceiptRow>`
+        SELECT r.* FROM agent_execution_receipts r
+        LEFT JOIN agent_run_events e ON e.run_id = r.run_id AND e.event_type IN ('tool_call', 'tool_result')
+          AND e.event_type = 'tool_call' AND json_extract(e.payload_json, '$.callId') = r.call_id
+        WHERE r.run_id = ${runId} ORDER BY e.sequence, r.rowid`.pipe(
+        Effect.map((rows) => rows.map(toReceipt)),
+        refuse(`listReceipts ${runId}`),
+      );
+
+    const listRuns: AgentRunStoreShape["listRuns"] = (filter: RunListFilter = {}) => {
+      const conditions = [
+        ...(filter.sessionId ? [sql`session_id = ${filter.sessionId}`] : []),
+        ...(filter.terminalState ? [sql`terminal_state = ${filter.terminalState}`] : []),
+      ];
+      return sql<RunRow>`SELECT * FROM agent_runs WHERE ${sql.and(conditions)}
+        ORDER BY started_at, rowid LIMIT ${filter.limit ?? -1}`.pipe(
+        Effect.map((rows) => rows.map(toRunRecord)),
+        refuse("listRuns"),
+      );
+    };
+
+    const listSessionRuns: AgentRunStoreShape["listSessionRuns"] = (sessionId) => listRuns({ sessionId });
+
+    const findOpenRuns: AgentRunStoreShape["findOpenRuns"] = () =>
+      sql<RunRow>`SELECT * FROM agent_runs WHERE terminal_state = 'running' ORDER BY started_at, rowid`.pipe(
+        Effect.map((rows) => rows.map(toRunRecord)),
+        refuse("findOpenRuns"),
+      );
+
+    const recoverRun = (run: RunRecord) =>
+      Effect.gen(function* () {
+        const tail = yield* sql<{ sequence: number | null }>`
+          SELECT MAX(sequence) AS sequence FROM agent_run_events WHERE run_id = ${run.runId}`;
+        const dangling = yield* sql<{
+          call_id: string;
+          tool_name: string;
+          fingerprint: string | null;
+          created_at: string;
+        }>`
+          SELECT json_extract(e.payload_json, '$.callId') AS call_id, json_extract(e.payload_json, '$.toolName') AS tool_name,
+                 json_extract(e.payload_json, '$.inputFingerprint') AS fingerprint, e.created_at
+          FROM agent_run_events e
+          WHERE e.run_id = ${run.runId} AND e.event_type IN ('tool_call', 'tool_result') AND e.event_type = 'tool_call'
+            AND NOT EXISTS (SELECT 1 FROM agent_execution_receipts r
+              WHERE r.run_id = e.run_id AND r.call_id = json_extract(e.payload_json, '$.callId'))
+          ORDER BY e.sequence`;
+        const endedAt = now();
+        const receipts: ExecutionReceipt[] = dangling.map((call) => ({
+          receiptId: `${run.runId}:${call.call_id}`,
+          runId: run.runId,
+          callId: call.call_id,
+          toolName: call.tool_name,
+          status: "cancelled",
+          reason: "interrupted",
+          startedAt: call.created_at,
+          finishedAt: endedAt,
+          inputFingerprint: call.fingerprint ?? "0".repeat(64),
+          evidence: { note: "the process ended before this call reported; its side effects are unknown" },
+          verificationStatus: "unverified",
+        }));
+        yield* closeRun(run.runId, {
+          sequence: (tail[0]?.sequence ?? 0) + 1,
+          receipts,
+          terminal: { terminalState: "failed", reason: "interrupted", finalText: "", steps: 0, correctionTurns: 0 },
+          failureDetail: "the process ended before the run reached a terminal state",
+        });
+        const recovered: RecoveredRun = {
+          runId: run.runId,
+          sessionId: run.sessionId,
+          cancelledCallIds: dangling.map((call) => call.call_id),
+        };
+        return recovered;
+      });
+
+    const recoverInterrupted: AgentRunStoreShape["recoverInterrupted"] = () =>
+      Effect.gen(function* () {
+        const open = yield* findOpenRuns();
+        const recovered: RecoveredRun[] = [];
+        for (const run of open) {
+          recovered.push(yield* sql.withTransaction(recoverRun(run)).pipe(refuse(`recoverInterrupted ${run.runId}`)));
+        }
+        return recovered;
+      }).pipe(Effect.withSpan("AgentRunStore.recoverInterrupted"));
+
+    return AgentRunStore.of({
+      createRun,
+      appendEvents,
+      recordReceipt,
+      finishRun,
+      getRun,
+      findRunByTrace,
+      listRunEvents,
+      listReceipts,
+      listSessionRuns,
+      listRuns,
+      findOpenRuns,
+      recoverInterrupted,
+    });
+  });
+
+/** The store over whatever SqlClient is provided (a file or `:memory:`, see `sqliteLayer`). */
+export const SqliteAgentRunStoreLive = (options: SqliteAgentRunStoreOptions = {}) =>
+  Layer.effect(AgentRunStore, makeSqliteAgentRunStore(options));

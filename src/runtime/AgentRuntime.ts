@@ -1,0 +1,186 @@
+import { randomUUID } from "node:crypto";
+import { Effect, ManagedRuntime } from "effect";
+import { type Actor, createActor, toPromise } from "xstate";
+import {
+  type AgentRunResult,
+  CompletionContract,
+  type CompletionContractInput,
+  type ContextMessage,
+  type Locale,
+  type LoopEvent,
+  NONE_CONTRACT,
+} from "../domain/index.js";
+import { runMachine } from "../machines/run.machine.js";
+import { toolBatchMachine } from "../machines/toolBatch.machine.js";
+import { toolCallMachine } from "../machines/toolCall.machine.js";
+import type { RecoveredRun } from "../persistence/AgentRunStore.js";
+import { AgentRunStore } from "../persistence/AgentRunStore.js";
+import type { DatabaseError } from "../persistence/database.js";
+import { ledgerLayer } from "../persistence/ledger.js";
+import type { Provider } from "../services/providers/Provider.js";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../services/providers/retry.js";
+import { DEFAULT_TOOL_TIMEOUT_MS } from "../services/tools/callPlanner.js";
+import type { AnyToolDefinition } from "../services/tools/Tool.js";
+import { EventStream } from "./eventStream.js";
+import { runActors } from "./runActors.js";
+import { createRunRegistry, createTranscriptStore, type RunRegistry, type TranscriptStore } from "./stores.js";
+
+export interface AgentRuntimeConfig {
+  /** SQLite file for the ledger, or ":memory:". */
+  readonly database: string;
+  readonly provider?: Provider;
+  readonly tools?: ReadonlyArray<AnyToolDefinition>;
+  /** The seed calls 128 too high; 24 is the default. */
+  readonly maxSteps?: number;
+  readonly doomLoopThreshold?: number;
+  readonly maxProtocolRepairs?: number;
+  readonly toolConcurrency?: number;
+  readonly defaultToolTimeoutMs?: number;
+  readonly retry?: RetryPolicy;
+  readonly payloadCapBytes?: number;
+  readonly locale?: Locale;
+  /** Close runs a crashed process left open (default true). */
+  readonly recoverOnStart?: boolean;
+}
+
+export interface StartRunOptions {
+  readonly sessionId: string;
+  readonly input: string;
+  readonly contract?: CompletionContractInput;
+  /** Replaces the runtime's tools for this run. */
+  readonly tools?: ReadonlyArray<AnyToolDefinition>;
+  /** Names this run may call (default: all its tools). */
+  readonly allowedTools?: ReadonlyArray<string>;
+  readonly provider?: Provider;
+  /** Messages before this run's user input (system prompt, replayed history). */
+  readonly history?: ReadonlyArray<ContextMessage>;
+  readonly maxSteps?: number;
+  readonly locale?: Locale;
+  readonly runId?: string;
+  readonly traceId?: string;
+}
+
+export type RunActor = Actor<typeof runMachine>;
+
+export interface RunHandle {
+  readonly runId: string;
+  readonly traceId: string;
+  /** A real XState actor: subscribe, send `{ type: "CANCEL" }`, getSnapshot. */
+  readonly actor: RunActor;
+  readonly events: AsyncIterable<LoopEvent>;
+  readonly result: Promise<AgentRunResult>;
+  readonly transcript: TranscriptStore;
+}
+
+/** The composed runtime: one ManagedRuntime over the ledger layer, many concurrent run actors. */
+export class AgentRuntime {
+  readonly registry: RunRegistry = createRunRegistry();
+
+  private constructor(
+    private readonly config: AgentRuntimeConfig,
+    readonly managed: ManagedRuntime.ManagedRuntime<AgentRunStore, never>,
+    readonly recovered: ReadonlyArray<RecoveredRun>,
+  ) {}
+
+  /** Opens (migrating and, if needed, backing up) the ledger and recovers interrupted runs. */
+  static async make(config: AgentRuntimeConfig): Promise<AgentRuntime> {
+    const layer = ledgerLayer({
+      filename: config.database,
+      ...(config.payloadCapBytes ? { payloadCapBytes: config.payloadCapBytes } : {}),
+    });
+    const managed = ManagedRuntime.make(layer) as ManagedRuntime.ManagedRuntime<AgentRunStore, DatabaseError>;
+    try {
+      const recovered =
+        config.recoverOnStart === false
+          ? []
+          : await managed.runPromise(Effect.flatMap(AgentRunStore, (store) => store.recoverInterrupted()));
+      return new AgentRuntime(
+        config,
+        managed as unknown as ManagedRuntime.ManagedRuntime<AgentRunStore, never>,
+        recovered,
+      );
+    } catch (error) {
+      await managed.dispose();
+      throw error;
+    }
+  }
+
+  /** Runs an Effect against the runtime's services (the ledger store), e.g. for inspection. */
+  run<A, E>(effect: Effect.Effect<A, E, AgentRunStore>): Promise<A> {
+    return this.managed.runPromise(effect);
+  }
+
+  startRun(options: StartRunOptions): RunHandle {
+    const provider = options.provider ?? this.config.provider;
+    if (!provider) throw new Error("startRun needs a provider: pass one in the runtime config or the run options");
+    const runId = options.runId ?? `run_${randomUUID()}`;
+    const traceId = options.traceId ?? randomUUID().replaceAll("-", "");
+    const toolList = options.tools ?? this.config.tools ?? [];
+    const tools = new Map(toolList.map((tool) => [tool.name, tool]));
+    const allowedTools = new Set(options.allowedTools ?? tools.keys());
+    const contract = options.contract ? CompletionContract.parse(options.contract) : NONE_CONTRACT;
+    const transcript = createTranscriptStore(options.history ?? []);
+
+    const actors = runActors({
+      runtime: this.managed,
+      runId,
+      provider,
+      tools,
+      allowedTools,
+      transcript,
+      retry: this.config.retry ?? DEFAULT_RETRY_POLICY,
+      defaultToolTimeoutMs: this.config.defaultToolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+      now: () => new Date().toISOString(),
+      callStartedAt: new Map(),
+    });
+    const machine = runMachine.provide({
+      actors: {
+        openRun: actors.openRun,
+        sampleModel: actors.sampleModel,
+        appendLedger: actors.appendLedger,
+        recordToolResults: actors.recordToolResults,
+        verifyAnswer: actors.verifyAnswer,
+        finishRun: actors.finishRun,
+        toolBatch: toolBatchMachine.provide({
+          actors: { toolCall: toolCallMachine.provide({ actors: { executeTool: actors.executeTool } }) },
+        }),
+      },
+    });
+
+    const actor = createActor(machine, {
+      id: runId,
+      input: {
+        runId,
+        traceId,
+        sessionId: options.sessionId,
+        input: options.input,
+        contract,
+        toolKinds: Object.fromEntries(toolList.map((tool) => [tool.name, tool.kind])),
+        maxSteps: options.maxSteps ?? this.config.maxSteps ?? 24,
+        doomLoopThreshold: this.config.doomLoopThreshold ?? 3,
+        maxProtocolRepairs: this.config.maxProtocolRepairs ?? 1,
+        toolConcurrency: this.config.toolConcurrency ?? 4,
+        locale: options.locale ?? this.config.locale ?? "en",
+      },
+    });
+
+    const events = new EventStream<LoopEvent>();
+    actor.on("*", (event) => {
+      events.push(event as LoopEvent);
+      if (event.type === "done") events.close();
+    });
+    const result = toPromise(actor).finally(() => {
+      events.close();
+      this.registry.trigger.ended({ runId });
+    });
+    this.registry.trigger.started({
+      run: { runId, traceId, sessionId: options.sessionId, startedAt: new Date().toISOString(), status: "running" },
+    });
+    actor.start();
+    return { runId, traceId, actor, events, result, transcript };
+  }
+
+  async dispose(): Promise<void> {
+    await this.managed.dispose();
+  }
+}

@@ -1,0 +1,324 @@
+import { Cause, Effect, Exit, type ManagedRuntime } from "effect";
+import { fromPromise } from "xstate";
+import type {
+  ContextMessage,
+  ExecutionReceipt,
+  ExecutorResult,
+  JsonValue,
+  PlannedCall,
+  ToolSettlement,
+  VerificationStatus,
+} from "../domain/index.js";
+import { hasEvidence, MUTATION_EVIDENCE_KEYS, STABLE_ID_KEYS } from "../domain/index.js";
+import type {
+  FinishRunInput,
+  LedgerWriteInput,
+  LedgerWriteOutput,
+  OpenRunInput,
+  PendingEvent,
+  SampleInput,
+  SampleOutcome,
+  ToolResultsInput,
+  ToolResultsOutput,
+  Verdict,
+  VerifyInput,
+} from "../machines/protocol.js";
+import type { ExecuteToolInput } from "../machines/toolCall.machine.js";
+import { AgentRunStore, type EventToAppend } from "../persistence/AgentRunStore.js";
+import type { Provider } from "../services/providers/Provider.js";
+import { type RetryPolicy, withProviderRetry } from "../services/providers/retry.js";
+import { planCalls } from "../services/tools/callPlanner.js";
+import { canonicalJson, sha256 } from "../services/tools/fingerprint.js";
+import { type AnyToolDefinition, describeTool } from "../services/tools/Tool.js";
+import { verifyAnswer } from "../services/verification.js";
+import type { TranscriptStore } from "./stores.js";
+
+/** Runs an Effect for an XState actor: leaving the state aborts `signal`, which interrupts the fiber. */
+export function runForActor<A, E, R>(
+  runtime: ManagedRuntime.ManagedRuntime<R, never>,
+  effect: Effect.Effect<A, E, R>,
+  signal: AbortSignal,
+): Promise<A> {
+  return runtime.runPromiseExit(effect, { signal }).then((exit) => {
+    if (Exit.isSuccess(exit)) return exit.value;
+    throw Cause.squash(exit.cause);
+  });
+}
+
+export interface RunWiring {
+  readonly runtime: ManagedRuntime.ManagedRuntime<AgentRunStore, never>;
+  readonly runId: string;
+  readonly provider: Provider;
+  readonly tools: ReadonlyMap<string, AnyToolDefinition>;
+  readonly allowedTools: ReadonlySet<string>;
+  readonly transcript: TranscriptStore;
+  readonly retry: RetryPolicy;
+  readonly defaultToolTimeoutMs: number;
+  readonly now: () => string;
+  /** When each call started, for receipts of calls that never reported (timeouts). */
+  readonly callStartedAt: Map<string, string>;
+}
+
+function withSequences(events: ReadonlyArray<PendingEvent>, firstSequence: number): EventToAppend[] {
+  return events.map((event, index) => ({ sequence: firstSequence + index, type: event.type, payload: event.payload }));
+}
+
+function outputText(output: JsonValue): string {
+  return typeof output === "string" ? output : JSON.stringify(output);
+}
+
+function verificationOf(settlement: ToolSettlement, tool: AnyToolDefinition | undefined): VerificationStatus {
+  if (settlement.status !== "ok") return "unverified";
+  const receiptLike = { evidence: settlement.evidence } as ExecutionReceipt;
+  if (tool?.kind === "deliver") return hasEvidence(receiptLike, STABLE_ID_KEYS) ? "verified" : "partial";
+  if (tool?.kind === "mutate") return hasEvidence(receiptLike, MUTATION_EVIDENCE_KEYS) ? "verified" : "partial";
+  return "verified";
+}
+
+/** The I/O behind the run machine's actors, for one run. */
+export function runActors(wiring: RunWiring) {
+  const { runtime, transcript } = wiring;
+  const descriptors = wiring.provider.capabilities.toolCalling
+    ? [...wiring.tools.values()].filter((tool) => wiring.allowedTools.has(tool.name)).map(describeTool)
+    : [];
+  const usedCallIds = new Set<string>();
+
+  const append = (messages: ReadonlyArray<ContextMessage>) => transcript.trigger.append({ messages });
+
+  const openRun = fromPromise<LedgerWriteOutput, OpenRunInput>(({ input, signal }) =>
+    runForActor(
+      runtime,
+      Effect.gen(function* () {
+        const store = yield* AgentRunStore;
+        yield* store.createRun({
+          runId: input.runId,
+          sessionId: input.sessionId,
+          traceId: input.traceId,
+          contract: input.contract,
+          providerId: wiring.provider.id,
+          model: wiring.provider.model,
+          apiFamily: wiring.provider.apiFamily,
+        });
+        yield* store.appendEvents(input.runId, [
+          { sequence: 1, type: "user_input", payload: { text: input.input, origin: "user" } },
+        ]);
+        append([{ role: "user", content: input.input }]);
+        return { lastSequence: 1 };
+      }),
+      signal,
+    ),
+  );
+
+  const sampleModel = fromPromise<SampleOutcome, SampleInput>(({ input, signal }) =>
+    runForActor(
+      runtime,
+      wiring.provider
+        .sample({
+          runId: input.runId,
+          step: input.step,
+          messages: transcript.getSnapshot().context.messages,
+          tools: descriptors,
+          toolChoice: descriptors.length > 0 ? input.toolChoice : { mode: "none" },
+        })
+        .pipe(
+          withProviderRetry(wiring.retry),
+          Effect.map(
+            (response): SampleOutcome => ({
+              type: "response",
+              text: response.text,
+              finishReason: response.finishReason,
+              malformed: response.malformedToolCalls,
+              calls: planCalls(response.toolCalls, {
+                tools: wiring.tools,
+                allowed: wiring.allowedTools,
+                defaultTimeoutMs: wiring.defaultToolTimeoutMs,
+                usedCallIds,
+              }),
+            }),
+          ),
+          Effect.catchAll((error) =>
+            Effect.succeed<SampleOutcome>({
+              type: "failure",
+              reason: error.reason === "script_exhausted" ? "script_exhausted" : "provider_error",
+              message: error.message,
+            }),
+          ),
+        ),
+      signal,
+    ),
+  );
+
+  const appendLedger = fromPromise<LedgerWriteOutput, LedgerWriteInput>(({ input, signal }) =>
+    runForActor(
+      runtime,
+      Effect.gen(function* () {
+        const store = yield* AgentRunStore;
+        yield* store.appendEvents(input.runId, withSequences(input.events, input.firstSequence));
+        append(input.transcript);
+        return { lastSequence: input.firstSequence + input.events.length - 1 };
+      }),
+      signal,
+    ),
+  );
+
+  const executeTool = fromPromise<ExecutorResult, ExecuteToolInput>(({ input, signal }) => {
+    const { call } = input.planned;
+    const tool = wiring.tools.get(call.name)!;
+    const startedAt = wiring.now();
+    wiring.callStartedAt.set(call.id, startedAt);
+    const execution = Effect.suspend(() =>
+      tool.execute!(tool.input.parse(call.arguments), {
+        runId: input.runId,
+        callId: call.id,
+        step: input.step,
+        signal,
+      }),
+    ).pipe(
+      Effect.map(
+        (result): ExecutorResult => ({
+          status: result.status,
+          ...(result.status === "error" ? { reason: "tool_error" as const } : {}),
+          output: result.output,
+          evidence: { ...(result.evidence ?? {}) },
+          startedAt,
+          finishedAt: wiring.now(),
+        }),
+      ),
+      Effect.catchAllCause((cause) =>
+        Cause.isInterruptedOnly(cause)
+          ? Effect.failCause(cause)
+          : Effect.succeed<ExecutorResult>({
+              status: "error",
+              reason: "tool_threw",
+              output: {
+                error: String(
+                  Cause.squash(cause) instanceof Error ? (Cause.squash(cause) as Error).message : Cause.squash(cause),
+                ),
+              },
+              evidence: {},
+              startedAt,
+              finishedAt: wiring.now(),
+            }),
+      ),
+    );
+    return runForActor(runtime, execution, signal);
+  });
+
+  const toReceipt = (runId: string, settlement: ToolSettlement, finishedAt: string): ExecutionReceipt => {
+    const outputJson = canonicalJson(settlement.output);
+    return {
+      receiptId: `${runId}:${settlement.callId}`,
+      runId,
+      callId: settlement.callId,
+      toolName: settlement.toolName,
+      status: settlement.status,
+      ...(settlement.reason ? { reason: settlement.reason } : {}),
+      startedAt: settlement.startedAt ?? wiring.callStartedAt.get(settlement.callId) ?? finishedAt,
+      finishedAt: settlement.finishedAt ?? finishedAt,
+      inputFingerprint: settlement.inputFingerprint,
+      evidence: {
+        ...settlement.evidence,
+        output_sha256: sha256(outputJson),
+        output_bytes: Buffer.byteLength(outputJson),
+      },
+      verificationStatus: verificationOf(settlement, wiring.tools.get(settlement.toolName)),
+    };
+  };
+
+  /** Result rows, receipts and transcript messages for settled calls. */
+  const resultRecords = (
+    runId: string,
+    step: number,
+    settlements: ReadonlyArray<ToolSettlement>,
+    firstSequence: number,
+  ) => {
+    const finishedAt = wiring.now();
+    const receipts = settlements.map((settlement) => toReceipt(runId, settlement, finishedAt));
+    const events: EventToAppend[] = settlements.map((settlement, index) => ({
+      sequence: firstSequence + index,
+      type: "tool_result",
+      payload: {
+        step,
+        callId: settlement.callId,
+        toolName: settlement.toolName,
+        status: settlement.status,
+        output: settlement.output,
+        outputHash: receipts[index]!.evidence.output_sha256 as string,
+      },
+    }));
+    const messages: ContextMessage[] = settlements.map((settlement) => ({
+      role: "tool",
+      callId: settlement.callId,
+      toolName: settlement.toolName,
+      isError: settlement.status !== "ok",
+      content:
+        settlement.status === "ok"
+          ? outputText(settlement.output)
+          : `${settlement.status}${settlement.reason ? ` (${settlement.reason})` : ""}: ${outputText(settlement.output)}`,
+    }));
+    return { receipts, events, messages };
+  };
+
+  const recordToolResults = fromPromise<ToolResultsOutput, ToolResultsInput>(({ input, signal }) =>
+    runForActor(
+      runtime,
+      Effect.gen(function* () {
+        const store = yield* AgentRunStore;
+        const records = resultRecords(input.runId, input.step, input.settlements, input.firstSequence);
+        yield* store.appendEvents(input.runId, records.events, records.receipts);
+        append(records.messages);
+        return {
+          lastSequence: input.firstSequence + records.events.length - 1,
+          receipts: records.receipts,
+          resultHashes: records.receipts.map((receipt) => receipt.evidence.output_sha256 as string),
+        };
+      }),
+      signal,
+    ),
+  );
+
+  const verify = fromPromise<Verdict, VerifyInput>(async ({ input }) => verifyAnswer(input));
+
+  const cancelledSettlement = (planned: PlannedCall): ToolSettlement => ({
+    callId: planned.call.id,
+    toolName: planned.call.name,
+    inputFingerprint: planned.inputFingerprint,
+    status: "cancelled",
+    reason: "cancelled_by_user",
+    output: { error: "the run ended before this call reported" },
+    evidence: {},
+    startedAt: null,
+    finishedAt: null,
+  });
+
+  const finishRun = fromPromise<LedgerWriteOutput, FinishRunInput>(({ input }) =>
+    // Not interruptible by the run: the terminal row must land once decided.
+    runForActor(
+      runtime,
+      Effect.gen(function* () {
+        const store = yield* AgentRunStore;
+        const leading = withSequences(input.events, input.firstSequence);
+        const unsettled = resultRecords(
+          input.runId,
+          Math.max(1, input.terminal.steps),
+          input.unsettled.map(cancelledSettlement),
+          input.firstSequence + leading.length,
+        );
+        const events = [...leading, ...unsettled.events];
+        const sequence = input.firstSequence + events.length;
+        yield* store.finishRun(input.runId, {
+          sequence,
+          events,
+          receipts: unsettled.receipts,
+          terminal: input.terminal,
+          failureDetail: input.detail,
+        });
+        append([...input.transcript, ...unsettled.messages]);
+        return { lastSequence: sequence };
+      }),
+      new AbortController().signal,
+    ),
+  );
+
+  return { openRun, sampleModel, appendLedger, executeTool, recordToolResults, verifyAnswer: verify, finishRun };
+}

@@ -1,0 +1,64 @@
+import { Context, Data, type Effect } from "effect";
+import type {
+  ContextMessage,
+  ModelResponse,
+  ProviderCapabilities,
+  ToolChoice,
+  ToolDescriptor,
+} from "../../domain/index.js";
+
+export interface ProviderRequest {
+  readonly runId: string;
+  readonly step: number;
+  readonly messages: ReadonlyArray<ContextMessage>;
+  /** Empty for providers without tool calling: they never see tool schemas. */
+  readonly tools: ReadonlyArray<ToolDescriptor>;
+  readonly toolChoice: ToolChoice;
+}
+
+export type ProviderErrorReason =
+  | "rate_limited"
+  | "server_error"
+  | "timeout"
+  | "connection"
+  | "bad_request"
+  | "auth"
+  | "invalid_response"
+  | "script_exhausted";
+
+export class ProviderError extends Data.TaggedError("ProviderError")<{
+  readonly reason: ProviderErrorReason;
+  readonly message: string;
+  readonly status?: number;
+  /** From `retry-after` / `retry-after-ms`; the retry schedule waits at least this long. */
+  readonly retryAfterMs?: number;
+}> {}
+
+/** Failures worth another attempt; everything else ends the run at once. */
+export const RETRYABLE_PROVIDER_ERRORS: ReadonlySet<ProviderErrorReason> = new Set([
+  "rate_limited",
+  "server_error",
+  "timeout",
+  "connection",
+]);
+
+/** Maps an HTTP status onto a provider-neutral reason. */
+export function reasonForStatus(status: number): ProviderErrorReason {
+  if (status === 429) return "rate_limited";
+  if (status === 408) return "timeout";
+  if (status === 401 || status === 403) return "auth";
+  if (status >= 500) return "server_error";
+  return "bad_request";
+}
+
+/** One model endpoint: samples one step. Interruption (run cancel) aborts the underlying request. */
+export interface Provider {
+  readonly id: string;
+  readonly model: string;
+  readonly apiFamily: string;
+  readonly capabilities: ProviderCapabilities;
+  readonly sample: (request: ProviderRequest) => Effect.Effect<ModelResponse, ProviderError>;
+}
+
+/** The runtime's default provider; a run may bring its own. */
+export class ProviderService extends Context.Tag("agentloop/Provider")<ProviderService, Provider>() {}

@@ -1,0 +1,31 @@
+import { Duration, Effect, Schedule } from "effect";
+import { type ProviderError, RETRYABLE_PROVIDER_ERRORS } from "./Provider.js";
+
+export interface RetryPolicy {
+  readonly maxRetries: number;
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxRetries: 3, baseDelayMs: 500, maxDelayMs: 30_000 };
+
+/**
+ * Bounded retries for retryable provider failures: exponential backoff with jitter, never
+ * sooner than the server's `retry-after`, never longer than `maxDelayMs`.
+ */
+export function providerRetrySchedule(policy: RetryPolicy) {
+  const backoff = Schedule.exponential(Duration.millis(Math.max(1, policy.baseDelayMs))).pipe(Schedule.jittered);
+  const serverHint = Schedule.identity<ProviderError>().pipe(
+    Schedule.addDelay((error) => Duration.millis(error.retryAfterMs ?? 0)),
+  );
+  return Schedule.intersect(backoff, serverHint).pipe(
+    Schedule.modifyDelay((_, delay) => Duration.min(delay, Duration.millis(policy.maxDelayMs))),
+    Schedule.intersect(Schedule.recurs(policy.maxRetries)),
+    Schedule.whileInput((error: ProviderError) => RETRYABLE_PROVIDER_ERRORS.has(error.reason)),
+  );
+}
+
+export const withProviderRetry =
+  (policy: RetryPolicy) =>
+  <A>(effect: Effect.Effect<A, ProviderError>): Effect.Effect<A, ProviderError> =>
+    Effect.retry(effect, providerRetrySchedule(policy));

@@ -1,0 +1,72 @@
+import { Effect } from "effect";
+import {
+  type CassetteModelStep,
+  type JsonValue,
+  type ModelResponse,
+  type ProviderCapabilities,
+  ProviderCapabilities as ProviderCapabilitiesSchema,
+  type ToolCall,
+} from "../../domain/index.js";
+import { type Provider, ProviderError, type ProviderRequest, reasonForStatus } from "./Provider.js";
+
+/** A cassette argument string is parsed when it is valid JSON; otherwise it stays raw (malformed). */
+function scriptedArguments(raw: Record<string, JsonValue> | string): ToolCall["arguments"] {
+  if (typeof raw !== "string") return raw;
+  try {
+    return JSON.parse(raw) as JsonValue;
+  } catch {
+    return raw;
+  }
+}
+
+export function scriptedResponse(step: CassetteModelStep): ModelResponse {
+  const toolCalls = (step.toolCalls ?? []).map((call) => ({
+    id: call.id,
+    name: call.name,
+    arguments: scriptedArguments(call.arguments),
+  }));
+  return {
+    text: step.text ?? "",
+    toolCalls,
+    malformedToolCalls: [],
+    finishReason: step.finishReason ?? (toolCalls.length > 0 ? "tool_calls" : "stop"),
+  };
+}
+
+/**
+ * Replays a cassette's `model` steps, one per provider call (retries included). When the
+ * script runs out and the run asks again, the call fails with `script_exhausted`.
+ */
+export function scriptedProvider(
+  steps: ReadonlyArray<CassetteModelStep>,
+  options: { capabilities?: Partial<ProviderCapabilities>; model?: string } = {},
+): Provider {
+  let next = 0;
+  const sample = (_request: ProviderRequest) =>
+    Effect.gen(function* () {
+      const step = steps[next];
+      next += 1;
+      if (!step) {
+        return yield* new ProviderError({
+          reason: "script_exhausted",
+          message: `the model script has ${steps.length} step(s) and the run asked for step ${next}`,
+        });
+      }
+      if (step.delayMs) yield* Effect.sleep(step.delayMs);
+      if (step.error) {
+        return yield* new ProviderError({
+          reason: reasonForStatus(step.error.status),
+          status: step.error.status,
+          message: step.error.message ?? `provider returned ${step.error.status}`,
+        });
+      }
+      return scriptedResponse(step);
+    });
+  return {
+    id: "scripted",
+    model: options.model ?? "cassette",
+    apiFamily: "scripted",
+    capabilities: ProviderCapabilitiesSchema.parse(options.capabilities ?? {}),
+    sample,
+  };
+}

@@ -1,0 +1,302 @@
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { SqlClient } from "@effect/sql";
+import { describe, expect, it } from "@effect/vitest";
+import Sqlite from "better-sqlite3";
+import { Effect } from "effect";
+import { DatabaseError, migrateDatabase } from "../../src/persistence/database.js";
+import { LEDGER_DDL } from "../../src/persistence/migrations/0002_run_ledger.js";
+import { MIGRATIONS } from "../../src/persistence/migrations/index.js";
+import { createHostDatabase, dumpTable, listDir, sha256, tableNames, useTempDir } from "../support/tempDir.js";
+
+const tmp = useTempDir();
+const LEDGER_TABLES = ["agent_execution_receipts", "agent_run_events", "agent_runs"];
+const HOST_TABLES = ["memory_items", "memory_turns", "sqlite_sequence"];
+const NOW = new Date("2024-05-06T07:08:09.123Z");
+
+function schemaObjects(file: string, type: "index" | "trigger" | "table"): string[] {
+  const db = new Sqlite(file, { readonly: true });
+  try {
+    const rows = db.prepare("SELECT name FROM sqlite_master WHERE type = ? ORDER BY name").all(type);
+    return (rows as Array<{ name: string }>).map((row) => row.name);
+  } finally {
+    db.close();
+  }
+}
+
+function recordedMigrations(file: string): number[] {
+  const db = new Sqlite(file, { readonly: true });
+  try {
+    const rows = db.prepare("SELECT migration_id FROM effect_sql_migrations ORDER BY migration_id").all();
+    return (rows as Array<{ migration_id: number }>).map((row) => row.migration_id);
+  } finally {
+    db.close();
+  }
+}
+
+const hostRows = (file: string) => ({
+  turns: dumpTable(file, "memory_turns", "id"),
+  items: dumpTable(file, "memory_items", "id"),
+});
+
+describe("migrateDatabase on a new file", () => {
+  it.effect("creates the host tables, the ledger tables and the migrations table", () =>
+    Effect.gen(function* () {
+      const file = tmp.path("fresh.db");
+      yield* migrateDatabase(file);
+      expect(tableNames(file)).toEqual([...LEDGER_TABLES, "effect_sql_migrations", ...HOST_TABLES].sort());
+    }),
+  );
+
+  it.effect("creates every named index of the host schema and the ledger", () =>
+    Effect.gen(function* () {
+      const file = tmp.path("fresh.db");
+      yield* migrateDatabase(file);
+      const named = schemaObjects(file, "index").filter((name) => !name.startsWith("sqlite_autoindex"));
+      expect(named).toEqual([
+        "idx_agent_run_events_call",
+        "idx_agent_runs_open",
+        "idx_agent_runs_session",
+        "idx_agent_runs_trace",
+        "idx_memory_items_scope",
+        "idx_memory_turns_session",
+      ]);
+    }),
+  );
+
+  it.effect("creates every trigger declared in 0002_run_ledger", () =>
+    Effect.gen(function* () {
+      const file = tmp.path("fresh.db");
+      yield* migrateDatabase(file);
+      const declared = LEDGER_DDL.flatMap((ddl) => /CREATE TRIGGER (\w+)/.exec(ddl)?.[1] ?? []).sort();
+      expect(declared).toHaveLength(9);
+      expect(schemaObjects(file, "trigger")).toEqual(declared);
+    }),
+  );
+
+  it.effect("reports schema version 2, both migrations applied and no backup", () =>
+    Effect.gen(function* () {
+      const file = tmp.path("fresh.db");
+      const report = yield* migrateDatabase(file);
+      expect(report).toEqual({
+        filename: file,
+        fromVersion: 0,
+        toVersion: 2,
+        applied: ["0001_host_schema", "0002_run_ledger"],
+        backupPath: null,
+      });
+      expect(recordedMigrations(file)).toEqual([1, 2]);
+      expect(listDir(tmp.dir()).filter((name) => name.includes(".bak-"))).toEqual([]);
+    }),
+  );
+
+  it.effect("applies nothing and changes no schema object when run a second time", () =>
+    Effect.gen(function* () {
+      const file = tmp.path("fresh.db");
+      yield* migrateDatabase(file);
+      const schemaBefore = dumpTable(file, "sqlite_master", "name");
+      const report = yield* migrateDatabase(file);
+      expect(report).toMatchObject({ fromVersion: 2, toVersion: 2, applied: [], backupPath: null });
+      expect(dumpTable(file, "sqlite_master", "name")).toEqual(schemaBefore);
+      expect(listDir(tmp.dir()).filter((name) => name.includes(".bak-"))).toEqual([]);
+    }),
+  );
+});
+
+const HOST_VARIANTS = [
+  { label: "without a migrations table", recorded: false, applied: ["0001_host_schema", "0002_run_ledger"] },
+  { label: "with 0001 recorded", recorded: true, applied: ["0002_run_ledger"] },
+];
+
+describe.each(HOST_VARIANTS)("migrateDatabase on a 0001 host database $label", ({ recorded, applied }) => {
+  it.effect("adds only the ledger tables (and the migrations table when it was missing)", () =>
+    Effect.gen(function* () {
+      const file = tmp.path("host.db");
+      createHostDatabase(file, { recorded });
+      const before = tableNames(file);
+      yield* migrateDatabase(file);
+      const added = tableNames(file).filter((name) => !before.includes(name));
+      expect(added).toEqual(recorded ? LEDGER_TABLES : [...LEDGER_TABLES, "effect_sql_migrations"].sort());
+      expect(before.every((name) => tableNames(file).includes(name))).toBe(true);
+    }),
+  );
+
+  it.effect("leaves every memory_turns and memory_items row byte-identical", () =>
+    Effect.gen(function* () {
+      const file = tmp.path("host.db");
+      createHostDatabase(file, { recorded });
+      const before = hostRows(file);
+      yield* migrateDatabase(file);
+      const after = hostRows(file);
+      expect(before.turns).toHaveLength(3);
+      expect(before.items).toHaveLength(2);
+      expect(after).toEqual(before);
+      expect(sha256(JSON.stringify(after))).toBe(sha256(JSON.stringify(before)));
+    }),
+  );
+
+  it.effect("reports version 1 to 2 and applies only what was not recorded", () =>
+    Effect.gen(function* () {
+      const file = tmp.path("host.db");
+      createHostDatabase(file, { recorded });
+      const report = yield* migrateDatabase(file);
+      expect(report).toMatchObject({ fromVersion: 1, toVersion: 2, applied });
+      expect(recordedMigrations(file)).toEqual([1, 2]);
+    }),
+  );
+
+  it.effect("writes <db>.bak-1-2-<timestamp>, names it in the report, and it holds the original rows", () =>
+    Effect.gen(function* () {
+      const file = tmp.path("host.db");
+      createHostDatabase(file, { recorded });
+      const before = hostRows(file);
+      const tablesBefore = tableNames(file);
+      const report = yield* migrateDatabase(file, { now: NOW });
+      expect(report.backupPath).toBe(`${file}.bak-1-2-20240506T070809Z`);
+      expect(existsSync(report.backupPath!)).toBe(true);
+      expect(hostRows(report.backupPath!)).toEqual(before);
+      expect(tableNames(report.backupPath!)).toEqual(tablesBefore);
+    }),
+  );
+});
+
+it.effect("names the backup with the current UTC time when no clock is given", () =>
+  Effect.gen(function* () {
+    const file = tmp.path("host.db");
+    createHostDatabase(file);
+    const report = yield* migrateDatabase(file);
+    expect(report.backupPath).toMatch(/\/host\.db\.bak-1-2-\d{8}T\d{6}Z$/);
+    expect(listDir(tmp.dir())).toEqual(["host.db", report.backupPath!.split("/").pop()]);
+  }),
+);
+
+/** A 0002 that creates its first table and then fails, as a defect or as a failure. */
+const failingLedger = (how: "die" | "fail") =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient;
+    yield* sql.unsafe(LEDGER_DDL[0]!);
+    return yield* how === "die" ? Effect.die(new Error("boom")) : Effect.fail(new Error("boom"));
+  });
+const failingRecord = (how: "die" | "fail") => ({
+  "0001_host_schema": MIGRATIONS["0001_host_schema"],
+  "0002_run_ledger": failingLedger(how),
+});
+
+describe.each(["die", "fail"] as const)("a 0002 migration that fails (%s) after its first DDL", (how) => {
+  it.effect("fails with DatabaseError migration_failed", () =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(migrateDatabase(tmp.path("fresh.db"), { migrations: failingRecord(how) }));
+      expect(error).toBeInstanceOf(DatabaseError);
+      expect(error.reason).toBe("migration_failed");
+    }),
+  );
+
+  it.effect("leaves no ledger table and no migration row behind", () =>
+    Effect.gen(function* () {
+      const file = tmp.path("fresh.db");
+      yield* Effect.flip(migrateDatabase(file, { migrations: failingRecord(how) }));
+      expect(tableNames(file)).toEqual(["effect_sql_migrations"]);
+      expect(recordedMigrations(file)).toEqual([]);
+    }),
+  );
+
+  it.effect("is followed by a normal migrate that reaches version 2", () =>
+    Effect.gen(function* () {
+      const file = tmp.path("fresh.db");
+      yield* Effect.flip(migrateDatabase(file, { migrations: failingRecord(how) }));
+      const report = yield* migrateDatabase(file);
+      expect(report).toMatchObject({ toVersion: 2, applied: ["0001_host_schema", "0002_run_ledger"] });
+      expect(tableNames(file)).toEqual(expect.arrayContaining(LEDGER_TABLES));
+    }),
+  );
+});
+
+describe("a failed migration of a host database", () => {
+  it.effect("keeps the host rows and the schema at version 1", () =>
+    Effect.gen(function* () {
+      const file = tmp.path("host.db");
+      createHostDatabase(file);
+      const before = hostRows(file);
+      yield* Effect.flip(migrateDatabase(file, { migrations: failingRecord("die") }));
+      expect(hostRows(file)).toEqual(before);
+      expect(tableNames(file)).not.toContain("agent_runs");
+      expect(recordedMigrations(file)).toEqual([]);
+    }),
+  );
+
+  it.effect("is retried as a 1-to-2 migration that backs the file up again", () =>
+    Effect.gen(function* () {
+      const file = tmp.path("host.db");
+      createHostDatabase(file);
+      yield* Effect.flip(migrateDatabase(file, { migrations: failingRecord("die") }));
+      const report = yield* migrateDatabase(file);
+      expect(report.fromVersion).toBe(1);
+      expect(report.backupPath).not.toBeNull();
+    }),
+  );
+
+  it.effect("gets a second, distinct backup when retried within the same second", () =>
+    Effect.gen(function* () {
+      const file = tmp.path("host.db");
+      createHostDatabase(file);
+      yield* Effect.flip(migrateDatabase(file, { migrations: failingRecord("die"), now: NOW }));
+      const report = yield* migrateDatabase(file, { now: NOW });
+      expect(report.backupPath).toBe(`${file}.bak-1-2-20240506T070809Z-2`);
+      expect(listDir(tmp.dir()).filter((name) => name.includes(".bak-"))).toHaveLength(2);
+    }),
+  );
+});
+
+const HANGING_MIGRATION = fileURLToPath(new URL("../support/hangingMigration.ts", import.meta.url));
+
+/** Runs the hanging migration in a child process and SIGKILLs it once it has created a table. */
+const killMidMigration = (file: string) =>
+  Effect.promise(
+    () =>
+      new Promise<NodeJS.Signals | null>((resolve, reject) => {
+        const child = spawn(process.execPath, ["--import", "tsx", HANGING_MIGRATION, file], {
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (chunk) => {
+          stdout += String(chunk);
+          if (stdout.includes("started")) child.kill("SIGKILL");
+        });
+        child.stderr.on("data", (chunk) => {
+          stderr += String(chunk);
+        });
+        child.on("error", reject);
+        child.on("exit", (code, signal) =>
+          stdout.includes("started") ? resolve(signal) : reject(new Error(`child exited ${code}: ${stderr}`)),
+        );
+      }),
+  );
+
+describe("a migration killed (SIGKILL) in the middle of 0002", () => {
+  it.effect("leaves a fresh file that a normal migrate brings to version 2", () =>
+    Effect.gen(function* () {
+      const file = tmp.path("fresh.db");
+      expect(yield* killMidMigration(file)).toBe("SIGKILL");
+      expect(tableNames(file)).not.toContain("agent_runs");
+      const report = yield* migrateDatabase(file);
+      expect(report).toMatchObject({ toVersion: 2, applied: ["0001_host_schema", "0002_run_ledger"] });
+      expect(recordedMigrations(file)).toEqual([1, 2]);
+    }),
+  );
+
+  it.effect("leaves a host database with its rows that a normal migrate brings to version 2", () =>
+    Effect.gen(function* () {
+      const file = tmp.path("host.db");
+      createHostDatabase(file);
+      const before = hostRows(file);
+      expect(yield* killMidMigration(file)).toBe("SIGKILL");
+      expect(tableNames(file)).not.toContain("agent_runs");
+      const report = yield* migrateDatabase(file);
+      expect(report).toMatchObject({ fromVersion: 1, toVersion: 2 });
+      expect(hostRows(file)).toEqual(before);
+      expect(tableNames(file)).toEqual(expect.arrayContaining(LEDGER_TABLES));
+    }),
+  );
+});
