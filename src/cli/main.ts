@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from "commander";
 import { migrateCommand, recoverCommand } from "./dbCommands.js";
+import { evalCommand } from "./evalCommand.js";
 import { CliFailure, type CliIO, firstLine, processIO } from "./output.js";
 
 const DEFAULT_DB = "./agentloop.db";
@@ -36,6 +37,16 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
     .addOption(new Option("--db <file>", "SQLite database file").default(DEFAULT_DB))
     .option("--json", "machine-readable output")
     .action(action<{ db: string; json?: boolean }>((options) => recoverCommand(io, options)));
+
+  program
+    .command("eval")
+    .description("run evaluation cassettes through the real runtime (default: the built-in suite)")
+    .argument("[paths...]", "cassette files or directories")
+    .addOption(new Option("--db <file>", "SQLite ledger file").default(DEFAULT_DB))
+    .option("--json", "machine-readable output")
+    .action(
+      action<{ db: string; json?: boolean }>((options, args) => evalCommand(io, args, options)),
+    );
 
   return program;
 }

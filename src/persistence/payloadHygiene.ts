@@ -92,10 +92,10 @@ export function redact(value: JsonValue): JsonValue {
     if (typeof inner === "string") return split.has(position++) ? REDACTED : redactText(inner);
     if (Array.isArray(inner)) return inner.map(walk);
     if (inner !== null && typeof inner === "object") {
-      const out: Record<string, JsonValue> = {};
-      for (const [key, nested] of Object.entries(inner))
-        out[key] = isSecretEntry(key, nested) ? REDACTED : walk(nested);
-      return out;
+      // fromEntries defines own properties, so a parsed `__proto__` key stays data.
+      return Object.fromEntries(
+        Object.entries(inner).map(([key, nested]) => [key, isSecretEntry(key, nested) ? REDACTED : walk(nested)]),
+      );
     }
     return inner;
   };

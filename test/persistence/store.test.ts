@@ -64,7 +64,7 @@ const REFUSALS: ReadonlyArray<RefusalCase> = [
     name: "an event after a terminal event in one batch",
     reason: "event_after_terminal",
     attempt: (s) =>
-      s.appendEvents("r1", [{ ...closure(4), type: "terminal", payload: closure(4).terminal }, userInput(5)]),
+      s.appendEvents("r1", [{ sequence: 4, type: "terminal", payload: closure(4).terminal }, userInput(5)]),
   },
   {
     name: "an event for a finished run",

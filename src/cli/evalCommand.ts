@@ -1,0 +1,77 @@
+import { fileURLToPath } from "node:url";
+import { AgentRuntime } from "../runtime/AgentRuntime.js";
+import { CassetteError, loadCassettes } from "../services/eval/loadCassettes.js";
+import { type CaseResult, type EvalReport, runEval } from "../services/eval/runEval.js";
+import { CliFailure, type CliIO } from "./output.js";
+
+/** The evaluation suite shipped with the package. */
+export const BUILTIN_SUITE = fileURLToPath(new URL("../../eval/", import.meta.url));
+
+/** Scripted providers answer at once; retries only need to prove they happen. */
+const EVAL_RETRY = { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 100 } as const;
+
+export interface EvalCommandOptions {
+  readonly db: string;
+  readonly json?: boolean;
+}
+
+function pad(text: string, width: number): string {
+  return text.length >= width ? `${text.slice(0, width - 1)}…` : text.padEnd(width);
+}
+
+function expectedText(result: CaseResult): string {
+  return result.expectedReason ? `${result.expected}/${result.expectedReason}` : result.expected;
+}
+
+export function renderTable(report: EvalReport, colour: boolean): string[] {
+  const paint = (code: number, text: string) => (colour ? `\u001b[${code}m${text}\u001b[0m` : text);
+  const nameWidth = Math.min(48, Math.max(4, ...report.cases.map((result) => result.name.length)) + 2);
+  const lines = [`${pad("case", nameWidth)}${pad("expected", 38)}${pad("got", 38)}result`];
+  for (const result of report.cases) {
+    const got = `${result.terminalState}/${result.reason}`;
+    lines.push(
+      `${pad(result.name, nameWidth)}${pad(expectedText(result), 38)}${pad(got, 38)}${result.pass ? paint(32, "pass") : paint(31, "FAIL")}`,
+    );
+  }
+  const { summary } = report;
+  const states = Object.entries(summary.byTerminalState)
+    .map(([state, count]) => `${state} ${count}`)
+    .join(", ");
+  lines.push(
+    "",
+    `${summary.passed}/${summary.total} cases as expected${summary.failed > 0 ? paint(31, ` (${summary.failed} failed)`) : ""}`,
+    `terminal states: ${states}`,
+    `claimsWithoutReceipt: ${summary.claimsWithoutReceipt}   qaCompletionRate: ${summary.qaCompletionRate.toFixed(2)}`,
+  );
+  return lines;
+}
+
+export async function evalCommand(io: CliIO, paths: ReadonlyArray<string>, options: EvalCommandOptions): Promise<number> {
+  let cases: ReturnType<typeof loadCassettes>;
+  try {
+    cases = loadCassettes(paths.length > 0 ? paths : [BUILTIN_SUITE]);
+  } catch (error) {
+    if (error instanceof CassetteError) throw new CliFailure(error.message, 2);
+    throw error;
+  }
+  const runtime = await AgentRuntime.make({ database: options.db, retry: EVAL_RETRY }).catch((error: unknown) => {
+    throw new CliFailure((error as { message?: string }).message ?? String(error));
+  });
+  try {
+    const progress = io.isTTY && !options.json;
+    const report = await runEval(runtime, cases, {
+      onCaseStart: (index, total, name) => {
+        if (progress) process.stderr.write(`\r\u001b[2K[${index + 1}/${total}] ${name}`);
+      },
+    });
+    if (progress) process.stderr.write("\r\u001b[2K");
+    if (options.json) io.out(JSON.stringify(report, null, 2));
+    else for (const line of renderTable(report, io.isTTY)) io.out(line);
+    return report.summary.failed === 0 ? 0 : 1;
+  } catch (error) {
+    if (error instanceof CassetteError) throw new CliFailure(error.message, 2);
+    throw error;
+  } finally {
+    await runtime.dispose();
+  }
+}

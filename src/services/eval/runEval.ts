@@ -1,0 +1,199 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { Effect } from "effect";
+import {
+  type AgentRunResult,
+  type Cassette,
+  evidenceGap,
+  type ReceiptStatus,
+  type TerminalState,
+  type ToolKind,
+} from "../../domain/index.js";
+import { AgentRunStore } from "../../persistence/AgentRunStore.js";
+import type { AgentRuntime } from "../../runtime/AgentRuntime.js";
+import { scriptedProvider } from "../providers/scripted.js";
+import { fixtureTool } from "../tools/fixtureTool.js";
+import type { AnyToolDefinition } from "../tools/Tool.js";
+import { CassetteError, type LoadedCase } from "./loadCassettes.js";
+
+export interface CaseResult {
+  readonly name: string;
+  readonly terminalState: TerminalState;
+  readonly reason: string;
+  /** The expected terminal state (the spec's `expected`); `expectedReason` when the case names one. */
+  readonly expected: TerminalState;
+  readonly expectedReason?: string;
+  readonly pass: boolean;
+  readonly runId: string;
+  readonly traceId: string;
+  readonly steps: number;
+  readonly correctionTurns: number;
+  readonly receipts: ReadonlyArray<{ toolName: string; status: ReceiptStatus }>;
+}
+
+export interface EvalSummary {
+  readonly total: number;
+  readonly passed: number;
+  readonly failed: number;
+  readonly byTerminalState: Record<TerminalState, number>;
+  readonly claimsWithoutReceipt: number;
+  readonly qaCompletionRate: number;
+}
+
+export interface EvalReport {
+  readonly cases: ReadonlyArray<CaseResult>;
+  readonly summary: EvalSummary;
+}
+
+/** Built-in tools, by name, for a case's temporary workspace (issue H adds them). */
+export type BuiltinToolFactory = (name: string, workspace: string) => AnyToolDefinition | undefined;
+
+export interface EvalOptions {
+  readonly builtinTool?: BuiltinToolFactory;
+  readonly onCaseStart?: (index: number, total: number, name: string) => void;
+  readonly onCaseDone?: (index: number, total: number, result: CaseResult) => void;
+}
+
+function prepareWorkspace(cassette: Cassette): string {
+  const workspace = mkdtempSync(join(tmpdir(), "agentloop-case-"));
+  for (const [path, content] of Object.entries(cassette.workspace?.files ?? {})) {
+    const target = join(workspace, path);
+    if (!target.startsWith(workspace)) throw new CassetteError(`workspace file ${path} escapes the workspace`);
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, content);
+  }
+  return workspace;
+}
+
+function caseTools(loaded: LoadedCase, workspace: string, builtinTool: BuiltinToolFactory | undefined) {
+  return (loaded.cassette.tools ?? []).map((spec) => {
+    if (!spec.builtin) return fixtureTool(spec);
+    const tool = builtinTool?.(spec.name, workspace);
+    if (!tool) throw new CassetteError(`${loaded.file}: tools: builtin tool "${spec.name}" is not available`);
+    return tool;
+  });
+}
+
+function matches(result: AgentRunResult, expected: Cassette["expect"], receipts: CaseResult["receipts"]): boolean {
+  if (result.terminalState !== expected.terminalState) return false;
+  if (expected.reason !== undefined && result.terminalReason !== expected.reason) return false;
+  if (expected.correctionTurns !== undefined && result.correctionTurns !== expected.correctionTurns) return false;
+  if (expected.receipts !== undefined) {
+    if (expected.receipts.length !== receipts.length) return false;
+    return expected.receipts.every(
+      (want, index) => receipts[index]?.toolName === want.toolName && receipts[index]?.status === want.status,
+    );
+  }
+  return true;
+}
+
+/**
+ * A plain question: no contract beyond `none`, no signals, no tools, no cancellation, and a model
+ * that answers once in text. These must complete (seed §9: plain-Q&A completion must not regress).
+ */
+function isPlainQuestion(cassette: Cassette): boolean {
+  const [only, ...rest] = cassette.model;
+  return (
+    (cassette.contract?.evidenceMode ?? "none") === "none" &&
+    !cassette.signals &&
+    (cassette.tools ?? []).length === 0 &&
+    cassette.cancelAfterMs == null &&
+    rest.length === 0 &&
+    only !== undefined &&
+    !only.error &&
+    !only.toolCalls?.length &&
+    (only.text ?? "").trim().length > 0 &&
+    (only.finishReason ?? "stop") === "stop"
+  );
+}
+
+async function runCase(runtime: AgentRuntime, loaded: LoadedCase, options: EvalOptions) {
+  const { cassette } = loaded;
+  const workspace = prepareWorkspace(cassette);
+  try {
+    const tools = caseTools(loaded, workspace, options.builtinTool);
+    const handle = runtime.startRun({
+      sessionId: cassette.session ?? `eval:${cassette.name}`,
+      input: cassette.input,
+      ...(cassette.contract ? { contract: cassette.contract } : {}),
+      provider: scriptedProvider(cassette.model, { ...(cassette.capabilities ? { capabilities: cassette.capabilities } : {}) }),
+      tools,
+      ...(cassette.maxSteps ? { maxSteps: cassette.maxSteps } : {}),
+      ...(cassette.locale ? { locale: cassette.locale } : {}),
+    });
+    const cancelTimer =
+      cassette.cancelAfterMs !== undefined && cassette.cancelAfterMs !== null
+        ? setTimeout(() => handle.actor.send({ type: "CANCEL" }), cassette.cancelAfterMs)
+        : undefined;
+    const result = await handle.result.finally(() => clearTimeout(cancelTimer));
+    const ledger = await runtime.run(
+      Effect.gen(function* () {
+        const store = yield* AgentRunStore;
+        return { run: yield* store.getRun(result.runId), receipts: yield* store.listReceipts(result.runId) };
+      }),
+    );
+    const receipts = ledger.receipts.map((receipt) => ({ toolName: receipt.toolName, status: receipt.status }));
+    const toolKinds: Record<string, ToolKind> = Object.fromEntries(tools.map((tool) => [tool.name, tool.kind]));
+    // Judged from the ledger, not from `expect`: a completed run whose stored contract is not met by stored receipts.
+    const claimWithoutReceipt =
+      ledger.run?.terminalState === "completed" &&
+      !evidenceGap(ledger.run.contract, ledger.receipts, toolKinds).satisfied;
+    const caseResult: CaseResult = {
+      name: cassette.name,
+      terminalState: result.terminalState,
+      reason: result.terminalReason,
+      expected: cassette.expect.terminalState,
+      ...(cassette.expect.reason ? { expectedReason: cassette.expect.reason } : {}),
+      pass: matches(result, cassette.expect, receipts),
+      runId: result.runId,
+      traceId: result.traceId,
+      steps: result.steps,
+      correctionTurns: result.correctionTurns,
+      receipts,
+    };
+    return { caseResult, claimWithoutReceipt };
+  } finally {
+    rmSync(workspace, { recursive: true, force: true });
+  }
+}
+
+/** Runs cases in order (cases of one session are consecutive turns) through the real runtime. */
+export async function runEval(runtime: AgentRuntime, cases: ReadonlyArray<LoadedCase>, options: EvalOptions = {}) {
+  const results: CaseResult[] = [];
+  let claimsWithoutReceipt = 0;
+  let questions = 0;
+  let questionsCompleted = 0;
+  for (const [index, loaded] of cases.entries()) {
+    options.onCaseStart?.(index, cases.length, loaded.cassette.name);
+    const { caseResult, claimWithoutReceipt } = await runCase(runtime, loaded, options);
+    if (claimWithoutReceipt) claimsWithoutReceipt += 1;
+    if (isPlainQuestion(loaded.cassette)) {
+      questions += 1;
+      if (caseResult.terminalState === "completed") questionsCompleted += 1;
+    }
+    results.push(caseResult);
+    options.onCaseDone?.(index, cases.length, caseResult);
+  }
+  const byTerminalState: Record<TerminalState, number> = {
+    completed: 0,
+    unverified: 0,
+    incomplete: 0,
+    failed: 0,
+    cancelled: 0,
+  };
+  for (const result of results) byTerminalState[result.terminalState] += 1;
+  const passed = results.filter((result) => result.pass).length;
+  const report: EvalReport = {
+    cases: results,
+    summary: {
+      total: results.length,
+      passed,
+      failed: results.length - passed,
+      byTerminalState,
+      claimsWithoutReceipt,
+      qaCompletionRate: questions === 0 ? 1 : questionsCompleted / questions,
+    },
+  };
+  return report;
+}

@@ -1,0 +1,283 @@
+import { describe, expect, it } from "@effect/vitest";
+import { Effect } from "effect";
+import fc from "fast-check";
+import type { JsonValue } from "../../src/domain/index.js";
+import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
+import {
+  DEFAULT_PAYLOAD_CAP_BYTES,
+  REDACTED,
+  redact,
+  sanitizePayload,
+  sha256Hex,
+} from "../../src/persistence/payloadHygiene.js";
+import {
+  closure,
+  dumpTable,
+  newRun,
+  receipt,
+  toolCall,
+  toolResult,
+  userInput,
+  useTempDir,
+  withLedger,
+} from "../support/tempDir.js";
+
+const tmp = useTempDir();
+const KEY_BODY = "abcdefghijklmnopqrstuvwxyz123456";
+const PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq\n-----END RSA PRIVATE KEY-----";
+const json = (value: unknown) => JSON.stringify(value);
+
+describe("redaction of secrets inside text", () => {
+  it.each([
+    { kind: "an sk- key", text: `use sk-${KEY_BODY} now`, secret: KEY_BODY },
+    { kind: "an sk-proj- key", text: `key=sk-proj-${KEY_BODY}`, secret: KEY_BODY },
+    { kind: "a Bearer token", text: "Authorization: Bearer eyJhbGciOi.J9abc", secret: "eyJhbGciOi" },
+    { kind: "a password= pair", text: "login?user=bob&password=hunter22", secret: "hunter22" },
+    { kind: "a token= pair", text: "token=tok_123456 rest", secret: "tok_123456" },
+    { kind: "an api_key= pair", text: "api_key=XYZ987 rest", secret: "XYZ987" },
+    { kind: "a PEM private-key block", text: `before\n${PEM}\nafter`, secret: "MIIEowIBAAKCAQEA7bq" },
+    { kind: "a PEM block with no END line", text: "-----BEGIN PRIVATE KEY-----\nMIIEowIBAAK", secret: "MIIEowIBAAK" },
+  ])("removes $kind and marks the place", ({ text, secret }) => {
+    const clean = sanitizePayload({ text });
+    expect(json(clean)).not.toContain(secret);
+    expect(json(clean)).toContain(REDACTED);
+  });
+
+  it("keeps the text around a redacted key", () => {
+    expect(redact(`use sk-${KEY_BODY} now`)).toBe(`use ${REDACTED} now`);
+  });
+
+  it.each(["the token count is 5", "password reset link sent", "task-abcdefghijklmnopqrstuvwxyz"])(
+    "leaves harmless text unchanged: %s",
+    (text) => {
+      expect(redact({ text })).toEqual({ text });
+    },
+  );
+
+  it("conservatively redacts a token: pair even when the value is harmless ('the token: 5')", () => {
+    expect(redact("the token: 5")).toBe(`the token: ${REDACTED}`);
+  });
+});
+
+describe("redaction of secret-named keys", () => {
+  it.each([
+    "authorization",
+    "Authorization",
+    "api_key",
+    "apiKey",
+    "x-api-key",
+    "password",
+    "token",
+    "client_secret",
+    "private_key",
+  ])("replaces the value under %s whole", (key) => {
+    expect(redact({ [key]: "anything at all", keep: "visible" })).toEqual({ [key]: REDACTED, keep: "visible" });
+  });
+
+  it("replaces nested and non-string values under secret-named keys", () => {
+    const value = { headers: { Authorization: { scheme: "Basic", value: "x" } }, secret: 42 };
+    expect(redact(value)).toEqual({ headers: { Authorization: REDACTED }, secret: REDACTED });
+  });
+
+  it("leaves empty and null values under secret-named keys as they are", () => {
+    expect(redact({ password: "", token: null })).toEqual({ password: "", token: null });
+  });
+
+  it("keeps a parsed __proto__ key as data", () => {
+    const value = JSON.parse('{"__proto__":{"a":"x"},"b":1}') as JsonValue;
+    expect(json(redact(value))).toBe('{"__proto__":{"a":"x"},"b":1}');
+  });
+});
+
+describe("a secret split across fields", () => {
+  it.each([
+    { kind: "two object fields", value: { a: "sk-proj-", b: KEY_BODY } },
+    { kind: "an array of fragments", value: ["sk-", "proj-", KEY_BODY] },
+    { kind: "fields after another string field", value: { callId: "call_1", a: "sk-proj-", b: KEY_BODY } },
+    { kind: "fields mid-body", value: { a: `sk-proj-${KEY_BODY.slice(0, 8)}`, b: KEY_BODY.slice(8) } },
+  ])("never reaches the sanitized JSON ($kind)", ({ value }) => {
+    const out = json(sanitizePayload(value as JsonValue));
+    expect(out).not.toContain(KEY_BODY);
+    expect(out).not.toContain(KEY_BODY.slice(8));
+  });
+
+  it("keeps the fields that hold no fragment", () => {
+    expect(redact({ callId: "call_1", a: "sk-proj-", b: KEY_BODY })).toEqual({
+      callId: "call_1",
+      a: REDACTED,
+      b: REDACTED,
+    });
+  });
+
+  it("conservatively redacts a string that directly continues a key ending the previous string", () => {
+    expect(redact([`key sk-${KEY_BODY}`, "tool_error", "(next)"])).toEqual([REDACTED, REDACTED, "(next)"]);
+  });
+
+  it("catches a PEM block split across two strings", () => {
+    const [head, tail] = [PEM.slice(0, 40), PEM.slice(40)];
+    expect(json(redact([head, tail]))).not.toContain("7bq");
+  });
+});
+
+describe("the payload cap", () => {
+  const big = { text: "x".repeat(20_000), note: `sk-${KEY_BODY}` };
+
+  it("stores a payload over 16 KiB as { truncated, summary, sha256, bytes } of the redacted JSON", () => {
+    const full = json(redact(big));
+    expect(sanitizePayload(big)).toEqual({
+      truncated: true,
+      summary: full.slice(0, 1024),
+      sha256: sha256Hex(full),
+      bytes: Buffer.byteLength(full, "utf8"),
+    });
+    expect(json(sanitizePayload(big))).not.toContain(KEY_BODY);
+  });
+
+  it("leaves a payload of exactly the cap unchanged", () => {
+    const value = { text: "y".repeat(DEFAULT_PAYLOAD_CAP_BYTES - json({ text: "" }).length) };
+    expect(Buffer.byteLength(json(value))).toBe(DEFAULT_PAYLOAD_CAP_BYTES);
+    expect(sanitizePayload(value)).toEqual(value);
+  });
+
+  it("honours a custom cap, counting UTF-8 bytes", () => {
+    const value = { text: "é".repeat(60) };
+    expect(sanitizePayload(value, 200)).toEqual(value);
+    expect(sanitizePayload(value, 100)).toMatchObject({ truncated: true, bytes: json(value).length + 60 });
+  });
+
+  it("keeps the ledger's top-level keys (callId, toolName) on a truncated tool result", () => {
+    const out = sanitizePayload(toolResult(3, "c1", "z".repeat(20_000)).payload);
+    expect(out).toMatchObject({ callId: "c1", toolName: "read_file", truncated: true });
+  });
+});
+
+describe("property: a planted sk- secret never survives sanitizing", () => {
+  const plant = (value: JsonValue, pick: number, text: (old: string) => string): JsonValue => {
+    let index = 0;
+    const walk = (inner: JsonValue): JsonValue => {
+      if (typeof inner === "string") return index++ === pick ? text(inner) : inner;
+      if (Array.isArray(inner)) return inner.map(walk);
+      if (inner !== null && typeof inner === "object")
+        return Object.fromEntries(Object.entries(inner).map(([k, v]) => [k, walk(v)]));
+      return inner;
+    };
+    const planted = walk(value);
+    return index > pick ? planted : { ...(planted as Record<string, JsonValue>), planted: text("") };
+  };
+
+  it("holds for random JSON objects with the secret in a random string leaf", () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 3 }) as fc.Arbitrary<JsonValue>),
+        fc.stringMatching(/^(proj-)?[A-Za-z0-9_]{20,40}$/),
+        fc.nat({ max: 30 }),
+        fc.constantFrom(" ", "=", ":", "\n", '"', "("),
+        fc.string(),
+        (object, body, pick, separator, prefix) => {
+          const secret = `sk-${body}`;
+          const value = plant(object, pick, (old) => `${old.slice(0, 10)}${prefix}${separator}${secret}`);
+          expect(json(value)).toContain(secret);
+          expect(json(sanitizePayload(value))).not.toContain(secret);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe("payload hygiene through the store (raw payload_json)", () => {
+  const file = () => tmp.path("ledger.db");
+  const rawPayloads = () =>
+    dumpTable(file(), "agent_run_events", "sequence").map((row) => (row as { payload_json: string }).payload_json);
+
+  it.effect("stores redacted text and secret-named keys, never the secrets", () =>
+    Effect.gen(function* () {
+      const store = yield* AgentRunStore;
+      yield* store.createRun(newRun("r1"));
+      const payload = { text: `key sk-${KEY_BODY}, Bearer abcdefghijklmnop`, headers: { authorization: "Basic zzz" } };
+      yield* store.appendEvents("r1", [{ sequence: 1, type: "user_input", payload }]);
+      const [raw] = rawPayloads();
+      expect(raw).not.toContain(KEY_BODY);
+      expect(raw).not.toContain("abcdefghijklmnop");
+      expect(raw).not.toContain("zzz");
+      expect(JSON.parse(raw!)).toEqual({
+        text: `key ${REDACTED}, Bearer ${REDACTED}`,
+        headers: { authorization: REDACTED },
+      });
+    }).pipe(withLedger({ filename: file() })),
+  );
+
+  it.effect("stores a split secret without any of its fragments", () =>
+    Effect.gen(function* () {
+      const store = yield* AgentRunStore;
+      yield* store.createRun(newRun("r1"));
+      yield* store.appendEvents("r1", [{ sequence: 1, type: "user_input", payload: { a: "sk-proj-", b: KEY_BODY } }]);
+      expect(rawPayloads()[0]).not.toContain(KEY_BODY);
+    }).pipe(withLedger({ filename: file() })),
+  );
+
+  it.effect("stores a payload under the cap unchanged", () =>
+    Effect.gen(function* () {
+      const store = yield* AgentRunStore;
+      yield* store.createRun(newRun("r1"));
+      const payload = { text: "plain ✓", n: 1.5, list: [true, null, "x"] };
+      yield* store.appendEvents("r1", [{ sequence: 1, type: "user_input", payload }]);
+      expect(rawPayloads()).toEqual([json(payload)]);
+    }).pipe(withLedger({ filename: file() })),
+  );
+
+  it.effect("stores a payload over payloadCapBytes as summary, sha256 and size of the full JSON", () =>
+    Effect.gen(function* () {
+      const store = yield* AgentRunStore;
+      yield* store.createRun(newRun("r1"));
+      const payload = { text: "w".repeat(500) };
+      yield* store.appendEvents("r1", [{ sequence: 1, type: "user_input", payload }]);
+      expect(JSON.parse(rawPayloads()[0]!)).toEqual({
+        truncated: true,
+        summary: json(payload).slice(0, 64),
+        sha256: sha256Hex(json(payload)),
+        bytes: json(payload).length,
+      });
+    }).pipe(withLedger({ filename: file(), payloadCapBytes: 256 })),
+  );
+
+  it.effect("records an oversized tool call and tool result, paired by their kept callId", () =>
+    Effect.gen(function* () {
+      const store = yield* AgentRunStore;
+      yield* store.createRun(newRun("r1"));
+      const call = toolCall(1, "c1");
+      const bigCall = { ...call, payload: { ...(call.payload as object), arguments: { data: "q".repeat(20_000) } } };
+      yield* store.appendEvents("r1", [bigCall, toolResult(2, "c1", "r".repeat(20_000))], [receipt("r1", "c1")]);
+      const stored = rawPayloads().map((raw) => JSON.parse(raw));
+      expect(stored).toMatchObject([
+        { callId: "c1", toolName: "read_file", truncated: true },
+        { callId: "c1", toolName: "read_file", truncated: true },
+      ]);
+    }).pipe(withLedger({ filename: file() })),
+  );
+
+  it.effect("finishes a run whose final text is over the cap", () =>
+    Effect.gen(function* () {
+      const store = yield* AgentRunStore;
+      yield* store.createRun(newRun("r1"));
+      yield* store.appendEvents("r1", [userInput(1)]);
+      yield* store.finishRun("r1", closure(2, "completed", "answered", "long answer ".repeat(2_000)));
+      expect((yield* store.getRun("r1"))?.terminalState).toBe("completed");
+      expect(JSON.parse(rawPayloads()[1]!)).toMatchObject({ terminalState: "completed", truncated: true });
+    }).pipe(withLedger({ filename: file() })),
+  );
+
+  it.effect("redacts receipt evidence and still round-trips the receipt's reason", () =>
+    Effect.gen(function* () {
+      const store = yield* AgentRunStore;
+      yield* store.createRun(newRun("r1"));
+      yield* store.appendEvents("r1", [toolCall(1, "c1")]);
+      const evidence = { stderr: `failed with sk-${KEY_BODY} (exit 1)` };
+      yield* store.recordReceipt(receipt("r1", "c1", { status: "error", reason: "tool_error", evidence }));
+      const [row] = dumpTable(file(), "agent_execution_receipts") as Array<{ evidence_json: string }>;
+      expect(row?.evidence_json).not.toContain(KEY_BODY);
+      const [listed] = yield* store.listReceipts("r1");
+      expect(listed).toMatchObject({ reason: "tool_error", evidence: { stderr: `failed with ${REDACTED} (exit 1)` } });
+    }).pipe(withLedger({ filename: file() })),
+  );
+});
