@@ -505,10 +505,18 @@ export const runMachine = createMachine({
             "target": "failed"
           }
         ],
-        "onError": {
-          "target": "failed",
-          "actions": "failLedger"
-        }
+        "onError": [
+          {
+            "guard": "ledgerFailureNotDecided",
+            "target": "finalizing",
+            "reenter": true,
+            "actions": "failLedger"
+          },
+          {
+            "target": "failed",
+            "actions": "failLedger"
+          }
+        ]
       }
     },
     "completed": {

@@ -46,7 +46,11 @@ export function renderTable(report: EvalReport, colour: boolean): string[] {
   return lines;
 }
 
-export async function evalCommand(io: CliIO, paths: ReadonlyArray<string>, options: EvalCommandOptions): Promise<number> {
+export async function evalCommand(
+  io: CliIO,
+  paths: ReadonlyArray<string>,
+  options: EvalCommandOptions,
+): Promise<number> {
   let cases: ReturnType<typeof loadCassettes>;
   try {
     cases = loadCassettes(paths.length > 0 ? paths : [BUILTIN_SUITE]);

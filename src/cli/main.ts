@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from "commander";
 import { migrateCommand, recoverCommand } from "./dbCommands.js";
 import { evalCommand } from "./evalCommand.js";
 import { CliFailure, type CliIO, firstLine, processIO } from "./output.js";
+import { writeVisualizations } from "./visualize.js";
 
 const DEFAULT_DB = "./agentloop.db";
 
@@ -44,8 +45,17 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
     .argument("[paths...]", "cassette files or directories")
     .addOption(new Option("--db <file>", "SQLite ledger file").default(DEFAULT_DB))
     .option("--json", "machine-readable output")
+    .action(action<{ db: string; json?: boolean }>((options, args) => evalCommand(io, args, options)));
+
+  program
+    .command("visualize")
+    .description("regenerate visualizations/ (Stately export, JSON config, Mermaid) from the machines")
+    .option("--dir <dir>", "output folder", "visualizations")
     .action(
-      action<{ db: string; json?: boolean }>((options, args) => evalCommand(io, args, options)),
+      action<{ dir: string }>(async (options) => {
+        for (const path of writeVisualizations(options.dir)) io.out(path);
+        return 0;
+      }),
     );
 
   return program;

@@ -9,6 +9,7 @@ export * from "./memory.js";
 export * from "./provider.js";
 export * from "./receipt.js";
 export * from "./run.js";
+export * from "./skill.js";
 export * from "./terminal.js";
 export * from "./terminalMessages.js";
 export * from "./tool.js";

@@ -86,7 +86,8 @@ export interface VerifyInput {
 }
 
 export interface Verdict {
-  readonly verdict: "completed" | "unverified";
+  /** `correct`: ask the model once more (at most one correction turn per run). */
+  readonly verdict: "completed" | "unverified" | "correct";
   readonly reason: ReasonCode;
   readonly missing: ReadonlyArray<string>;
 }

@@ -182,6 +182,7 @@ export const runMachine = setup({
       params.verdict.verdict === "completed" &&
       evidenceGap(context.contract, context.receipts, context.toolKinds).satisfied,
     outcomeIs: ({ context }, params: { state: TerminalState }) => context.outcome?.state === params.state,
+    ledgerFailureNotDecided: ({ context }) => context.outcome?.reason !== "ledger_write_failed",
   },
   actions: {
     countStep: assign({ step: ({ context }) => context.step + 1 }),
@@ -679,7 +680,12 @@ export const runMachine = setup({
           { guard: { type: "outcomeIs", params: { state: "cancelled" } }, target: "cancelled" },
           { target: "failed" },
         ],
-        onError: { target: "failed", actions: "failLedger" },
+        onError: [
+          // The closing rows could not be written: close again as failed/ledger_write_failed
+          // (the runtime then writes the terminal without the refused rows), once.
+          { guard: "ledgerFailureNotDecided", target: "finalizing", reenter: true, actions: "failLedger" },
+          { target: "failed", actions: "failLedger" },
+        ],
       },
     },
     completed: { type: "final", entry: "announceEnd" },

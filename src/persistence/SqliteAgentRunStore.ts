@@ -193,9 +193,16 @@ export const makeSqliteAgentRunStore = (options: SqliteAgentRunStoreOptions = {}
       })}`.pipe(Effect.asVoid, refuse(`createRun ${run.runId}`), Effect.withSpan("AgentRunStore.createRun"));
 
     const appendEvents: AgentRunStoreShape["appendEvents"] = (runId, events, receipts = []) =>
-      sql
-        .withTransaction(insertBatch(runId, events, receipts))
-        .pipe(refuse(`appendEvents ${runId}`), Effect.withSpan("AgentRunStore.appendEvents"));
+      events.some((event) => event.type === "terminal")
+        ? Effect.fail(
+            new LedgerError({
+              reason: "invalid_payload",
+              message: `appendEvents ${runId}: a terminal event is written only by finishRun, with the run row`,
+            }),
+          )
+        : sql
+            .withTransaction(insertBatch(runId, events, receipts))
+            .pipe(refuse(`appendEvents ${runId}`), Effect.withSpan("AgentRunStore.appendEvents"));
 
     const recordReceipt: AgentRunStoreShape["recordReceipt"] = (receipt) =>
       sql`INSERT INTO agent_execution_receipts ${sql.insert(receiptRows([receipt]))}`.pipe(
@@ -338,7 +345,13 @@ export const makeSqliteAgentRunStore = (options: SqliteAgentRunStoreOptions = {}
         const open = yield* findOpenRuns();
         const recovered: RecoveredRun[] = [];
         for (const run of open) {
-          recovered.push(yield* sql.withTransaction(recoverRun(run)).pipe(refuse(`recoverInterrupted ${run.runId}`)));
+          // One run that cannot be closed must not keep the others open.
+          const closed = yield* sql.withTransaction(recoverRun(run)).pipe(
+            refuse(`recoverInterrupted ${run.runId}`),
+            Effect.tapError((error) => Effect.logWarning(error.message)),
+            Effect.option,
+          );
+          if (closed._tag === "Some") recovered.push(closed.value);
         }
         return recovered;
       }).pipe(Effect.withSpan("AgentRunStore.recoverInterrupted"));

@@ -277,19 +277,57 @@ export function runActors(wiring: RunWiring) {
     ),
   );
 
-  const verify = fromPromise<Verdict, VerifyInput>(async ({ input }) => verifyAnswer(input));
+  const verify = fromPromise<Verdict, VerifyInput>(async ({ input }) =>
+    verifyAnswer({ ...input, capabilities: wiring.provider.capabilities }),
+  );
 
-  const cancelledSettlement = (planned: PlannedCall): ToolSettlement => ({
-    callId: planned.call.id,
-    toolName: planned.call.name,
-    inputFingerprint: planned.inputFingerprint,
-    status: "cancelled",
-    reason: "cancelled_by_user",
-    output: { error: "the run ended before this call reported" },
-    evidence: {},
-    startedAt: null,
-    finishedAt: null,
-  });
+  /**
+   * A call of the current step that never got a recorded result. Only a user's cancel may call
+   * it `cancelled_by_user`; otherwise (a ledger write failed, the batch crashed) the call may have
+   * run and its side effects are unknown: `interrupted`, as start-up recovery says.
+   */
+  const unsettledSettlement =
+    (terminal: FinishRunInput["terminal"]) =>
+    (planned: PlannedCall): ToolSettlement => ({
+      callId: planned.call.id,
+      toolName: planned.call.name,
+      inputFingerprint: planned.inputFingerprint,
+      status: "cancelled",
+      reason: terminal.reason === "cancelled_by_user" ? "cancelled_by_user" : "interrupted",
+      output: { error: "the run ended before this call reported" },
+      evidence: {},
+      startedAt: null,
+      finishedAt: null,
+    });
+
+  /**
+   * After a ledger write failed, the rows that should have landed with the terminal may be the
+   * very rows the ledger refuses. Closes the run the way start-up recovery does: receipts for the
+   * step's calls whose tool_call row is durable but that have no receipt, then the terminal.
+   */
+  const closeAfterLedgerFailure = (input: FinishRunInput) =>
+    Effect.gen(function* () {
+      const store = yield* AgentRunStore;
+      const events = yield* store.listRunEvents(input.runId);
+      const receipted = new Set((yield* store.listReceipts(input.runId)).map((receipt) => receipt.callId));
+      const called = new Set(
+        events
+          .filter((event) => event.type === "tool_call")
+          .map((event) => (event.payload as { callId?: string }).callId),
+      );
+      const finishedAt = wiring.now();
+      const receipts = input.unsettled
+        .filter((planned) => called.has(planned.call.id) && !receipted.has(planned.call.id))
+        .map((planned) => toReceipt(input.runId, unsettledSettlement(input.terminal)(planned), finishedAt));
+      const sequence = (events[events.length - 1]?.sequence ?? 0) + 1;
+      yield* store.finishRun(input.runId, {
+        sequence,
+        receipts,
+        terminal: input.terminal,
+        failureDetail: input.detail,
+      });
+      return { lastSequence: sequence };
+    });
 
   const finishRun = fromPromise<LedgerWriteOutput, FinishRunInput>(({ input }) =>
     // Not interruptible by the run: the terminal row must land once decided.
@@ -301,7 +339,7 @@ export function runActors(wiring: RunWiring) {
         const unsettled = resultRecords(
           input.runId,
           Math.max(1, input.terminal.steps),
-          input.unsettled.map(cancelledSettlement),
+          input.unsettled.map(unsettledSettlement(input.terminal)),
           input.firstSequence + leading.length,
         );
         const events = [...leading, ...unsettled.events];
@@ -315,7 +353,11 @@ export function runActors(wiring: RunWiring) {
         });
         append([...input.transcript, ...unsettled.messages]);
         return { lastSequence: sequence };
-      }),
+      }).pipe(
+        Effect.catchAll((error) =>
+          input.terminal.reason === "ledger_write_failed" ? closeAfterLedgerFailure(input) : Effect.fail(error),
+        ),
+      ),
       new AbortController().signal,
     ),
   );

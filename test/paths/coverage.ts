@@ -7,9 +7,18 @@
  * executor does nothing): their results are modelled as `xstate.done.actor.<id>` /
  * `xstate.error.actor.<id>` events.
  */
-import { type AdjacencyMap, adjacencyMapToArray, getAdjacencyMap, getShortestPaths, type StatePath } from "@xstate/graph";
+import {
+  type AdjacencyMap,
+  adjacencyMapToArray,
+  getAdjacencyMap,
+  getShortestPaths,
+  getSimplePaths,
+  type StatePath,
+  serializeSnapshot,
+} from "@xstate/graph";
 import {
   __unsafe_getAllOwnEventDescriptors,
+  type AnyActorRef,
   type AnyMachineSnapshot,
   type AnyStateMachine,
   type AnyStateNode,
@@ -17,18 +26,30 @@ import {
   type EventObject,
   transition,
 } from "xstate";
-import {
-  type CompletionContract,
-  type ExecutionReceipt,
-  type FinishReason,
-  type LoopEvent,
-  type PlannedCall,
-  type ReceiptStatus,
-  type ToolKind,
-  type ToolSettlement,
+import type {
+  CompletionContract,
+  ExecutionReceipt,
+  FinishReason,
+  JsonValue,
+  PlannedCall,
+  ReceiptStatus,
+  ToolKind,
+  ToolSettlement,
 } from "../../src/domain/index.js";
-import type { SampleOutcome, ToolResultsOutput, Verdict } from "../../src/machines/protocol.js";
+import type {
+  FinishRunInput,
+  LedgerWriteInput,
+  OpenRunInput,
+  PendingEvent,
+  SampleInput,
+  SampleOutcome,
+  ToolResultsInput,
+  ToolResultsOutput,
+  Verdict,
+  VerifyInput,
+} from "../../src/machines/protocol.js";
 import type { RunInput } from "../../src/machines/run.machine.js";
+import type { ToolBatchInput } from "../../src/machines/toolBatch.machine.js";
 import { canonicalJson, inputFingerprint, sha256 } from "../../src/services/tools/fingerprint.js";
 
 // --- Graphs ------------------------------------------------------------------------------------
@@ -41,6 +62,8 @@ export interface GraphOptions {
   /** Every event that may be sent in `snapshot`; must name each event type the active states handle. */
   readonly events: (snapshot: AnyMachineSnapshot) => ReadonlyArray<EventObject>;
   readonly serializeState?: (snapshot: AnyMachineSnapshot) => string;
+  /** Handled event types that cannot occur in `snapshot` (e.g. no call can report a start); say why. */
+  readonly impossible?: (snapshot: AnyMachineSnapshot) => ReadonlyArray<string>;
 }
 
 /** Traversal options shared by getAdjacencyMap / getShortestPaths / getSimplePaths. */
@@ -49,14 +72,19 @@ export function traversalOptions(options: GraphOptions) {
     input: options.input,
     events: (snapshot: AnyMachineSnapshot) => {
       const events = options.events(snapshot);
-      // @xstate/graph silently sends a bare `{ type }` for any handled event type the list lacks
-      // (a done event without `output` …): refuse, so the alphabet really is complete.
+      // The model must offer something for every event type the active states handle (else a
+      // handler would go untested, or @xstate/graph's default would send a bare `{ type }`). Events
+      // no active state handles change nothing and are not sent: they would only add self-loops.
+      const handled = new Set<string>(__unsafe_getAllOwnEventDescriptors(snapshot));
       const offered = new Set(events.map((event) => event.type));
-      const missing = __unsafe_getAllOwnEventDescriptors(snapshot).filter((type) => !offered.has(type));
+      const impossible = new Set(options.impossible?.(snapshot) ?? []);
+      const missing = [...handled].filter((type) => !offered.has(type) && !impossible.has(type));
       if (missing.length > 0) {
-        throw new Error(`the event model offers nothing for ${missing.join(", ")} in ${JSON.stringify(snapshot.value)}`);
+        throw new Error(
+          `the event model offers nothing for ${missing.join(", ")} in ${JSON.stringify(snapshot.value)}`,
+        );
       }
-      return events;
+      return events.filter((event) => handled.has(event.type));
     },
     stopWhen: (snapshot: AnyMachineSnapshot) => snapshot.status !== "active",
     ...(options.serializeState ? { serializeState: options.serializeState } : {}),
@@ -82,6 +110,13 @@ export function shortestPaths(
   return getShortestPaths(machine, traversalOptions(options)) as Array<StatePath<AnyMachineSnapshot, EventObject>>;
 }
 
+export function simplePaths(
+  machine: AnyStateMachine,
+  options: GraphOptions,
+): Array<StatePath<AnyMachineSnapshot, EventObject>> {
+  return getSimplePaths(machine, traversalOptions(options)) as Array<StatePath<AnyMachineSnapshot, EventObject>>;
+}
+
 /** The events of a path, in order (a path's steps pair each event with the state it was sent in). */
 export const pathEvents = (path: StatePath<AnyMachineSnapshot, EventObject>): EventObject[] =>
   path.steps.map((step) => step.event);
@@ -90,43 +125,98 @@ export const pathEvents = (path: StatePath<AnyMachineSnapshot, EventObject>): Ev
 export const finalNodes = (snapshot: AnyMachineSnapshot): string[] =>
   snapshot._nodes.filter((node: AnyStateNode) => node.type === "final").map((node: AnyStateNode) => node.id);
 
-/** What the machine emits (via `emit`) when `event` is sent in `snapshot`, without executing anything. */
-export function emittedBy(machine: AnyStateMachine, snapshot: AnyMachineSnapshot, event: EventObject): EventObject[] {
+/** An action the machine would execute, with the context it would see. */
+export interface ExecutedAction {
+  readonly type: string;
+  readonly params: unknown;
+  readonly context: unknown;
+}
+
+/** The actions `event` makes the machine execute in `snapshot` (xstate's pure `transition`: nothing runs). */
+export function actionsOf(
+  machine: AnyStateMachine,
+  snapshot: AnyMachineSnapshot,
+  event: EventObject,
+): ExecutedAction[] {
   const [, actions] = transition(machine, snapshot, event);
-  return actions
+  return (actions as ReadonlyArray<{ type: string; params?: unknown; info?: { context?: unknown } }>).map((action) => ({
+    type: action.type,
+    params: action.params,
+    context: action.info?.context,
+  }));
+}
+
+/** What the machine emits (via `emit`) when `event` is sent in `snapshot`. */
+export function emittedBy(machine: AnyStateMachine, snapshot: AnyMachineSnapshot, event: EventObject): EventObject[] {
+  return actionsOf(machine, snapshot, event)
     .filter((action) => action.type === "xstate.emit")
     .map((action) => (action.params as { event: EventObject }).event);
 }
 
+type GraphValue = {
+  state: AnyMachineSnapshot;
+  transitions: Record<string, { event: EventObject; state: AnyMachineSnapshot }>;
+};
+const valuesOf = (graph: Graph) => graph as unknown as Record<string, GraphValue>;
+
+/** The graph's node under `key`. */
+export const nodeAt = (graph: Graph, key: string): GraphValue => valuesOf(graph)[key]!;
+
+/** The same graph without the edges whose event `drop` selects. */
+export function withoutEvents(graph: Graph, drop: (event: EventObject) => boolean): Graph {
+  const kept: Record<string, GraphValue> = {};
+  for (const [key, value] of Object.entries(valuesOf(graph))) {
+    kept[key] = {
+      state: value.state,
+      transitions: Object.fromEntries(Object.entries(value.transitions).filter(([, next]) => !drop(next.event))),
+    };
+  }
+  return kept as unknown as Graph;
+}
+
+/** The keys of the nodes reachable from the graph's initial node. */
+export function reachableKeys(graph: Graph, key: (snapshot: AnyMachineSnapshot) => string): Set<string> {
+  const reached = new Set<string>();
+  const pending = [Object.keys(graph)[0]!];
+  while (pending.length > 0) {
+    const node = pending.pop()!;
+    if (reached.has(node)) continue;
+    reached.add(node);
+    for (const next of Object.values(nodeAt(graph, node).transitions)) pending.push(key(next.state));
+  }
+  return reached;
+}
+
+/** The key a graph gives a snapshot (the traversal's serializer). */
+export const keyOf = (options: GraphOptions) => (snapshot: AnyMachineSnapshot) =>
+  (options.serializeState ?? serializeSnapshot)(snapshot);
+
 /**
- * Counts complete paths (initial node → a node that is no longer active) without listing them.
- * The graphs are acyclic apart from self-loops (CANCEL after CANCEL, CALL_STARTED), which a simple
- * path never takes; a real cycle is reported, since it would make the count meaningless.
+ * For every node, how many complete paths (to a node that is no longer active) start there,
+ * without listing them. The graphs are acyclic apart from self-loops (a second CANCEL, a
+ * CALL_STARTED report), which a simple path never takes; a real cycle is reported, since it
+ * would make the count meaningless. A node with count 0 is stuck: it can never end.
  */
-export function countEndingPaths(graph: Graph, serialize: (snapshot: AnyMachineSnapshot) => string): number {
-  const keys = Object.keys(graph);
+export function endingPathCounts(graph: Graph, key: (snapshot: AnyMachineSnapshot) => string): Map<string, number> {
   const memo = new Map<string, number>();
   const visiting = new Set<string>();
-  const count = (key: string): number => {
-    const known = memo.get(key);
+  const count = (node: string): number => {
+    const known = memo.get(node);
     if (known !== undefined) return known;
-    if (visiting.has(key)) throw new Error(`the graph has a cycle through ${key}`);
-    const value = graph[key as keyof Graph]!;
-    if (value.state.status !== "active") {
-      memo.set(key, 1);
-      return 1;
-    }
-    visiting.add(key);
-    let total = 0;
+    if (visiting.has(node)) throw new Error(`the graph has a cycle through ${node}`);
+    const value = nodeAt(graph, node);
+    visiting.add(node);
+    let total = value.state.status === "active" ? 0 : 1;
     for (const next of Object.values(value.transitions)) {
-      const nextKey = serialize(next.state);
-      if (nextKey !== key) total += count(nextKey);
+      const nextKey = key(next.state);
+      if (nextKey !== node) total += count(nextKey);
     }
-    visiting.delete(key);
-    memo.set(key, total);
+    visiting.delete(node);
+    memo.set(node, total);
     return total;
   };
-  return keys.length === 0 ? 0 : count(keys[0]!);
+  for (const node of Object.keys(graph)) count(node);
+  return memo;
 }
 
 // --- Transition enumeration and coverage -----------------------------------------------------------
@@ -198,7 +288,8 @@ export function coverageOf(machine: AnyStateMachine, graphs: ReadonlyArray<Graph
       edgeCount += 1;
       for (const definition of machine.getTransitionData(edge.state, edge.event as never)) {
         const id = idOf.get(definition);
-        if (id === undefined) throw new Error(`an edge took a transition the enumeration does not know (${edge.event.type})`);
+        if (id === undefined)
+          throw new Error(`an edge took a transition the enumeration does not know (${edge.event.type})`);
         seenTransitions.add(id);
       }
     }
@@ -288,9 +379,10 @@ export const SAMPLE_CHOICES: ReadonlyArray<SampleChoice> = [
 export const VERDICTS: ReadonlyArray<Verdict> = [
   { verdict: "completed", reason: "receipts_satisfied", missing: [] },
   { verdict: "unverified", reason: "receipt_missing", missing: ["x"] },
+  { verdict: "correct", reason: "receipt_missing", missing: ["x"] },
 ];
 
-export const toolOutput = (status: ReceiptStatus, planned: PlannedCall) =>
+export const toolOutput = (status: ReceiptStatus, planned: PlannedCall): JsonValue =>
   status === "ok" ? { found: planned.call.arguments } : { error: `${status} ${planned.call.id}` };
 
 export function settlementOf(planned: PlannedCall, status: ReceiptStatus): ToolSettlement {
@@ -302,7 +394,8 @@ export function settlementOf(planned: PlannedCall, status: ReceiptStatus): ToolS
     ...(status === "ok"
       ? {}
       : {
-          reason: status === "error" ? ("tool_error" as const) : status === "timed_out" ? "timed_out" : "cancelled_by_user",
+          reason:
+            status === "error" ? ("tool_error" as const) : status === "timed_out" ? "timed_out" : "cancelled_by_user",
         }),
     output: toolOutput(status, planned),
     evidence: {},
@@ -331,12 +424,12 @@ export function receiptOf(runId: string, settlement: ToolSettlement): ExecutionR
 
 export function toolResultsOf(
   runId: string,
-  sequence: number,
+  firstSequence: number,
   settlements: ReadonlyArray<ToolSettlement>,
 ): ToolResultsOutput {
   const receipts = settlements.map((settlement) => receiptOf(runId, settlement));
   return {
-    lastSequence: sequence + settlements.length,
+    lastSequence: firstSequence + settlements.length - 1,
     receipts,
     resultHashes: receipts.map((receipt) => receipt.evidence.output_sha256 as string),
   };
@@ -379,66 +472,244 @@ export const NONE: CompletionContract = {
   source: "default",
 };
 
-/** The fields of the run machine's context the model reads. */
-interface RunModelContext {
-  readonly step: number;
-  readonly sequence: number;
-  readonly stepCalls: ReadonlyArray<PlannedCall>;
-  readonly settlements: ReadonlyArray<ToolSettlement>;
-  readonly cancelRequested: boolean;
-  readonly closingEvents: ReadonlyArray<unknown>;
+/** The input an invoked promise actor of `snapshot` was started with (its snapshot carries it). */
+export function invokeInput<T>(snapshot: AnyMachineSnapshot, id: string): T | undefined {
+  const child = (snapshot.children as Record<string, AnyActorRef | undefined>)[id];
+  return (child?.getSnapshot() as { input?: T } | undefined)?.input;
+}
+
+/** The context of an invoked machine actor of `snapshot`. */
+export function invokedContext<T>(snapshot: AnyMachineSnapshot, id: string): T | undefined {
+  const child = (snapshot.children as Record<string, AnyActorRef | undefined>)[id];
+  return (child?.getSnapshot() as { context?: T } | undefined)?.context;
 }
 
 export const LEDGER_DOWN = "ledger write refused";
 export const ACTOR_CRASH = "actor crashed";
 
+/** Where a step's settlement statuses come from: how the batch could end, given the cancel flags. */
+export function batchStatuses(startedCancelled: boolean, cancelledLater: boolean): ReceiptStatus[] {
+  if (startedCancelled) return ["cancelled"];
+  // Cancelled while running: a call may still have finished before the CANCEL reached it.
+  if (cancelledLater) return ["ok", "cancelled"];
+  return ["ok", "error", "timed_out"];
+}
+
 /**
- * The run machine's full event alphabet, as a function of the snapshot so the actors' outputs stay
- * consistent with the context (tool results mirror the batch's settlements, sequences advance by
- * the rows written, the batch settles the calls of the current step).
+ * The run machine's full event alphabet, as a function of the snapshot. Every actor output is
+ * computed from the input the machine gave that actor — as the runtime's actors compute it
+ * (runActors.ts) — so outputs stay consistent: sequences advance by the rows written, the batch
+ * settles exactly the calls it was given, tool results mirror the settlements.
  */
 export function runEvents(snapshot: AnyMachineSnapshot): EventObject[] {
-  const context = snapshot.context as RunModelContext;
+  const context = snapshot.context as { step: number; cancelRequested: boolean };
   const events: EventObject[] = [{ type: "CANCEL" }];
-  const seq = context.sequence;
-  events.push(doneActor("openRun", { lastSequence: 1 }), errorActor("openRun", LEDGER_DOWN));
-  for (const choice of SAMPLE_CHOICES) events.push(doneActor("sampleModel", choice.outcome(context.step)));
-  events.push(errorActor("sampleModel", ACTOR_CRASH));
-  events.push(
-    doneActor("recordRepair", { lastSequence: seq + context.closingEvents.length }),
-    errorActor("recordRepair", LEDGER_DOWN),
-  );
-  const commentary = context.stepCalls.some((planned) => callText(callVariantOf(planned)).length > 0) ? 1 : 0;
-  events.push(
-    doneActor("recordCalls", { lastSequence: seq + commentary + context.stepCalls.length }),
-    errorActor("recordCalls", LEDGER_DOWN),
-  );
-  context.stepCalls.forEach((planned, index) => {
-    events.push({ type: "CALL_STARTED", index, callId: planned.call.id, toolName: planned.call.name });
-  });
-  // One call per step in this model: it settles ok, error or timed_out; once the run was
-  // cancelled it may still have finished (ok) or have been cancelled.
-  const statuses: ReceiptStatus[] = context.cancelRequested ? ["ok", "cancelled"] : ["ok", "error", "timed_out"];
-  for (const status of statuses) {
+  if (invokeInput<OpenRunInput>(snapshot, "openRun")) {
+    events.push(doneActor("openRun", { lastSequence: 1 }), errorActor("openRun", LEDGER_DOWN));
+  }
+  if (invokeInput<SampleInput>(snapshot, "sampleModel")) {
+    for (const choice of SAMPLE_CHOICES) events.push(doneActor("sampleModel", choice.outcome(context.step)));
+    events.push(errorActor("sampleModel", ACTOR_CRASH));
+  }
+  for (const id of ["recordRepair", "recordCalls"]) {
+    const write = invokeInput<LedgerWriteInput>(snapshot, id);
+    if (write) {
+      events.push(
+        doneActor(id, { lastSequence: write.firstSequence + write.events.length - 1 }),
+        errorActor(id, LEDGER_DOWN),
+      );
+    }
+  }
+  const batch = invokedContext<ToolBatchInput>(snapshot, "toolBatch");
+  if (batch) {
+    batch.calls.forEach((planned, index) => {
+      const started = { type: "CALL_STARTED", index, callId: planned.call.id, toolName: planned.call.name };
+      events.push(started);
+    });
+    for (const status of batchStatuses(batch.cancelled, context.cancelRequested)) {
+      events.push(
+        doneActor(
+          "toolBatch",
+          batch.calls.map((planned) => settlementOf(planned, status)),
+        ),
+      );
+    }
+    events.push(errorActor("toolBatch", ACTOR_CRASH));
+  }
+  const results = invokeInput<ToolResultsInput>(snapshot, "recordToolResults");
+  if (results) {
     events.push(
-      doneActor(
-        "toolBatch",
-        context.stepCalls.map((planned) => settlementOf(planned, status)),
-      ),
+      doneActor("recordToolResults", toolResultsOf(results.runId, results.firstSequence, results.settlements)),
+      errorActor("recordToolResults", LEDGER_DOWN),
     );
   }
-  events.push(errorActor("toolBatch", ACTOR_CRASH));
-  events.push(
-    doneActor("recordToolResults", toolResultsOf(RUN_ID, seq, context.settlements)),
-    errorActor("recordToolResults", LEDGER_DOWN),
-  );
-  for (const verdict of VERDICTS) events.push(doneActor("verifyAnswer", verdict));
-  events.push(errorActor("verifyAnswer", ACTOR_CRASH));
-  events.push(doneActor("finishRun", { lastSequence: seq + context.closingEvents.length + 1 }));
-  events.push(errorActor("finishRun", LEDGER_DOWN));
+  if (invokeInput<VerifyInput>(snapshot, "verifyAnswer")) {
+    for (const verdict of VERDICTS) events.push(doneActor("verifyAnswer", verdict));
+    events.push(errorActor("verifyAnswer", ACTOR_CRASH));
+  }
+  const finish = invokeInput<FinishRunInput>(snapshot, "finishRun");
+  if (finish) {
+    events.push(
+      doneActor("finishRun", { lastSequence: finish.firstSequence + finish.events.length + finish.unsettled.length }),
+      errorActor("finishRun", LEDGER_DOWN),
+    );
+  }
   return events;
 }
 
-export const isCrashOrLedgerError = (event: EventObject) => event.type.startsWith("xstate.error.actor.");
+export const isActorError = (event: EventObject) => event.type.startsWith("xstate.error.actor.");
 
-export type DoneEvent = Extract<LoopEvent, { type: "done" }>;
+// --- A model of the ledger's rules (the SQLite triggers of 0002_run_ledger.ts) ---------------------
+
+export interface LedgerRow {
+  readonly sequence: number;
+  readonly type: string;
+  readonly payload: unknown;
+}
+
+const callIdOf = (row: LedgerRow) => (row.payload as { callId?: string }).callId;
+
+/**
+ * Why the ledger would refuse appending `rows` (+ receipts for `receiptCallIds`) to `existing`, or
+ * null. Mirrors the triggers: sequences continue without gaps, nothing after the terminal event,
+ * one tool_call per call id, a tool_result only after its tool_call and only once, a receipt only
+ * for a recorded call and only once.
+ */
+export function ledgerRefusal(
+  existing: ReadonlyArray<LedgerRow>,
+  existingReceipts: ReadonlyArray<string>,
+  rows: ReadonlyArray<LedgerRow>,
+  receiptCallIds: ReadonlyArray<string>,
+): string | null {
+  const all = [...existing];
+  for (const row of rows) {
+    const last = all[all.length - 1];
+    if (row.sequence !== (last?.sequence ?? 0) + 1)
+      return `sequence_gap (row ${row.sequence} after ${last?.sequence ?? 0})`;
+    if (last?.type === "terminal") return "event_after_terminal";
+    const id = callIdOf(row);
+    const calls = all.filter((r) => r.type === "tool_call" && callIdOf(r) === id);
+    if (row.type === "tool_call" && calls.length > 0) return `duplicate_tool_call (${id})`;
+    if (row.type === "tool_result" && calls.length === 0) return `orphan_tool_result (${id})`;
+    if (row.type === "tool_result" && all.some((r) => r.type === "tool_result" && callIdOf(r) === id)) {
+      return `duplicate_tool_result (${id})`;
+    }
+    all.push(row);
+  }
+  const receipts = [...existingReceipts];
+  for (const id of receiptCallIds) {
+    if (receipts.includes(id)) return `duplicate_receipt (${id})`;
+    if (!all.some((r) => r.type === "tool_call" && callIdOf(r) === id)) return `receipt_without_call (${id})`;
+    receipts.push(id);
+  }
+  return null;
+}
+
+/** What is wrong with a closed run's ledger: one terminal event, last; 1..n; pairing; receipts. */
+export function closedLedgerViolations(
+  rows: ReadonlyArray<LedgerRow>,
+  receiptCallIds: ReadonlyArray<string>,
+): string[] {
+  const violations: string[] = [];
+  const terminals = rows.filter((row) => row.type === "terminal");
+  if (terminals.length !== 1) violations.push(`${terminals.length} terminal events`);
+  if (rows[rows.length - 1]?.type !== "terminal") violations.push("the last event is not the terminal event");
+  rows.forEach((row, index) => {
+    if (row.sequence !== index + 1) violations.push(`event ${index + 1} has sequence ${row.sequence}`);
+  });
+  rows.forEach((row, index) => {
+    if (row.type !== "tool_result") return;
+    const call = rows.findIndex((r) => r.type === "tool_call" && callIdOf(r) === callIdOf(row));
+    if (call < 0 || call > index) violations.push(`tool_result ${callIdOf(row)} before its tool_call`);
+  });
+  for (const row of rows.filter((r) => r.type === "tool_call")) {
+    const count = receiptCallIds.filter((id) => id === callIdOf(row)).length;
+    if (count !== 1) violations.push(`tool_call ${callIdOf(row)} has ${count} receipts`);
+  }
+  return violations;
+}
+
+const withSequences = (events: ReadonlyArray<PendingEvent>, first: number): LedgerRow[] =>
+  events.map((event, index) => ({ sequence: first + index, type: event.type, payload: event.payload }));
+
+const resultRow = (sequence: number, callId: string): LedgerRow => ({
+  sequence,
+  type: "tool_result",
+  payload: { callId },
+});
+
+export interface ModelLedger {
+  readonly rows: ReadonlyArray<LedgerRow>;
+  readonly receipts: ReadonlyArray<string>;
+}
+
+/** The rows (and receipt call ids) the actor `id` asks to write, from the input the machine gave it. */
+function requestedWrite(snapshot: AnyMachineSnapshot, id: string): ModelLedger | undefined {
+  switch (id) {
+    case "openRun":
+      return { rows: [{ sequence: 1, type: "user_input", payload: {} }], receipts: [] };
+    case "recordRepair":
+    case "recordCalls": {
+      const input = invokeInput<LedgerWriteInput>(snapshot, id)!;
+      return { rows: withSequences(input.events, input.firstSequence), receipts: [] };
+    }
+    case "recordToolResults": {
+      const input = invokeInput<ToolResultsInput>(snapshot, id)!;
+      return {
+        rows: input.settlements.map((settlement, index) => resultRow(input.firstSequence + index, settlement.callId)),
+        receipts: input.settlements.map((settlement) => settlement.callId),
+      };
+    }
+    case "finishRun": {
+      const input = invokeInput<FinishRunInput>(snapshot, id)!;
+      const leading = withSequences(input.events, input.firstSequence);
+      const unsettled = input.unsettled.map((planned, index) =>
+        resultRow(input.firstSequence + leading.length + index, planned.call.id),
+      );
+      const terminal: LedgerRow = {
+        sequence: input.firstSequence + leading.length + unsettled.length,
+        type: "terminal",
+        payload: input.terminal,
+      };
+      return {
+        rows: [...leading, ...unsettled, terminal],
+        receipts: input.unsettled.map((planned) => planned.call.id),
+      };
+    }
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * What the actor `id` writes when it succeeds, as runActors.ts writes it: the requested rows, or —
+ * for a terminal write after a ledger failure that the ledger refuses — runActors' fallback
+ * (receipts for the step's calls whose tool_call row is durable and that have none, then the
+ * terminal event). `refused` names the ledger rule a write breaks; undefined: the actor writes nothing.
+ */
+export function ledgerWrite(
+  snapshot: AnyMachineSnapshot,
+  id: string,
+  ledger: ModelLedger,
+): { ledger: ModelLedger; refused?: undefined } | { refused: string } | undefined {
+  const write = requestedWrite(snapshot, id);
+  if (!write) return undefined;
+  const append = (next: ModelLedger) => ({
+    ledger: { rows: [...ledger.rows, ...next.rows], receipts: [...ledger.receipts, ...next.receipts] },
+  });
+  const refusal = ledgerRefusal(ledger.rows, ledger.receipts, write.rows, write.receipts);
+  if (!refusal) return append(write);
+  const input = id === "finishRun" ? invokeInput<FinishRunInput>(snapshot, id) : undefined;
+  if (input?.terminal.reason !== "ledger_write_failed") return { refused: refusal };
+  const called = new Set(ledger.rows.filter((row) => row.type === "tool_call").map(callIdOf));
+  const fallback: ModelLedger = {
+    rows: [
+      { sequence: (ledger.rows[ledger.rows.length - 1]?.sequence ?? 0) + 1, type: "terminal", payload: input.terminal },
+    ],
+    receipts: input.unsettled
+      .map((planned) => planned.call.id)
+      .filter((callId) => called.has(callId) && !ledger.receipts.includes(callId)),
+  };
+  const fallbackRefusal = ledgerRefusal(ledger.rows, ledger.receipts, fallback.rows, fallback.receipts);
+  return fallbackRefusal ? { refused: `${refusal}, then ${fallbackRefusal}` } : append(fallback);
+}

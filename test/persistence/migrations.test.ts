@@ -248,55 +248,68 @@ describe("a failed migration of a host database", () => {
   );
 });
 
+/** The child starts tsx and effect; allow for a loaded machine (this is not a timing assertion). */
+const CHILD_TIMEOUT = 120_000;
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const HANGING_MIGRATION = fileURLToPath(new URL("../support/hangingMigration.ts", import.meta.url));
 
 /** Runs the hanging migration in a child process and SIGKILLs it once it has created a table. */
 const killMidMigration = (file: string) =>
-  Effect.promise(
-    () =>
-      new Promise<NodeJS.Signals | null>((resolve, reject) => {
-        const child = spawn(process.execPath, ["--import", "tsx", HANGING_MIGRATION, file], {
-          stdio: ["ignore", "pipe", "pipe"],
-        });
-        let stdout = "";
-        let stderr = "";
-        child.stdout.on("data", (chunk) => {
-          stdout += String(chunk);
-          if (stdout.includes("started")) child.kill("SIGKILL");
-        });
-        child.stderr.on("data", (chunk) => {
-          stderr += String(chunk);
-        });
-        child.on("error", reject);
-        child.on("exit", (code, signal) =>
-          stdout.includes("started") ? resolve(signal) : reject(new Error(`child exited ${code}: ${stderr}`)),
-        );
-      }),
-  );
+  Effect.async<NodeJS.Signals | null>((resume) => {
+    const child = spawn(process.execPath, ["--import", "tsx", HANGING_MIGRATION, file], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => {
+      stdout += String(chunk);
+      if (stdout.includes("started")) child.kill("SIGKILL");
+    });
+    child.stderr.on("data", (chunk) => {
+      stderr += String(chunk);
+    });
+    child.on("error", (error) => resume(Effect.die(error)));
+    child.on("close", (code, signal) =>
+      resume(
+        stdout.includes("started")
+          ? Effect.succeed(signal)
+          : Effect.die(new Error(`the child exited (${code}) before starting: ${stderr}`)),
+      ),
+    );
+    // If the test is interrupted (e.g. timed out), do not leave the child behind.
+    return Effect.sync(() => child.kill("SIGKILL"));
+  });
 
 describe("a migration killed (SIGKILL) in the middle of 0002", () => {
-  it.effect("leaves a fresh file that a normal migrate brings to version 2", () =>
-    Effect.gen(function* () {
-      const file = tmp.path("fresh.db");
-      expect(yield* killMidMigration(file)).toBe("SIGKILL");
-      expect(tableNames(file)).not.toContain("agent_runs");
-      const report = yield* migrateDatabase(file);
-      expect(report).toMatchObject({ toVersion: 2, applied: ["0001_host_schema", "0002_run_ledger"] });
-      expect(recordedMigrations(file)).toEqual([1, 2]);
-    }),
+  it.effect(
+    "leaves a fresh file that a normal migrate brings to version 2",
+    () =>
+      Effect.gen(function* () {
+        const file = tmp.path("fresh.db");
+        expect(yield* killMidMigration(file)).toBe("SIGKILL");
+        expect(tableNames(file)).not.toContain("agent_runs");
+        const report = yield* migrateDatabase(file);
+        expect(report).toMatchObject({ toVersion: 2, applied: ["0001_host_schema", "0002_run_ledger"] });
+        expect(recordedMigrations(file)).toEqual([1, 2]);
+      }),
+    CHILD_TIMEOUT,
   );
 
-  it.effect("leaves a host database with its rows that a normal migrate brings to version 2", () =>
-    Effect.gen(function* () {
-      const file = tmp.path("host.db");
-      createHostDatabase(file);
-      const before = hostRows(file);
-      expect(yield* killMidMigration(file)).toBe("SIGKILL");
-      expect(tableNames(file)).not.toContain("agent_runs");
-      const report = yield* migrateDatabase(file);
-      expect(report).toMatchObject({ fromVersion: 1, toVersion: 2 });
-      expect(hostRows(file)).toEqual(before);
-      expect(tableNames(file)).toEqual(expect.arrayContaining(LEDGER_TABLES));
-    }),
+  it.effect(
+    "leaves a host database with its rows that a normal migrate brings to version 2",
+    () =>
+      Effect.gen(function* () {
+        const file = tmp.path("host.db");
+        createHostDatabase(file);
+        const before = hostRows(file);
+        expect(yield* killMidMigration(file)).toBe("SIGKILL");
+        expect(tableNames(file)).not.toContain("agent_runs");
+        const report = yield* migrateDatabase(file);
+        expect(report).toMatchObject({ fromVersion: 1, toVersion: 2 });
+        expect(hostRows(file)).toEqual(before);
+        expect(tableNames(file)).toEqual(expect.arrayContaining(LEDGER_TABLES));
+      }),
+    CHILD_TIMEOUT,
   );
 });

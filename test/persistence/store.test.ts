@@ -61,8 +61,8 @@ const REFUSALS: ReadonlyArray<RefusalCase> = [
     attempt: (s) => s.appendEvents("r1", [toolResult(4, "c2")]),
   },
   {
-    name: "an event after a terminal event in one batch",
-    reason: "event_after_terminal",
+    name: "a terminal event outside finishRun (the run row would stay open)",
+    reason: "invalid_payload",
     attempt: (s) =>
       s.appendEvents("r1", [{ sequence: 4, type: "terminal", payload: closure(4).terminal }, userInput(5)]),
   },

@@ -41,7 +41,8 @@ export function useTempDir(prefix = "agentloop-test-"): TempDir {
 
 export const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
 export const fileSha256 = (file: string) => sha256(readFileSync(file));
-export const listDir = (dir: string) => readdirSync(dir).sort();
+/** Every file and directory under `dir`, recursively, as sorted relative paths. */
+export const listDir = (dir: string) => readdirSync(dir, { recursive: true }).map(String).sort();
 
 /** The 0001 host schema exactly as a pre-agentloop host created it, without the Migrator. */
 export const HOST_SCHEMA_0001 = `

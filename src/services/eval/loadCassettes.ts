@@ -28,7 +28,12 @@ function listJsonFiles(path: string): string[] {
 
 function describeIssue(file: string, issue: z.core.$ZodIssue, isArray: boolean): string {
   const path = issue.path.map(String);
-  const where = isArray && path.length > 0 ? `case ${path[0]}${path.length > 1 ? `, field ${path.slice(1).join(".")}` : ""}` : path.length > 0 ? `field ${path.join(".")}` : "top level";
+  const where =
+    isArray && path.length > 0
+      ? `case ${path[0]}${path.length > 1 ? `, field ${path.slice(1).join(".")}` : ""}`
+      : path.length > 0
+        ? `field ${path.join(".")}`
+        : "top level";
   if (issue.code === "unrecognized_keys") {
     const keys = (issue as { keys: string[] }).keys;
     const parent = where === "top level" ? "" : ` in ${where}`;
@@ -47,7 +52,8 @@ function parseFile(file: string, displayName: string): Cassette[] {
   } catch (error) {
     throw new CassetteError(`${displayName}: not valid JSON (${(error as Error).message.split("\n")[0]})`);
   }
-  const parsed = CassetteFile.safeParse(json);
+  // `reportInput` keeps the offending value on each issue: a wrong type is not a missing field.
+  const parsed = CassetteFile.safeParse(json, { reportInput: true });
   if (!parsed.success) {
     const issue = pickIssue(parsed.error.issues, Array.isArray(json));
     throw new CassetteError(describeIssue(displayName, issue, Array.isArray(json)));

@@ -117,7 +117,9 @@ async function runCase(runtime: AgentRuntime, loaded: LoadedCase, options: EvalO
       sessionId: cassette.session ?? `eval:${cassette.name}`,
       input: cassette.input,
       ...(cassette.contract ? { contract: cassette.contract } : {}),
-      provider: scriptedProvider(cassette.model, { ...(cassette.capabilities ? { capabilities: cassette.capabilities } : {}) }),
+      provider: scriptedProvider(cassette.model, {
+        ...(cassette.capabilities ? { capabilities: cassette.capabilities } : {}),
+      }),
       tools,
       ...(cassette.maxSteps ? { maxSteps: cassette.maxSteps } : {}),
       ...(cassette.locale ? { locale: cassette.locale } : {}),

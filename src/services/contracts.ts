@@ -1,0 +1,92 @@
+import { parse as parseYaml } from "yaml";
+import {
+  CompletionContract,
+  type CompletionContractInput,
+  type ContractSource,
+  type EvidenceMode,
+  SkillManifest,
+} from "../domain/index.js";
+
+/**
+ * Builds a run's CompletionContract from deterministic signals only (seed §4 Phase 3), in this
+ * precedence: explicit caller contract → explicit command → skill manifest → job type →
+ * delivery request → `none`. It never looks at the words of the user's message and never runs
+ * anything.
+ */
+
+export interface ContractSignals {
+  readonly explicit?: CompletionContractInput;
+  /** An explicit command the host recognised, e.g. "/send". */
+  readonly command?: string;
+  readonly skill?: SkillManifest;
+  /** Scheduler / internal flow type. */
+  readonly jobType?: string;
+  /** The host asked for delivery to a channel. */
+  readonly deliveryRequest?: { readonly channel: string } | boolean;
+}
+
+export interface ContractTables {
+  readonly commands: Readonly<Record<string, EvidenceMode>>;
+  readonly jobTypes: Readonly<Record<string, EvidenceMode>>;
+}
+
+export const DEFAULT_CONTRACT_TABLES: ContractTables = {
+  commands: {
+    "/send": "deliver",
+    "/publish": "deliver",
+    "/commit": "deliver",
+    "/edit": "mutate",
+    "/write": "mutate",
+    "/run": "mutate",
+    "/test": "mutate",
+    "/check": "observe",
+    "/read": "observe",
+    "/search": "observe",
+  },
+  jobTypes: {
+    scheduled_delivery: "deliver",
+    scheduled_report: "deliver",
+    workspace_maintenance: "mutate",
+    health_check: "observe",
+  },
+};
+
+function contract(evidenceMode: EvidenceMode, source: ContractSource, extra: Partial<CompletionContractInput> = {}) {
+  return CompletionContract.parse({ evidenceMode, source, ...extra });
+}
+
+export function resolveContract(
+  signals: ContractSignals,
+  tables: ContractTables = DEFAULT_CONTRACT_TABLES,
+): CompletionContract {
+  if (signals.explicit) return CompletionContract.parse({ ...signals.explicit, source: "caller" });
+  const commandMode = signals.command ? tables.commands[signals.command.trim().toLowerCase()] : undefined;
+  if (commandMode) return contract(commandMode, "command");
+  if (signals.skill?.evidence) {
+    return contract(signals.skill.evidence, "skill", {
+      requiredToolNames: signals.skill.requiredTools,
+      requiredReceiptKinds: signals.skill.requiredReceiptKinds,
+    });
+  }
+  const jobMode = signals.jobType ? tables.jobTypes[signals.jobType] : undefined;
+  if (jobMode) return contract(jobMode, "job_type");
+  if (signals.deliveryRequest) return contract("deliver", "delivery_request");
+  return contract("none", "default");
+}
+
+export class SkillManifestError extends Error {
+  readonly _tag = "SkillManifestError";
+}
+
+/** Reads the YAML front matter of a SKILL.md; the body stays unread until the skill is loaded. */
+export function parseSkillManifest(markdown: string, fallbackName?: string): SkillManifest {
+  const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(markdown);
+  const raw: unknown = match ? parseYaml(match[1]!) : {};
+  const data = { ...(fallbackName ? { name: fallbackName } : {}), ...(raw && typeof raw === "object" ? raw : {}) };
+  const parsed = SkillManifest.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new SkillManifestError(`skill manifest: ${issue.path.join(".") || "front matter"}: ${issue.message}`);
+  }
+  return parsed.data;
+}
