@@ -187,6 +187,36 @@ export function reachableKeys(graph: Graph, key: (snapshot: AnyMachineSnapshot) 
   return reached;
 }
 
+export interface GraphPath {
+  /** Each event with the snapshot it is sent in. */
+  readonly steps: ReadonlyArray<{ readonly state: AnyMachineSnapshot; readonly event: EventObject }>;
+  /** Where the path ends (no longer active). */
+  readonly state: AnyMachineSnapshot;
+}
+
+/** Every complete path of the graph whose edges all pass `keep` (self-loops are never taken). */
+export function completePaths(
+  graph: Graph,
+  key: (snapshot: AnyMachineSnapshot) => string,
+  keep: (state: AnyMachineSnapshot, event: EventObject) => boolean,
+): GraphPath[] {
+  const paths: GraphPath[] = [];
+  const walk = (node: string, steps: GraphPath["steps"]) => {
+    const value = nodeAt(graph, node);
+    if (value.state.status !== "active") {
+      paths.push({ steps, state: value.state });
+      return;
+    }
+    for (const next of Object.values(value.transitions)) {
+      const nextKey = key(next.state);
+      if (nextKey === node || !keep(value.state, next.event)) continue;
+      walk(nextKey, [...steps, { state: value.state, event: next.event }]);
+    }
+  };
+  walk(Object.keys(graph)[0]!, []);
+  return paths;
+}
+
 /** The key a graph gives a snapshot (the traversal's serializer). */
 export const keyOf = (options: GraphOptions) => (snapshot: AnyMachineSnapshot) =>
   (options.serializeState ?? serializeSnapshot)(snapshot);
@@ -496,6 +526,23 @@ export function batchStatuses(startedCancelled: boolean, cancelledLater: boolean
 }
 
 /**
+ * The invoked actors of `snapshot` that append rows to the ledger (the machine's `appendLedger`
+ * actor, under whatever invoke id: recordRepair, recordCalls …), recognised by their input.
+ */
+export function appendLedgerIds(snapshot: AnyMachineSnapshot): string[] {
+  return Object.keys(snapshot.children).filter((id) => {
+    const input = invokeInput<Record<string, unknown>>(snapshot, id);
+    return (
+      input !== undefined &&
+      "firstSequence" in input &&
+      Array.isArray(input.events) &&
+      Array.isArray(input.transcript) &&
+      !("terminal" in input)
+    );
+  });
+}
+
+/**
  * The run machine's full event alphabet, as a function of the snapshot. Every actor output is
  * computed from the input the machine gave that actor — as the runtime's actors compute it
  * (runActors.ts) — so outputs stay consistent: sequences advance by the rows written, the batch
@@ -511,7 +558,7 @@ export function runEvents(snapshot: AnyMachineSnapshot): EventObject[] {
     for (const choice of SAMPLE_CHOICES) events.push(doneActor("sampleModel", choice.outcome(context.step)));
     events.push(errorActor("sampleModel", ACTOR_CRASH));
   }
-  for (const id of ["recordRepair", "recordCalls"]) {
+  for (const id of appendLedgerIds(snapshot)) {
     const write = invokeInput<LedgerWriteInput>(snapshot, id);
     if (write) {
       events.push(
@@ -556,6 +603,25 @@ export function runEvents(snapshot: AnyMachineSnapshot): EventObject[] {
   }
   return events;
 }
+
+/** A short label of a run-model event, for test names and failure messages. */
+export const describeEvent = (event: EventObject): string => {
+  const { type, ...rest } = event as EventObject & { output?: unknown; error?: unknown };
+  const short = type.replace("xstate.done.actor.", "done:").replace("xstate.error.actor.", "error:");
+  const output = rest.output as
+    | { type?: string; finishReason?: string; calls?: unknown[]; verdict?: string }
+    | undefined;
+  if (type.endsWith(".sampleModel") && output) {
+    return output.type === "failure"
+      ? `${short}(failure)`
+      : `${short}(${output.finishReason}${output.calls?.length ? `,${output.calls.length} call` : ""})`;
+  }
+  if (type.endsWith(".toolBatch") && Array.isArray(output)) {
+    return `${short}(${output.map((s: { status: string }) => s.status).join(",")})`;
+  }
+  if (type.endsWith(".verifyAnswer") && output) return `${short}(${output.verdict})`;
+  return short;
+};
 
 export const isActorError = (event: EventObject) => event.type.startsWith("xstate.error.actor.");
 
@@ -648,11 +714,6 @@ function requestedWrite(snapshot: AnyMachineSnapshot, id: string): ModelLedger |
   switch (id) {
     case "openRun":
       return { rows: [{ sequence: 1, type: "user_input", payload: {} }], receipts: [] };
-    case "recordRepair":
-    case "recordCalls": {
-      const input = invokeInput<LedgerWriteInput>(snapshot, id)!;
-      return { rows: withSequences(input.events, input.firstSequence), receipts: [] };
-    }
     case "recordToolResults": {
       const input = invokeInput<ToolResultsInput>(snapshot, id)!;
       return {
@@ -676,8 +737,11 @@ function requestedWrite(snapshot: AnyMachineSnapshot, id: string): ModelLedger |
         receipts: input.unsettled.map((planned) => planned.call.id),
       };
     }
-    default:
-      return undefined;
+    default: {
+      if (!appendLedgerIds(snapshot).includes(id)) return undefined;
+      const input = invokeInput<LedgerWriteInput>(snapshot, id)!;
+      return { rows: withSequences(input.events, input.firstSequence), receipts: [] };
+    }
   }
 }
 

@@ -7,6 +7,7 @@ import {
   buildGraph,
   closedLedgerViolations,
   coverageOf,
+  describeEvent,
   emittedBy,
   endingPathCounts,
   finalNodes,
@@ -15,7 +16,6 @@ import {
   graphEdges,
   graphNodes,
   keyOf,
-  ledgerRefusal,
   ledgerWrite,
   type ModelLedger,
   NONE,
@@ -51,24 +51,6 @@ interface RunContextView {
 const DONE = "xstate.done.actor.";
 const contextOf = (snapshot: AnyMachineSnapshot) => snapshot.context as RunContextView;
 
-const describeEvent = (event: EventObject): string => {
-  const { type, ...rest } = event as EventObject & { output?: unknown; error?: unknown };
-  const short = type.replace("xstate.done.actor.", "done:").replace("xstate.error.actor.", "error:");
-  const output = rest.output as
-    | { type?: string; finishReason?: string; calls?: unknown[]; verdict?: string }
-    | undefined;
-  if (type.endsWith(".sampleModel") && output) {
-    return output.type === "failure"
-      ? `${short}(failure)`
-      : `${short}(${output.finishReason}${output.calls?.length ? `,${output.calls.length} call` : ""})`;
-  }
-  if (type.endsWith(".toolBatch") && Array.isArray(output)) {
-    return `${short}(${output.map((s: { status: string }) => s.status).join(",")})`;
-  }
-  if (type.endsWith(".verifyAnswer") && output) return `${short}(${output.verdict})`;
-  return short;
-};
-
 let observeGraph: Graph;
 let noneGraph: Graph;
 
@@ -80,11 +62,14 @@ beforeAll(() => {
 describe("run machine: coverage", () => {
   it("takes every state node and every transition of the run machine on some edge", () => {
     const coverage = coverageOf(runMachine, [observeGraph, noneGraph]);
-    const counts = endingPathCounts(observeGraph, keyOf(OBSERVE));
-    const paths = counts.get(Object.keys(observeGraph)[0]!) ?? 0;
+    const describeGraph = (name: string, graph: Graph, options: GraphOptions) => {
+      const own = coverageOf(runMachine, [graph]);
+      const paths = endingPathCounts(graph, keyOf(options)).get(Object.keys(graph)[0]!) ?? 0;
+      return `${name} contract: ${own.nodeCount} nodes, ${own.edgeCount} edges, ${paths} complete paths`;
+    };
     console.log(
-      `run: ${coverage.stateCount} states, ${coverage.transitionCount} transitions, ` +
-        `${coverage.nodeCount} graph nodes, ${coverage.edgeCount} edges, ${paths} complete paths (observe contract)`,
+      `run: ${coverage.stateCount} states, ${coverage.transitionCount} transitions; ` +
+        `${describeGraph("observe", observeGraph, OBSERVE)}; ${describeGraph("none", noneGraph, NONE_OPTIONS)}`,
     );
     expect({ states: coverage.uncoveredStates, transitions: coverage.uncoveredTransitions }).toEqual({
       states: [],

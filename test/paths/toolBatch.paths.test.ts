@@ -210,25 +210,15 @@ describe("tool batch machine", () => {
   });
 
   it("starts every call and ends without any CANCEL: no state waits forever", () => {
-    const stuck: string[] = [];
-    INPUTS.forEach((input, position) => {
-      if (input.cancelled) return;
-      const graph = graphs[position]!;
-      const key = keyOf(optionsFor(input));
-      // The graph without CANCEL edges: what the batch does on its own.
-      const own = withoutEvents(graph, (event) => event.type === "CANCEL");
-      const reachable = reachableKeys(own, key);
-      const counts = endingPathCounts(own, key);
-      for (const node of reachable) {
-        if (counts.get(node) === 0) stuck.push(JSON.stringify(contextOf(nodeAt(own, node).state).settlements));
-      }
-      for (const node of reachable) {
-        const snapshot = nodeAt(own, node).state;
-        if (snapshot.status === "done" && contextOf(snapshot).nextIndex !== input.calls.length) {
-          stuck.push(`done with calls never started: nextIndex ${contextOf(snapshot).nextIndex}`);
-        }
-      }
-    });
+    const stuck = INPUTS.flatMap((input, position) => (input.cancelled ? [] : stuckStates(graphs[position]!, input)));
+    expect(stuck).toEqual([]);
+  });
+
+  it("still starts its calls when configured with concurrency 0", () => {
+    // AgentRuntime passes `toolConcurrency` through unchecked; with 0 no runnable call ever starts
+    // (and a call that never runs never times out), so the run would wait until someone cancels.
+    const input = batchInput(0, false, [plannedCall(1, "a")]);
+    const stuck = stuckStates(buildGraph(machine, optionsFor(input)), input);
     expect(stuck).toEqual([]);
   });
 
@@ -265,4 +255,23 @@ function actionsOfInitial(actions: ReadonlyArray<unknown>): ExecutedAction[] {
     params: action.params,
     context: action.info?.context,
   }));
+}
+
+/** States of a batch that cannot end on its own (without a CANCEL), or end with calls never started. */
+function stuckStates(graph: Graph, input: ToolBatchInput): string[] {
+  const key = keyOf(optionsFor(input));
+  // The graph without CANCEL edges: what the batch does on its own.
+  const own = withoutEvents(graph, (event) => event.type === "CANCEL");
+  const reachable = reachableKeys(own, key);
+  const counts = endingPathCounts(own, key);
+  const stuck: string[] = [];
+  for (const node of reachable) {
+    const context = contextOf(nodeAt(own, node).state);
+    if (counts.get(node) === 0)
+      stuck.push(`stuck: settlements ${JSON.stringify(context.settlements)}, nextIndex ${context.nextIndex}`);
+    if (nodeAt(own, node).state.status === "done" && context.nextIndex !== input.calls.length) {
+      stuck.push(`done with calls never started: nextIndex ${context.nextIndex}`);
+    }
+  }
+  return stuck;
 }

@@ -109,7 +109,19 @@ describe("withProviderRetry", () => {
     }),
   );
 
-  it.effect("caps every delay at maxDelayMs", () =>
+  it.effect("honours a retry-after longer than maxDelayMs: the server's hint is not capped", () =>
+    Effect.gen(function* () {
+      const call = flakyCall([failure("rate_limited", 2_000)], true);
+      const fiber = yield* Effect.fork(call.effect.pipe(withProviderRetry({ ...POLICY, maxDelayMs: 100 })));
+      yield* TestClock.adjust("1999 millis");
+      expect(call.attempts()).toBe(1);
+      yield* TestClock.adjust("1 millis");
+      expect(call.attempts()).toBe(2);
+      expect(yield* Fiber.join(fiber)).toBe("answer");
+    }),
+  );
+
+  it.effect("caps every backoff delay at maxDelayMs", () =>
     Effect.gen(function* () {
       const call = flakyCall([failure("server_error")]);
       const fiber = yield* Effect.fork(

@@ -10,16 +10,19 @@ export interface RetryPolicy {
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxRetries: 3, baseDelayMs: 500, maxDelayMs: 30_000 };
 
 /**
- * Bounded retries for retryable provider failures: exponential backoff with jitter, never
- * sooner than the server's `retry-after`, never longer than `maxDelayMs`.
+ * Bounded retries for retryable provider failures: exponential backoff with jitter capped at
+ * `maxDelayMs`, and never sooner than the server's `retry-after`.
  */
 export function providerRetrySchedule(policy: RetryPolicy) {
-  const backoff = Schedule.exponential(Duration.millis(Math.max(1, policy.baseDelayMs))).pipe(Schedule.jittered);
+  const backoff = Schedule.exponential(Duration.millis(Math.max(1, policy.baseDelayMs))).pipe(
+    Schedule.jittered,
+    Schedule.modifyDelay((_, delay) => Duration.min(delay, Duration.millis(policy.maxDelayMs))),
+  );
+  // The server's hint is not capped: retrying sooner than it asked only earns another 429.
   const serverHint = Schedule.identity<ProviderError>().pipe(
     Schedule.addDelay((error) => Duration.millis(error.retryAfterMs ?? 0)),
   );
   return Schedule.intersect(backoff, serverHint).pipe(
-    Schedule.modifyDelay((_, delay) => Duration.min(delay, Duration.millis(policy.maxDelayMs))),
     Schedule.intersect(Schedule.recurs(policy.maxRetries)),
     Schedule.whileInput((error: ProviderError) => RETRYABLE_PROVIDER_ERRORS.has(error.reason)),
   );

@@ -1,0 +1,267 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Effect } from "effect";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AnyMachineSnapshot, EventObject } from "xstate";
+import {
+  type AgentRunResult,
+  type CassetteModelStep,
+  type ExecutionReceipt,
+  type FixtureOutcome,
+  ProviderCapabilities,
+  type ToolSettlement,
+} from "../../src/domain/index.js";
+import type { SampleOutcome, Verdict, VerifyInput } from "../../src/machines/protocol.js";
+import { runMachine } from "../../src/machines/run.machine.js";
+import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
+import { AgentRuntime } from "../../src/runtime/AgentRuntime.js";
+import { scriptedProvider } from "../../src/services/providers/scripted.js";
+import { fixtureTool } from "../../src/services/tools/fixtureTool.js";
+import { verifyAnswer } from "../../src/services/verification.js";
+import {
+  buildGraph,
+  closedLedgerViolations,
+  completePaths,
+  describeEvent,
+  type GraphOptions,
+  type GraphPath,
+  invokeInput,
+  isActorError,
+  keyOf,
+  type LedgerRow,
+  OBSERVE_LOOKUP,
+  runEvents,
+  runInput,
+  TOOL,
+  TOOL_TIMEOUT_MS,
+} from "./coverage.js";
+
+/**
+ * Replays a deterministic sample of run-machine paths through the real runtime (issue B): each
+ * path's provider outcomes become a scripted provider's steps, its tool settlements a fixture
+ * tool's outcomes; the live run must end where the path ends, with a well-formed ledger.
+ *
+ * Only paths the live system can take on purpose are replayed: no ledger write failures or actor
+ * crashes (error.actor.*), no CANCEL (see the dedicated test), and only verifier verdicts the real
+ * verifier gives for that input.
+ */
+
+const INPUT = runInput(OBSERVE_LOOKUP);
+const OPTIONS: GraphOptions = { input: INPUT, events: runEvents };
+const SAMPLE_SIZE = 16;
+/** Longer than the tool's timeout: the fixture call times out. */
+const SLOW_MS = 10 * TOOL_TIMEOUT_MS;
+
+const DONE = "xstate.done.actor.";
+const outputOf = <T>(event: EventObject) => (event as EventObject & { output: T }).output;
+const capabilities = ProviderCapabilities.parse({});
+
+/** Whether the live system can take this step on purpose. */
+function replayable(state: AnyMachineSnapshot, event: EventObject): boolean {
+  if (isActorError(event) || event.type === "CANCEL") return false;
+  if (event.type === `${DONE}verifyAnswer`) {
+    const input = invokeInput<VerifyInput>(state, "verifyAnswer")!;
+    const real = verifyAnswer({ ...input, capabilities });
+    const modelled = outputOf<Verdict>(event);
+    return real.verdict === modelled.verdict && real.reason === modelled.reason;
+  }
+  return true;
+}
+
+const describePath = (path: GraphPath) =>
+  path.steps
+    .map((step) => describeEvent(step.event))
+    .filter((label) => label !== "CALL_STARTED" && !/^done:(openRun|record|finishRun)/.test(label))
+    .join(" → ");
+
+const outcomeOf = (path: GraphPath) => {
+  const output = path.state.output as AgentRunResult;
+  return `${output.terminalState}/${output.terminalReason}`;
+};
+
+/**
+ * A deterministic sample: the shortest path of every distinct ending (state/reason), then paths
+ * spread evenly over the rest, all in a stable order (length, then description).
+ */
+function samplePaths(paths: ReadonlyArray<GraphPath>, size: number): GraphPath[] {
+  const ordered = [...paths].sort(
+    (a, b) => a.steps.length - b.steps.length || describePath(a).localeCompare(describePath(b)),
+  );
+  const chosen: GraphPath[] = [];
+  const endings = new Set<string>();
+  for (const path of ordered) {
+    if (!endings.has(outcomeOf(path))) {
+      endings.add(outcomeOf(path));
+      chosen.push(path);
+    }
+  }
+  const rest = ordered.filter((path) => !chosen.includes(path));
+  const stride = Math.max(1, Math.floor(rest.length / Math.max(1, size - chosen.length)));
+  for (let index = 0; index < rest.length && chosen.length < size; index += stride) chosen.push(rest[index]!);
+  return chosen;
+}
+
+/** The cassette a path stands for: model steps from sampleModel outputs, fixture outcomes from settlements. */
+function cassetteOf(path: GraphPath): { steps: CassetteModelStep[]; outcomes: FixtureOutcome[] } {
+  const steps: CassetteModelStep[] = [];
+  const outcomes: FixtureOutcome[] = [];
+  for (const { event } of path.steps) {
+    if (event.type === `${DONE}sampleModel`) {
+      const outcome = outputOf<SampleOutcome>(event);
+      if (outcome.type === "failure") {
+        // script_exhausted: the script simply has no step left.
+        if (outcome.reason === "provider_error") steps.push({ error: { status: 500 } });
+        continue;
+      }
+      steps.push({
+        text: outcome.text,
+        finishReason: outcome.finishReason,
+        ...(outcome.calls.length > 0
+          ? {
+              toolCalls: outcome.calls.map((planned) => ({
+                id: planned.call.id,
+                name: planned.call.name,
+                arguments: planned.call.arguments as Record<string, never>,
+              })),
+            }
+          : {}),
+      });
+    }
+    if (event.type === `${DONE}toolBatch`) {
+      for (const settlement of outputOf<ReadonlyArray<ToolSettlement>>(event)) {
+        if (settlement.status === "timed_out") outcomes.push({ status: "ok", output: null, delayMs: SLOW_MS });
+        else if (settlement.status === "ok" || settlement.status === "error") {
+          outcomes.push({ status: settlement.status, output: settlement.output });
+        } else throw new Error(`a replayed path cannot settle a call as ${settlement.status}`);
+      }
+    }
+  }
+  return { steps, outcomes };
+}
+
+const graph = buildGraph(runMachine, OPTIONS);
+const replayablePaths = completePaths(graph, keyOf(OPTIONS), replayable);
+const SAMPLE = samplePaths(
+  replayablePaths.filter((path) => path.state.status === "done"),
+  SAMPLE_SIZE,
+);
+
+let dir: string;
+let runtime: AgentRuntime;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "agentloop-paths-"));
+  runtime = await AgentRuntime.make({
+    database: join(dir, "ledger.db"),
+    retry: { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 },
+    doomLoopThreshold: INPUT.doomLoopThreshold,
+    maxProtocolRepairs: INPUT.maxProtocolRepairs,
+    toolConcurrency: INPUT.toolConcurrency,
+  });
+});
+
+afterAll(async () => {
+  await runtime?.dispose();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+async function ledgerOf(runId: string): Promise<{ rows: LedgerRow[]; receipts: ReadonlyArray<ExecutionReceipt> }> {
+  const rows = await runtime.run(Effect.flatMap(AgentRunStore, (store) => store.listRunEvents(runId)));
+  const receipts = await runtime.run(Effect.flatMap(AgentRunStore, (store) => store.listReceipts(runId)));
+  return { rows: rows.map((row) => ({ sequence: row.sequence, type: row.type, payload: row.payload })), receipts };
+}
+
+const toolSpec = (outcomes: FixtureOutcome[]) =>
+  fixtureTool({
+    name: TOOL,
+    kind: "observe",
+    timeoutMs: TOOL_TIMEOUT_MS,
+    ...(outcomes.length > 0 ? { outcomes } : {}),
+  });
+
+describe("run paths replayed through the runtime", () => {
+  it("samples replayable paths that end in every reachable terminal state", () => {
+    const states = new Set(SAMPLE.map((path) => (path.state.output as AgentRunResult).terminalState));
+    console.log(
+      `replay: ${replayablePaths.length} replayable complete paths, ${SAMPLE.length} sampled, ` +
+        `endings: ${[...new Set(SAMPLE.map(outcomeOf))].join(", ")}`,
+    );
+    expect(SAMPLE.length).toBeGreaterThanOrEqual(10);
+    expect([...states].sort()).toEqual(["completed", "failed", "incomplete", "unverified"]);
+  });
+
+  it.each(SAMPLE.map((path) => [`${describePath(path)} ⇒ ${outcomeOf(path)}`, path] as const))(
+    "replays %s live with the same ending and a well-formed ledger",
+    async (_, path) => {
+      const expected = path.state.output as AgentRunResult;
+      const { steps, outcomes } = cassetteOf(path);
+      const handle = runtime.startRun({
+        sessionId: "paths",
+        input: INPUT.input,
+        contract: OBSERVE_LOOKUP,
+        tools: [toolSpec(outcomes)],
+        provider: scriptedProvider(steps),
+        maxSteps: INPUT.maxSteps,
+      });
+      const result = await handle.result;
+      const ledger = await ledgerOf(handle.runId);
+      expect({
+        terminal: `${result.terminalState}/${result.terminalReason}`,
+        receipts: result.receipts.map((receipt) => `${receipt.toolName}:${receipt.status}`),
+        violations: closedLedgerViolations(
+          ledger.rows,
+          ledger.receipts.map((receipt) => receipt.callId),
+        ),
+        terminalRow: (ledger.rows.find((row) => row.type === "terminal")?.payload as { terminalState?: string })
+          ?.terminalState,
+      }).toEqual({
+        terminal: `${expected.terminalState}/${expected.terminalReason}`,
+        receipts: expected.receipts.map((receipt) => `${receipt.toolName}:${receipt.status}`),
+        violations: [],
+        terminalRow: expected.terminalState,
+      });
+    },
+  );
+
+  it("ends cancelled, with a cancelled receipt for the call in flight, when CANCEL arrives mid-tool", async () => {
+    // The model's path: the call starts, CANCEL, the batch settles it as cancelled → cancelled.
+    const modelled = completePaths(
+      graph,
+      keyOf(OPTIONS),
+      (_, event) =>
+        !isActorError(event) &&
+        (event.type !== `${DONE}sampleModel` || outputOf<SampleOutcome>(event).type === "response"),
+    ).find((path) => describePath(path) === "done:sampleModel(tool_calls,1 call) → CANCEL → done:toolBatch(cancelled)");
+    expect((modelled?.state.output as AgentRunResult | undefined)?.terminalState).toBe("cancelled");
+
+    const handle = runtime.startRun({
+      sessionId: "paths",
+      input: INPUT.input,
+      contract: OBSERVE_LOOKUP,
+      tools: [
+        fixtureTool({
+          name: TOOL,
+          kind: "observe",
+          timeoutMs: 60_000,
+          outcomes: [{ status: "ok", output: { found: "alpha" }, delayMs: 5_000 }],
+        }),
+      ],
+      provider: scriptedProvider([{ toolCalls: [{ id: "call-1-a", name: TOOL, arguments: { q: "alpha" } }] }]),
+      maxSteps: INPUT.maxSteps,
+    });
+    for await (const event of handle.events) {
+      if (event.type === "tool_started") handle.actor.send({ type: "CANCEL" });
+    }
+    const result = await handle.result;
+    const ledger = await ledgerOf(handle.runId);
+    expect({
+      terminal: result.terminalState,
+      receipts: ledger.receipts.map((receipt) => `${receipt.callId}:${receipt.status}`),
+      violations: closedLedgerViolations(
+        ledger.rows,
+        ledger.receipts.map((receipt) => receipt.callId),
+      ),
+    }).toEqual({ terminal: "cancelled", receipts: ["call-1-a:cancelled"], violations: [] });
+  });
+});
