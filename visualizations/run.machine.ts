@@ -268,6 +268,12 @@ export const runMachine = createMachine({
                     "params": {
                       "events": []
                     }
+                  },
+                  {
+                    "type": "setPhase",
+                    "params": {
+                      "phase": "continue"
+                    }
                   }
                 ]
               }
@@ -297,9 +303,12 @@ export const runMachine = createMachine({
             "src": "appendLedger",
             "onDone": {
               "target": "executingTools",
-              "actions": {
-                "type": "advanceSequence"
-              }
+              "actions": [
+                {
+                  "type": "advanceSequence"
+                },
+                "markCallsRecorded"
+              ]
             },
             "onError": {
               "target": "#run.finalizing",
@@ -434,15 +443,56 @@ export const runMachine = createMachine({
                   "type": "verdictCompleted"
                 },
                 "target": "#run.finalizing",
-                "actions": {
-                  "type": "decide"
-                }
+                "actions": [
+                  {
+                    "type": "recordVerdict"
+                  },
+                  {
+                    "type": "decide"
+                  }
+                ]
+              },
+              {
+                "guard": "verificationNotEnforced",
+                "target": "#run.finalizing",
+                "actions": [
+                  {
+                    "type": "recordVerdict"
+                  },
+                  {
+                    "type": "decide",
+                    "params": {
+                      "state": "completed",
+                      "reason": "answered",
+                      "detail": null
+                    }
+                  }
+                ]
+              },
+              {
+                "guard": {
+                  "type": "correctionAllowed"
+                },
+                "target": "correcting",
+                "actions": [
+                  {
+                    "type": "recordVerdict"
+                  },
+                  {
+                    "type": "acceptCorrection"
+                  }
+                ]
               },
               {
                 "target": "#run.finalizing",
-                "actions": {
-                  "type": "decide"
-                }
+                "actions": [
+                  {
+                    "type": "recordVerdict"
+                  },
+                  {
+                    "type": "decide"
+                  }
+                ]
               }
             ],
             "onError": {
@@ -455,6 +505,97 @@ export const runMachine = createMachine({
                   "detail": "verifier crashed"
                 }
               }
+            }
+          }
+        },
+        "correcting": {
+          "invoke": {
+            "id": "recordCorrection",
+            "src": "appendLedger",
+            "onDone": [
+              {
+                "guard": "cancelRequested",
+                "target": "#run.finalizing",
+                "actions": [
+                  {
+                    "type": "advanceSequence"
+                  },
+                  {
+                    "type": "closeWith",
+                    "params": {
+                      "events": []
+                    }
+                  },
+                  {
+                    "type": "decide",
+                    "params": {
+                      "state": "cancelled",
+                      "reason": "cancelled_by_user",
+                      "detail": null
+                    }
+                  }
+                ]
+              },
+              {
+                "guard": "stepBudgetSpent",
+                "target": "#run.finalizing",
+                "actions": [
+                  {
+                    "type": "advanceSequence"
+                  },
+                  {
+                    "type": "closeWith",
+                    "params": {
+                      "events": []
+                    }
+                  },
+                  {
+                    "type": "decide",
+                    "params": {
+                      "state": "incomplete",
+                      "reason": "max_steps_reached",
+                      "detail": null
+                    }
+                  }
+                ]
+              },
+              {
+                "target": "sampling",
+                "actions": [
+                  {
+                    "type": "advanceSequence"
+                  },
+                  {
+                    "type": "closeWith",
+                    "params": {
+                      "events": []
+                    }
+                  },
+                  {
+                    "type": "setPhase",
+                    "params": {
+                      "phase": "correction"
+                    }
+                  }
+                ]
+              }
+            ],
+            "onError": {
+              "target": "#run.finalizing",
+              "actions": [
+                {
+                  "type": "closeWith",
+                  "params": {
+                    "events": []
+                  }
+                },
+                "failLedger"
+              ]
+            }
+          },
+          "on": {
+            "CANCEL": {
+              "actions": "flagCancel"
             }
           }
         }
@@ -472,7 +613,10 @@ export const runMachine = createMachine({
                 "state": "completed"
               }
             },
-            "target": "completed"
+            "target": "completed",
+            "actions": {
+              "type": "acceptClosingReceipts"
+            }
           },
           {
             "guard": {
@@ -481,7 +625,10 @@ export const runMachine = createMachine({
                 "state": "unverified"
               }
             },
-            "target": "unverified"
+            "target": "unverified",
+            "actions": {
+              "type": "acceptClosingReceipts"
+            }
           },
           {
             "guard": {
@@ -490,7 +637,10 @@ export const runMachine = createMachine({
                 "state": "incomplete"
               }
             },
-            "target": "incomplete"
+            "target": "incomplete",
+            "actions": {
+              "type": "acceptClosingReceipts"
+            }
           },
           {
             "guard": {
@@ -499,10 +649,16 @@ export const runMachine = createMachine({
                 "state": "cancelled"
               }
             },
-            "target": "cancelled"
+            "target": "cancelled",
+            "actions": {
+              "type": "acceptClosingReceipts"
+            }
           },
           {
-            "target": "failed"
+            "target": "failed",
+            "actions": {
+              "type": "acceptClosingReceipts"
+            }
           }
         ],
         "onError": [

@@ -53,12 +53,21 @@ export const ProviderAnomalyPayload = z.strictObject({
   detail: z.string(),
 });
 
+/** The verifier's verdict as the run recorded it (also under receiptVerification `observe`). */
+export const RecordedVerdict = z.strictObject({
+  mode: z.enum(["off", "observe", "enforce"]),
+  verdict: z.enum(["completed", "unverified", "correct"]),
+  reason: ReasonCode,
+  missing: z.array(z.string()),
+});
+
 export const TerminalPayload = z.strictObject({
   terminalState: TerminalState,
   reason: ReasonCode,
   finalText: z.string(),
   steps: z.number().int().nonnegative(),
   correctionTurns: z.number().int().nonnegative(),
+  verification: RecordedVerdict.optional(),
 });
 
 export const CanonicalEvent = z.discriminatedUnion("type", [

@@ -76,6 +76,8 @@ export interface ToolResultsOutput {
   readonly resultHashes: ReadonlyArray<string>;
 }
 
+export type ReceiptVerificationMode = "off" | "observe" | "enforce";
+
 export interface VerifyInput {
   readonly runId: string;
   readonly contract: CompletionContract;
@@ -90,6 +92,13 @@ export interface Verdict {
   readonly verdict: "completed" | "unverified" | "correct";
   readonly reason: ReasonCode;
   readonly missing: ReadonlyArray<string>;
+  /** With `correct`: the runtime-owned correction message, naming the missing evidence. */
+  readonly correction?: string;
+}
+
+export interface FinishRunOutput extends LedgerWriteOutput {
+  /** Receipts written while closing (calls the run ended before they reported). */
+  readonly receipts: ReadonlyArray<ExecutionReceipt>;
 }
 
 export interface FinishRunInput {

@@ -1,6 +1,7 @@
 import { assign, emit, enqueueActions, fromPromise, sendTo, setup } from "xstate";
 import {
   type AgentRunResult,
+  CORRECTION_MESSAGE,
   type CompletionContract,
   type ContextMessage,
   type ExecutionReceipt,
@@ -9,8 +10,8 @@ import {
   type Locale,
   type LoopEvent,
   type PlannedCall,
+  type ProviderCapabilities,
   type TerminalState,
-  type ToolChoice,
   type ToolKind,
   type ToolSettlement,
 } from "../domain/index.js";
@@ -18,11 +19,13 @@ import { isDoomLoop } from "./loopGuards.js";
 import type {
   CallFingerprint,
   FinishRunInput,
+  FinishRunOutput,
   LedgerWriteInput,
   LedgerWriteOutput,
   OpenRunInput,
   Outcome,
   PendingEvent,
+  ReceiptVerificationMode,
   SampleInput,
   SampleOutcome,
   ToolResultsInput,
@@ -31,6 +34,7 @@ import type {
   VerifyInput,
 } from "./protocol.js";
 import { type ToolBatchReport, toolBatchMachine } from "./toolBatch.machine.js";
+import { type SamplingPhase, selectToolChoice } from "./toolChoice.js";
 
 /**
  * The run lifecycle (seed §2.1, §4 Phase 1–3): sample → act → record → repeat, until the run
@@ -51,7 +55,13 @@ export interface RunInput {
   readonly maxProtocolRepairs: number;
   readonly toolConcurrency: number;
   readonly locale: Locale;
+  readonly capabilities: ProviderCapabilities;
+  /** Rollout switch (seed §3.3): `observe` records the verdict but reports as `off` would. */
+  readonly receiptVerification: ReceiptVerificationMode;
 }
+
+/** At most one correction turn per run (seed §4 Phase 3). */
+export const MAX_CORRECTION_TURNS = 1;
 
 interface RunContext extends RunInput {
   readonly step: number;
@@ -71,6 +81,10 @@ interface RunContext extends RunInput {
   readonly closingTranscript: ReadonlyArray<ContextMessage>;
   readonly outcome: Outcome | null;
   readonly cancelRequested: boolean;
+  readonly samplingPhase: SamplingPhase;
+  /** Whether the current step's tool_call rows are durable (only those calls can get closing receipts). */
+  readonly callsRecorded: boolean;
+  readonly verdict: Verdict | null;
 }
 
 export type RunEvent = { type: "CANCEL" } | ToolBatchReport;
@@ -78,8 +92,6 @@ export type RunEvent = { type: "CANCEL" } | ToolBatchReport;
 type Response = Extract<SampleOutcome, { type: "response" }>;
 
 export const INVALID_TOOL_NAME = "invalid";
-const AUTO: ToolChoice = { mode: "auto" };
-
 const isResponse = (outcome: SampleOutcome): outcome is Response => outcome.type === "response";
 const hasText = (outcome: Response) => outcome.text.trim().length > 0;
 
@@ -145,7 +157,7 @@ export const runMachine = setup({
     verifyAnswer: fromPromise<Verdict, VerifyInput>(async () => {
       throw new Error("verifyAnswer must be provided by the runtime");
     }),
-    finishRun: fromPromise<LedgerWriteOutput, FinishRunInput>(async () => {
+    finishRun: fromPromise<FinishRunOutput, FinishRunInput>(async () => {
       throw new Error("finishRun must be provided by the runtime");
     }),
   },
@@ -177,15 +189,42 @@ export const runMachine = setup({
         [...context.callLog, ...fingerprints(context.settlements, params.output.resultHashes)],
         context.doomLoopThreshold,
       ),
-    /** Defence in depth: whatever the verifier says, `completed` needs the contract's receipts. */
+    /**
+     * Defence in depth: whatever the verifier says, under `enforce` a `completed` needs the
+     * contract's receipts.
+     */
     verdictCompleted: ({ context }, params: { verdict: Verdict }) =>
       params.verdict.verdict === "completed" &&
-      evidenceGap(context.contract, context.receipts, context.toolKinds).satisfied,
+      (context.receiptVerification !== "enforce" ||
+        evidenceGap(context.contract, context.receipts, context.toolKinds).satisfied),
+    verificationNotEnforced: ({ context }) => context.receiptVerification !== "enforce",
+    correctionAllowed: ({ context }, params: { verdict: Verdict }) =>
+      params.verdict.verdict === "correct" && context.correctionTurns < MAX_CORRECTION_TURNS,
     outcomeIs: ({ context }, params: { state: TerminalState }) => context.outcome?.state === params.state,
     ledgerFailureNotDecided: ({ context }) => context.outcome?.reason !== "ledger_write_failed",
   },
   actions: {
     countStep: assign({ step: ({ context }) => context.step + 1 }),
+    setPhase: assign({ samplingPhase: (_, params: { phase: SamplingPhase }) => params.phase }),
+    markCallsRecorded: assign({ callsRecorded: true }),
+    recordVerdict: assign({ verdict: (_, params: { verdict: Verdict }) => params.verdict }),
+    acceptCorrection: assign(({ context }, params: { verdict: Verdict }) => ({
+      correctionTurns: context.correctionTurns + 1,
+      closingEvents: [
+        ...context.closingEvents,
+        {
+          type: "user_input" as const,
+          payload: { text: params.verdict.correction ?? CORRECTION_MESSAGE, origin: "runtime_correction" },
+        },
+      ],
+      closingTranscript: [
+        ...context.closingTranscript,
+        { role: "user" as const, content: params.verdict.correction ?? CORRECTION_MESSAGE },
+      ],
+    })),
+    acceptClosingReceipts: assign({
+      receipts: ({ context }, params: { output: FinishRunOutput }) => [...context.receipts, ...params.output.receipts],
+    }),
     advanceSequence: assign({ sequence: (_, params: { lastSequence: number }) => params.lastSequence }),
     flagCancel: assign({ cancelRequested: true }),
     decide: assign({
@@ -193,7 +232,7 @@ export const runMachine = setup({
     }),
     acceptToolStep: enqueueActions(({ context, enqueue }, params: { outcome: SampleOutcome }) => {
       const outcome = params.outcome as Response;
-      enqueue.assign({ stepCalls: outcome.calls, stepText: outcome.text, settlements: [] });
+      enqueue.assign({ stepCalls: outcome.calls, stepText: outcome.text, settlements: [], callsRecorded: false });
       if (hasText(outcome)) {
         enqueue.emit({ type: "commentary", runId: context.runId, step: context.step, text: outcome.text });
       }
@@ -222,6 +261,8 @@ export const runMachine = setup({
         sequence: params.output.lastSequence,
         stepCalls: [],
         settlements: [],
+        callsRecorded: false,
+        samplingPhase: "continue",
       });
       for (const receipt of params.output.receipts) {
         enqueue.emit({
@@ -281,6 +322,9 @@ export const runMachine = setup({
     closingTranscript: [],
     outcome: null,
     cancelRequested: false,
+    samplingPhase: "first",
+    callsRecorded: false,
+    verdict: null,
   }),
   states: {
     active: {
@@ -323,7 +367,16 @@ export const runMachine = setup({
           invoke: {
             id: "sampleModel",
             src: "sampleModel",
-            input: ({ context }) => ({ runId: context.runId, step: context.step, toolChoice: AUTO }),
+            input: ({ context }) => ({
+              runId: context.runId,
+              step: context.step,
+              toolChoice: selectToolChoice(
+                context.contract,
+                context.capabilities,
+                new Set(Object.keys(context.toolKinds)),
+                context.samplingPhase,
+              ),
+            }),
             onDone: [
               {
                 guard: { type: "providerFailed", params: ({ event }) => ({ outcome: event.output }) },
@@ -501,6 +554,7 @@ export const runMachine = setup({
                 actions: [
                   { type: "advanceSequence", params: ({ event }) => event.output },
                   { type: "closeWith", params: { events: [] } },
+                  { type: "setPhase", params: { phase: "continue" } },
                 ],
               },
             ],
@@ -529,7 +583,7 @@ export const runMachine = setup({
             }),
             onDone: {
               target: "executingTools",
-              actions: { type: "advanceSequence", params: ({ event }) => event.output },
+              actions: [{ type: "advanceSequence", params: ({ event }) => event.output }, "markCallsRecorded"],
             },
             onError: { target: "#run.finalizing", actions: "failLedger" },
           },
@@ -626,21 +680,44 @@ export const runMachine = setup({
               {
                 guard: { type: "verdictCompleted", params: ({ event }) => ({ verdict: event.output }) },
                 target: "#run.finalizing",
-                actions: {
-                  type: "decide",
-                  params: ({ event }) => ({ state: "completed", reason: event.output.reason, detail: null }),
-                },
+                actions: [
+                  { type: "recordVerdict", params: ({ event }) => ({ verdict: event.output }) },
+                  {
+                    type: "decide",
+                    params: ({ event }) => ({ state: "completed", reason: event.output.reason, detail: null }),
+                  },
+                ],
+              },
+              {
+                // `off` and `observe` report what the old loop would have: the answer, completed.
+                guard: "verificationNotEnforced",
+                target: "#run.finalizing",
+                actions: [
+                  { type: "recordVerdict", params: ({ event }) => ({ verdict: event.output }) },
+                  { type: "decide", params: { state: "completed", reason: "answered", detail: null } },
+                ],
+              },
+              {
+                guard: { type: "correctionAllowed", params: ({ event }) => ({ verdict: event.output }) },
+                target: "correcting",
+                actions: [
+                  { type: "recordVerdict", params: ({ event }) => ({ verdict: event.output }) },
+                  { type: "acceptCorrection", params: ({ event }) => ({ verdict: event.output }) },
+                ],
               },
               {
                 target: "#run.finalizing",
-                actions: {
-                  type: "decide",
-                  params: ({ event }) => ({
-                    state: "unverified",
-                    reason: event.output.verdict === "unverified" ? event.output.reason : "receipt_missing",
-                    detail: event.output.missing.join("; ") || null,
-                  }),
-                },
+                actions: [
+                  { type: "recordVerdict", params: ({ event }) => ({ verdict: event.output }) },
+                  {
+                    type: "decide",
+                    params: ({ event }) => ({
+                      state: "unverified",
+                      reason: event.output.verdict === "completed" ? "receipt_missing" : event.output.reason,
+                      detail: event.output.missing.join("; ") || null,
+                    }),
+                  },
+                ],
               },
             ],
             onError: {
@@ -651,6 +728,51 @@ export const runMachine = setup({
               },
             },
           },
+        },
+        correcting: {
+          invoke: {
+            id: "recordCorrection",
+            src: "appendLedger",
+            input: ({ context }) => ({
+              runId: context.runId,
+              firstSequence: context.sequence + 1,
+              events: context.closingEvents,
+              transcript: context.closingTranscript,
+            }),
+            onDone: [
+              {
+                guard: "cancelRequested",
+                target: "#run.finalizing",
+                actions: [
+                  { type: "advanceSequence", params: ({ event }) => event.output },
+                  { type: "closeWith", params: { events: [] } },
+                  { type: "decide", params: { state: "cancelled", reason: "cancelled_by_user", detail: null } },
+                ],
+              },
+              {
+                guard: "stepBudgetSpent",
+                target: "#run.finalizing",
+                actions: [
+                  { type: "advanceSequence", params: ({ event }) => event.output },
+                  { type: "closeWith", params: { events: [] } },
+                  { type: "decide", params: { state: "incomplete", reason: "max_steps_reached", detail: null } },
+                ],
+              },
+              {
+                target: "sampling",
+                actions: [
+                  { type: "advanceSequence", params: ({ event }) => event.output },
+                  { type: "closeWith", params: { events: [] } },
+                  { type: "setPhase", params: { phase: "correction" } },
+                ],
+              },
+            ],
+            onError: {
+              target: "#run.finalizing",
+              actions: [{ type: "closeWith", params: { events: [] } }, "failLedger"],
+            },
+          },
+          on: { CANCEL: { actions: "flagCancel" } },
         },
       },
     },
@@ -669,16 +791,45 @@ export const runMachine = setup({
             finalText: finalText(context),
             steps: context.step,
             correctionTurns: context.correctionTurns,
+            ...(context.verdict && context.receiptVerification !== "off"
+              ? {
+                  verification: {
+                    mode: context.receiptVerification,
+                    verdict: context.verdict.verdict,
+                    reason: context.verdict.reason,
+                    missing: [...context.verdict.missing],
+                  },
+                }
+              : {}),
           },
           detail: context.outcome!.detail,
           transcript: context.closingTranscript,
         }),
         onDone: [
-          { guard: { type: "outcomeIs", params: { state: "completed" } }, target: "completed" },
-          { guard: { type: "outcomeIs", params: { state: "unverified" } }, target: "unverified" },
-          { guard: { type: "outcomeIs", params: { state: "incomplete" } }, target: "incomplete" },
-          { guard: { type: "outcomeIs", params: { state: "cancelled" } }, target: "cancelled" },
-          { target: "failed" },
+          {
+            guard: { type: "outcomeIs", params: { state: "completed" } },
+            target: "completed",
+            actions: { type: "acceptClosingReceipts", params: ({ event }) => ({ output: event.output }) },
+          },
+          {
+            guard: { type: "outcomeIs", params: { state: "unverified" } },
+            target: "unverified",
+            actions: { type: "acceptClosingReceipts", params: ({ event }) => ({ output: event.output }) },
+          },
+          {
+            guard: { type: "outcomeIs", params: { state: "incomplete" } },
+            target: "incomplete",
+            actions: { type: "acceptClosingReceipts", params: ({ event }) => ({ output: event.output }) },
+          },
+          {
+            guard: { type: "outcomeIs", params: { state: "cancelled" } },
+            target: "cancelled",
+            actions: { type: "acceptClosingReceipts", params: ({ event }) => ({ output: event.output }) },
+          },
+          {
+            target: "failed",
+            actions: { type: "acceptClosingReceipts", params: ({ event }) => ({ output: event.output }) },
+          },
         ],
         onError: [
           // The closing rows could not be written: close again as failed/ledger_write_failed
@@ -747,6 +898,7 @@ function toolStepEvents(context: RunContext): PendingEvent[] {
 
 /** Calls of the current step whose results were never recorded: they must still get a receipt. */
 function unsettledCalls(context: RunContext): ReadonlyArray<PlannedCall> {
+  if (!context.callsRecorded) return [];
   const recorded = new Set(context.receipts.map((receipt) => receipt.callId));
   return context.stepCalls.filter((planned) => !recorded.has(planned.call.id));
 }

@@ -59,7 +59,7 @@ export const toolBatchMachine = setup({
       let next = context.nextIndex;
       while (next < context.calls.length) {
         const runnable = context.calls[next]!.disposition === "run";
-        if (runnable && running >= context.concurrency) break;
+        if (runnable && running >= Math.max(1, context.concurrency)) break;
         if (runnable) running += 1;
         enqueue.sendTo(callActorId(next), { type: "START" });
         next += 1;

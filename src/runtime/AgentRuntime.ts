@@ -10,6 +10,7 @@ import {
   type LoopEvent,
   NONE_CONTRACT,
 } from "../domain/index.js";
+import type { ReceiptVerificationMode } from "../machines/protocol.js";
 import { runMachine } from "../machines/run.machine.js";
 import { toolBatchMachine } from "../machines/toolBatch.machine.js";
 import { toolCallMachine } from "../machines/toolCall.machine.js";
@@ -39,6 +40,8 @@ export interface AgentRuntimeConfig {
   readonly retry?: RetryPolicy;
   readonly payloadCapBytes?: number;
   readonly locale?: Locale;
+  /** Rollout switch (seed §3.3): `observe` records verdicts but reports as `off`; default `enforce`. */
+  readonly receiptVerification?: ReceiptVerificationMode;
   /** Close runs a crashed process left open (default true). */
   readonly recoverOnStart?: boolean;
 }
@@ -131,6 +134,7 @@ export class AgentRuntime {
       retry: this.config.retry ?? DEFAULT_RETRY_POLICY,
       defaultToolTimeoutMs: this.config.defaultToolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
       now: () => new Date().toISOString(),
+      receiptVerification: this.config.receiptVerification ?? "enforce",
       callStartedAt: new Map(),
     });
     const machine = runMachine.provide({
@@ -159,8 +163,10 @@ export class AgentRuntime {
         maxSteps: options.maxSteps ?? this.config.maxSteps ?? 24,
         doomLoopThreshold: this.config.doomLoopThreshold ?? 3,
         maxProtocolRepairs: this.config.maxProtocolRepairs ?? 1,
-        toolConcurrency: this.config.toolConcurrency ?? 4,
+        toolConcurrency: Math.max(1, Math.floor(this.config.toolConcurrency ?? 4)),
         locale: options.locale ?? this.config.locale ?? "en",
+        capabilities: provider.capabilities,
+        receiptVerification: this.config.receiptVerification ?? "enforce",
       },
     });
 

@@ -119,7 +119,7 @@ export interface Claim {
   readonly sentence: string;
 }
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 const EN_NEGATION_OR_FUTURE =
   /\b(?:not|never|n't|cannot|can|could|couldn't|unable|failed to|will|won't|would|shall|should|going to|plan to|about to|need to|needs to|let me|try to|trying to|if|whether|please|once i|after i|before i|when i)\b/i;
@@ -135,7 +135,7 @@ const IMPERATIVE_LOOKALIKES: ReadonlySet<string> = new Set(["read", "run", "look
 function buildEnglish(): ReadonlyArray<readonly [RegExp, ClaimKind, string]> {
   return CLAIM_VERBS.flatMap((entry) =>
     entry.en.map((verb) => {
-      const v = escape(verb).replace(" ", "\\s+");
+      const v = escapeRegExp(verb).replace(" ", "\\s+");
       const pattern = new RegExp(
         [
           // I have / I've / we have (just|already|successfully) sent
@@ -162,7 +162,7 @@ function buildEnglish(): ReadonlyArray<readonly [RegExp, ClaimKind, string]> {
 function buildChinese(): ReadonlyArray<readonly [RegExp, ClaimKind, string]> {
   return CLAIM_VERBS.flatMap((entry) =>
     entry.zh.map((verb) => {
-      const v = escape(verb);
+      const v = escapeRegExp(verb);
       const pattern = new RegExp(`(?:已经?|已成功)${v}|(?:我|我们)(?:刚刚?|成功)?${v}(?:了|完毕|完成)|${v}成功`);
       return [pattern, entry.kind, verb] as const;
     }),

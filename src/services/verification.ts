@@ -1,18 +1,8 @@
-import { evidenceGap, type ProviderCapabilities } from "../domain/index.js";
+import { CORRECTION_MESSAGE, correctionText, evidenceGap, type ProviderCapabilities } from "../domain/index.js";
 import type { Verdict, VerifyInput } from "../machines/protocol.js";
 import { type Claim, detectClaims, unbackedClaims } from "./claims.js";
 
-/** The runtime-owned correction message (seed §4 Phase 3); the model cannot edit it. */
-export const CORRECTION_MESSAGE = [
-  "The requested outcome requires verified execution evidence. No matching tool",
-  "result exists for the claimed action. Call an available appropriate tool, or",
-  "state clearly that the action was not completed. Do not claim completion without",
-  "a result.",
-].join("\n");
-
-export function correctionText(missing: ReadonlyArray<string>): string {
-  return missing.length === 0 ? CORRECTION_MESSAGE : `${CORRECTION_MESSAGE}\nMissing evidence: ${missing.join("; ")}.`;
-}
+export { CORRECTION_MESSAGE, correctionText };
 
 const describeClaim = (claim: Claim) => `a successful ${claim.kind} result for the claim "${claim.sentence}"`;
 
@@ -40,9 +30,8 @@ export function verifyAnswer(input: VerifyInput & { readonly capabilities: Provi
     return { verdict: "unverified", reason: "tool_calling_unsupported", missing };
   }
   const reason = gap.satisfied ? "claim_without_receipt" : "receipt_missing";
-  return {
-    verdict: input.correctionTurns < 1 && input.capabilities.toolCalling ? "correct" : "unverified",
-    reason,
-    missing,
-  };
+  if (input.correctionTurns < 1 && input.capabilities.toolCalling) {
+    return { verdict: "correct", reason, missing, correction: correctionText(missing) };
+  }
+  return { verdict: "unverified", reason, missing };
 }

@@ -26,18 +26,20 @@ import {
   type EventObject,
   transition,
 } from "xstate";
-import type {
-  CompletionContract,
-  ExecutionReceipt,
-  FinishReason,
-  JsonValue,
-  PlannedCall,
-  ReceiptStatus,
-  ToolKind,
-  ToolSettlement,
+import {
+  type CompletionContract,
+  correctionText,
+  type ExecutionReceipt,
+  type FinishReason,
+  type JsonValue,
+  type PlannedCall,
+  type ProviderCapabilities,
+  type ReceiptStatus,
+  type ToolSettlement,
 } from "../../src/domain/index.js";
 import type {
   FinishRunInput,
+  FinishRunOutput,
   LedgerWriteInput,
   OpenRunInput,
   PendingEvent,
@@ -116,10 +118,6 @@ export function simplePaths(
 ): Array<StatePath<AnyMachineSnapshot, EventObject>> {
   return getSimplePaths(machine, traversalOptions(options)) as Array<StatePath<AnyMachineSnapshot, EventObject>>;
 }
-
-/** The events of a path, in order (a path's steps pair each event with the state it was sent in). */
-export const pathEvents = (path: StatePath<AnyMachineSnapshot, EventObject>): EventObject[] =>
-  path.steps.map((step) => step.event);
 
 /** The final state nodes a snapshot is in. */
 export const finalNodes = (snapshot: AnyMachineSnapshot): string[] =>
@@ -249,6 +247,62 @@ export function endingPathCounts(graph: Graph, key: (snapshot: AnyMachineSnapsho
   return memo;
 }
 
+/**
+ * The graph's node keys in a topological order (every node after all nodes with an edge into it),
+ * self-loops ignored; a real cycle is reported (see `endingPathCounts`).
+ */
+export function topologicalKeys(graph: Graph, key: (snapshot: AnyMachineSnapshot) => string): string[] {
+  const order: string[] = [];
+  const done = new Set<string>();
+  const visiting = new Set<string>();
+  const visit = (node: string) => {
+    if (done.has(node)) return;
+    if (visiting.has(node)) throw new Error(`the graph has a cycle through ${node}`);
+    visiting.add(node);
+    for (const next of Object.values(nodeAt(graph, node).transitions)) {
+      const nextKey = key(next.state);
+      if (nextKey !== node) visit(nextKey);
+    }
+    visiting.delete(node);
+    done.add(node);
+    order.push(node);
+  };
+  for (const node of Object.keys(graph)) visit(node);
+  return order.reverse();
+}
+
+/**
+ * The events of a shortest path from the graph's initial node to an edge `hit` selects (the
+ * selected edge's event last), or undefined when there is none: a short, reproducible example.
+ */
+export function shortestTrail(
+  graph: Graph,
+  key: (snapshot: AnyMachineSnapshot) => string,
+  hit: (state: AnyMachineSnapshot, event: EventObject, next: AnyMachineSnapshot) => boolean,
+): EventObject[] | undefined {
+  const root = Object.keys(graph)[0]!;
+  const via = new Map<string, { from: string; event: EventObject } | null>([[root, null]]);
+  const trail = (node: string, last: EventObject[]) => {
+    const events = [...last];
+    for (let step = via.get(node); step; step = via.get(step.from)) events.unshift(step.event);
+    return events;
+  };
+  const queue = [root];
+  for (let index = 0; index < queue.length; index++) {
+    const node = queue[index]!;
+    const value = nodeAt(graph, node);
+    for (const next of Object.values(value.transitions)) {
+      if (hit(value.state, next.event, next.state)) return trail(node, [next.event]);
+      const nextKey = key(next.state);
+      if (!via.has(nextKey)) {
+        via.set(nextKey, { from: node, event: next.event });
+        queue.push(nextKey);
+      }
+    }
+  }
+  return undefined;
+}
+
 // --- Transition enumeration and coverage -----------------------------------------------------------
 
 export interface TransitionInfo {
@@ -343,8 +397,11 @@ export const errorActor = <E extends EventObject>(id: string, error: unknown): E
 // --- The run-machine model (shared by run.paths and replay.paths) ------------------------------------
 
 export const TOOL = "lookup";
-/** The planned timeout of every `lookup` call; the replay's fixture tool uses the same. */
-export const TOOL_TIMEOUT_MS = 400;
+/**
+ * The planned timeout of every `lookup` call; the replay's fixture tool uses the same (long enough
+ * that an instant fixture outcome never races it).
+ */
+export const TOOL_TIMEOUT_MS = 1_500;
 export const FIXED_TIME = "2024-05-01T00:00:00.000Z";
 
 export type CallVariant = "a" | "b";
@@ -363,10 +420,6 @@ export function plannedCall(step: number, variant: CallVariant): PlannedCall {
     timeoutMs: TOOL_TIMEOUT_MS,
   };
 }
-
-export const callVariantOf = (planned: PlannedCall): CallVariant => (planned.call.id.endsWith("-a") ? "a" : "b");
-export const callArgs = (variant: CallVariant) => CALL_ARGS[variant];
-export const callText = (variant: CallVariant) => CALL_TEXT[variant];
 
 /** A named, representative provider outcome; `outcome(step)` builds it for the step being sampled. */
 export interface SampleChoice {
@@ -406,10 +459,13 @@ export const SAMPLE_CHOICES: ReadonlyArray<SampleChoice> = [
   },
 ];
 
+const MISSING = ["a successful lookup result"];
+
+/** The verifier's possible verdicts; `correct` carries the runtime-owned correction message. */
 export const VERDICTS: ReadonlyArray<Verdict> = [
   { verdict: "completed", reason: "receipts_satisfied", missing: [] },
-  { verdict: "unverified", reason: "receipt_missing", missing: ["x"] },
-  { verdict: "correct", reason: "receipt_missing", missing: ["x"] },
+  { verdict: "unverified", reason: "receipt_missing", missing: MISSING },
+  { verdict: "correct", reason: "receipt_missing", missing: MISSING, correction: correctionText(MISSING) },
 ];
 
 export const toolOutput = (status: ReceiptStatus, planned: PlannedCall): JsonValue =>
@@ -467,9 +523,15 @@ export function toolResultsOf(
 
 export const RUN_ID = "run-model";
 
+/** A provider that supports tool calling and every tool choice mode. */
+export const FULL_CAPABILITIES: ProviderCapabilities = {
+  toolCalling: true,
+  toolChoice: ["auto", "required", "none", "specific"],
+};
+
 export function runInput(
   contract: CompletionContract,
-  toolKinds: Readonly<Record<string, ToolKind>> = { [TOOL]: "observe" },
+  overrides: Partial<Omit<RunInput, "contract">> = {},
 ): RunInput {
   return {
     runId: RUN_ID,
@@ -477,12 +539,16 @@ export function runInput(
     sessionId: "session-model",
     input: "What is the answer?",
     contract,
-    toolKinds,
+    toolKinds: { [TOOL]: "observe" },
     maxSteps: 3,
     doomLoopThreshold: 2,
     maxProtocolRepairs: 1,
     toolConcurrency: 2,
     locale: "en",
+    capabilities: FULL_CAPABILITIES,
+    // The runtime's default.
+    receiptVerification: "enforce",
+    ...overrides,
   };
 }
 
@@ -526,20 +592,34 @@ export function batchStatuses(startedCancelled: boolean, cancelledLater: boolean
 }
 
 /**
- * The invoked actors of `snapshot` that append rows to the ledger (the machine's `appendLedger`
- * actor, under whatever invoke id: recordRepair, recordCalls …), recognised by their input.
+ * The invoke ids under which the run machine invokes its `appendLedger` actor: the protocol repair's
+ * rows, the step's tool calls (write-ahead), the correction turn's rows (issue D). run.paths checks
+ * this list against the machine definition.
  */
+export const APPEND_LEDGER_IDS = ["recordRepair", "recordCalls", "recordCorrection"] as const;
+
+/** The invoked actors of `snapshot` that append rows to the ledger. */
 export function appendLedgerIds(snapshot: AnyMachineSnapshot): string[] {
-  return Object.keys(snapshot.children).filter((id) => {
-    const input = invokeInput<Record<string, unknown>>(snapshot, id);
-    return (
-      input !== undefined &&
-      "firstSequence" in input &&
-      Array.isArray(input.events) &&
-      Array.isArray(input.transcript) &&
-      !("terminal" in input)
-    );
-  });
+  return APPEND_LEDGER_IDS.filter((id) => invokeInput<LedgerWriteInput>(snapshot, id) !== undefined);
+}
+
+/**
+ * The receipts finishRun writes while closing, as runActors.ts writes them: a `cancelled` receipt
+ * for each unsettled call (`cancelled_by_user` when the user cancelled, else `interrupted`).
+ * After a ledger failure runActors' fallback writes receipts only for calls whose tool_call row is
+ * durable and that have none — in the machine's input that is every unsettled call already
+ * (`unsettled` is empty unless the calls were recorded, and excludes calls with a receipt).
+ */
+export function closingReceiptsOf(finish: FinishRunInput): ExecutionReceipt[] {
+  return finish.unsettled.map((planned) =>
+    receiptOf(finish.runId, {
+      ...settlementOf(planned, "cancelled"),
+      reason: finish.terminal.reason === "cancelled_by_user" ? "cancelled_by_user" : "interrupted",
+      output: { error: "the run ended before this call reported" },
+      startedAt: null,
+      finishedAt: null,
+    }),
+  );
 }
 
 /**
@@ -597,7 +677,10 @@ export function runEvents(snapshot: AnyMachineSnapshot): EventObject[] {
   const finish = invokeInput<FinishRunInput>(snapshot, "finishRun");
   if (finish) {
     events.push(
-      doneActor("finishRun", { lastSequence: finish.firstSequence + finish.events.length + finish.unsettled.length }),
+      doneActor("finishRun", {
+        lastSequence: finish.firstSequence + finish.events.length + finish.unsettled.length,
+        receipts: closingReceiptsOf(finish),
+      } satisfies FinishRunOutput),
       errorActor("finishRun", LEDGER_DOWN),
     );
   }

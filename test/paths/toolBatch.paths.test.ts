@@ -24,6 +24,7 @@ import {
   reachableKeys,
   settlementOf,
   simplePaths,
+  TOOL_TIMEOUT_MS,
   withoutEvents,
 } from "./coverage.js";
 
@@ -51,7 +52,7 @@ const refused: PlannedCall = {
   call: { id: "call-1-c", name: "missing_tool", arguments: {} },
   disposition: "unknown_tool",
   inputFingerprint: plannedCall(1, "a").inputFingerprint,
-  timeoutMs: 400,
+  timeoutMs: TOOL_TIMEOUT_MS,
   problem: "there is no tool named missing_tool",
 };
 const CALLS: ReadonlyArray<PlannedCall> = [plannedCall(1, "a"), plannedCall(1, "b"), refused];

@@ -598,32 +598,33 @@ describe("verification", () => {
     });
   });
 
-  it("ends an observe run without receipts unverified/receipt_missing", async () => {
+  it("ends an observe run without receipts unverified/receipt_missing after one correction turn", async () => {
     const outcome = await runToEnd({
-      steps: [textStep("Item 1 is 'item'.")],
+      steps: [textStep("Item 1 is 'item'."), textStep("Item 1 is still 'item'.")],
       tools: [lookupTool()],
       contract: { evidenceMode: "observe", requiredToolNames: ["lookup"] },
     });
     expectOutcome(outcome, {
       state: "unverified",
       reason: "receipt_missing",
-      rows: ["user_input", "assistant_output", "terminal"],
+      rows: ["user_input", "assistant_output", "user_input", "assistant_output", "terminal"],
       receipts: [],
     });
+    expect(outcome.result.correctionTurns).toBe(1);
     expect(outcome.result.finalText).toMatch(/^This was not verified/);
     expect(outcome.ledger.run?.failureDetail).toContain("a successful lookup result");
   });
 
   it("ends an observe run whose only receipt is an error unverified/receipt_missing", async () => {
     const outcome = await runToEnd({
-      steps: [callStep("c1", "lookup", { i: 1 }), textStep("Item 1 is 'item'.")],
+      steps: [callStep("c1", "lookup", { i: 1 }), textStep("Item 1 is 'item'."), textStep("The lookup failed.")],
       tools: [lookupTool({ outcomes: [{ status: "error", output: "down" }] })],
       contract: { evidenceMode: "observe" },
     });
     expectOutcome(outcome, {
       state: "unverified",
       reason: "receipt_missing",
-      rows: ["user_input", ...pair(1), "assistant_output", "terminal"],
+      rows: ["user_input", ...pair(1), "assistant_output", "user_input", "assistant_output", "terminal"],
       receipts: [{ toolName: "lookup", status: "error", reason: "tool_error" }],
     });
   });

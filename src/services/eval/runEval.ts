@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { Effect } from "effect";
@@ -12,6 +12,7 @@ import {
 } from "../../domain/index.js";
 import { AgentRunStore } from "../../persistence/AgentRunStore.js";
 import type { AgentRuntime } from "../../runtime/AgentRuntime.js";
+import { parseSkillManifest, resolveContract } from "../contracts.js";
 import { scriptedProvider } from "../providers/scripted.js";
 import { fixtureTool } from "../tools/fixtureTool.js";
 import type { AnyToolDefinition } from "../tools/Tool.js";
@@ -75,6 +76,26 @@ function caseTools(loaded: LoadedCase, workspace: string, builtinTool: BuiltinTo
   });
 }
 
+/** The case's contract: explicit, or resolved from its deterministic signals (skill manifests from its workspace). */
+function caseContract(loaded: LoadedCase, workspace: string) {
+  const { cassette } = loaded;
+  const signals = cassette.signals ?? {};
+  let skill: ReturnType<typeof parseSkillManifest> | undefined;
+  if (signals.skill) {
+    const path = join(workspace, "skills", signals.skill, "SKILL.md");
+    if (!existsSync(path))
+      throw new CassetteError(`${loaded.file}: signals.skill: no skills/${signals.skill}/SKILL.md in the workspace`);
+    skill = parseSkillManifest(readFileSync(path, "utf8"), signals.skill);
+  }
+  return resolveContract({
+    ...(cassette.contract ? { explicit: cassette.contract } : {}),
+    ...(signals.command ? { command: signals.command } : {}),
+    ...(skill ? { skill } : {}),
+    ...(signals.jobType ? { jobType: signals.jobType } : {}),
+    ...(signals.deliveryRequest ? { deliveryRequest: signals.deliveryRequest } : {}),
+  });
+}
+
 function matches(result: AgentRunResult, expected: Cassette["expect"], receipts: CaseResult["receipts"]): boolean {
   if (result.terminalState !== expected.terminalState) return false;
   if (expected.reason !== undefined && result.terminalReason !== expected.reason) return false;
@@ -116,7 +137,7 @@ async function runCase(runtime: AgentRuntime, loaded: LoadedCase, options: EvalO
     const handle = runtime.startRun({
       sessionId: cassette.session ?? `eval:${cassette.name}`,
       input: cassette.input,
-      ...(cassette.contract ? { contract: cassette.contract } : {}),
+      contract: caseContract(loaded, workspace),
       provider: scriptedProvider(cassette.model, {
         ...(cassette.capabilities ? { capabilities: cassette.capabilities } : {}),
       }),
