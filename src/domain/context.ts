@@ -9,6 +9,8 @@ export const ContextMessage = z.discriminatedUnion("role", [
     role: z.literal("assistant"),
     content: z.string(),
     toolCalls: z.array(ToolCall).default([]),
+    /** `legacy_unverified`: replayed from visible history without a ledger; never evidence. */
+    provenance: z.enum(["ledger", "legacy_unverified"]).optional(),
   }),
   z.strictObject({
     role: z.literal("tool"),
@@ -16,6 +18,8 @@ export const ContextMessage = z.discriminatedUnion("role", [
     toolName: z.string().min(1),
     content: z.string(),
     isError: z.boolean(),
+    /** The receipt's facts in one line (status, evidence) — what compaction keeps. */
+    facts: z.string().optional(),
   }),
 ]);
 export type ContextMessage = z.infer<typeof ContextMessage>;

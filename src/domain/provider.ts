@@ -34,6 +34,23 @@ export const TokenUsage = z.strictObject({
   outputTokens: z.number().int().nonnegative(),
 });
 
+/** A protocol irregularity the provider adapter saw and repaired or reported (ledger: provider_anomaly). */
+export const ProviderAnomaly = z.strictObject({
+  code: z.enum([
+    "tool_finish_without_parsed_calls",
+    "arguments_not_json",
+    "unknown_tool_name",
+    "duplicate_call_id",
+    "missing_call_id",
+    "stream_ended_early",
+    "length_mid_tool_call",
+    "content_filter",
+    "unknown_finish_reason",
+  ]),
+  detail: z.string(),
+});
+export type ProviderAnomaly = z.infer<typeof ProviderAnomaly>;
+
 /** What one sampling step returned, before the runtime judges it. */
 export const ModelResponse = z.strictObject({
   text: z.string().default(""),
@@ -41,5 +58,8 @@ export const ModelResponse = z.strictObject({
   malformedToolCalls: z.array(MalformedToolCall).default([]),
   finishReason: FinishReason,
   usage: TokenUsage.optional(),
+  anomalies: z.array(ProviderAnomaly).default([]),
+  /** The text already reached the host as streamed `commentary` deltas. */
+  streamed: z.boolean().default(false),
 });
 export type ModelResponse = z.infer<typeof ModelResponse>;

@@ -7,6 +7,7 @@ import type {
   JsonValue,
   MalformedToolCall,
   PlannedCall,
+  ProviderAnomaly,
   ReasonCode,
   TerminalPayload,
   TerminalState,
@@ -47,6 +48,8 @@ export type SampleOutcome =
       readonly finishReason: FinishReason;
       readonly calls: ReadonlyArray<PlannedCall>;
       readonly malformed: ReadonlyArray<MalformedToolCall>;
+      readonly anomalies: ReadonlyArray<ProviderAnomaly>;
+      readonly streamed: boolean;
     }
   | { readonly type: "failure"; readonly reason: "provider_error" | "script_exhausted"; readonly message: string };
 

@@ -74,6 +74,8 @@ interface RunContext extends RunInput {
   readonly stepCalls: ReadonlyArray<PlannedCall>;
   /** Commentary that came with the current step's calls; never promoted to an answer. */
   readonly stepText: string;
+  /** Protocol anomalies the provider adapter reported for the current step. */
+  readonly stepAnomalies: ReadonlyArray<PendingEvent>;
   readonly settlements: ReadonlyArray<ToolSettlement>;
   readonly answer: string;
   /** Rows and transcript messages that land with the terminal event. */
@@ -113,6 +115,13 @@ function protocolRepairMessages(outcome: Response, step: number): ContextMessage
 function malformedDetail(outcome: Response): string {
   const problems = outcome.malformed.map((call) => call.problem);
   return `finish ${outcome.finishReason}; ${problems.length > 0 ? problems.join("; ") : "no tool calls"}`;
+}
+
+/** The adapter's own anomaly reports, minus any code the machine records itself. */
+function reportedAnomalies(step: number, outcome: Response, skip?: string): PendingEvent[] {
+  return outcome.anomalies
+    .filter((reported) => reported.code !== skip)
+    .map((reported) => anomaly(step, reported.code, reported.detail));
 }
 
 function anomaly(step: number, code: string, detail: string): PendingEvent {
@@ -232,8 +241,14 @@ export const runMachine = setup({
     }),
     acceptToolStep: enqueueActions(({ context, enqueue }, params: { outcome: SampleOutcome }) => {
       const outcome = params.outcome as Response;
-      enqueue.assign({ stepCalls: outcome.calls, stepText: outcome.text, settlements: [], callsRecorded: false });
-      if (hasText(outcome)) {
+      enqueue.assign({
+        stepCalls: outcome.calls,
+        stepText: outcome.text,
+        stepAnomalies: reportedAnomalies(context.step, outcome),
+        settlements: [],
+        callsRecorded: false,
+      });
+      if (hasText(outcome) && !outcome.streamed) {
         enqueue.emit({ type: "commentary", runId: context.runId, step: context.step, text: outcome.text });
       }
     }),
@@ -247,7 +262,7 @@ export const runMachine = setup({
       const outcome = params.outcome as Response;
       return {
         answer: outcome.text,
-        closingEvents: [assistantOutput(context.step, outcome, "answer")],
+        closingEvents: [...reportedAnomalies(context.step, outcome), assistantOutput(context.step, outcome, "answer")],
         closingTranscript: [{ role: "assistant", content: outcome.text, toolCalls: [] }] as ContextMessage[],
       };
     }),
@@ -316,6 +331,7 @@ export const runMachine = setup({
     correctionTurns: 0,
     stepCalls: [],
     stepText: "",
+    stepAnomalies: [],
     settlements: [],
     answer: "",
     closingEvents: [],
@@ -406,6 +422,7 @@ export const runMachine = setup({
                       return {
                         events: [
                           ...(hasText(outcome) ? [assistantOutput(context.step, outcome, "commentary")] : []),
+                          ...reportedAnomalies(context.step, outcome, "tool_finish_without_parsed_calls"),
                           anomaly(context.step, "tool_finish_without_parsed_calls", malformedDetail(outcome)),
                         ],
                         transcript: protocolRepairMessages(outcome, context.step),
@@ -425,6 +442,7 @@ export const runMachine = setup({
                       return {
                         events: [
                           ...(hasText(outcome) ? [assistantOutput(context.step, outcome, "commentary")] : []),
+                          ...reportedAnomalies(context.step, outcome, "tool_finish_without_parsed_calls"),
                           anomaly(context.step, "tool_finish_without_parsed_calls", malformedDetail(outcome)),
                         ],
                       };
@@ -448,6 +466,7 @@ export const runMachine = setup({
                     type: "closeWith",
                     params: ({ context, event }) => ({
                       events: [
+                        ...reportedAnomalies(context.step, event.output as Response),
                         anomaly(context.step, "empty_turn", `finish ${(event.output as Response).finishReason}`),
                       ],
                     }),
@@ -466,6 +485,7 @@ export const runMachine = setup({
                     type: "closeWith",
                     params: ({ context, event }) => ({
                       events: [
+                        ...reportedAnomalies(context.step, event.output as Response),
                         anomaly(context.step, "empty_turn", `finish ${(event.output as Response).finishReason}`),
                       ],
                     }),
@@ -868,7 +888,7 @@ function fingerprints(settlements: ReadonlyArray<ToolSettlement>, hashes: Readon
 
 /** The rows of a tool step that are made durable before any tool runs (write-ahead). */
 function toolStepEvents(context: RunContext): PendingEvent[] {
-  const events: PendingEvent[] = [];
+  const events: PendingEvent[] = [...context.stepAnomalies];
   if (context.stepText.trim().length > 0) {
     events.push({
       type: "assistant_output",

@@ -75,6 +75,19 @@ export interface RunListFilter {
   readonly sessionId?: string;
   readonly terminalState?: string;
   readonly limit?: number;
+  /** Newest first (default oldest first). */
+  readonly newestFirst?: boolean;
+  /** Only runs that started before this ISO time (paging backwards through a long session). */
+  readonly startedBefore?: string;
+  /** Leave out runs still `running`. */
+  readonly endedOnly?: boolean;
+}
+
+/** A run with its whole ledger: what the transcript projector reads. */
+export interface RunLedgerRecord {
+  readonly run: RunRecord;
+  readonly events: ReadonlyArray<LedgerEvent>;
+  readonly receipts: ReadonlyArray<ExecutionReceipt>;
 }
 
 /** The canonical run ledger (seed §3.2). Append-only; every write batch is one transaction. */
@@ -96,6 +109,10 @@ export interface AgentRunStoreShape {
   readonly listSessionRuns: (sessionId: string) => Effect.Effect<ReadonlyArray<RunRecord>, LedgerError>;
   readonly listRuns: (filter?: RunListFilter) => Effect.Effect<ReadonlyArray<RunRecord>, LedgerError>;
   readonly findOpenRuns: () => Effect.Effect<ReadonlyArray<RunRecord>, LedgerError>;
+  /** Events and receipts of several runs in two queries, in the order of `runs`. */
+  readonly loadRunLedgers: (
+    runs: ReadonlyArray<RunRecord>,
+  ) => Effect.Effect<ReadonlyArray<RunLedgerRecord>, LedgerError>;
   /** Closes every run without a terminal event as failed/interrupted (start-up recovery). */
   readonly recoverInterrupted: () => Effect.Effect<ReadonlyArray<RecoveredRun>, LedgerError>;
 }

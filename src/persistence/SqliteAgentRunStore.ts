@@ -279,9 +279,12 @@ export const makeSqliteAgentRunStore = (options: SqliteAgentRunStoreOptions = {}
       const conditions = [
         ...(filter.sessionId ? [sql`session_id = ${filter.sessionId}`] : []),
         ...(filter.terminalState ? [sql`terminal_state = ${filter.terminalState}`] : []),
+        ...(filter.startedBefore ? [sql`started_at < ${filter.startedBefore}`] : []),
+        ...(filter.endedOnly ? [sql`terminal_state <> 'running'`] : []),
       ];
+      const order = filter.newestFirst ? sql.unsafe("started_at DESC, rowid DESC") : sql.unsafe("started_at, rowid");
       return sql<RunRow>`SELECT * FROM agent_runs WHERE ${sql.and(conditions)}
-        ORDER BY started_at, rowid LIMIT ${filter.limit ?? -1}`.pipe(
+        ORDER BY ${order} LIMIT ${filter.limit ?? -1}`.pipe(
         Effect.map((rows) => rows.map(toRunRecord)),
         refuse("listRuns"),
       );
@@ -294,6 +297,41 @@ export const makeSqliteAgentRunStore = (options: SqliteAgentRunStoreOptions = {}
         Effect.map((rows) => rows.map(toRunRecord)),
         refuse("findOpenRuns"),
       );
+
+    const loadRunLedgers: AgentRunStoreShape["loadRunLedgers"] = (runs) =>
+      Effect.gen(function* () {
+        if (runs.length === 0) return [];
+        const ids = runs.map((run) => run.runId);
+        const eventRows = yield* sql<{
+          run_id: string;
+          sequence: number;
+          event_type: LedgerEvent["type"];
+          payload_json: string;
+          created_at: string;
+        }>`SELECT run_id, sequence, event_type, payload_json, created_at FROM agent_run_events
+            WHERE ${sql.in("run_id", ids)} ORDER BY run_id, sequence`;
+        const receiptRows =
+          yield* sql<ReceiptRow>`SELECT * FROM agent_execution_receipts WHERE ${sql.in("run_id", ids)}`;
+        const events = new Map<string, LedgerEvent[]>();
+        for (const row of eventRows) {
+          const list = events.get(row.run_id) ?? [];
+          list.push({
+            runId: row.run_id,
+            sequence: row.sequence,
+            type: row.event_type,
+            payload: JSON.parse(row.payload_json) as JsonValue,
+            createdAt: row.created_at,
+          });
+          events.set(row.run_id, list);
+        }
+        const receipts = new Map<string, ExecutionReceipt[]>();
+        for (const row of receiptRows) receipts.set(row.run_id, [...(receipts.get(row.run_id) ?? []), toReceipt(row)]);
+        return runs.map((run) => ({
+          run,
+          events: events.get(run.runId) ?? [],
+          receipts: receipts.get(run.runId) ?? [],
+        }));
+      }).pipe(refuse("loadRunLedgers"));
 
     const recoverRun = (run: RunRecord) =>
       Effect.gen(function* () {
@@ -368,6 +406,7 @@ export const makeSqliteAgentRunStore = (options: SqliteAgentRunStoreOptions = {}
       listSessionRuns,
       listRuns,
       findOpenRuns,
+      loadRunLedgers,
       recoverInterrupted,
     });
   });

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { Effect, ManagedRuntime } from "effect";
+import type { SqlClient } from "@effect/sql";
+import { Effect, Layer, ManagedRuntime } from "effect";
 import { type Actor, createActor, toPromise } from "xstate";
 import {
   type AgentRunResult,
@@ -18,6 +19,7 @@ import type { RecoveredRun } from "../persistence/AgentRunStore.js";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
 import type { DatabaseError } from "../persistence/database.js";
 import { ledgerLayer } from "../persistence/ledger.js";
+import { type MemoryTurnStore, MemoryTurnStoreLive } from "../persistence/MemoryTurnStore.js";
 import type { Provider } from "../services/providers/Provider.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../services/providers/retry.js";
 import { DEFAULT_TOOL_TIMEOUT_MS } from "../services/tools/callPlanner.js";
@@ -65,6 +67,9 @@ export interface StartRunOptions {
 
 export type RunActor = Actor<typeof runMachine>;
 
+/** The services every run and every host query can use. */
+export type RuntimeServices = AgentRunStore | MemoryTurnStore | SqlClient.SqlClient;
+
 export interface RunHandle {
   readonly runId: string;
   readonly traceId: string;
@@ -81,7 +86,7 @@ export class AgentRuntime {
 
   private constructor(
     private readonly config: AgentRuntimeConfig,
-    readonly managed: ManagedRuntime.ManagedRuntime<AgentRunStore, never>,
+    readonly managed: ManagedRuntime.ManagedRuntime<RuntimeServices, never>,
     readonly recovered: ReadonlyArray<RecoveredRun>,
   ) {}
 
@@ -91,7 +96,9 @@ export class AgentRuntime {
       filename: config.database,
       ...(config.payloadCapBytes ? { payloadCapBytes: config.payloadCapBytes } : {}),
     });
-    const managed = ManagedRuntime.make(layer) as ManagedRuntime.ManagedRuntime<AgentRunStore, DatabaseError>;
+    const managed = ManagedRuntime.make(
+      MemoryTurnStoreLive.pipe(Layer.provideMerge(layer)),
+    ) as ManagedRuntime.ManagedRuntime<RuntimeServices, DatabaseError>;
     try {
       const recovered =
         config.recoverOnStart === false
@@ -99,7 +106,7 @@ export class AgentRuntime {
           : await managed.runPromise(Effect.flatMap(AgentRunStore, (store) => store.recoverInterrupted()));
       return new AgentRuntime(
         config,
-        managed as unknown as ManagedRuntime.ManagedRuntime<AgentRunStore, never>,
+        managed as unknown as ManagedRuntime.ManagedRuntime<RuntimeServices, never>,
         recovered,
       );
     } catch (error) {
@@ -109,7 +116,7 @@ export class AgentRuntime {
   }
 
   /** Runs an Effect against the runtime's services (the ledger store), e.g. for inspection. */
-  run<A, E>(effect: Effect.Effect<A, E, AgentRunStore>): Promise<A> {
+  run<A, E>(effect: Effect.Effect<A, E, RuntimeServices>): Promise<A> {
     return this.managed.runPromise(effect);
   }
 

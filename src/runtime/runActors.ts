@@ -131,6 +131,8 @@ export function runActors(wiring: RunWiring) {
               text: response.text,
               finishReason: response.finishReason,
               malformed: response.malformedToolCalls,
+              anomalies: response.anomalies,
+              streamed: response.streamed,
               calls: planCalls(response.toolCalls, {
                 tools: wiring.tools,
                 allowed: wiring.allowedTools,

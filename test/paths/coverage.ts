@@ -30,6 +30,7 @@ import {
   type CompletionContract,
   correctionText,
   type ExecutionReceipt,
+  evidenceGap,
   type FinishReason,
   type JsonValue,
   type PlannedCall,
@@ -427,12 +428,15 @@ export interface SampleChoice {
   readonly outcome: (step: number) => SampleOutcome;
 }
 
+/** A response as the adapter reports it: no adapter anomalies, not streamed (the scripted provider's defaults). */
 const respond = (text: string, finishReason: FinishReason, calls: PlannedCall[] = []): SampleOutcome => ({
   type: "response",
   text,
   finishReason,
   calls,
   malformed: [],
+  anomalies: [],
+  streamed: false,
 });
 
 export const ANSWER_TEXT = "The answer is 42.";
@@ -457,15 +461,6 @@ export const SAMPLE_CHOICES: ReadonlyArray<SampleChoice> = [
     name: "failure/script_exhausted",
     outcome: () => ({ type: "failure", reason: "script_exhausted", message: "the script ran out" }),
   },
-];
-
-const MISSING = ["a successful lookup result"];
-
-/** The verifier's possible verdicts; `correct` carries the runtime-owned correction message. */
-export const VERDICTS: ReadonlyArray<Verdict> = [
-  { verdict: "completed", reason: "receipts_satisfied", missing: [] },
-  { verdict: "unverified", reason: "receipt_missing", missing: MISSING },
-  { verdict: "correct", reason: "receipt_missing", missing: MISSING, correction: correctionText(MISSING) },
 ];
 
 export const toolOutput = (status: ReceiptStatus, planned: PlannedCall): JsonValue =>
@@ -529,10 +524,7 @@ export const FULL_CAPABILITIES: ProviderCapabilities = {
   toolChoice: ["auto", "required", "none", "specific"],
 };
 
-export function runInput(
-  contract: CompletionContract,
-  overrides: Partial<Omit<RunInput, "contract">> = {},
-): RunInput {
+export function runInput(contract: CompletionContract, overrides: Partial<Omit<RunInput, "contract">> = {}): RunInput {
   return {
     runId: RUN_ID,
     traceId: "trace-model",
@@ -567,6 +559,19 @@ export const NONE: CompletionContract = {
   allowUnverifiedAnswer: true,
   source: "default",
 };
+
+/**
+ * What an answer without receipts misses under the observe contract, as evidenceGap words it, so
+ * the modelled verdicts are the very ones verifyAnswer gives such an answer (the replay relies on it).
+ */
+const MISSING = evidenceGap(OBSERVE_LOOKUP, [], { [TOOL]: "observe" }).missing;
+
+/** The verifier's possible verdicts; `correct` carries the runtime-owned correction message. */
+export const VERDICTS: ReadonlyArray<Verdict> = [
+  { verdict: "completed", reason: "receipts_satisfied", missing: [] },
+  { verdict: "unverified", reason: "receipt_missing", missing: MISSING },
+  { verdict: "correct", reason: "receipt_missing", missing: MISSING, correction: correctionText(MISSING) },
+];
 
 /** The input an invoked promise actor of `snapshot` was started with (its snapshot carries it). */
 export function invokeInput<T>(snapshot: AnyMachineSnapshot, id: string): T | undefined {

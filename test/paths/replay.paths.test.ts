@@ -4,19 +4,19 @@ import { join } from "node:path";
 import { Effect } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnyMachineSnapshot, EventObject } from "xstate";
-import {
-  type AgentRunResult,
-  type CassetteModelStep,
-  type ExecutionReceipt,
-  type FixtureOutcome,
-  ProviderCapabilities,
-  type ToolSettlement,
+import type {
+  AgentRunResult,
+  CassetteModelStep,
+  ExecutionReceipt,
+  FixtureOutcome,
+  ToolSettlement,
 } from "../../src/domain/index.js";
 import type { SampleOutcome, Verdict, VerifyInput } from "../../src/machines/protocol.js";
 import { runMachine } from "../../src/machines/run.machine.js";
 import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
 import { AgentRuntime } from "../../src/runtime/AgentRuntime.js";
 import { scriptedProvider } from "../../src/services/providers/scripted.js";
+import { canonicalJson } from "../../src/services/tools/fingerprint.js";
 import { fixtureTool } from "../../src/services/tools/fixtureTool.js";
 import { verifyAnswer } from "../../src/services/verification.js";
 import {
@@ -30,6 +30,8 @@ import {
   isActorError,
   keyOf,
   type LedgerRow,
+  ledgerWrite,
+  type ModelLedger,
   OBSERVE_LOOKUP,
   runEvents,
   runInput,
@@ -38,36 +40,44 @@ import {
 } from "./coverage.js";
 
 /**
- * Replays a deterministic sample of run-machine paths through the real runtime (issue B): each
+ * Replays a deterministic sample of run-machine paths through the real runtime (issues B, D): each
  * path's provider outcomes become a scripted provider's steps, its tool settlements a fixture
- * tool's outcomes; the live run must end where the path ends, with a well-formed ledger.
+ * tool's outcomes; the live run must end where the path ends, with the ledger rows the model
+ * predicts (a well-formed ledger, the same row types in the same order, the same correction rows).
  *
  * Only paths the live system can take on purpose are replayed: no ledger write failures or actor
- * crashes (error.actor.*), no CANCEL (see the dedicated test), and only verifier verdicts the real
- * verifier gives for that input.
+ * crashes (error.actor.*), no CANCEL (see the dedicated test), and — the choice for issue D's
+ * correction turn — only the verifier verdicts the real verifier gives for that input: a
+ * `done.verifyAnswer` step is kept only when its modelled verdict equals (all fields: verdict,
+ * reason, missing, correction) what src/services/verification.ts `verifyAnswer` returns for the
+ * input the machine gives the verifier. The live runtime then decides exactly as the path does:
+ * a path through `correcting` makes the live run take its correction turn, and the path's next
+ * `done.sampleModel` is the scripted model step that answers it. (Mapping every modelled verdict
+ * to the live one instead would change the path's later steps, so the sample would no longer be
+ * paths of the model.)
  */
 
 const INPUT = runInput(OBSERVE_LOOKUP);
 const OPTIONS: GraphOptions = { input: INPUT, events: runEvents };
-const SAMPLE_SIZE = 16;
+const SAMPLE_SIZE = 24;
 /** Longer than the tool's timeout: the fixture call times out. */
 const SLOW_MS = 10 * TOOL_TIMEOUT_MS;
 
 const DONE = "xstate.done.actor.";
 const outputOf = <T>(event: EventObject) => (event as EventObject & { output: T }).output;
-const capabilities = ProviderCapabilities.parse({});
 
 /** Whether the live system can take this step on purpose. */
 function replayable(state: AnyMachineSnapshot, event: EventObject): boolean {
   if (isActorError(event) || event.type === "CANCEL") return false;
   if (event.type === `${DONE}verifyAnswer`) {
     const input = invokeInput<VerifyInput>(state, "verifyAnswer")!;
-    const real = verifyAnswer({ ...input, capabilities });
-    const modelled = outputOf<Verdict>(event);
-    return real.verdict === modelled.verdict && real.reason === modelled.reason;
+    const real = verifyAnswer({ ...input, capabilities: INPUT.capabilities });
+    return canonicalJson(real) === canonicalJson(outputOf<Verdict>(event));
   }
   return true;
 }
+
+const throughCorrection = (path: GraphPath) => path.steps.some((step) => step.event.type === `${DONE}recordCorrection`);
 
 const describePath = (path: GraphPath) =>
   path.steps
@@ -81,8 +91,9 @@ const outcomeOf = (path: GraphPath) => {
 };
 
 /**
- * A deterministic sample: the shortest path of every distinct ending (state/reason), then paths
- * spread evenly over the rest, all in a stable order (length, then description).
+ * A deterministic sample: the shortest path of every distinct ending (state/reason), the shortest
+ * path through a correction turn of every distinct ending, then paths spread evenly over the rest,
+ * all in a stable order (length, then description).
  */
 function samplePaths(paths: ReadonlyArray<GraphPath>, size: number): GraphPath[] {
   const ordered = [...paths].sort(
@@ -91,8 +102,9 @@ function samplePaths(paths: ReadonlyArray<GraphPath>, size: number): GraphPath[]
   const chosen: GraphPath[] = [];
   const endings = new Set<string>();
   for (const path of ordered) {
-    if (!endings.has(outcomeOf(path))) {
-      endings.add(outcomeOf(path));
+    const ending = `${throughCorrection(path) ? "corrected " : ""}${outcomeOf(path)}`;
+    if (!endings.has(ending)) {
+      endings.add(ending);
       chosen.push(path);
     }
   }
@@ -140,6 +152,27 @@ function cassetteOf(path: GraphPath): { steps: CassetteModelStep[]; outcomes: Fi
   return { steps, outcomes };
 }
 
+/** The ledger the model says the path writes: each actor's write, from the input the machine gave it. */
+function modelledLedger(path: GraphPath): ModelLedger {
+  let ledger: ModelLedger = { rows: [], receipts: [] };
+  for (const { state, event } of path.steps) {
+    if (!event.type.startsWith(DONE)) continue;
+    const written = ledgerWrite(state, event.type.slice(DONE.length), ledger);
+    if (written?.refused !== undefined) throw new Error(`the model's ledger refuses ${event.type}: ${written.refused}`);
+    if (written) ledger = written.ledger;
+  }
+  return ledger;
+}
+
+/** The runtime-owned correction messages a ledger holds (user_input rows of origin runtime_correction). */
+const correctionRows = (rows: ReadonlyArray<LedgerRow>) =>
+  rows
+    .filter(
+      (row) =>
+        row.type === "user_input" && (row.payload as { origin?: string } | null)?.origin === "runtime_correction",
+    )
+    .map((row) => row.payload);
+
 const graph = buildGraph(runMachine, OPTIONS);
 const replayablePaths = completePaths(graph, keyOf(OPTIONS), replayable);
 const SAMPLE = samplePaths(
@@ -158,6 +191,7 @@ beforeAll(async () => {
     doomLoopThreshold: INPUT.doomLoopThreshold,
     maxProtocolRepairs: INPUT.maxProtocolRepairs,
     toolConcurrency: INPUT.toolConcurrency,
+    receiptVerification: INPUT.receiptVerification,
   });
 });
 
@@ -189,10 +223,14 @@ describe("run paths replayed through the runtime", () => {
     );
     expect(SAMPLE.length).toBeGreaterThanOrEqual(10);
     expect([...states].sort()).toEqual(["completed", "failed", "incomplete", "unverified"]);
+    // Correction turns are replayed too: a corrected run that completes, and one that stays unverified.
+    const corrected = new Set(SAMPLE.filter(throughCorrection).map(outcomeOf));
+    expect(corrected.has("completed/receipts_satisfied")).toBe(true);
+    expect(corrected.has("unverified/receipt_missing")).toBe(true);
   });
 
   it.each(SAMPLE.map((path) => [`${describePath(path)} ⇒ ${outcomeOf(path)}`, path] as const))(
-    "replays %s live with the same ending and a well-formed ledger",
+    "replays %s live with the same ending and the ledger rows the model predicts",
     async (_, path) => {
       const expected = path.state.output as AgentRunResult;
       const { steps, outcomes } = cassetteOf(path);
@@ -201,24 +239,31 @@ describe("run paths replayed through the runtime", () => {
         input: INPUT.input,
         contract: OBSERVE_LOOKUP,
         tools: [toolSpec(outcomes)],
-        provider: scriptedProvider(steps),
+        provider: scriptedProvider(steps, { capabilities: INPUT.capabilities }),
         maxSteps: INPUT.maxSteps,
       });
       const result = await handle.result;
       const ledger = await ledgerOf(handle.runId);
+      const modelled = modelledLedger(path);
       expect({
         terminal: `${result.terminalState}/${result.terminalReason}`,
+        correctionTurns: result.correctionTurns,
         receipts: result.receipts.map((receipt) => `${receipt.toolName}:${receipt.status}`),
         violations: closedLedgerViolations(
           ledger.rows,
           ledger.receipts.map((receipt) => receipt.callId),
         ),
+        rowTypes: ledger.rows.map((row) => row.type),
+        corrections: correctionRows(ledger.rows),
         terminalRow: (ledger.rows.find((row) => row.type === "terminal")?.payload as { terminalState?: string })
           ?.terminalState,
       }).toEqual({
         terminal: `${expected.terminalState}/${expected.terminalReason}`,
+        correctionTurns: expected.correctionTurns,
         receipts: expected.receipts.map((receipt) => `${receipt.toolName}:${receipt.status}`),
         violations: [],
+        rowTypes: modelled.rows.map((row) => row.type),
+        corrections: correctionRows(modelled.rows),
         terminalRow: expected.terminalState,
       });
     },

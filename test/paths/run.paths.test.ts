@@ -257,7 +257,9 @@ function correctionOverruns(graph: Graph, options: GraphOptions): string[] {
   const overrun = (turns: number | undefined) => (turns ?? 0) > MAX_CORRECTION_TURNS;
   const nodes = graphNodes(graph)
     .filter((snapshot) => overrun(contextOf(snapshot).correctionTurns))
-    .map((snapshot) => `node ${JSON.stringify(snapshot.value)}: correctionTurns ${contextOf(snapshot).correctionTurns}`);
+    .map(
+      (snapshot) => `node ${JSON.stringify(snapshot.value)}: correctionTurns ${contextOf(snapshot).correctionTurns}`,
+    );
   const paths = completePaths(graph, key, () => true)
     .filter((path) => overrun((path.state.output as AgentRunResult | undefined)?.correctionTurns))
     .map(

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -12,8 +13,9 @@ import {
 } from "../../domain/index.js";
 import { AgentRunStore } from "../../persistence/AgentRunStore.js";
 import type { AgentRuntime } from "../../runtime/AgentRuntime.js";
-import { parseSkillManifest, resolveContract } from "../contracts.js";
+import { type ContractSignals, parseSkillManifest } from "../contracts.js";
 import { scriptedProvider } from "../providers/scripted.js";
+import { SessionRunner } from "../sessionRunner.js";
 import { fixtureTool } from "../tools/fixtureTool.js";
 import type { AnyToolDefinition } from "../tools/Tool.js";
 import { CassetteError, type LoadedCase } from "./loadCassettes.js";
@@ -76,8 +78,8 @@ function caseTools(loaded: LoadedCase, workspace: string, builtinTool: BuiltinTo
   });
 }
 
-/** The case's contract: explicit, or resolved from its deterministic signals (skill manifests from its workspace). */
-function caseContract(loaded: LoadedCase, workspace: string) {
+/** The case's contract signals: explicit, or deterministic signals (skill manifests read from its workspace). */
+function caseSignals(loaded: LoadedCase, workspace: string): ContractSignals {
   const { cassette } = loaded;
   const signals = cassette.signals ?? {};
   let skill: ReturnType<typeof parseSkillManifest> | undefined;
@@ -87,13 +89,13 @@ function caseContract(loaded: LoadedCase, workspace: string) {
       throw new CassetteError(`${loaded.file}: signals.skill: no skills/${signals.skill}/SKILL.md in the workspace`);
     skill = parseSkillManifest(readFileSync(path, "utf8"), signals.skill);
   }
-  return resolveContract({
+  return {
     ...(cassette.contract ? { explicit: cassette.contract } : {}),
     ...(signals.command ? { command: signals.command } : {}),
     ...(skill ? { skill } : {}),
     ...(signals.jobType ? { jobType: signals.jobType } : {}),
     ...(signals.deliveryRequest ? { deliveryRequest: signals.deliveryRequest } : {}),
-  });
+  };
 }
 
 function matches(result: AgentRunResult, expected: Cassette["expect"], receipts: CaseResult["receipts"]): boolean {
@@ -129,15 +131,22 @@ function isPlainQuestion(cassette: Cassette): boolean {
   );
 }
 
-async function runCase(runtime: AgentRuntime, loaded: LoadedCase, options: EvalOptions) {
+async function runCase(
+  runtime: AgentRuntime,
+  sessions: SessionRunner,
+  invocation: string,
+  loaded: LoadedCase,
+  options: EvalOptions,
+) {
   const { cassette } = loaded;
   const workspace = prepareWorkspace(cassette);
   try {
     const tools = caseTools(loaded, workspace, options.builtinTool);
-    const handle = runtime.startRun({
-      sessionId: cassette.session ?? `eval:${cassette.name}`,
+    const handle = await sessions.startTurn({
+      // Unique per invocation: a ledger file reused by a later eval must not leak history into these cases.
+      sessionId: `eval:${invocation}:${cassette.session ?? cassette.name}`,
       input: cassette.input,
-      contract: caseContract(loaded, workspace),
+      signals: caseSignals(loaded, workspace),
       provider: scriptedProvider(cassette.model, {
         ...(cassette.capabilities ? { capabilities: cassette.capabilities } : {}),
       }),
@@ -149,7 +158,7 @@ async function runCase(runtime: AgentRuntime, loaded: LoadedCase, options: EvalO
       cassette.cancelAfterMs !== undefined && cassette.cancelAfterMs !== null
         ? setTimeout(() => handle.actor.send({ type: "CANCEL" }), cassette.cancelAfterMs)
         : undefined;
-    const result = await handle.result.finally(() => clearTimeout(cancelTimer));
+    const result = await handle.settled.finally(() => clearTimeout(cancelTimer));
     const ledger = await runtime.run(
       Effect.gen(function* () {
         const store = yield* AgentRunStore;
@@ -187,9 +196,11 @@ export async function runEval(runtime: AgentRuntime, cases: ReadonlyArray<Loaded
   let claimsWithoutReceipt = 0;
   let questions = 0;
   let questionsCompleted = 0;
+  const sessions = new SessionRunner(runtime);
+  const invocation = randomUUID().slice(0, 8);
   for (const [index, loaded] of cases.entries()) {
     options.onCaseStart?.(index, cases.length, loaded.cassette.name);
-    const { caseResult, claimWithoutReceipt } = await runCase(runtime, loaded, options);
+    const { caseResult, claimWithoutReceipt } = await runCase(runtime, sessions, invocation, loaded, options);
     if (claimWithoutReceipt) claimsWithoutReceipt += 1;
     if (isPlainQuestion(loaded.cassette)) {
       questions += 1;

@@ -29,6 +29,8 @@ export function scriptedResponse(step: CassetteModelStep): ModelResponse {
     text: step.text ?? "",
     toolCalls,
     malformedToolCalls: [],
+    anomalies: [],
+    streamed: false,
     finishReason: step.finishReason ?? (toolCalls.length > 0 ? "tool_calls" : "stop"),
   };
 }

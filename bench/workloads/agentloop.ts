@@ -1,0 +1,28 @@
+/** agentloop.w10.*: the full runtime (run actor, tool batch actor, verifier, ledger) running W10. */
+import { AgentRuntime } from "../../src/runtime/AgentRuntime.js";
+import { W10_CONTRACT_INPUT, W10_INPUT, w10LookupTool, w10Provider } from "./w10.js";
+
+export interface AgentloopW10 {
+  readonly runtime: AgentRuntime;
+  /** Starts one W10 run and resolves when it has ended; rejects unless it ended `completed`. */
+  readonly runOnce: (runId: string) => Promise<void>;
+  readonly dispose: () => Promise<void>;
+}
+
+export async function makeAgentloopW10(options: { database: string; latencyMs?: number }): Promise<AgentloopW10> {
+  const runtime = await AgentRuntime.make({
+    database: options.database,
+    provider: w10Provider(options.latencyMs ?? 0),
+    tools: [w10LookupTool],
+  });
+  const runOnce = async (runId: string) => {
+    const handle = runtime.startRun({ sessionId: "bench", input: W10_INPUT, contract: W10_CONTRACT_INPUT, runId });
+    const result = await handle.result;
+    if (result.terminalState !== "completed" || result.steps !== 10) {
+      throw new Error(
+        `W10 run ${runId} ended ${result.terminalState}/${result.terminalReason} after ${result.steps} steps`,
+      );
+    }
+  };
+  return { runtime, runOnce, dispose: () => runtime.dispose() };
+}

@@ -1,0 +1,224 @@
+import { Effect } from "effect";
+import { ProviderError, type ProviderErrorReason, reasonForStatus } from "./Provider.js";
+
+/**
+ * What the real providers share about one HTTP call: the host-facing options, the per-call
+ * timeout, cancellation (interrupting the Effect aborts the request) and the mapping of SDK
+ * failures onto `ProviderError` with the server's `retry-after` hint. No provider retries by
+ * itself: the runtime's `withProviderRetry` owns the retry policy.
+ */
+
+/** Host-facing options of every real provider. */
+export interface ProviderOptions {
+  /** Streamed text deltas of a step, as they arrive. When set (and streaming), responses say `streamed: true`. */
+  readonly onTextDelta?: (runId: string, step: number, text: string) => void;
+}
+
+/** What configures one real provider, whichever wire protocol it speaks. */
+export interface RealProviderConfig extends ProviderOptions {
+  readonly apiKey: string;
+  /** The API origin (OpenAI: including `/v1`); the SDK's default when absent. */
+  readonly baseURL?: string;
+  readonly model: string;
+  /** Stream responses (default true). */
+  readonly stream?: boolean;
+  /**
+   * The longest wait for the server, in ms (default 120 s): for the whole answer when not
+   * streaming, and between two stream events when streaming. Exceeding it is a `timeout` failure.
+   */
+  readonly timeoutMs?: number;
+  /** Output token limit (Anthropic requires one; default 4096 there, unset elsewhere). */
+  readonly maxTokens?: number;
+}
+
+export const DEFAULT_TIMEOUT_MS = 120_000;
+
+type HeaderSource = { get(name: string): string | null } | Record<string, string | string[] | undefined>;
+
+function header(headers: HeaderSource | undefined | null, name: string): string | undefined {
+  if (!headers) return undefined;
+  if (typeof (headers as { get?: unknown }).get === "function") {
+    return (headers as { get(name: string): string | null }).get(name) ?? undefined;
+  }
+  const value = (headers as Record<string, string | string[] | undefined>)[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * The server's retry hint in ms: `retry-after-ms` (milliseconds), else `retry-after` as seconds
+ * or as an HTTP date. Undefined when absent or unreadable.
+ */
+export function retryAfterMs(headers: HeaderSource | undefined | null, now: number = Date.now()): number | undefined {
+  const ms = header(headers, "retry-after-ms")?.trim();
+  if (ms && /^\d+(\.\d+)?$/.test(ms)) return Math.ceil(Number(ms));
+  const after = header(headers, "retry-after")?.trim();
+  if (!after) return undefined;
+  if (/^\d+(\.\d+)?$/.test(after)) return Math.ceil(Number(after) * 1000);
+  const date = Date.parse(after);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** The error classes of one SDK, so one mapper serves both. */
+export interface SdkErrorClasses {
+  // biome-ignore lint/suspicious/noExplicitAny: SDK error constructors have different signatures
+  readonly APIError: abstract new (
+    ...args: any[]
+  ) => Error;
+  // biome-ignore lint/suspicious/noExplicitAny: as above
+  readonly APIConnectionError: abstract new (
+    ...args: any[]
+  ) => Error;
+  // biome-ignore lint/suspicious/noExplicitAny: as above
+  readonly APIConnectionTimeoutError: abstract new (
+    ...args: any[]
+  ) => Error;
+  // biome-ignore lint/suspicious/noExplicitAny: as above
+  readonly APIUserAbortError: abstract new (
+    ...args: any[]
+  ) => Error;
+}
+
+interface ApiErrorShape {
+  readonly status?: number;
+  readonly headers?: HeaderSource;
+  readonly error?: unknown;
+  readonly message: string;
+}
+
+const oneLine = (text: string, max = 300) => {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+};
+
+/** The `type` / `code` an error body names (OpenAI: `{ type, code }`, Anthropic: `{ error: { type } }`). */
+function errorKind(body: unknown): string | undefined {
+  if (!body || typeof body !== "object") return undefined;
+  const record = body as Record<string, unknown>;
+  const nested = record.error as Record<string, unknown> | undefined;
+  const kind = nested?.type ?? nested?.code ?? record.code ?? record.type;
+  return typeof kind === "string" ? kind : undefined;
+}
+
+/** A failure reported inside a stream (no HTTP status): classified by the error's type or code. */
+export function reasonForErrorKind(kind: string | undefined): ProviderErrorReason {
+  if (!kind) return "server_error";
+  if (/rate_limit/.test(kind)) return "rate_limited";
+  if (/overloaded|server_error|api_error|internal|unavailable/.test(kind)) return "server_error";
+  if (/timeout/.test(kind)) return "timeout";
+  if (/auth|permission/.test(kind)) return "auth";
+  if (/invalid|not_found|request_too_large|bad_request/.test(kind)) return "bad_request";
+  return "server_error";
+}
+
+/** Maps anything an SDK call threw onto a ProviderError. */
+export function toProviderError(label: string, error: unknown, sdk: SdkErrorClasses): ProviderError {
+  if (error instanceof ProviderError) return error;
+  if (error instanceof sdk.APIConnectionTimeoutError) {
+    return new ProviderError({ reason: "timeout", message: `${label}: the request timed out` });
+  }
+  if (error instanceof sdk.APIUserAbortError) {
+    return new ProviderError({ reason: "connection", message: `${label}: the request was aborted` });
+  }
+  if (error instanceof sdk.APIConnectionError) {
+    const cause = (error as { cause?: unknown }).cause;
+    const detail = cause instanceof Error ? `: ${cause.message}` : "";
+    return new ProviderError({ reason: "connection", message: oneLine(`${label}: connection failed${detail}`) });
+  }
+  if (error instanceof sdk.APIError) {
+    const api = error as unknown as ApiErrorShape;
+    const retryAfter = retryAfterMs(api.headers);
+    if (typeof api.status === "number") {
+      return new ProviderError({
+        reason: reasonForStatus(api.status),
+        status: api.status,
+        message: oneLine(`${label} returned ${api.status}: ${api.message}`),
+        ...(retryAfter !== undefined ? { retryAfterMs: retryAfter } : {}),
+      });
+    }
+    return new ProviderError({
+      reason: reasonForErrorKind(errorKind(api.error)),
+      message: oneLine(`${label} reported an error in the stream: ${api.message}`),
+    });
+  }
+  if (error instanceof SyntaxError) {
+    return new ProviderError({
+      reason: "invalid_response",
+      message: oneLine(`${label}: unreadable response: ${error.message}`),
+    });
+  }
+  if (error instanceof TypeError) {
+    // undici reports broken connections ("terminated", "fetch failed") as TypeErrors.
+    return new ProviderError({
+      reason: "connection",
+      message: oneLine(`${label}: connection failed: ${error.message}`),
+    });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new ProviderError({ reason: "invalid_response", message: oneLine(`${label}: ${message}`) });
+}
+
+/** Arms (and re-arms) the call's inactivity timer; streaming code calls it on every event. */
+export type KeepAlive = () => void;
+
+/**
+ * One provider call as an interruptible Effect: interruption aborts the HTTP request through the
+ * signal handed to `call`; the timer (re-armed by `keepAlive`) aborts it with a `timeout` failure.
+ * SDK streams end quietly when aborted, so an aborted call never counts as a success.
+ */
+export function providerCall<A>(
+  label: string,
+  timeoutMs: number,
+  sdk: SdkErrorClasses,
+  call: (signal: AbortSignal, keepAlive: KeepAlive) => Promise<A>,
+): Effect.Effect<A, ProviderError> {
+  return Effect.tryPromise({
+    try: async (interrupted) => {
+      const controller = new AbortController();
+      let timedOut = false;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const keepAlive = () => {
+        if (timer) clearTimeout(timer);
+        timer = setTimeout(() => {
+          timedOut = true;
+          controller.abort();
+        }, timeoutMs);
+      };
+      const abort = () => controller.abort();
+      interrupted.addEventListener("abort", abort, { once: true });
+      keepAlive();
+      const timeoutError = () =>
+        new ProviderError({ reason: "timeout", message: `${label}: no answer within ${timeoutMs} ms` });
+      try {
+        const result = await call(controller.signal, keepAlive);
+        if (timedOut) throw timeoutError();
+        if (controller.signal.aborted) {
+          throw new ProviderError({ reason: "connection", message: `${label}: the request was aborted` });
+        }
+        return result;
+      } catch (error) {
+        throw timedOut ? timeoutError() : error;
+      } finally {
+        if (timer) clearTimeout(timer);
+        interrupted.removeEventListener("abort", abort);
+      }
+    },
+    catch: (error) => toProviderError(label, error, sdk),
+  });
+}
+
+/** Reports one text delta to the host; a throwing callback never breaks the call. */
+export function reportDelta(options: ProviderOptions, runId: string, step: number, text: string): boolean {
+  if (!options.onTextDelta || text.length === 0) return false;
+  try {
+    options.onTextDelta(runId, step, text);
+  } catch {
+    // The host's display problem is not the provider's failure.
+  }
+  return true;
+}
+
+/** Drops `$schema` (zod emits it; tool APIs do not need it) and makes sure the schema is an object schema. */
+export function toolParameters(schema: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = schema;
+  return rest.type === undefined ? { type: "object", ...rest } : rest;
+}

@@ -1,0 +1,215 @@
+import { Effect } from "effect";
+import type { AgentRunResult, ContextMessage, Locale, RunRecord, SkillManifest } from "../domain/index.js";
+import { AgentRunStore, type RunLedgerRecord } from "../persistence/AgentRunStore.js";
+import { AGENTLOOP_TURN_SOURCE, MemoryTurnStore } from "../persistence/MemoryTurnStore.js";
+import type { AgentRuntime, RunHandle } from "../runtime/AgentRuntime.js";
+import { type BuiltContext, buildContext } from "./contextBuilder.js";
+import { type ContractSignals, type ContractTables, DEFAULT_CONTRACT_TABLES, resolveContract } from "./contracts.js";
+import type { Provider } from "./providers/Provider.js";
+import { contextWindowFor, messageTokens, tokenCounterFor } from "./tokens.js";
+import type { AnyToolDefinition } from "./tools/Tool.js";
+import { projectLegacyTurns, projectRuns, type ReplayMode } from "./transcriptProjector.js";
+
+/** The seed §3.3 flags that gate the new history reader. */
+export interface SessionFlags {
+  /** Read history from the canonical ledger (false: the old visible turns only). */
+  readonly canonicalLedgerEnabled: boolean;
+  /** For history without a ledger: fall back to visible turns, or ignore them. */
+  readonly legacyHistoryMode: "fallback" | "off";
+}
+
+export const DEFAULT_SESSION_FLAGS: SessionFlags = { canonicalLedgerEnabled: true, legacyHistoryMode: "fallback" };
+
+export interface SessionRunnerOptions {
+  readonly flags?: Partial<SessionFlags>;
+  readonly contractTables?: ContractTables;
+  /** Tokens kept free for the model's reply (default 8192). */
+  readonly outputReserveTokens?: number;
+  /** Overrides the model's context window (tests, small models). */
+  readonly contextBudgetTokens?: number;
+  /** Runs read per page while walking back through a long session. */
+  readonly pageSize?: number;
+}
+
+export interface TurnOptions {
+  readonly sessionId: string;
+  readonly input: string;
+  readonly signals?: ContractSignals;
+  readonly provider: Provider;
+  readonly tools?: ReadonlyArray<AnyToolDefinition>;
+  readonly allowedTools?: ReadonlyArray<string>;
+  readonly system?: string;
+  readonly skills?: ReadonlyArray<Pick<SkillManifest, "name" | "description">>;
+  readonly maxSteps?: number;
+  readonly locale?: Locale;
+}
+
+export interface SessionHistory {
+  readonly context: BuiltContext;
+  /** Visible turns without a ledger were used (seed metric agent_history_legacy_fallback_total). */
+  readonly legacyFallback: boolean;
+  /** Ledger rows read to build it. */
+  readonly rowsRead: number;
+}
+
+export interface TurnHandle extends RunHandle {
+  readonly history: SessionHistory;
+  /** Resolves after the visible turns are dual-written to memory_turns. */
+  readonly settled: Promise<AgentRunResult>;
+}
+
+/**
+ * Runs consecutive turns of a session (seed §4 Phase 5): resolves the contract, builds the
+ * context from the ledger (tool facts, not narration), starts the run actor, and dual-writes
+ * the visible projection (user message + final text) to memory_turns.
+ */
+export class SessionRunner {
+  private readonly flags: SessionFlags;
+
+  constructor(
+    private readonly runtime: AgentRuntime,
+    private readonly options: SessionRunnerOptions = {},
+  ) {
+    this.flags = { ...DEFAULT_SESSION_FLAGS, ...options.flags };
+  }
+
+  /** The context the next turn of `sessionId` would see with `provider`. */
+  async history(sessionId: string, provider: Provider, input = "", extra: Pick<TurnOptions, "system" | "skills"> = {}) {
+    const counter = tokenCounterFor(provider.apiFamily, provider.model);
+    const budget =
+      (this.options.contextBudgetTokens ??
+        contextWindowFor(provider.model) - (this.options.outputReserveTokens ?? 8192)) -
+      messageTokens({ role: "user", content: input }, counter);
+    const { messages, legacyFallback, rowsRead } = await this.replay(sessionId, provider, budget, counter);
+    const context = buildContext({
+      history: messages,
+      budgetTokens: budget,
+      counter,
+      ...(extra.system ? { system: extra.system } : {}),
+      ...(extra.skills ? { skills: extra.skills } : {}),
+    });
+    return { context, legacyFallback, rowsRead } satisfies SessionHistory;
+  }
+
+  private async replay(
+    sessionId: string,
+    provider: Provider,
+    budget: number,
+    counter: ReturnType<typeof tokenCounterFor>,
+  ) {
+    const pageSize = this.options.pageSize ?? 64;
+    const modeFor = (run: RunRecord): ReplayMode =>
+      provider.capabilities.toolCalling && run.providerId === provider.id ? "protocol" : "summary";
+    return this.runtime.run(
+      Effect.gen(this, function* () {
+        const store = yield* AgentRunStore;
+        const turns = yield* MemoryTurnStore;
+        if (!this.flags.canonicalLedgerEnabled) {
+          const visible = yield* turns.listSession(sessionId);
+          return {
+            messages: projectLegacyTurns(visible),
+            legacyFallback: visible.length > 0,
+            rowsRead: visible.length,
+          };
+        }
+        // Walk back from the newest run until twice the budget is covered: older runs cannot
+        // survive trimming anyway, so reading them would only cost time (rows read ∝ budget).
+        const ledgers: RunLedgerRecord[] = [];
+        let tokens = 0;
+        let rowsRead = 0;
+        let before: string | undefined;
+        let exhausted = false;
+        while (tokens <= budget * 2) {
+          const page = yield* store.listRuns({
+            sessionId,
+            endedOnly: true,
+            newestFirst: true,
+            limit: pageSize,
+            ...(before ? { startedBefore: before } : {}),
+          });
+          if (page.length === 0) {
+            exhausted = true;
+            break;
+          }
+          const loaded = yield* store.loadRunLedgers(page);
+          for (const ledger of loaded) {
+            rowsRead += 1 + ledger.events.length + ledger.receipts.length;
+            ledgers.push(ledger);
+            tokens += projectRuns([ledger], modeFor).reduce((sum, message) => sum + messageTokens(message, counter), 0);
+          }
+          before = page.at(-1)!.startedAt;
+          if (page.length < pageSize) {
+            exhausted = true;
+            break;
+          }
+        }
+        ledgers.reverse();
+        const messages = projectRuns(ledgers, modeFor);
+        let legacyFallback = false;
+        if (exhausted && this.flags.legacyHistoryMode === "fallback") {
+          const firstRunAt = ledgers[0]?.run.startedAt;
+          const visible = (yield* turns.listSession(sessionId)).filter(
+            (turn) => turn.source !== AGENTLOOP_TURN_SOURCE && (!firstRunAt || turn.createdAt < firstRunAt),
+          );
+          rowsRead += visible.length;
+          if (visible.length > 0) {
+            legacyFallback = true;
+            return { messages: [...projectLegacyTurns(visible), ...messages], legacyFallback, rowsRead };
+          }
+        }
+        return { messages, legacyFallback, rowsRead };
+      }),
+    );
+  }
+
+  async startTurn(options: TurnOptions): Promise<TurnHandle> {
+    const history = await this.history(options.sessionId, options.provider, options.input, options);
+    const contract = resolveContract(options.signals ?? {}, this.options.contractTables ?? DEFAULT_CONTRACT_TABLES);
+    const handle = this.runtime.startRun({
+      sessionId: options.sessionId,
+      input: options.input,
+      contract,
+      provider: options.provider,
+      history: history.context.messages as ReadonlyArray<ContextMessage>,
+      ...(options.tools ? { tools: options.tools } : {}),
+      ...(options.allowedTools ? { allowedTools: options.allowedTools } : {}),
+      ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),
+      ...(options.locale ? { locale: options.locale } : {}),
+    });
+    const settled = handle.result.then(async (result) => {
+      await this.dualWrite(options, result);
+      return result;
+    });
+    return { ...handle, history, settled };
+  }
+
+  /** The visible projection for existing session lists and search (seed §3.3 dual-write). */
+  private dualWrite(options: TurnOptions, result: AgentRunResult) {
+    const metadata = {
+      runId: result.runId,
+      traceId: result.traceId,
+      terminalState: result.terminalState,
+      reason: result.terminalReason,
+    };
+    return this.runtime.run(
+      Effect.flatMap(MemoryTurnStore, (turns) =>
+        turns.append([
+          {
+            sessionId: options.sessionId,
+            role: "user",
+            content: options.input,
+            source: AGENTLOOP_TURN_SOURCE,
+            metadata,
+          },
+          {
+            sessionId: options.sessionId,
+            role: "assistant",
+            content: result.finalText,
+            source: AGENTLOOP_TURN_SOURCE,
+            metadata,
+          },
+        ]),
+      ),
+    );
+  }
+}

@@ -1,0 +1,65 @@
+import { countTokens as countCl100k } from "gpt-tokenizer/encoding/cl100k_base";
+import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
+import type { ContextMessage } from "../domain/index.js";
+
+export interface TokenCounter {
+  readonly encoding: "o200k_base" | "cl100k_base" | "anthropic_estimate";
+  readonly count: (text: string) => number;
+}
+
+/**
+ * Anthropic publishes no local tokenizer; its tokens run somewhat longer than cl100k's on
+ * English and code. The estimate is cl100k × 1.15, rounded up — conservative on purpose, so a
+ * budget computed with it errs towards trimming.
+ */
+export const ANTHROPIC_ESTIMATE_FACTOR = 1.15;
+
+export function tokenCounterFor(apiFamily: string, model: string): TokenCounter {
+  if (apiFamily === "anthropic" || model.startsWith("claude")) {
+    return {
+      encoding: "anthropic_estimate",
+      count: (text) => Math.ceil(countCl100k(text) * ANTHROPIC_ESTIMATE_FACTOR),
+    };
+  }
+  if (/^(gpt-3\.5|gpt-4(?!o|\.1)|text-embedding)/.test(model)) return { encoding: "cl100k_base", count: countCl100k };
+  return { encoding: "o200k_base", count: countO200k };
+}
+
+/** Context windows by model prefix (tokens); unknown models get a conservative 128k. */
+const CONTEXT_WINDOWS: ReadonlyArray<readonly [RegExp, number]> = [
+  [/^gpt-4\.1/, 1_047_576],
+  [/^gpt-5/, 400_000],
+  [/^(gpt-4o|o1|o3|o4)/, 128_000],
+  [/^gpt-4-turbo/, 128_000],
+  [/^gpt-4/, 8_192],
+  [/^gpt-3\.5/, 16_385],
+  [/^claude/, 200_000],
+];
+
+export function contextWindowFor(model: string): number {
+  return CONTEXT_WINDOWS.find(([pattern]) => pattern.test(model))?.[1] ?? 128_000;
+}
+
+/** Per-message overhead of the chat formats (role markers, separators). */
+const MESSAGE_OVERHEAD = 4;
+
+export function messageTokens(message: ContextMessage, counter: TokenCounter): number {
+  switch (message.role) {
+    case "assistant":
+      return (
+        MESSAGE_OVERHEAD +
+        counter.count(message.content) +
+        message.toolCalls.reduce(
+          (sum, call) =>
+            sum +
+            counter.count(call.name) +
+            counter.count(typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments)),
+          0,
+        )
+      );
+    case "tool":
+      return MESSAGE_OVERHEAD + counter.count(message.callId) + counter.count(message.content);
+    default:
+      return MESSAGE_OVERHEAD + counter.count(message.content);
+  }
+}
