@@ -4,9 +4,12 @@
  * transaction per step; `floor.bare+sqlite.writeahead`: the runtime's commit pattern — tool_call
  * rows committed before the tool runs, results + receipts after).
  */
+import { join } from "node:path";
+import { loopFields, measureSequential } from "./lib/measure.js";
+import { countEvents, migrateFile, openRawLedger, type RawLedger } from "./lib/rawLedger.js";
+import type { BenchOptions, BenchResult } from "./lib/types.js";
 import { closingRows, newW10Run, toolCallRow, toolResultRows, userInputEvent } from "./lib/w10Rows.js";
-import type { RawLedger } from "./lib/rawLedger.js";
-import { lookup, W10_INPUT, W10_STEPS, w10Reply, type W10Reply } from "./workloads/w10.js";
+import { lookup, W10_INPUT, W10_ROWS_PER_RUN, W10_STEPS, type W10Reply, w10Reply } from "./workloads/w10.js";
 
 type Message =
   | { readonly role: "user"; readonly content: string }
@@ -87,4 +90,48 @@ export async function floorRun(runId: string, persistence: FloorPersistence, led
     messages.push({ role: "tool", callId: call.id, toolName: call.name, content: JSON.stringify(output) });
   }
   throw new Error(`floor run ${runId} did not finish in ${W10_STEPS} steps`);
+}
+
+export const FLOOR_IDS = {
+  none: "floor.bare",
+  step: "floor.bare+sqlite",
+  writeahead: "floor.bare+sqlite.writeahead",
+} as const satisfies Record<FloorPersistence, string>;
+
+const FLOOR_WHAT: Record<FloorPersistence, string> = {
+  none: "plain async loop over the scripted model and the tool, no persistence",
+  step: "the same loop + the runtime's rows via raw better-sqlite3 on a migrated file: one transaction per step (11 commits/run)",
+  writeahead:
+    "the same loop + rows with the runtime's commit pattern: tool_call committed before the tool, result + receipt after (21 commits/run)",
+};
+
+export async function benchFloor(persistence: FloorPersistence, options: BenchOptions): Promise<BenchResult> {
+  let ledger: RawLedger | undefined;
+  const filename = join(options.dir, "floor.db");
+  if (persistence !== "none") {
+    await migrateFile(filename);
+    ledger = openRawLedger(filename);
+  }
+  try {
+    const heavy = persistence === "none";
+    const measured = await measureSequential(
+      {
+        warmupRuns: options.quick ? 20 : heavy ? 5_000 : 200,
+        runs: options.quick ? 50 : heavy ? 20_000 : 1_000,
+        reps: 3,
+        stepsPerRun: W10_STEPS,
+      },
+      async (label) => {
+        const text = await floorRun(`run-${label}`, persistence, ledger);
+        if (text.length === 0) throw new Error("the floor run ended without an answer");
+      },
+    );
+    const rows = ledger ? countEvents(filename, "run-r0-") : null;
+    if (rows !== null && rows !== measured.runs * W10_ROWS_PER_RUN) {
+      throw new Error(`floor ledger holds ${rows} rows for the first repetition, expected ${measured.runs * 21}`);
+    }
+    return { id: FLOOR_IDS[persistence], what: FLOOR_WHAT[persistence], ...loopFields(measured) };
+  } finally {
+    ledger?.close();
+  }
 }

@@ -74,3 +74,16 @@ export async function measureSequential(
     warmupRuns: plan.warmupRuns,
   };
 }
+
+/** The common result fields of a sequential loop measurement. */
+export function loopFields(measured: LoopMeasurement) {
+  return {
+    usPerStep: { min: measured.usPerStep.min, median: measured.usPerStep.median },
+    runsPerSec: { min: measured.runsPerSec.min, median: measured.runsPerSec.median, max: measured.runsPerSec.max },
+    peakRssMiB: peakRssMiB(),
+    runs: measured.runs,
+    reps: measured.reps,
+    warmupRuns: measured.warmupRuns,
+    repMs: measured.repMs.map((ms) => Math.round(ms)),
+  };
+}

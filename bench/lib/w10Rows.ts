@@ -33,19 +33,22 @@ export interface ToolCallRow {
   readonly inputFingerprint: string;
 }
 
-/** The tool_call row of tool step `step` (1–9): sequence 2·step. */
+/**
+ * The tool_call row of tool step `step`: sequence 2·step, `lookup({ i: step })` as W10's model asks
+ * for steps 1–9 (longer runs, for fixtures, keep the same pattern).
+ */
 export function toolCallRow(step: number): ToolCallRow {
   const reply = w10Reply(step - 1);
-  if (reply.kind !== "call") throw new Error(`W10 step ${step} is not a tool step`);
-  const args = { i: reply.args.i };
+  const callId = reply.kind === "call" ? reply.callId : `call_${step}`;
+  const args = { i: step };
   const inputFingerprint = sha256(JSON.stringify({ arguments: args, name: "lookup" }));
   return {
     event: {
       sequence: 2 * step,
       type: "tool_call",
-      payload: { step, callId: reply.callId, toolName: "lookup", arguments: args, inputFingerprint },
+      payload: { step, callId, toolName: "lookup", arguments: args, inputFingerprint },
     },
-    callId: reply.callId,
+    callId,
     inputFingerprint,
   };
 }

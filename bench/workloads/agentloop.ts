@@ -1,6 +1,9 @@
 /** agentloop.w10.*: the full runtime (run actor, tool batch actor, verifier, ledger) running W10. */
+import { join } from "node:path";
 import { AgentRuntime } from "../../src/runtime/AgentRuntime.js";
-import { W10_CONTRACT_INPUT, W10_INPUT, w10LookupTool, w10Provider } from "./w10.js";
+import { loopFields, measureSequential } from "../lib/measure.js";
+import type { BenchOptions, BenchResult } from "../lib/types.js";
+import { W10_CONTRACT_INPUT, W10_INPUT, W10_STEPS, w10LookupTool, w10Provider } from "./w10.js";
 
 export interface AgentloopW10 {
   readonly runtime: AgentRuntime;
@@ -25,4 +28,23 @@ export async function makeAgentloopW10(options: { database: string; latencyMs?: 
     }
   };
   return { runtime, runOnce, dispose: () => runtime.dispose() };
+}
+
+/** `agentloop.w10.sqlite` (a ledger file, WAL, synchronous NORMAL) or `agentloop.w10.memory` (`:memory:`). */
+export async function benchAgentloop(ledger: "sqlite" | "memory", options: BenchOptions): Promise<BenchResult> {
+  const database = ledger === "sqlite" ? join(options.dir, "agentloop.db") : ":memory:";
+  const bench = await makeAgentloopW10({ database });
+  try {
+    const measured = await measureSequential(
+      { warmupRuns: options.quick ? 5 : 30, runs: options.quick ? 10 : 150, reps: 3, stepsPerRun: W10_STEPS },
+      (label) => bench.runOnce(`run-${label}`),
+    );
+    return {
+      id: `agentloop.w10.${ledger}`,
+      what: `AgentRuntime.startRun, W10 runs one after another, ledger ${ledger === "sqlite" ? "on a file" : "in :memory:"}`,
+      ...loopFields(measured),
+    };
+  } finally {
+    await bench.dispose();
+  }
 }

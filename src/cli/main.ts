@@ -3,6 +3,7 @@ import { migrateCommand, recoverCommand } from "./dbCommands.js";
 import { evalCommand } from "./evalCommand.js";
 import { CliFailure, type CliIO, firstLine, processIO } from "./output.js";
 import { writeVisualizations } from "./visualize.js";
+import { registerWorkspaceCommands } from "./workspaceCommands.js";
 
 const DEFAULT_DB = "./agentloop.db";
 
@@ -57,6 +58,8 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
         return 0;
       }),
     );
+
+  registerWorkspaceCommands(program, io, setExit);
 
   return program;
 }

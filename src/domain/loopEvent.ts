@@ -21,7 +21,18 @@ export const LoopEvent = z.discriminatedUnion("type", [
     status: ReceiptStatus,
     reason: ReceiptReason.optional(),
   }),
-  z.strictObject({ type: z.literal("final"), runId: z.string(), text: z.string(), terminalState: TerminalState }),
+  z.strictObject({
+    type: z.literal("final"),
+    runId: z.string(),
+    text: z.string(),
+    terminalState: TerminalState,
+    /**
+     * The model's own text behind a runtime template: present when the run did not complete (the
+     * text is then the template, in the run's locale), so a channel can render the template in its
+     * own locale. For `completed` the text is the answer itself.
+     */
+    answer: z.string().optional(),
+  }),
   z.strictObject({
     type: z.literal("done"),
     runId: z.string(),

@@ -1,3 +1,4 @@
+import type { ReceiptStatus } from "./receipt.js";
 import type { ReasonCode, TerminalState } from "./terminal.js";
 
 export const Locale = ["en", "zh"] as const;
@@ -42,3 +43,62 @@ export function finalMessage(input: {
   lines.push("", `ref: ${input.traceId}`);
   return lines.join("\n");
 }
+
+/** The template sentence for a state that is not `completed` (what `finalMessage` opens with). */
+export function terminalTemplate(state: Exclude<TerminalState, "completed">, locale: Locale): string {
+  return TEMPLATES[locale][state];
+}
+
+// --- Channel progress (seed §2.3, §4 Phase 4) --------------------------------------------------
+
+/**
+ * Every progress message a channel shows opens with this marker: progress is rendered in an
+ * explicit "in progress" style and is never phrased or flagged as the answer.
+ */
+export const PROGRESS_MARKER: Record<Locale, string> = {
+  en: "In progress:",
+  zh: "进行中：",
+};
+
+const TOOL_STATUS: Record<
+  Locale,
+  { readonly started: (tool: string) => string; readonly result: Record<ReceiptStatus, (tool: string) => string> }
+> = {
+  en: {
+    started: (tool) => `calling tool ${tool}`,
+    result: {
+      ok: (tool) => `tool ${tool} returned a result`,
+      error: (tool) => `tool ${tool} returned an error`,
+      timed_out: (tool) => `tool ${tool} timed out`,
+      cancelled: (tool) => `tool ${tool} was cancelled`,
+    },
+  },
+  zh: {
+    started: (tool) => `正在调用工具 ${tool}`,
+    result: {
+      ok: (tool) => `工具 ${tool} 已返回结果`,
+      error: (tool) => `工具 ${tool} 返回了错误`,
+      timed_out: (tool) => `工具 ${tool} 超时`,
+      cancelled: (tool) => `工具 ${tool} 已被取消`,
+    },
+  },
+};
+
+export type ProgressInput =
+  | { readonly source: "commentary"; readonly text: string }
+  | { readonly source: "tool_started"; readonly toolName: string }
+  | { readonly source: "tool_result"; readonly toolName: string; readonly status: ReceiptStatus };
+
+/** The text of one progress message: the localised in-progress marker, then the update. */
+export function progressMessage(input: ProgressInput, locale: Locale = "en"): string {
+  const body =
+    input.source === "commentary"
+      ? input.text.trim()
+      : input.source === "tool_started"
+        ? TOOL_STATUS[locale].started(input.toolName)
+        : TOOL_STATUS[locale].result[input.status](input.toolName);
+  return `${PROGRESS_MARKER[locale]} ${body}`;
+}
+
+/** Whether `text` is in the in-progress style of `locale`. */
+export const isProgressText = (text: string, locale: Locale): boolean => text.startsWith(PROGRESS_MARKER[locale]);

@@ -301,7 +301,13 @@ export const runMachine = setup({
     cancelToolBatch: sendTo("toolBatch", { type: "CANCEL" }),
     announceEnd: enqueueActions(({ context, enqueue }) => {
       const outcome = context.outcome!;
-      enqueue.emit({ type: "final", runId: context.runId, text: finalText(context), terminalState: outcome.state });
+      enqueue.emit({
+        type: "final",
+        runId: context.runId,
+        text: finalText(context),
+        terminalState: outcome.state,
+        ...(outcome.state === "completed" ? {} : { answer: context.answer }),
+      });
       enqueue.emit({
         type: "done",
         runId: context.runId,

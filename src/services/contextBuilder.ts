@@ -145,6 +145,8 @@ export function buildContext(input: ContextBuildInput): BuiltContext {
     return { messages, tokens: count(messages), compactedGroups, droppedGroups, overBudget };
   };
   if (total <= budget) return finish(groups.flat(), 0, 0, false);
+  // No history at all, and the head alone is larger than the budget: nothing to trim.
+  if (groups.length === 0) return finish([], 0, 0, true);
 
   // Keep the longest suffix of whole groups that fits next to a summary of the rest.
   let keepFrom = groups.length;
@@ -155,8 +157,9 @@ export function buildContext(input: ContextBuildInput): BuiltContext {
     keepFrom -= 1;
   }
   if (keepFrom === groups.length) {
-    // Not even the newest group fits: keep it whole (never split a call from its results).
-    return finish([...groups.at(-1)!], 0, groups.length - 1, true);
+    // The newest group does not fit next to a summary: keep it whole (never split a call from
+    // its results); it is over budget only when it does not fit the budget at all.
+    return finish([...groups.at(-1)!], 0, groups.length - 1, groupTokens.at(-1)! > budget);
   }
   const recent = groups.slice(keepFrom).flat();
   if (input.compaction === false) return finish(recent, 0, keepFrom, false);

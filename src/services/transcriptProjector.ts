@@ -121,6 +121,7 @@ function projectRunProtocol({ run, events, receipts }: ProjectedRun): ContextMes
       commentary.set(Number(payload.step), text(payload.text));
   }
 
+  const emittedSteps = new Set<number>();
   for (const event of events) {
     const payload = payloadOf(event);
     if (event.type === "user_input" && payload.origin !== "runtime_correction") {
@@ -129,7 +130,9 @@ function projectRunProtocol({ run, events, receipts }: ProjectedRun): ContextMes
     if (event.type === "tool_call") {
       const step = Number(payload.step ?? 0);
       const group = byStep.get(step);
-      if (!group || group[0]!.call.id !== text(payload.callId)) continue;
+      // A duplicated tool_call row must not replay the step (and its call ids) a second time.
+      if (!group || emittedSteps.has(step) || group[0]!.call.id !== text(payload.callId)) continue;
+      emittedSteps.add(step);
       messages.push({
         role: "assistant",
         content: commentary.get(step) ?? "",

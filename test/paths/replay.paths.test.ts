@@ -9,10 +9,11 @@ import type {
   CassetteModelStep,
   ExecutionReceipt,
   FixtureOutcome,
+  TerminalPayload,
   ToolSettlement,
 } from "../../src/domain/index.js";
-import type { SampleOutcome, Verdict, VerifyInput } from "../../src/machines/protocol.js";
-import { runMachine } from "../../src/machines/run.machine.js";
+import type { FinishRunInput, SampleOutcome, Verdict, VerifyInput } from "../../src/machines/protocol.js";
+import { type RunInput, runMachine } from "../../src/machines/run.machine.js";
 import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
 import { AgentRuntime } from "../../src/runtime/AgentRuntime.js";
 import { scriptedProvider } from "../../src/services/providers/scripted.js";
@@ -58,7 +59,6 @@ import {
  */
 
 const INPUT = runInput(OBSERVE_LOOKUP);
-const OPTIONS: GraphOptions = { input: INPUT, events: runEvents };
 const SAMPLE_SIZE = 24;
 /** Longer than the tool's timeout: the fixture call times out. */
 const SLOW_MS = 10 * TOOL_TIMEOUT_MS;
@@ -76,6 +76,24 @@ function replayable(state: AnyMachineSnapshot, event: EventObject): boolean {
   }
   return true;
 }
+
+/**
+ * The replay's graph offers only the steps the live system can take on purpose, plus CANCEL (for
+ * the dedicated test): the rest of the run model's alphabet (actor errors, verdicts the live
+ * verifier would not give) is declared impossible here, which keeps this graph small.
+ */
+const replayOptions = (input: RunInput): GraphOptions => ({
+  input,
+  events: (snapshot) => runEvents(snapshot).filter((event) => event.type === "CANCEL" || replayable(snapshot, event)),
+  impossible: (snapshot) => {
+    const events = runEvents(snapshot);
+    const offered = new Set(
+      events.filter((event) => event.type === "CANCEL" || replayable(snapshot, event)).map((event) => event.type),
+    );
+    return events.map((event) => event.type).filter((type) => !offered.has(type));
+  },
+});
+const OPTIONS = replayOptions(INPUT);
 
 const throughCorrection = (path: GraphPath) => path.steps.some((step) => step.event.type === `${DONE}recordCorrection`);
 
@@ -180,29 +198,41 @@ const SAMPLE = samplePaths(
   SAMPLE_SIZE,
 );
 
+/** The rollout switch at `observe`: the same model, reporting as `off` would. */
+const OBSERVE_INPUT = runInput(OBSERVE_LOOKUP, { receiptVerification: "observe" });
+
 let dir: string;
 let runtime: AgentRuntime;
+let observeRuntime: AgentRuntime;
+
+const makeRuntime = (input: RunInput, file: string) =>
+  AgentRuntime.make({
+    database: join(dir, file),
+    retry: { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 },
+    doomLoopThreshold: input.doomLoopThreshold,
+    maxProtocolRepairs: input.maxProtocolRepairs,
+    toolConcurrency: input.toolConcurrency,
+    receiptVerification: input.receiptVerification,
+  });
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "agentloop-paths-"));
-  runtime = await AgentRuntime.make({
-    database: join(dir, "ledger.db"),
-    retry: { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 },
-    doomLoopThreshold: INPUT.doomLoopThreshold,
-    maxProtocolRepairs: INPUT.maxProtocolRepairs,
-    toolConcurrency: INPUT.toolConcurrency,
-    receiptVerification: INPUT.receiptVerification,
-  });
+  runtime = await makeRuntime(INPUT, "ledger.db");
+  observeRuntime = await makeRuntime(OBSERVE_INPUT, "observe.db");
 });
 
 afterAll(async () => {
   await runtime?.dispose();
+  await observeRuntime?.dispose();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-async function ledgerOf(runId: string): Promise<{ rows: LedgerRow[]; receipts: ReadonlyArray<ExecutionReceipt> }> {
-  const rows = await runtime.run(Effect.flatMap(AgentRunStore, (store) => store.listRunEvents(runId)));
-  const receipts = await runtime.run(Effect.flatMap(AgentRunStore, (store) => store.listReceipts(runId)));
+async function ledgerOf(
+  runId: string,
+  on: AgentRuntime = runtime,
+): Promise<{ rows: LedgerRow[]; receipts: ReadonlyArray<ExecutionReceipt> }> {
+  const rows = await on.run(Effect.flatMap(AgentRunStore, (store) => store.listRunEvents(runId)));
+  const receipts = await on.run(Effect.flatMap(AgentRunStore, (store) => store.listReceipts(runId)));
   return { rows: rows.map((row) => ({ sequence: row.sequence, type: row.type, payload: row.payload })), receipts };
 }
 
@@ -308,5 +338,40 @@ describe("run paths replayed through the runtime", () => {
         ledger.receipts.map((receipt) => receipt.callId),
       ),
     }).toEqual({ terminal: "cancelled", receipts: ["call-1-a:cancelled"], violations: [] });
+  });
+  it("completes under observe without any receipt, as off would, and records the verdict in the terminal row", async () => {
+    // The model's path under observe: an answer without a tool call, the verifier asks for a
+    // correction, the run reports completed/answered anyway and hands finishRun the verdict.
+    const options = replayOptions(OBSERVE_INPUT);
+    const modelled = completePaths(buildGraph(runMachine, options), keyOf(options), replayable).find(
+      (path) => describePath(path) === "done:sampleModel(stop) → done:verifyAnswer(correct)",
+    );
+    const closing = modelled?.steps.find((step) => step.event.type === `${DONE}finishRun`);
+    const terminal = closing && invokeInput<FinishRunInput>(closing.state, "finishRun")?.terminal;
+    expect(terminal).toMatchObject({ terminalState: "completed", reason: "answered" });
+    expect(terminal?.verification).toMatchObject({ mode: "observe", verdict: "correct" });
+
+    const handle = observeRuntime.startRun({
+      sessionId: "paths",
+      input: OBSERVE_INPUT.input,
+      contract: OBSERVE_LOOKUP,
+      tools: [toolSpec([])],
+      provider: scriptedProvider(cassetteOf(modelled!).steps, { capabilities: OBSERVE_INPUT.capabilities }),
+      maxSteps: OBSERVE_INPUT.maxSteps,
+    });
+    const result = await handle.result;
+    const ledger = await ledgerOf(handle.runId, observeRuntime);
+    const row = ledger.rows.find((r) => r.type === "terminal")?.payload as TerminalPayload | undefined;
+    expect({
+      terminal: `${result.terminalState}/${result.terminalReason}`,
+      receipts: result.receipts.length,
+      verification: row?.verification,
+      rowTypes: ledger.rows.map((r) => r.type),
+    }).toEqual({
+      terminal: "completed/answered",
+      receipts: 0,
+      verification: terminal?.verification,
+      rowTypes: modelledLedger(modelled!).rows.map((r) => r.type),
+    });
   });
 });

@@ -16,8 +16,11 @@ import type { AgentRuntime } from "../../runtime/AgentRuntime.js";
 import { type ContractSignals, parseSkillManifest } from "../contracts.js";
 import { scriptedProvider } from "../providers/scripted.js";
 import { SessionRunner } from "../sessionRunner.js";
+import { type BuiltinToolName, builtinTools } from "../tools/builtin/index.js";
 import { fixtureTool } from "../tools/fixtureTool.js";
 import type { AnyToolDefinition } from "../tools/Tool.js";
+import { buildSystemPrompt } from "../workspace/prompt.js";
+import { discoverSkills } from "../workspace/skills.js";
 import { CassetteError, type LoadedCase } from "./loadCassettes.js";
 
 export interface CaseResult {
@@ -69,10 +72,25 @@ function prepareWorkspace(cassette: Cassette): string {
   return workspace;
 }
 
-function caseTools(loaded: LoadedCase, workspace: string, builtinTool: BuiltinToolFactory | undefined) {
+/** Built-in tools on the case's workspace; `send_message` delivers to an in-memory outbox with real ids. */
+export const defaultBuiltinTool: BuiltinToolFactory = (name, workspace) => {
+  let sent = 0;
+  const outbox = {
+    channelId: "outbox",
+    send: async () => {
+      sent += 1;
+      return { messageId: `outbox-${randomUUID().slice(0, 8)}-${sent}` };
+    },
+  };
+  return builtinTools(workspace, { senders: [outbox], runCommand: { defaultTimeoutMs: 20_000 } }).get(
+    name as BuiltinToolName,
+  );
+};
+
+function caseTools(loaded: LoadedCase, workspace: string, builtinTool: BuiltinToolFactory) {
   return (loaded.cassette.tools ?? []).map((spec) => {
     if (!spec.builtin) return fixtureTool(spec);
-    const tool = builtinTool?.(spec.name, workspace);
+    const tool = builtinTool(spec.name, workspace);
     if (!tool) throw new CassetteError(`${loaded.file}: tools: builtin tool "${spec.name}" is not available`);
     return tool;
   });
@@ -141,12 +159,14 @@ async function runCase(
   const { cassette } = loaded;
   const workspace = prepareWorkspace(cassette);
   try {
-    const tools = caseTools(loaded, workspace, options.builtinTool);
+    const tools = caseTools(loaded, workspace, options.builtinTool ?? defaultBuiltinTool);
+    const skills = discoverSkills(workspace).map((entry) => entry.manifest);
     const handle = await sessions.startTurn({
       // Unique per invocation: a ledger file reused by a later eval must not leak history into these cases.
       sessionId: `eval:${invocation}:${cassette.session ?? cassette.name}`,
       input: cassette.input,
       signals: caseSignals(loaded, workspace),
+      system: buildSystemPrompt(workspace, { skills }),
       provider: scriptedProvider(cassette.model, {
         ...(cassette.capabilities ? { capabilities: cassette.capabilities } : {}),
       }),

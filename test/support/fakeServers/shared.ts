@@ -231,3 +231,51 @@ export function authProblem(headers: IncomingHttpHeaders): string | undefined {
   }
   return "auth: no API key in the request";
 }
+
+// --- A provider-neutral script of one model turn, rendered by each wire protocol -------------
+
+/** How the turn finishes on the wire; `null`: the stream never says (it just ends). */
+export type WireFinish = "stop" | "tool_calls" | "length" | "content_filter" | "unknown" | null;
+
+export interface FakeCall {
+  /** Absent: the wire carries no id. */
+  readonly id?: string;
+  /** Absent: the wire carries no name. */
+  readonly name?: string;
+  /** The arguments text, or its streamed pieces (default `{}`). */
+  readonly arguments?: string | ReadonlyArray<string>;
+  /** The call is cut off: no end-of-call signal (and an incomplete item where the protocol has one). */
+  readonly partial?: boolean;
+}
+
+export interface FakeTurn {
+  /** The text, or its streamed pieces. */
+  readonly text?: string | ReadonlyArray<string>;
+  readonly calls?: ReadonlyArray<FakeCall>;
+  /** Default: tool_calls when there are calls, else stop. */
+  readonly finish?: WireFinish;
+  readonly usage?: { readonly input: number; readonly output: number };
+}
+
+export type StreamEnding = "end" | "hang" | "drop";
+
+/** One wire protocol's fake: its validation and how it renders a turn. */
+export interface FakeWire {
+  readonly protocol: WireProtocol;
+  readonly json: (turn: FakeTurn) => ScriptedReply;
+  readonly stream: (turn: FakeTurn, ending?: StreamEnding) => ScriptedReply;
+}
+
+export const piecesOf = (value: string | ReadonlyArray<string> | undefined, fallback = ""): string[] =>
+  value === undefined ? (fallback ? [fallback] : []) : typeof value === "string" ? [value] : [...value];
+
+export const wholeOf = (value: string | ReadonlyArray<string> | undefined, fallback = ""): string =>
+  piecesOf(value, fallback).join("");
+
+export const finishOf = (turn: FakeTurn): WireFinish =>
+  turn.finish === undefined ? ((turn.calls?.length ?? 0) > 0 ? "tool_calls" : "stop") : turn.finish;
+
+export const usageOf = (turn: FakeTurn) => turn.usage ?? { input: 11, output: 7 };
+
+export const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);

@@ -1,0 +1,20 @@
+/** Benchmark ids, in the order they run and print. */
+export const CORE_IDS = [
+  "agentloop.w10.sqlite",
+  "agentloop.w10.memory",
+  "floor.bare",
+  "floor.bare+sqlite",
+  "floor.bare+sqlite.writeahead",
+  "ledger.append",
+  "scale.concurrent",
+  "projection.100k",
+] as const;
+
+export const PEER_IDS = ["peer.ai-sdk", "peer.langgraph.memory", "peer.langgraph.sqlite"] as const;
+
+export type BenchId = (typeof CORE_IDS)[number] | (typeof PEER_IDS)[number];
+
+export const ALL_IDS: ReadonlyArray<BenchId> = [...CORE_IDS, ...PEER_IDS];
+
+/** The line a worker prints its result on (stdout), followed by the result's JSON. */
+export const RESULT_MARKER = "@@bench-result ";

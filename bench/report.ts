@@ -1,0 +1,199 @@
+/** Ratios, target checks, the table, and bench/RESULTS.md. */
+import { cpus, loadavg, totalmem } from "node:os";
+import type { BenchReport, BenchResult, MachineInfo, TargetCheck } from "./lib/types.js";
+
+export function machineInfo(): MachineInfo {
+  const list = cpus();
+  return {
+    node: process.version,
+    platform: process.platform,
+    arch: process.arch,
+    cpus: { model: list[0]?.model.trim() ?? "unknown", count: list.length },
+    totalMemGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+    date: new Date().toISOString(),
+    loadavg: loadavg().map((value) => Math.round(value * 100) / 100),
+  };
+}
+
+const find = (results: ReadonlyArray<BenchResult>, id: string) => results.find((result) => result.id === id);
+
+const medianUs = (result: BenchResult | undefined): number | undefined =>
+  result && !result.skipped && !result.error ? result.usPerStep?.median : undefined;
+
+interface Nested {
+  readonly usPerStep?: { readonly median: number };
+}
+
+/** Ratios of median µs per step. Names read "a/b": a's time over b's (or, for ledger.append, throughput). */
+export function computeRatios(results: ReadonlyArray<BenchResult>): Record<string, number> {
+  const ratios: Record<string, number> = {};
+  const us = (id: string) => medianUs(find(results, id));
+  const put = (name: string, numerator: number | undefined, denominator: number | undefined) => {
+    if (numerator !== undefined && denominator !== undefined && denominator > 0) ratios[name] = numerator / denominator;
+  };
+  put("agentloop.w10.sqlite/floor.bare+sqlite", us("agentloop.w10.sqlite"), us("floor.bare+sqlite"));
+  put(
+    "agentloop.w10.sqlite/floor.bare+sqlite.writeahead",
+    us("agentloop.w10.sqlite"),
+    us("floor.bare+sqlite.writeahead"),
+  );
+  put("agentloop.w10.sqlite/floor.bare", us("agentloop.w10.sqlite"), us("floor.bare"));
+  put("agentloop.w10.memory/floor.bare", us("agentloop.w10.memory"), us("floor.bare"));
+  put("agentloop.w10.sqlite/agentloop.w10.memory", us("agentloop.w10.sqlite"), us("agentloop.w10.memory"));
+  const ledger = find(results, "ledger.append");
+  const raw = (ledger?.raw as Nested | undefined)?.usPerStep?.median;
+  const perBatch = (ledger?.perBatchRunPromise as Nested | undefined)?.usPerStep?.median;
+  // Throughput of the store as a fraction of raw better-sqlite3's (time raw / time store).
+  put("ledger.append/raw", raw, medianUs(ledger));
+  put("ledger.append.perBatchRunPromise/raw", raw, perBatch);
+  put("agentloop.w10.sqlite/peer.ai-sdk", us("agentloop.w10.sqlite"), us("peer.ai-sdk"));
+  put("peer.langgraph.memory/agentloop.w10.sqlite", us("peer.langgraph.memory"), us("agentloop.w10.sqlite"));
+  put("peer.langgraph.sqlite/agentloop.w10.sqlite", us("peer.langgraph.sqlite"), us("agentloop.w10.sqlite"));
+  return ratios;
+}
+
+export function checkTargets(results: ReadonlyArray<BenchResult>, ratios: Record<string, number>): TargetCheck[] {
+  const check = (target: string, value: number | undefined, limit: string, met: (v: number) => boolean) => ({
+    target,
+    value: value ?? null,
+    limit,
+    met: value === undefined ? null : met(value),
+  });
+  const scale = find(results, "scale.concurrent");
+  const rssPerRun = (scale?.rssPerInFlightRunKiB as { max?: number } | undefined)?.max;
+  const projection = find(results, "projection.100k");
+  const projectionMs = projection?.skipped ? undefined : (projection?.ms as { median?: number } | undefined)?.median;
+  return [
+    check(
+      "agentloop.w10.sqlite µs/step ÷ peer.ai-sdk µs/step",
+      ratios["agentloop.w10.sqlite/peer.ai-sdk"],
+      "≤ 1",
+      (v) => v <= 1,
+    ),
+    check(
+      "peer.langgraph.sqlite µs/step ÷ agentloop.w10.sqlite µs/step",
+      ratios["peer.langgraph.sqlite/agentloop.w10.sqlite"],
+      "≥ 20",
+      (v) => v >= 20,
+    ),
+    check(
+      "agentloop.w10.sqlite µs/step ÷ floor.bare+sqlite µs/step",
+      ratios["agentloop.w10.sqlite/floor.bare+sqlite"],
+      "≤ 2",
+      (v) => v <= 2,
+    ),
+    check("ledger.append throughput ÷ raw better-sqlite3", ratios["ledger.append/raw"], "≥ 0.5", (v) => v >= 0.5),
+    check("scale.concurrent KiB RSS per in-flight run (worst wave)", rssPerRun, "≤ 100", (v) => v <= 100),
+    check("projection.100k ms (median)", projectionMs, "≤ 150", (v) => v <= 150),
+  ];
+}
+
+const fmt = (value: number | undefined, digits = 1): string => {
+  if (value === undefined || Number.isNaN(value)) return "—";
+  if (Math.abs(value) >= 1000) return Math.round(value).toLocaleString("en-US");
+  return value.toFixed(Math.abs(value) < 10 ? Math.max(digits, 2) : digits);
+};
+
+function detail(result: BenchResult): string {
+  if (result.error) return `error: ${String(result.error).split("\n")[0]}`;
+  if (result.skipped) return `skipped: ${result.skipped}`;
+  const parts: string[] = [];
+  if (result.id === "scale.concurrent") {
+    const wall = result.wallMs as { median: number };
+    const rss = result.rssPerInFlightRunKiB as { max: number; median: number };
+    const heap = result.heapPerInFlightRunKiB as { max: number };
+    parts.push(
+      `${result.concurrency} in flight, wall ${fmt(wall.median, 0)} ms, ${fmt(rss.max)} KiB RSS/run (worst wave; median ${fmt(rss.median)}), heap ${fmt(heap.max)} KiB/run, ${result.completed} completed, ${result.ledgerRowsPerWave} rows/wave checked`,
+    );
+  } else if (result.id === "ledger.append") {
+    const raw = result.raw as { usPerStep: { median: number }; eventRowsPerSec: { median: number } };
+    const own = result.eventRowsPerSec as { median: number };
+    const perBatch = result.perBatchRunPromise as { usPerStep: { median: number } };
+    parts.push(
+      `store ${fmt(own.median, 0)} rows/s vs raw ${fmt(raw.eventRowsPerSec.median, 0)} rows/s (raw ${fmt(raw.usPerStep.median)} µs/step); one runPromise per batch: ${fmt(perBatch.usPerStep.median)} µs/step`,
+    );
+  } else if (result.id === "projection.100k") {
+    const ms = result.ms as { min: number; median: number };
+    parts.push(`${fmt(ms.median)} ms median (min ${fmt(ms.min)})`);
+  }
+  if (result.runs !== undefined && result.id !== "scale.concurrent")
+    parts.push(`${result.reps}×${result.runs} runs after ${result.warmupRuns} warm-up`);
+  return parts.join("; ");
+}
+
+export function table(report: BenchReport): string {
+  const lines = [
+    "| id | µs/step min | µs/step median | runs/s median | peak RSS MiB | notes |",
+    "| --- | ---: | ---: | ---: | ---: | --- |",
+  ];
+  for (const result of report.results) {
+    lines.push(
+      `| \`${result.id}\` | ${fmt(result.usPerStep?.min)} | ${fmt(result.usPerStep?.median)} | ${fmt(result.runsPerSec?.median)} | ${fmt(result.peakRssMiB, 0)} | ${detail(result)} |`,
+    );
+  }
+  return lines.join("\n");
+}
+
+export function ratioTable(report: BenchReport): string {
+  const lines = ["| ratio (medians) | value |", "| --- | ---: |"];
+  for (const [name, value] of Object.entries(report.ratios)) lines.push(`| \`${name}\` | ${fmt(value, 2)} |`);
+  return lines.join("\n");
+}
+
+export function targetTable(report: BenchReport): string {
+  const lines = ["| target | measured | limit | met |", "| --- | ---: | :---: | :---: |"];
+  for (const check of report.targets) {
+    const met = check.met === null ? "n/a" : check.met ? "yes" : "**no**";
+    lines.push(`| ${check.target} | ${check.value === null ? "—" : fmt(check.value, 2)} | ${check.limit} | ${met} |`);
+  }
+  return lines.join("\n");
+}
+
+const machineLine = (machine: MachineInfo) =>
+  `${machine.cpus.model} × ${machine.cpus.count}, ${machine.totalMemGiB} GiB, ${machine.platform}/${machine.arch}, Node ${machine.node}; load average at start ${machine.loadavg.join(" / ")}`;
+
+/** What the terminal shows (without --json). */
+export function textReport(report: BenchReport): string {
+  return [
+    `agentloop bench — ${report.machine.date}`,
+    machineLine(report.machine),
+    "",
+    table(report),
+    "",
+    ratioTable(report),
+    "",
+    "Targets (reported, not gated):",
+    targetTable(report),
+  ].join("\n");
+}
+
+export function resultsMarkdown(report: BenchReport, quick: boolean): string {
+  return `# Benchmark results
+
+Measured with \`${report.command}\` on ${report.machine.date}.${quick ? "\n\n**Smoke run (`--quick`): tiny counts, not a measurement.**" : ""}
+
+Machine: ${machineLine(report.machine)}.
+
+Workload W10: one run = 10 sequential model steps; steps 1–9 call \`lookup({ i })\` (answered at
+once), step 10 answers in text; zero model latency; the scripted model derives its step from the
+tool results in the history it is handed. Contract \`observe\` with \`requiredToolNames: ["lookup"]\`:
+every agentloop run ends \`completed\` through the verifier. Each benchmark runs in its own process:
+warm-up first, then 3 repetitions; min and median over the repetitions; peak RSS is the process's.
+µs/step = a repetition's wall time / (runs × 10).
+
+${table(report)}
+
+${ratioTable(report)}
+
+Targets (the bench reports them; it does not gate CI):
+
+${targetTable(report)}
+
+What each id measures:
+
+${report.results.map((result) => `- \`${result.id}\`: ${result.what ?? result.skipped ?? result.error ?? ""}`).join("\n")}
+
+Reproduce: \`npm run bench\` (add \`--json\` for machine-readable output, \`--quick\` for a smoke run,
+\`--write\` to rewrite this file); with the peers: \`npm run bench:peers\`.
+`;
+}

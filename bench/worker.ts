@@ -1,0 +1,54 @@
+/**
+ * One benchmark in a process of its own (so its peak RSS is its own): `tsx bench/worker.ts <id>
+ * [--quick]`. Prints the result as one JSON line after RESULT_MARKER on stdout; progress on stderr.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { benchFloor } from "./floor.js";
+import { type BenchId, RESULT_MARKER } from "./lib/ids.js";
+import type { BenchOptions, BenchResult } from "./lib/types.js";
+import { benchAgentloop } from "./workloads/agentloop.js";
+import { benchLedgerAppend } from "./workloads/ledgerAppend.js";
+import { benchPeer } from "./workloads/peers.js";
+import { benchProjection } from "./workloads/projection.js";
+import { benchScale } from "./workloads/scale.js";
+
+const BENCHMARKS: Readonly<Record<BenchId, (options: BenchOptions) => Promise<BenchResult>>> = {
+  "agentloop.w10.sqlite": (options) => benchAgentloop("sqlite", options),
+  "agentloop.w10.memory": (options) => benchAgentloop("memory", options),
+  "floor.bare": (options) => benchFloor("none", options),
+  "floor.bare+sqlite": (options) => benchFloor("step", options),
+  "floor.bare+sqlite.writeahead": (options) => benchFloor("writeahead", options),
+  "ledger.append": benchLedgerAppend,
+  "scale.concurrent": benchScale,
+  "projection.100k": benchProjection,
+  "peer.ai-sdk": (options) => benchPeer("peer.ai-sdk", options),
+  "peer.langgraph.memory": (options) => benchPeer("peer.langgraph.memory", options),
+  "peer.langgraph.sqlite": (options) => benchPeer("peer.langgraph.sqlite", options),
+};
+
+async function main(): Promise<void> {
+  const [id, ...flags] = process.argv.slice(2);
+  const bench = id && Object.hasOwn(BENCHMARKS, id) ? BENCHMARKS[id as BenchId] : undefined;
+  if (!id || !bench) {
+    process.stderr.write(`usage: tsx bench/worker.ts <${Object.keys(BENCHMARKS).join("|")}> [--quick]\n`);
+    process.exit(2);
+  }
+  const dir = mkdtempSync(join(tmpdir(), "agentloop-bench-"));
+  try {
+    const result = await bench({ quick: flags.includes("--quick"), dir });
+    process.stdout.write(`${RESULT_MARKER}${JSON.stringify(result)}\n`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  // Peers may leave handles open (timers, sockets): a finished benchmark ends its process.
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,39 @@
+import { existsSync, realpathSync } from "node:fs";
+import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+
+/** A path that would leave the workspace (directly, through `..`, or through a symlink). */
+export class WorkspaceEscapeError extends Error {
+  readonly _tag = "WorkspaceEscapeError";
+}
+
+function inside(root: string, candidate: string): boolean {
+  const rel = relative(root, candidate);
+  return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
+}
+
+/** The deepest existing ancestor of `path` (itself when it exists), with symlinks resolved. */
+function realExistingAncestor(path: string): string {
+  let current = path;
+  while (!existsSync(current)) {
+    const parent = dirname(current);
+    if (parent === current) break;
+    current = parent;
+  }
+  return realpathSync(current);
+}
+
+/**
+ * Resolves a workspace-relative path and refuses anything outside the workspace, symlink
+ * escapes included: the real path of the deepest existing ancestor must stay inside the
+ * workspace's real path.
+ */
+export function resolveInWorkspace(workspace: string, requested: string): { absolute: string; relative: string } {
+  const root = realpathSync(workspace);
+  if (requested.includes("\0")) throw new WorkspaceEscapeError(`${JSON.stringify(requested)} is not a valid path`);
+  const absolute = resolve(root, requested);
+  if (!inside(root, absolute)) throw new WorkspaceEscapeError(`${requested} is outside the workspace`);
+  if (!inside(root, realExistingAncestor(absolute))) {
+    throw new WorkspaceEscapeError(`${requested} leads outside the workspace through a symbolic link`);
+  }
+  return { absolute, relative: relative(root, absolute) || "." };
+}

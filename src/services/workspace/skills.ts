@@ -1,0 +1,55 @@
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Effect } from "effect";
+import { z } from "zod";
+import type { SkillManifest } from "../../domain/index.js";
+import { parseSkillManifest } from "../contracts.js";
+import { defineTool, type ToolResult } from "../tools/Tool.js";
+
+export interface SkillEntry {
+  readonly manifest: SkillManifest;
+  readonly path: string;
+}
+
+/** Skills of a workspace: `skills/<name>/SKILL.md`, front matter only (bodies load on demand). */
+export function discoverSkills(workspace: string): SkillEntry[] {
+  const root = join(workspace, "skills");
+  if (!existsSync(root)) return [];
+  return readdirSync(root, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && existsSync(join(root, entry.name, "SKILL.md")))
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .map((entry) => {
+      const path = join(root, entry.name, "SKILL.md");
+      return { manifest: parseSkillManifest(readFileSync(path, "utf8"), entry.name), path };
+    });
+}
+
+/** The body of a SKILL.md without its front matter. */
+export function skillBody(markdown: string): string {
+  return markdown.replace(/^---\r?\n[\s\S]*?\r?\n---\r?\n?/, "");
+}
+
+/** `skill_load`: the full body of one skill, with the file's sha256 as evidence. */
+export const skillLoadTool = (workspace: string) =>
+  defineTool({
+    name: "skill_load",
+    description: "Load the full instructions of a skill from the catalog by name.",
+    kind: "observe",
+    input: z.object({ name: z.string().min(1) }),
+    execute: ({ name }) =>
+      Effect.sync((): ToolResult => {
+        const entry = discoverSkills(workspace).find((skill) => skill.manifest.name === name);
+        if (!entry) return { status: "error", output: { error: `no skill named ${name}` } };
+        const markdown = readFileSync(entry.path, "utf8");
+        return {
+          status: "ok",
+          output: { name, body: skillBody(markdown) },
+          evidence: {
+            skill: name,
+            path: `skills/${name}/SKILL.md`,
+            sha256: createHash("sha256").update(markdown).digest("hex"),
+          },
+        };
+      }),
+  });
