@@ -5,7 +5,7 @@
  * rows committed before the tool runs, results + receipts after).
  */
 import { join } from "node:path";
-import { loopFields, measureSequential } from "./lib/measure.js";
+import { loopFields, loopPlan, measureSequential } from "./lib/measure.js";
 import { countEvents, migrateFile, openRawLedger, type RawLedger } from "./lib/rawLedger.js";
 import type { BenchOptions, BenchResult } from "./lib/types.js";
 import { closingRows, newW10Run, toolCallRow, toolResultRows, userInputEvent } from "./lib/w10Rows.js";
@@ -113,14 +113,8 @@ export async function benchFloor(persistence: FloorPersistence, options: BenchOp
     ledger = openRawLedger(filename);
   }
   try {
-    const heavy = persistence === "none";
     const measured = await measureSequential(
-      {
-        warmupRuns: options.quick ? 20 : heavy ? 5_000 : 200,
-        runs: options.quick ? 50 : heavy ? 20_000 : 1_000,
-        reps: 3,
-        stepsPerRun: W10_STEPS,
-      },
+      loopPlan(options.quick, persistence === "none" ? 5_000 : 200, W10_STEPS),
       async (label) => {
         const text = await floorRun(`run-${label}`, persistence, ledger);
         if (text.length === 0) throw new Error("the floor run ended without an answer");

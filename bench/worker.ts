@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { benchFloor } from "./floor.js";
 import { type BenchId, RESULT_MARKER } from "./lib/ids.js";
+import { withCpuProfile } from "./lib/profile.js";
 import type { BenchOptions, BenchResult } from "./lib/types.js";
 import { benchAgentloop } from "./workloads/agentloop.js";
 import { benchLedgerAppend } from "./workloads/ledgerAppend.js";
@@ -37,7 +38,9 @@ async function main(): Promise<void> {
   }
   const dir = mkdtempSync(join(tmpdir(), "agentloop-bench-"));
   try {
-    const result = await bench({ quick: flags.includes("--quick"), dir });
+    const options = { quick: flags.includes("--quick"), dir };
+    const profileDir = process.env.AGENTLOOP_BENCH_PROFILE_DIR;
+    const result = profileDir ? await withCpuProfile(profileDir, id, () => bench(options)) : await bench(options);
     process.stdout.write(`${RESULT_MARKER}${JSON.stringify(result)}\n`);
   } finally {
     rmSync(dir, { recursive: true, force: true });

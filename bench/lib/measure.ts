@@ -31,10 +31,13 @@ export function collectGarbage(): void {
 }
 
 export interface LoopPlan {
-  /** Runs before measuring (JIT, caches, SQLite pages). */
+  /** Runs before measuring (JIT, caches, SQLite pages); also times one run to size the repetitions. */
   readonly warmupRuns: number;
-  /** Runs per repetition. */
-  readonly runs: number;
+  /** Each repetition runs about this long (runs = targetRepMs / a warm-up run's time) … */
+  readonly targetRepMs: number;
+  /** … but at least / at most this many runs. */
+  readonly minRuns: number;
+  readonly maxRuns: number;
   readonly reps: number;
   /** Model steps per run (10 for W10). */
   readonly stepsPerRun: number;
@@ -42,6 +45,8 @@ export interface LoopPlan {
 
 export interface LoopMeasurement {
   readonly usPerStep: Stat;
+  /** Process CPU time (user + system, all threads) per step. */
+  readonly cpuUsPerStep: Stat;
   readonly runsPerSec: Stat;
   readonly repMs: ReadonlyArray<number>;
   readonly runs: number;
@@ -51,28 +56,47 @@ export interface LoopMeasurement {
 
 /**
  * Runs `runOnce` sequentially (each run awaited before the next): `warmupRuns` first, then `reps`
- * repetitions of `runs` runs, each timed as a whole.
+ * repetitions of the same number of runs, each timed as a whole (wall and CPU time).
  */
 export async function measureSequential(
   plan: LoopPlan,
   runOnce: (label: string) => Promise<void>,
 ): Promise<LoopMeasurement> {
+  const warmupStarted = performance.now();
   for (let i = 0; i < plan.warmupRuns; i++) await runOnce(`w${i}`);
+  const perRunMs = (performance.now() - warmupStarted) / Math.max(1, plan.warmupRuns);
+  const runs = Math.max(plan.minRuns, Math.min(plan.maxRuns, Math.round(plan.targetRepMs / Math.max(perRunMs, 1e-3))));
   const repMs: number[] = [];
+  const repCpuUs: number[] = [];
   for (let rep = 0; rep < plan.reps; rep++) {
     collectGarbage();
+    const cpuBefore = process.cpuUsage();
     const started = performance.now();
-    for (let i = 0; i < plan.runs; i++) await runOnce(`r${rep}-${i}`);
+    for (let i = 0; i < runs; i++) await runOnce(`r${rep}-${i}`);
     repMs.push(performance.now() - started);
+    const cpu = process.cpuUsage(cpuBefore);
+    repCpuUs.push(cpu.user + cpu.system);
   }
+  const steps = runs * plan.stepsPerRun;
   return {
-    usPerStep: stat(repMs.map((ms) => (ms * 1000) / (plan.runs * plan.stepsPerRun))),
-    runsPerSec: stat(repMs.map((ms) => plan.runs / (ms / 1000))),
+    usPerStep: stat(repMs.map((ms) => (ms * 1000) / steps)),
+    cpuUsPerStep: stat(repCpuUs.map((us) => us / steps)),
+    runsPerSec: stat(repMs.map((ms) => runs / (ms / 1000))),
     repMs,
-    runs: plan.runs,
+    runs,
     reps: plan.reps,
     warmupRuns: plan.warmupRuns,
   };
+}
+
+/**
+ * A loop plan: `warmupRuns` (fewer in a smoke run), repetitions of about 4 s each (0.3 s in a
+ * smoke run), never fewer than 20 runs (3 in a smoke run).
+ */
+export function loopPlan(quick: boolean, warmupRuns: number, stepsPerRun: number): LoopPlan {
+  return quick
+    ? { warmupRuns: Math.min(warmupRuns, 3), targetRepMs: 300, minRuns: 3, maxRuns: 2_000, reps: 3, stepsPerRun }
+    : { warmupRuns, targetRepMs: 4_000, minRuns: 20, maxRuns: 200_000, reps: 3, stepsPerRun };
 }
 
 /** The common result fields of a sequential loop measurement. */
@@ -80,6 +104,7 @@ export function loopFields(measured: LoopMeasurement) {
   return {
     usPerStep: { min: measured.usPerStep.min, median: measured.usPerStep.median },
     runsPerSec: { min: measured.runsPerSec.min, median: measured.runsPerSec.median, max: measured.runsPerSec.max },
+    cpuUsPerStep: { min: measured.cpuUsPerStep.min, median: measured.cpuUsPerStep.median },
     peakRssMiB: peakRssMiB(),
     runs: measured.runs,
     reps: measured.reps,

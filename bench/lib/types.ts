@@ -9,6 +9,8 @@ export interface BenchResult {
   readonly id: string;
   /** Set when the benchmark could not run here; every other field is then absent. */
   readonly skipped?: string;
+  /** Set when the benchmark's process failed (a run that did not end `completed`, a crash, a time-out). */
+  readonly error?: string;
   /** µs per W10 model step (run wall time / 10). */
   readonly usPerStep?: MinMedian;
   /** Whole W10 runs per second (`max` is the best repetition). */

@@ -58,7 +58,9 @@ export function makeLangGraphW10(w10, options) {
       const last = state.messages[state.messages.length - 1];
       const toolMessages = state.messages.filter((message) => message.getType() === "tool").length;
       if (toolMessages !== w10.steps - 1 || last?.content !== w10.finalText) {
-        throw new Error(`LangGraph W10 run ended with ${toolMessages} tool results and ${JSON.stringify(last?.content)}`);
+        throw new Error(
+          `LangGraph W10 run ended with ${toolMessages} tool results and ${JSON.stringify(last?.content)}`,
+        );
       }
     },
     dispose: async () => {

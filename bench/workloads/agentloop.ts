@@ -1,7 +1,7 @@
 /** agentloop.w10.*: the full runtime (run actor, tool batch actor, verifier, ledger) running W10. */
 import { join } from "node:path";
 import { AgentRuntime } from "../../src/runtime/AgentRuntime.js";
-import { loopFields, measureSequential } from "../lib/measure.js";
+import { loopFields, loopPlan, measureSequential } from "../lib/measure.js";
 import type { BenchOptions, BenchResult } from "../lib/types.js";
 import { W10_CONTRACT_INPUT, W10_INPUT, W10_STEPS, w10LookupTool, w10Provider } from "./w10.js";
 
@@ -35,9 +35,8 @@ export async function benchAgentloop(ledger: "sqlite" | "memory", options: Bench
   const database = ledger === "sqlite" ? join(options.dir, "agentloop.db") : ":memory:";
   const bench = await makeAgentloopW10({ database });
   try {
-    const measured = await measureSequential(
-      { warmupRuns: options.quick ? 5 : 30, runs: options.quick ? 10 : 150, reps: 3, stepsPerRun: W10_STEPS },
-      (label) => bench.runOnce(`run-${label}`),
+    const measured = await measureSequential(loopPlan(options.quick, 30, W10_STEPS), (label) =>
+      bench.runOnce(`run-${label}`),
     );
     return {
       id: `agentloop.w10.${ledger}`,

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { Effect, ManagedRuntime } from "effect";
 import { AgentRunStore, type AgentRunStoreShape } from "../../src/persistence/AgentRunStore.js";
 import { ledgerLayer } from "../../src/persistence/ledger.js";
-import { type LoopMeasurement, loopFields, measureSequential } from "../lib/measure.js";
+import { type LoopMeasurement, loopFields, loopPlan, measureSequential } from "../lib/measure.js";
 import { countEvents, migrateFile, openRawLedger, type RawLedger } from "../lib/rawLedger.js";
 import type { BenchOptions, BenchResult } from "../lib/types.js";
 import { closingRows, newW10Run, toolCallRow, toolResultRows, userInputEvent } from "../lib/w10Rows.js";
@@ -52,7 +52,11 @@ async function storeRunPerBatch(runtime: ManagedRuntime.ManagedRuntime<AgentRunS
   }
   const closing = closingRows();
   await run((store) =>
-    store.finishRun(runId, { sequence: closing.terminalSequence, events: [closing.answer], terminal: closing.terminal }),
+    store.finishRun(runId, {
+      sequence: closing.terminalSequence,
+      events: [closing.answer],
+      terminal: closing.terminal,
+    }),
   );
 }
 
@@ -96,12 +100,7 @@ function assertRows(filename: string, runs: number): void {
 }
 
 export async function benchLedgerAppend(options: BenchOptions): Promise<BenchResult> {
-  const plan = (raw: boolean) => ({
-    warmupRuns: options.quick ? 10 : raw ? 300 : 100,
-    runs: options.quick ? 30 : raw ? 1_500 : 400,
-    reps: 3,
-    stepsPerRun: W10_STEPS,
-  });
+  const plan = (raw: boolean) => loopPlan(options.quick, raw ? 300 : 100, W10_STEPS);
 
   const rawFile = join(options.dir, "raw.db");
   await migrateFile(rawFile);
@@ -109,7 +108,7 @@ export async function benchLedgerAppend(options: BenchOptions): Promise<BenchRes
   const rawPlan = plan(true);
   const raw = await measureSequential(rawPlan, async (label) => rawRun(ledger, `run-${label}`));
   ledger.close();
-  assertRows(rawFile, rawPlan.runs);
+  assertRows(rawFile, raw.runs);
 
   const storeFile = join(options.dir, "store.db");
   const runtime = ManagedRuntime.make(ledgerLayer({ filename: storeFile })) as ManagedRuntime.ManagedRuntime<
@@ -121,7 +120,7 @@ export async function benchLedgerAppend(options: BenchOptions): Promise<BenchRes
   let perBatch: LoopMeasurement;
   try {
     store = await measureSequential(storePlan, (label) => runtime.runPromise(storeRun(`run-${label}`)));
-    assertRows(storeFile, storePlan.runs);
+    assertRows(storeFile, store.runs);
     perBatch = await measureSequential(storePlan, (label) => storeRunPerBatch(runtime, `batch-${label}`));
   } finally {
     await runtime.dispose();

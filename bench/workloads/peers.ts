@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { PEER_IDS } from "../lib/ids.js";
-import { loopFields, measureSequential } from "../lib/measure.js";
+import { loopFields, loopPlan, measureSequential } from "../lib/measure.js";
 import type { BenchOptions, BenchResult } from "../lib/types.js";
 import { lookup, W10_FINAL_TEXT, W10_INPUT, W10_STEPS, w10Reply } from "./w10.js";
 
@@ -32,7 +32,8 @@ export const W10_SPEC = {
 const WHAT: Record<PeerId, string> = {
   "peer.ai-sdk": "Vercel AI SDK generateText + stopWhen: stepCountIs(10), MockLanguageModelV3, in memory",
   "peer.langgraph.memory": "LangGraph.js StateGraph + prebuilt ToolNode, MemorySaver",
-  "peer.langgraph.sqlite": "LangGraph.js StateGraph + prebuilt ToolNode, SqliteSaver on a file (WAL, synchronous NORMAL)",
+  "peer.langgraph.sqlite":
+    "LangGraph.js StateGraph + prebuilt ToolNode, SqliteSaver on a file (WAL, synchronous NORMAL)",
 };
 
 async function loadPeer(id: PeerId, options: BenchOptions): Promise<PeerW10> {
@@ -56,14 +57,8 @@ export async function benchPeer(id: PeerId, options: BenchOptions): Promise<Benc
   const peer = await loadPeer(id, options);
   const sqlite = id === "peer.langgraph.sqlite";
   try {
-    const measured = await measureSequential(
-      {
-        warmupRuns: options.quick ? 5 : sqlite ? 20 : 50,
-        runs: options.quick ? 10 : sqlite ? 60 : 200,
-        reps: 3,
-        stepsPerRun: W10_STEPS,
-      },
-      (label) => peer.runOnce(`run-${label}`),
+    const measured = await measureSequential(loopPlan(options.quick, sqlite ? 20 : 50, W10_STEPS), (label) =>
+      peer.runOnce(`run-${label}`),
     );
     return { id, what: WHAT[id], ...loopFields(measured) };
   } finally {

@@ -1,48 +1,33 @@
 /**
  * `projection.100k`: build the next turn's context for a session whose ledger holds 100,000 events
- * (issue F's TranscriptProjector + ContextBuilder). Until `src/services/transcriptProjector.ts`
- * exists the benchmark reports itself skipped — but the fixture is generated (and checked) anyway,
- * so only the measured call is missing.
+ * (issue F: SessionRunner.history = TranscriptProjector + ContextBuilder). Behind a check: without
+ * `src/services/transcriptProjector.ts` the benchmark reports itself skipped — the fixture is
+ * generated (and checked) anyway, so only the measured call is missing.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { Effect, ManagedRuntime } from "effect";
-import type { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
-import { ledgerLayer } from "../../src/persistence/ledger.js";
+import { Effect } from "effect";
+import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
+import { AgentRuntime } from "../../src/runtime/AgentRuntime.js";
 import { generateSessionFixture, type SessionFixture } from "../fixtures/session.js";
 import { collectGarbage, peakRssMiB, stat } from "../lib/measure.js";
 import type { BenchOptions, BenchResult } from "../lib/types.js";
+import { w10Provider } from "./w10.js";
 
 export const PROJECTION_EVENTS = 100_000;
-export const PROJECTOR_MODULE = fileURLToPath(new URL("../../src/services/transcriptProjector.ts", import.meta.url));
+const SERVICES = new URL("../../src/services/", import.meta.url);
+export const PROJECTOR_MODULE = fileURLToPath(new URL("transcriptProjector.ts", SERVICES));
 export const SKIPPED_WITHOUT_F = "needs issue F (TranscriptProjector)";
 
-type Ledger = ManagedRuntime.ManagedRuntime<AgentRunStore, never>;
+type SessionRunnerModule = typeof import("../../src/services/sessionRunner.js");
+type ProjectorModule = typeof import("../../src/services/transcriptProjector.js");
+type ContextBuilderModule = typeof import("../../src/services/contextBuilder.js");
+type TokensModule = typeof import("../../src/services/tokens.js");
 
-/** The measured call: the next turn's context messages for `sessionId`. */
-type BuildNextTurn = (ledger: Ledger, sessionId: string) => Promise<unknown>;
-
-/**
- * Binds issue F's module to the measured call. F's API is not written yet: this recognises an
- * export taking the session id and returning the next turn's context (as an Effect needing the
- * ledger's services, or a Promise). When F lands with another shape, adapt this one function.
- */
-function bindProjector(module: Record<string, unknown>): BuildNextTurn | string {
-  const names = ["buildNextTurnContext", "projectSessionContext", "projectSession", "projectTranscript"];
-  for (const name of names) {
-    const candidate = module[name];
-    if (typeof candidate !== "function") continue;
-    return async (ledger, sessionId) => {
-      const value: unknown = candidate(sessionId);
-      return Effect.isEffect(value)
-        ? ledger.runPromise(value as Effect.Effect<unknown, unknown, AgentRunStore>)
-        : await (value as Promise<unknown>);
-    };
-  }
-  return `src/services/transcriptProjector.ts exports none of ${names.join(", ")} (it has: ${Object.keys(module).join(", ") || "nothing"}); bind it in bench/workloads/projection.ts`;
-}
+/** Loads issue F's modules by path, so this file still loads (and reports skipped) without them. */
+const load = <M>(file: string) => import(pathToFileURL(fileURLToPath(new URL(file, SERVICES))).href) as Promise<M>;
 
 const fixtureFields = (fixture: SessionFixture) => ({
   fixture: {
@@ -53,36 +38,76 @@ const fixtureFields = (fixture: SessionFixture) => ({
   },
 });
 
+async function timed(reps: number, fn: () => Promise<unknown>) {
+  await fn(); // warm-up
+  const ms: number[] = [];
+  for (let rep = 0; rep < reps; rep++) {
+    collectGarbage();
+    const started = performance.now();
+    await fn();
+    ms.push(performance.now() - started);
+  }
+  const timing = stat(ms);
+  return { min: timing.min, median: timing.median };
+}
+
 export async function benchProjection(options: BenchOptions): Promise<BenchResult> {
   const events = options.quick ? 10_500 : PROJECTION_EVENTS;
   const fixture = await generateSessionFixture(join(options.dir, "session.db"), { events });
-  if (!existsSync(PROJECTOR_MODULE)) return { id: "projection.100k", skipped: SKIPPED_WITHOUT_F, ...fixtureFields(fixture) };
+  if (!existsSync(PROJECTOR_MODULE)) {
+    return { id: "projection.100k", skipped: SKIPPED_WITHOUT_F, ...fixtureFields(fixture) };
+  }
+  const { SessionRunner } = await load<SessionRunnerModule>("sessionRunner.ts");
+  const { projectRuns } = await load<ProjectorModule>("transcriptProjector.ts");
+  const { buildContext } = await load<ContextBuilderModule>("contextBuilder.ts");
+  const { contextWindowFor, tokenCounterFor } = await load<TokensModule>("tokens.ts");
 
-  const module = (await import(pathToFileURL(PROJECTOR_MODULE).href)) as Record<string, unknown>;
-  const build = bindProjector(module);
-  if (typeof build === "string") return { id: "projection.100k", skipped: build, ...fixtureFields(fixture) };
-
-  const ledger = ManagedRuntime.make(ledgerLayer({ filename: fixture.filename })) as Ledger;
+  // The fixture's runs were made by W10's provider: the projector replays them as protocol.
+  const provider = w10Provider();
+  const runtime = await AgentRuntime.make({ database: fixture.filename, provider });
   try {
-    await build(ledger, fixture.sessionId); // warm-up
-    const ms: number[] = [];
-    for (let rep = 0; rep < 3; rep++) {
-      collectGarbage();
-      const started = performance.now();
-      await build(ledger, fixture.sessionId);
-      ms.push(performance.now() - started);
-    }
-    const timing = stat(ms);
+    const runner = new SessionRunner(runtime);
+    const input = "What did item 5 look like?";
+    let last: Awaited<ReturnType<InstanceType<typeof SessionRunner>["history"]>> | undefined;
+    const ms = await timed(3, async () => {
+      last = await runner.history(fixture.sessionId, provider, input);
+    });
+
+    // The worst case beside it: every run of the session read, projected and handed to the builder.
+    const counter = tokenCounterFor(provider.apiFamily, provider.model);
+    const budgetTokens = contextWindowFor(provider.model) - 8192;
+    let fullMessages = 0;
+    const fullMs = await timed(3, async () => {
+      const ledgers = await runtime.run(
+        Effect.gen(function* () {
+          const store = yield* AgentRunStore;
+          return yield* store.loadRunLedgers(yield* store.listRuns({ sessionId: fixture.sessionId, endedOnly: true }));
+        }),
+      );
+      const built = buildContext({ history: projectRuns(ledgers), budgetTokens, counter });
+      fullMessages = built.messages.length;
+    });
+
     return {
       id: "projection.100k",
-      what: `next-turn context for one session of ${fixture.events} ledger events (TranscriptProjector + ContextBuilder)`,
-      ms: { min: timing.min, median: timing.median },
+      what: `SessionRunner.history: next-turn context (TranscriptProjector + ContextBuilder) for one session of ${fixture.events} ledger events`,
+      ms,
       peakRssMiB: peakRssMiB(),
       reps: 3,
       warmupRuns: 1,
+      rowsRead: last?.rowsRead,
+      contextMessages: last?.context.messages.length,
+      contextTokens: last?.context.tokens,
+      compactedGroups: last?.context.compactedGroups,
+      droppedGroups: last?.context.droppedGroups,
+      allRuns: {
+        what: "every run of the session: listRuns + loadRunLedgers + projectRuns + buildContext (same budget)",
+        ms: fullMs,
+        contextMessages: fullMessages,
+      },
       ...fixtureFields(fixture),
     };
   } finally {
-    await ledger.dispose();
+    await runtime.dispose();
   }
 }

@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from "commander";
 import { migrateCommand, recoverCommand } from "./dbCommands.js";
 import { evalCommand } from "./evalCommand.js";
+import { registerMemoryCommands } from "./memoryCommands.js";
 import { CliFailure, type CliIO, firstLine, processIO } from "./output.js";
 import { writeVisualizations } from "./visualize.js";
 import { registerWorkspaceCommands } from "./workspaceCommands.js";
@@ -60,6 +61,7 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
     );
 
   registerWorkspaceCommands(program, io, setExit);
+  registerMemoryCommands(program, io, setExit);
 
   return program;
 }

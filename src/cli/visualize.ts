@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AnyStateMachine, AnyStateNode } from "xstate";
+import { deliveryMachine } from "../machines/delivery.machine.js";
 import { runMachine } from "../machines/run.machine.js";
 import { toolBatchMachine } from "../machines/toolBatch.machine.js";
 import { toolCallMachine } from "../machines/toolCall.machine.js";
@@ -23,6 +24,7 @@ export const MACHINES: ReadonlyArray<MachineEntry> = [
   { name: "run", machine: runMachine },
   { name: "toolBatch", machine: toolBatchMachine },
   { name: "toolCall", machine: toolCallMachine },
+  { name: "delivery", machine: deliveryMachine },
 ];
 
 export interface MachineExports {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { EvidenceMode } from "./contract.js";
 import { JsonValue } from "./json.js";
+import { MemoryKind, MemoryVerificationStatus } from "./memory.js";
 import { FinishReason, ToolChoiceMode } from "./provider.js";
 import { ReceiptStatus } from "./receipt.js";
 import { ReasonCode, TerminalState } from "./terminal.js";
@@ -70,6 +71,8 @@ export const Cassette = z.strictObject({
   maxSteps: z.number().int().positive().optional(),
   locale: z.enum(["en", "zh"]).optional(),
   channelPolicy: z.enum(["final_only", "progress_updates", "silent_tool_status"]).optional(),
+  /** Memory gate rollout for this case (default enforce). */
+  memoryGate: z.enum(["off", "observe", "enforce"]).optional(),
   workspace: z.strictObject({ files: z.record(z.string(), z.string()) }).optional(),
   tools: z.array(CassetteTool).optional(),
   model: z.array(CassetteModelStep),
@@ -79,6 +82,12 @@ export const Cassette = z.strictObject({
     reason: ReasonCode.optional(),
     correctionTurns: z.number().int().nonnegative().optional(),
     receipts: z.array(z.strictObject({ toolName: z.string(), status: ReceiptStatus })).optional(),
+    /** After the case: the session's memory holds an item containing `contains`, with this status. */
+    memory: z
+      .array(
+        z.strictObject({ contains: z.string().min(1), kind: MemoryKind.optional(), status: MemoryVerificationStatus }),
+      )
+      .optional(),
   }),
 });
 export type Cassette = z.infer<typeof Cassette>;

@@ -1,4 +1,4 @@
-import { assign, emit, enqueueActions, fromPromise, setup } from "xstate";
+import { assign, enqueueActions, fromPromise, setup } from "xstate";
 import {
   type ChannelReceipt,
   type DeliveredMessage,

@@ -19,7 +19,10 @@ import type { RecoveredRun } from "../persistence/AgentRunStore.js";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
 import type { DatabaseError } from "../persistence/database.js";
 import { ledgerLayer } from "../persistence/ledger.js";
+import type { MemoryItemStore } from "../persistence/MemoryItemStore.js";
+import { MemoryItemStoreLive } from "../persistence/MemoryItemStore.js";
 import { type MemoryTurnStore, MemoryTurnStoreLive } from "../persistence/MemoryTurnStore.js";
+import { type MemoryService, MemoryServiceLive } from "../services/memory/MemoryService.js";
 import type { Provider } from "../services/providers/Provider.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../services/providers/retry.js";
 import { DEFAULT_TOOL_TIMEOUT_MS } from "../services/tools/callPlanner.js";
@@ -68,7 +71,7 @@ export interface StartRunOptions {
 export type RunActor = Actor<typeof runMachine>;
 
 /** The services every run and every host query can use. */
-export type RuntimeServices = AgentRunStore | MemoryTurnStore | SqlClient.SqlClient;
+export type RuntimeServices = AgentRunStore | MemoryTurnStore | MemoryItemStore | MemoryService | SqlClient.SqlClient;
 
 export interface RunHandle {
   readonly runId: string;
@@ -97,7 +100,9 @@ export class AgentRuntime {
       ...(config.payloadCapBytes ? { payloadCapBytes: config.payloadCapBytes } : {}),
     });
     const managed = ManagedRuntime.make(
-      MemoryTurnStoreLive.pipe(Layer.provideMerge(layer)),
+      Layer.mergeAll(MemoryTurnStoreLive, MemoryServiceLive.pipe(Layer.provideMerge(MemoryItemStoreLive))).pipe(
+        Layer.provideMerge(layer),
+      ),
     ) as ManagedRuntime.ManagedRuntime<RuntimeServices, DatabaseError>;
     try {
       const recovered =

@@ -163,7 +163,27 @@ export function buildContext(input: ContextBuildInput): BuiltContext {
   }
   const recent = groups.slice(keepFrom).flat();
   if (input.compaction === false) return finish(recent, 0, keepFrom, false);
-  const summary = summarizeGroups(groups.slice(0, keepFrom));
-  if (messageTokens(summary, input.counter) + kept <= budget) return finish([summary, ...recent], keepFrom, 0, false);
-  return finish(recent, 0, keepFrom, false);
+  // Compact the older groups into one summary; when the summary of all of them does not fit, its
+  // oldest groups are trimmed first. How many of the newest older groups fit is found by galloping
+  // and bisection, so the cost follows the summary kept, not the length of the session.
+  const fits = (count: number) =>
+    messageTokens(summarizeGroups(groups.slice(keepFrom - count, keepFrom)), input.counter) + kept <= budget;
+  if (!fits(1)) return finish(recent, 0, keepFrom, false);
+  let good = 1;
+  let bad = keepFrom + 1;
+  while (good < keepFrom) {
+    const next = Math.min(keepFrom, good * 2);
+    if (!fits(next)) {
+      bad = next;
+      break;
+    }
+    good = next;
+  }
+  while (bad - good > 1 && good < keepFrom) {
+    const middle = Math.floor((good + bad) / 2);
+    if (fits(middle)) good = middle;
+    else bad = middle;
+  }
+  const from = keepFrom - good;
+  return finish([summarizeGroups(groups.slice(from, keepFrom)), ...recent], good, from, false);
 }

@@ -1,9 +1,11 @@
 import { parse as parseYaml } from "yaml";
 import {
+  ADDRESS_KINDS,
   CompletionContract,
   type CompletionContractInput,
   type ContractSource,
   type EvidenceMode,
+  type MemoryItem,
   SkillManifest,
 } from "../domain/index.js";
 
@@ -89,4 +91,22 @@ export function parseSkillManifest(markdown: string, fallbackName?: string): Ski
     throw new SkillManifestError(`skill manifest: ${issue.path.join(".") || "front matter"}: ${issue.message}`);
   }
   return parsed.data;
+}
+
+/**
+ * The memory conflict rule (seed §4 Phase 6): when active memory holds an external address
+ * (URL, domain, network fact) and the run follows a skill, memory alone must not pick the
+ * address — the run's contract then requires reading the authoritative source (`skill_load`).
+ */
+export function applyMemoryConflictRule(
+  contract: CompletionContract,
+  context: { readonly skill?: SkillManifest; readonly memory: ReadonlyArray<MemoryItem> },
+): CompletionContract {
+  if (!context.skill || !context.memory.some((item) => ADDRESS_KINDS.has(item.kind))) return contract;
+  if (contract.requiredToolNames.includes("skill_load")) return contract;
+  return {
+    ...contract,
+    evidenceMode: contract.evidenceMode === "none" ? "observe" : contract.evidenceMode,
+    requiredToolNames: [...contract.requiredToolNames, "skill_load"],
+  };
 }

@@ -1,10 +1,16 @@
 import { Effect } from "effect";
-import type { AgentRunResult, ContextMessage, Locale, RunRecord, SkillManifest } from "../domain/index.js";
+import type { AgentRunResult, ContextMessage, Locale, MemoryItem, RunRecord, SkillManifest } from "../domain/index.js";
 import { AgentRunStore, type RunLedgerRecord } from "../persistence/AgentRunStore.js";
 import { AGENTLOOP_TURN_SOURCE, MemoryTurnStore } from "../persistence/MemoryTurnStore.js";
 import type { AgentRuntime, RunHandle } from "../runtime/AgentRuntime.js";
 import { type BuiltContext, buildContext } from "./contextBuilder.js";
-import { type ContractSignals, type ContractTables, DEFAULT_CONTRACT_TABLES, resolveContract } from "./contracts.js";
+import {
+  applyMemoryConflictRule,
+  type ContractSignals,
+  type ContractTables,
+  DEFAULT_CONTRACT_TABLES,
+  resolveContract,
+} from "./contracts.js";
 import type { Provider } from "./providers/Provider.js";
 import { contextWindowFor, messageTokens, tokenCounterFor } from "./tokens.js";
 import type { AnyToolDefinition } from "./tools/Tool.js";
@@ -42,6 +48,8 @@ export interface TurnOptions {
   readonly skills?: ReadonlyArray<Pick<SkillManifest, "name" | "description">>;
   readonly maxSteps?: number;
   readonly locale?: Locale;
+  /** Active memory offered to this turn (for the conflict rule; the prompt section is in `system`). */
+  readonly memory?: ReadonlyArray<MemoryItem>;
 }
 
 export interface SessionHistory {
@@ -118,29 +126,43 @@ export class SessionRunner {
         let tokens = 0;
         let rowsRead = 0;
         let before: string | undefined;
+        let limit = pageSize;
         let exhausted = false;
+        const seen = new Set<string>();
         while (tokens <= budget * 2) {
           const page = yield* store.listRuns({
             sessionId,
             endedOnly: true,
             newestFirst: true,
-            limit: pageSize,
+            limit,
             ...(before ? { startedBefore: before } : {}),
           });
-          if (page.length === 0) {
+          const fresh = page.filter((run) => !seen.has(run.runId));
+          if (fresh.length === 0) {
             exhausted = true;
             break;
           }
-          const loaded = yield* store.loadRunLedgers(page);
+          const loaded = yield* store.loadRunLedgers(fresh);
           for (const ledger of loaded) {
+            seen.add(ledger.run.runId);
             rowsRead += 1 + ledger.events.length + ledger.receipts.length;
             ledgers.push(ledger);
             tokens += projectRuns([ledger], modeFor).reduce((sum, message) => sum + messageTokens(message, counter), 0);
           }
-          before = page.at(-1)!.startedAt;
-          if (page.length < pageSize) {
+          if (page.length < limit) {
             exhausted = true;
             break;
+          }
+          // Runs that started in the same millisecond as the page's last one may lie beyond the page:
+          // the next page goes up to and including that millisecond, skipping the runs already read.
+          const boundary = page.at(-1)!.startedAt;
+          const afterBoundary = Date.parse(boundary) + 1;
+          if (Number.isNaN(afterBoundary)) {
+            before = boundary;
+            limit = pageSize;
+          } else {
+            before = new Date(afterBoundary).toISOString();
+            limit = pageSize + ledgers.filter((ledger) => ledger.run.startedAt === boundary).length;
           }
         }
         ledgers.reverse();
@@ -164,7 +186,10 @@ export class SessionRunner {
 
   async startTurn(options: TurnOptions): Promise<TurnHandle> {
     const history = await this.history(options.sessionId, options.provider, options.input, options);
-    const contract = resolveContract(options.signals ?? {}, this.options.contractTables ?? DEFAULT_CONTRACT_TABLES);
+    const contract = applyMemoryConflictRule(
+      resolveContract(options.signals ?? {}, this.options.contractTables ?? DEFAULT_CONTRACT_TABLES),
+      { ...(options.signals?.skill ? { skill: options.signals.skill } : {}), memory: options.memory ?? [] },
+    );
     const handle = this.runtime.startRun({
       sessionId: options.sessionId,
       input: options.input,

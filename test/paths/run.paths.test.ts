@@ -116,7 +116,7 @@ beforeAll(() => {
   for (const model of MODELS) graphs.set(model, buildGraph(runMachine, model.options));
 });
 
-/** The run machine with its one-correction limit removed: every non-completed verdict corrects. */
+/** The run machine with its one-correction limit removed: every verdict that does not complete the run corrects. */
 const RECORRECTING = runMachine.provide({ guards: { correctionAllowed: () => true } });
 
 describe("run machine: coverage", () => {

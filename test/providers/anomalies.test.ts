@@ -83,7 +83,10 @@ describe.each(CASES)("$name anomalies", (providerCase) => {
 
   it("reports length_mid_tool_call and keeps the partial call as malformed", async () => {
     const response = await respond(
-      stream({ calls: [{ id: "call_a", name: "lookup", arguments: ['{"i"', ": 12"], partial: true }], finish: "length" }),
+      stream({
+        calls: [{ id: "call_a", name: "lookup", arguments: ['{"i"', ": 12"], partial: true }],
+        finish: "length",
+      }),
     );
     expect(response.finishReason).toBe("length");
     expect(response.toolCalls).toEqual([]);

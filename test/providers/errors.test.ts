@@ -2,7 +2,7 @@ import { Effect, Either, Fiber } from "effect";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ProviderError } from "../../src/services/providers/Provider.js";
 import { anthropicStreamError } from "../support/fakeServers/anthropic.js";
-import { type CaseOptions, CASES, request } from "../support/fakeServers/cases.js";
+import { CASES, type CaseOptions, request } from "../support/fakeServers/cases.js";
 import { failedResponseStream } from "../support/fakeServers/openaiResponses.js";
 import { type FakeServer, type ScriptedReply, sseFrame, statusReply } from "../support/fakeServers/shared.js";
 
@@ -34,6 +34,13 @@ describe.each(CASES)("$name failures", (providerCase) => {
   it("reads a retry-after in seconds as the retry hint", async () => {
     const error = await failure(status(429, { "retry-after": "2" }));
     expect(error).toMatchObject({ reason: "rate_limited", retryAfterMs: 2000 });
+  });
+
+  it("names the API, the status and the server's message in one line", async () => {
+    const error = await failure(statusReply(providerCase.wire.protocol, 400, "messages: bad history"));
+    expect(error.message).toMatch(/^(OpenAI Chat Completions|OpenAI Responses|Anthropic Messages) returned 400: /);
+    expect(error.message).toContain("messages: bad history");
+    expect(error.message).not.toContain("\n");
   });
 
   it("maps 500 to server_error without a retry hint", async () => {

@@ -35,7 +35,11 @@ describe("Responses status", () => {
     [{ status: "completed" }, false, ["stop"]],
     [{ status: "completed" }, true, ["tool_calls"]],
     [{ status: "incomplete", incomplete_details: { reason: "max_output_tokens" } }, false, ["length"]],
-    [{ status: "incomplete", incomplete_details: { reason: "content_filter" } }, false, ["content_filter", "content_filter"]],
+    [
+      { status: "incomplete", incomplete_details: { reason: "content_filter" } },
+      false,
+      ["content_filter", "content_filter"],
+    ],
     [{ status: "incomplete", incomplete_details: { reason: "other" } }, false, ["error", "unknown_finish_reason"]],
     [{ status: "cancelled" }, false, ["error", "unknown_finish_reason"]],
   ])("maps %j (function calls: %s) to %j", (response, hasCalls, expected) => {

@@ -1,8 +1,10 @@
 import { Effect, Either } from "effect";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ModelResponse } from "../../src/domain/index.js";
 import type { ProviderError } from "../../src/services/providers/Provider.js";
-import { type CaseOptions, CASES, request } from "../support/fakeServers/cases.js";
-import type { FakeServer } from "../support/fakeServers/shared.js";
+import { CASES, type CaseOptions, request } from "../support/fakeServers/cases.js";
+import { startOpenAIChatServer } from "../support/fakeServers/openaiChat.js";
+import { type FakeServer, sseFrame } from "../support/fakeServers/shared.js";
 
 /** Text and tool calls through each real SDK against its fake server, streamed and whole. */
 
@@ -115,11 +117,63 @@ describe.each(CASES)("$name provider", (providerCase) => {
     expect((await response()).toolCalls).toEqual([{ id: "call_a", name: "lookup", arguments: {} }]);
   });
 
+  it("returns responses that satisfy the domain's ModelResponse schema", async () => {
+    server.enqueue(
+      providerCase.wire.stream({
+        text: "Calling.",
+        calls: [
+          { name: "lookup", arguments: '{"i":1}' },
+          { id: "call_b", arguments: "{}" },
+        ],
+        usage: { input: 3, output: 2 },
+      }),
+    );
+    const answer = await response({ onTextDelta: () => {} });
+    expect(ModelResponse.safeParse(answer).success).toBe(true);
+  });
+
   it("sends the API key and the model it was configured with", async () => {
     server.enqueue(providerCase.wire.stream({ text: "ok" }));
     await response();
     const recorded = server.requests[0]!;
     expect(recorded.headers.authorization ?? recorded.headers["x-api-key"]).toMatch(/test-key/);
     expect(recorded.body.model).toMatch(/^fake-/);
+  });
+});
+
+describe("Chat Completions servers that leave out tool call indexes", () => {
+  let server: FakeServer;
+  beforeEach(async () => {
+    server = await startOpenAIChatServer();
+  });
+  afterEach(async () => {
+    await server.close();
+  });
+
+  it("starts a new call for each new id and continues the last call with id-less fragments", async () => {
+    const chunk = (delta: unknown, finish: string | null = null) =>
+      sseFrame({
+        id: "c",
+        object: "chat.completion.chunk",
+        created: 0,
+        model: "m",
+        choices: [{ index: 0, delta, finish_reason: finish }],
+      });
+    server.enqueue({
+      kind: "sse",
+      frames: [
+        chunk({ tool_calls: [{ id: "call_a", type: "function", function: { name: "lookup", arguments: '{"i":' } }] }),
+        chunk({ tool_calls: [{ function: { arguments: "1}" } }] }),
+        chunk({ tool_calls: [{ id: "call_b", type: "function", function: { name: "lookup", arguments: '{"i":2}' } }] }),
+        chunk({}, "tool_calls"),
+        sseFrame("[DONE]"),
+      ],
+    });
+    const chat = CASES.find((providerCase) => providerCase.name === "openai-chat")!;
+    const answer = Either.getOrThrow(await Effect.runPromise(Effect.either(chat.make(server).sample(request()))));
+    expect(answer.toolCalls).toEqual([
+      { id: "call_a", name: "lookup", arguments: { i: 1 } },
+      { id: "call_b", name: "lookup", arguments: { i: 2 } },
+    ]);
   });
 });

@@ -1,5 +1,6 @@
 import { Effect } from "effect";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { CompletionContractInput } from "../../src/domain/index.js";
 import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
 import type { AgentRuntime } from "../../src/runtime/AgentRuntime.js";
 import { CASES } from "../support/fakeServers/cases.js";
@@ -12,12 +13,12 @@ import { ledgerViolations, lookupTool, readLedger, useRuntimeHarness } from "../
  */
 
 const harness = useRuntimeHarness("agentloop-providers-");
-const OBSERVE_LOOKUP = { evidenceMode: "observe", requiredToolNames: ["lookup"] } as const;
+const OBSERVE_LOOKUP: CompletionContractInput = { evidenceMode: "observe", requiredToolNames: ["lookup"] };
 
 const ledgerTypes = (runtime: AgentRuntime, runId: string) =>
-  runtime.run(Effect.flatMap(AgentRunStore, (store) => store.listRunEvents(runId))).then((rows) =>
-    rows.map((row) => row.type),
-  );
+  runtime
+    .run(Effect.flatMap(AgentRunStore, (store) => store.listRunEvents(runId)))
+    .then((rows) => rows.map((row) => row.type));
 
 describe.each(CASES)("$name in the runtime", (providerCase) => {
   let server: FakeServer;
@@ -128,6 +129,8 @@ describe.each(CASES)("$name in the runtime", (providerCase) => {
     const ledger = await readLedger(runtime, handle.runId);
     const anomalies = ledger.events.filter((event) => event.type === "provider_anomaly");
     expect(anomalies.map((event) => (event.payload as { code: string }).code)).toEqual(["arguments_not_json"]);
-    expect(result.receipts.map((receipt) => [receipt.status, receipt.reason])).toEqual([["error", "invalid_arguments"]]);
+    expect(result.receipts.map((receipt) => [receipt.status, receipt.reason])).toEqual([
+      ["error", "invalid_arguments"],
+    ]);
   });
 });

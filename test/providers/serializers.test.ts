@@ -80,7 +80,7 @@ describe.each(CASES)("$name serializer against the validating server", (provider
     expect(JSON.stringify(server.requests[0]!.body)).toContain("whose call is not in the history");
   });
 
-  it.each<[string, ToolChoice]>([
+  it.each<["auto" | "required" | "none" | "specific", ToolChoice]>([
     ["auto", { mode: "auto" }],
     ["required", { mode: "required" }],
     ["none", { mode: "none" }],
@@ -119,7 +119,10 @@ describe.each(CASES)("$name serializer against the validating server", (provider
   });
 
   it("sends neither tools nor tool_choice when the request offers no tools", async () => {
-    await sampleWith(providerCase, server, [{ role: "user", content: "Hi" }], { tools: [], toolChoice: { mode: "none" } });
+    await sampleWith(providerCase, server, [{ role: "user", content: "Hi" }], {
+      tools: [],
+      toolChoice: { mode: "none" },
+    });
     expect(server.requests[0]!.body.tools).toBeUndefined();
     expect(server.requests[0]!.body.tool_choice).toBeUndefined();
     expect(server.requests[0]!.rejected).toBeUndefined();
@@ -287,7 +290,7 @@ describe("wire shapes", () => {
   });
 
   it("Responses: function_call items followed by function_call_output items with the same call_id", () => {
-    const items = toResponsesInput(HISTORY) as Array<Record<string, unknown>>;
+    const items = toResponsesInput(HISTORY) as unknown as Array<Record<string, unknown>>;
     expect(items.map((item) => item.type)).toEqual([
       "message",
       "message",

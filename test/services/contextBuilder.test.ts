@@ -208,7 +208,10 @@ describe("buildContext over random histories and budgets", () => {
         expect(built.messages[0]).toBe(summaries[0]);
         const summary = summaries[0]!.content;
         expect(summary).not.toContain(NARRATION);
-        const compacted = groupMessages(input.history).slice(0, built.compactedGroups).flat();
+        // Groups older than the compacted ones were trimmed: oldest first, also out of the summary.
+        const compacted = groupMessages(input.history)
+          .slice(built.droppedGroups, built.droppedGroups + built.compactedGroups)
+          .flat();
         for (const message of compacted) {
           if (message.role === "tool") {
             expect(summary).toContain(`- tool ${message.toolName} (call ${message.callId}): ${message.facts}`);
@@ -317,11 +320,29 @@ describe("buildContext trimming and compaction", () => {
     expect(built).toMatchObject({ compactedGroups: 0, droppedGroups: 4, overBudget: false });
   });
 
-  it("trims instead of compacting when the summary itself does not fit", () => {
+  it("trims without a summary when not even a summary of one group fits", () => {
     const built = buildContext({ history, budgetTokens: tokensOf(lastTwoGroups) + 10, counter });
     expect(built.messages.some(isSummary)).toBe(false);
     expect(built.compactedGroups).toBe(0);
+    expect(built.messages).toEqual(history.slice(history.length - built.messages.length));
+  });
+
+  it("trims the oldest groups out of the summary when a summary of all older groups does not fit", () => {
+    const long: ContextMessage[] = Array.from({ length: 12 }, (_, k) => [
+      user(`question ${k}`),
+      assistant("", [call(`call_${k}`)]),
+      result(`call_${k}`, "lookup", "y".repeat(400)),
+      assistant(`${NARRATION} answer ${k}`),
+    ]).flat();
+    const newestRun = long.slice(-4);
+    const built = buildContext({ history: long, budgetTokens: tokensOf(newestRun) + 120, counter });
     expect(built.droppedGroups).toBeGreaterThan(0);
+    expect(built.compactedGroups).toBeGreaterThan(0);
+    expect(built.tokens).toBeLessThanOrEqual(tokensOf(newestRun) + 120);
+    const summary = built.messages.find(isSummary)!.content;
+    expect(summary).toContain("- tool lookup (call call_10): status ok; output_sha256=call_10digest");
+    expect(summary).not.toContain("call_0)");
+    expect(built.messages.slice(1)).toEqual(long.slice(long.length - (built.messages.length - 1)));
   });
 
   it("keeps the newest group without reporting overBudget when it fits the budget exactly", () => {

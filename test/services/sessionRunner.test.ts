@@ -193,6 +193,52 @@ describe("SessionRunner history replay", () => {
     ]);
   });
 
+  it("pages back through runs that started in the same millisecond without losing any", async () => {
+    const runtime = await harness.makeRuntime();
+    const startedAt = new Date(Date.now() - 60_000).toISOString();
+    await runtime.run(
+      Effect.gen(function* () {
+        const store = yield* AgentRunStore;
+        for (const n of [1, 2, 3, 4, 5]) {
+          const runId = `run_${n}`;
+          yield* store.createRun({
+            runId,
+            sessionId: "s",
+            traceId: `trace_${n}`,
+            contract: NONE_CONTRACT,
+            providerId: "scripted",
+            startedAt,
+          });
+          yield* store.appendEvents(runId, [
+            { sequence: 1, type: "user_input", payload: { text: `Question ${n}.`, origin: "user" } },
+            {
+              sequence: 2,
+              type: "assistant_output",
+              payload: { step: 1, text: `Answer ${n}.`, finishReason: "stop", toolCallCount: 0, role: "answer" },
+            },
+          ]);
+          yield* store.finishRun(runId, {
+            sequence: 3,
+            terminal: {
+              terminalState: "completed",
+              reason: "answered",
+              finalText: `Answer ${n}.`,
+              steps: 1,
+              correctionTurns: 0,
+            },
+          });
+        }
+      }),
+    );
+    for (const pageSize of [1, 2, 64]) {
+      const history = await new SessionRunner(runtime, { pageSize }).history("s", recordingProvider([]).provider);
+      expect(
+        history.context.messages.filter((message) => message.role === "user").map((message) => message.content),
+        `pageSize ${pageSize}`,
+      ).toEqual(["Question 1.", "Question 2.", "Question 3.", "Question 4.", "Question 5."]);
+    }
+  });
+
   it("replays a crashed run's unfinished call as interrupted after start-up recovery, never as a success", async () => {
     const first = await harness.makeRuntime();
     await first.run(
@@ -475,7 +521,12 @@ describe("a long session", () => {
   async function runSession(options: SessionRunnerOptions, every = 1) {
     const runner = new SessionRunner(await harness.makeRuntime(), options);
     const tools: AnyToolDefinition[] = [lookupTool(), flaky];
-    const contexts: Array<{ index: number; messages: ReadonlyArray<ContextMessage>; compacted: boolean }> = [];
+    const contexts: Array<{
+      index: number;
+      messages: ReadonlyArray<ContextMessage>;
+      compactedGroups: number;
+      droppedGroups: number;
+    }> = [];
     const problems: string[] = [];
     let overBudget = 0;
     for (let i = 0; i < TURNS; i++) {
@@ -491,7 +542,8 @@ describe("a long session", () => {
       contexts.push({
         index: i,
         messages: context.messages,
-        compacted: context.compactedGroups + context.droppedGroups > 0,
+        compactedGroups: context.compactedGroups,
+        droppedGroups: context.droppedGroups,
       });
       if (i % every === 0 || i === TURNS - 1) {
         for (const problem of validateEverywhere(context.messages)) problems.push(`turn ${i} context: ${problem}`);
@@ -518,8 +570,13 @@ describe("a long session", () => {
     const { contexts, problems, overBudget } = await runSession({ contextBudgetTokens: 2_000 });
     expect(problems).toEqual([]);
     expect(overBudget).toBe(0);
-    // The budget forced trimming or compaction long before the end.
-    expect(contexts.filter((context) => context.compacted).length).toBeGreaterThan(TURNS / 2);
+    // The budget forced compaction (and trimming of what the summary could not hold) long before the end.
+    expect(contexts.filter((context) => context.compactedGroups > 0).length).toBeGreaterThan(TURNS / 2);
+    expect(contexts.filter((context) => context.droppedGroups > 0).length).toBeGreaterThan(TURNS / 2);
+    const last = contexts.at(-1)!.messages;
+    expect(last[0]!.content).toMatch(/^\[Summary of \d+ earlier messages/);
+    expect(last[0]!.content).toMatch(/- tool lookup \(call t\d+_a\): status ok; output_sha256=[0-9a-f]{64}/);
+    expect(last.some((message) => message.role === "tool")).toBe(true);
     // The newest turn is always kept: the last context ends with turn 198's answer.
     expect(contexts.at(-1)!.messages.at(-1)!.content).toMatch(/^Answer 198: /);
   });

@@ -2,15 +2,17 @@ import { Migrator } from "@effect/sql";
 import hostSchema from "./0001_host_schema.js";
 import runLedger from "./0002_run_ledger.js";
 import channelDeliveries from "./0003_channel_deliveries.js";
+import memoryProvenance from "./0004_memory_provenance.js";
 
 /** Forward-only migrations, in order. Keys must match `^(\d+)_(.+)$` or the Migrator skips them. */
 export const MIGRATIONS = {
   "0001_host_schema": hostSchema,
   "0002_run_ledger": runLedger,
   "0003_channel_deliveries": channelDeliveries,
+  "0004_memory_provenance": memoryProvenance,
 } as const;
 
-export const LATEST_SCHEMA_VERSION = 3;
+export const LATEST_SCHEMA_VERSION = 4;
 export const MIGRATIONS_TABLE = "effect_sql_migrations";
 
 export const migrationLoader = Migrator.fromRecord(MIGRATIONS);

@@ -7,13 +7,17 @@ import {
   type AgentRunResult,
   type Cassette,
   evidenceGap,
+  type MemoryItem,
   type ReceiptStatus,
   type TerminalState,
   type ToolKind,
 } from "../../domain/index.js";
 import { AgentRunStore } from "../../persistence/AgentRunStore.js";
+import { MemoryItemStore } from "../../persistence/MemoryItemStore.js";
 import type { AgentRuntime } from "../../runtime/AgentRuntime.js";
 import { type ContractSignals, parseSkillManifest } from "../contracts.js";
+import { MemoryService } from "../memory/MemoryService.js";
+import { renderMemorySection } from "../memory/retrieval.js";
 import { scriptedProvider } from "../providers/scripted.js";
 import { SessionRunner } from "../sessionRunner.js";
 import { type BuiltinToolName, builtinTools } from "../tools/builtin/index.js";
@@ -116,6 +120,17 @@ function caseSignals(loaded: LoadedCase, workspace: string): ContractSignals {
   };
 }
 
+function memoryMatches(expected: Cassette["expect"], items: ReadonlyArray<MemoryItem>): boolean {
+  return (expected.memory ?? []).every((want) =>
+    items.some(
+      (item) =>
+        item.content.includes(want.contains) &&
+        item.verificationStatus === want.status &&
+        (want.kind === undefined || item.kind === want.kind),
+    ),
+  );
+}
+
 function matches(result: AgentRunResult, expected: Cassette["expect"], receipts: CaseResult["receipts"]): boolean {
   if (result.terminalState !== expected.terminalState) return false;
   if (expected.reason !== undefined && result.terminalReason !== expected.reason) return false;
@@ -161,12 +176,15 @@ async function runCase(
   try {
     const tools = caseTools(loaded, workspace, options.builtinTool ?? defaultBuiltinTool);
     const skills = discoverSkills(workspace).map((entry) => entry.manifest);
+    // Unique per invocation: a ledger file reused by a later eval must not leak history into these cases.
+    const sessionId = `eval:${invocation}:${cassette.session ?? cassette.name}`;
+    const memory = await runtime.run(Effect.flatMap(MemoryService, (service) => service.activeMemory(sessionId)));
     const handle = await sessions.startTurn({
-      // Unique per invocation: a ledger file reused by a later eval must not leak history into these cases.
-      sessionId: `eval:${invocation}:${cassette.session ?? cassette.name}`,
+      sessionId,
       input: cassette.input,
       signals: caseSignals(loaded, workspace),
-      system: buildSystemPrompt(workspace, { skills }),
+      system: buildSystemPrompt(workspace, { skills, memory: renderMemorySection(memory) }),
+      memory,
       provider: scriptedProvider(cassette.model, {
         ...(cassette.capabilities ? { capabilities: cassette.capabilities } : {}),
       }),
@@ -179,6 +197,14 @@ async function runCase(
         ? setTimeout(() => handle.actor.send({ type: "CANCEL" }), cassette.cancelAfterMs)
         : undefined;
     const result = await handle.settled.finally(() => clearTimeout(cancelTimer));
+    const memoryItems = await runtime.run(
+      Effect.gen(function* () {
+        yield* Effect.flatMap(MemoryService, (service) =>
+          service.consolidateRun(result.runId, sessionId, cassette.memoryGate ?? "enforce"),
+        );
+        return yield* Effect.flatMap(MemoryItemStore, (items) => items.list({ scope: sessionId }));
+      }),
+    );
     const ledger = await runtime.run(
       Effect.gen(function* () {
         const store = yield* AgentRunStore;
@@ -197,7 +223,7 @@ async function runCase(
       reason: result.terminalReason,
       expected: cassette.expect.terminalState,
       ...(cassette.expect.reason ? { expectedReason: cassette.expect.reason } : {}),
-      pass: matches(result, cassette.expect, receipts),
+      pass: matches(result, cassette.expect, receipts) && memoryMatches(cassette.expect, memoryItems),
       runId: result.runId,
       traceId: result.traceId,
       steps: result.steps,

@@ -6,6 +6,8 @@ import { openAIResponsesProvider } from "./openaiResponses.js";
 import { type Provider, ProviderService } from "./Provider.js";
 import type { ProviderOptions } from "./transport.js";
 
+export type { ProviderOptions } from "./transport.js";
+
 /**
  * Which real provider a process talks to: explicit options first, then the environment
  * (`AGENTLOOP_PROVIDER`, `AGENTLOOP_MODEL`, `OPENAI_API_KEY` / `OPENAI_BASE_URL`,

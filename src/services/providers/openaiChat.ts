@@ -94,6 +94,7 @@ export function openAIChatProvider(config: OpenAIChatConfig): Provider {
       let streamed = false;
       let finish: NeutralFinish | undefined;
       let usage: ReturnType<typeof usageOf>;
+      let lastKey: string | undefined;
       for await (const chunk of chunks) {
         keepAlive();
         if (chunk.usage) usage = usageOf(chunk.usage);
@@ -105,7 +106,11 @@ export function openAIChatProvider(config: OpenAIChatConfig): Provider {
           streamed = reportDelta(config, request.runId, request.step, delta.content) || streamed;
         }
         for (const call of delta.tool_calls ?? []) {
-          const key = String(call.index ?? 0);
+          // Some compatible servers leave out `index`: a new id then starts a new call, and an
+          // id-less fragment continues the last one.
+          const key =
+            typeof call.index === "number" ? String(call.index) : call.id ? `id:${call.id}` : (lastKey ?? "0");
+          lastKey = key;
           if (!calls.has(key)) calls.completeOthers(key);
           calls.open(key, { id: call.id, name: call.function?.name });
           calls.appendArguments(key, call.function?.arguments);

@@ -95,7 +95,7 @@ function finishOf(response: Response, calls: ToolCallAssembler, refusal: string)
 function fromResponse(response: Response, request: ProviderRequest): ModelResponse {
   if (response.status === "failed") throw failure(response);
   const calls = new ToolCallAssembler();
-  (response.output ?? []).forEach((item, index) => mergeItem(calls, index, item));
+  for (const [index, item] of (response.output ?? []).entries()) mergeItem(calls, index, item);
   const { text, refusal } = messageText(response.output ?? []);
   return assembleResponse({
     step: request.step,
@@ -168,7 +168,7 @@ export function openAIResponsesProvider(config: OpenAIResponsesConfig): Provider
       }
       let refusal = "";
       if (final) {
-        (final.output ?? []).forEach((item, index) => mergeItem(calls, index, item));
+        for (const [index, item] of (final.output ?? []).entries()) mergeItem(calls, index, item);
         const whole = messageText(final.output ?? []);
         refusal = whole.refusal;
         // A server that sent no text deltas still sent the text in the final output.

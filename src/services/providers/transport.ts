@@ -58,24 +58,15 @@ export function retryAfterMs(headers: HeaderSource | undefined | null, now: numb
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
+/** An SDK error class (any constructor signature). */
+type ErrorClass = abstract new (...args: never[]) => Error;
+
 /** The error classes of one SDK, so one mapper serves both. */
 export interface SdkErrorClasses {
-  // biome-ignore lint/suspicious/noExplicitAny: SDK error constructors have different signatures
-  readonly APIError: abstract new (
-    ...args: any[]
-  ) => Error;
-  // biome-ignore lint/suspicious/noExplicitAny: as above
-  readonly APIConnectionError: abstract new (
-    ...args: any[]
-  ) => Error;
-  // biome-ignore lint/suspicious/noExplicitAny: as above
-  readonly APIConnectionTimeoutError: abstract new (
-    ...args: any[]
-  ) => Error;
-  // biome-ignore lint/suspicious/noExplicitAny: as above
-  readonly APIUserAbortError: abstract new (
-    ...args: any[]
-  ) => Error;
+  readonly APIError: ErrorClass;
+  readonly APIConnectionError: ErrorClass;
+  readonly APIConnectionTimeoutError: ErrorClass;
+  readonly APIUserAbortError: ErrorClass;
 }
 
 interface ApiErrorShape {
@@ -83,6 +74,8 @@ interface ApiErrorShape {
   readonly headers?: HeaderSource;
   readonly error?: unknown;
   readonly message: string;
+  /** Anthropic: the body's `error.message` (its `message` is the whole body). */
+  readonly apiMessage?: string | null;
 }
 
 const oneLine = (text: string, max = 300) => {
@@ -131,13 +124,14 @@ export function toProviderError(label: string, error: unknown, sdk: SdkErrorClas
       return new ProviderError({
         reason: reasonForStatus(api.status),
         status: api.status,
-        message: oneLine(`${label} returned ${api.status}: ${api.message}`),
+        // The SDKs put the status in front of the message already.
+        message: oneLine(`${label} returned ${api.status}: ${api.apiMessage ?? api.message.replace(/^\d{3}\s+/, "")}`),
         ...(retryAfter !== undefined ? { retryAfterMs: retryAfter } : {}),
       });
     }
     return new ProviderError({
       reason: reasonForErrorKind(errorKind(api.error)),
-      message: oneLine(`${label} reported an error in the stream: ${api.message}`),
+      message: oneLine(`${label} reported an error in the stream: ${api.apiMessage ?? api.message}`),
     });
   }
   if (error instanceof SyntaxError) {

@@ -1,10 +1,11 @@
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative, sep } from "node:path";
 import { Effect } from "effect";
 import { z } from "zod";
 import type { SkillManifest } from "../../domain/index.js";
 import { parseSkillManifest } from "../contracts.js";
+import { resolveInWorkspace } from "../tools/builtin/workspacePaths.js";
 import { defineTool, type ToolResult } from "../tools/Tool.js";
 
 export interface SkillEntry {
@@ -12,12 +13,28 @@ export interface SkillEntry {
   readonly path: string;
 }
 
-/** Skills of a workspace: `skills/<name>/SKILL.md`, front matter only (bodies load on demand). */
+/** Whether a SKILL.md stays inside the workspace (a symlinked file or folder may lead out of it). */
+function insideWorkspace(workspace: string, path: string): boolean {
+  try {
+    resolveInWorkspace(workspace, relative(workspace, path));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Skills of a workspace: `skills/<name>/SKILL.md`, front matter only (bodies load on demand). A
+ * SKILL.md whose real path is outside the workspace is not a skill of it.
+ */
 export function discoverSkills(workspace: string): SkillEntry[] {
   const root = join(workspace, "skills");
   if (!existsSync(root)) return [];
   return readdirSync(root, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && existsSync(join(root, entry.name, "SKILL.md")))
+    .filter((entry) => {
+      const path = join(root, entry.name, "SKILL.md");
+      return entry.isDirectory() && existsSync(path) && insideWorkspace(workspace, path);
+    })
     .sort((a, b) => a.name.localeCompare(b.name))
     .map((entry) => {
       const path = join(root, entry.name, "SKILL.md");
@@ -47,7 +64,7 @@ export const skillLoadTool = (workspace: string) =>
           output: { name, body: skillBody(markdown) },
           evidence: {
             skill: name,
-            path: `skills/${name}/SKILL.md`,
+            path: relative(workspace, entry.path).split(sep).join("/"),
             sha256: createHash("sha256").update(markdown).digest("hex"),
           },
         };

@@ -84,7 +84,8 @@ function validate(body: unknown, headers: Parameters<WireProtocol["validate"]>[1
       }
       if (block.type === "tool_use") {
         sawToolBlocks = true;
-        if (message.role !== "assistant") return `messages.${index}.content.${at}: tool_use blocks belong to assistant turns`;
+        if (message.role !== "assistant")
+          return `messages.${index}.content.${at}: tool_use blocks belong to assistant turns`;
         if (typeof block.id !== "string" || !TOOL_USE_ID.test(block.id)) {
           return `messages.${index}.content.${at}.id: String should match pattern '^[a-zA-Z0-9_-]+$'`;
         }
@@ -201,7 +202,8 @@ function events(turn: FakeTurn): RawMessageStreamEvent[] {
   if (text.length > 0) {
     const at = index++;
     out.push({ type: "content_block_start", index: at, content_block: { type: "text", text: "", citations: null } });
-    for (const piece of text) out.push({ type: "content_block_delta", index: at, delta: { type: "text_delta", text: piece } });
+    for (const piece of text)
+      out.push({ type: "content_block_delta", index: at, delta: { type: "text_delta", text: piece } });
     out.push({ type: "content_block_stop", index: at });
   }
   for (const call of turn.calls ?? []) {

@@ -33,7 +33,8 @@ function validate(body: unknown, headers: Parameters<WireProtocol["validate"]>[1
   if (body.tools !== undefined) {
     if (!Array.isArray(body.tools) || body.tools.length === 0) return "'tools' must be a non-empty array";
     for (const tool of body.tools) {
-      if (!isObject(tool) || tool.type !== "function" || !isObject(tool.function)) return "tools: each tool must be a function";
+      if (!isObject(tool) || tool.type !== "function" || !isObject(tool.function))
+        return "tools: each tool must be a function";
       const name = tool.function.name;
       if (typeof name !== "string" || !TOOL_NAME.test(name)) return `tools: invalid function name ${String(name)}`;
       if (tool.function.parameters !== undefined && !isObject(tool.function.parameters)) {

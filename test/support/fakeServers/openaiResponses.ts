@@ -63,7 +63,8 @@ function validate(body: unknown, headers: Parameters<WireProtocol["validate"]>[1
       if (!["user", "system", "developer", "assistant"].includes(String(item.role))) {
         return `input[${index}]: invalid role ${String(item.role)}`;
       }
-      if (typeof item.content !== "string" && !Array.isArray(item.content)) return `input[${index}]: content is required`;
+      if (typeof item.content !== "string" && !Array.isArray(item.content))
+        return `input[${index}]: content is required`;
     } else {
       return `input[${index}]: unsupported item type ${String(item.type)}`;
     }

@@ -27,7 +27,10 @@ export const sendMessageTool = (senders: ReadonlyArray<MessageSender>) =>
           const sender = channel ? senders.find((candidate) => candidate.channelId === channel) : senders[0];
           if (!sender) return { status: "error", output: { error: `no channel named ${channel ?? "(default)"}` } };
           const { messageId } = await sender.send({ text, idempotencyKey: `${context.runId}:${context.callId}` });
-          if (!messageId) return { status: "error", output: { error: "the channel returned no message id" } };
+          // A blank id is no id: it could not satisfy DELIVER, so it must not look like a delivery.
+          if (typeof messageId !== "string" || !messageId.trim()) {
+            return { status: "error", output: { error: "the channel returned no message id" } };
+          }
           return {
             status: "ok",
             output: { sent: true, channel: sender.channelId, messageId },

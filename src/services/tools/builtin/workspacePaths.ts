@@ -1,4 +1,4 @@
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 
 /** A path that would leave the workspace (directly, through `..`, or through a symlink). */
@@ -11,13 +11,30 @@ function inside(root: string, candidate: string): boolean {
   return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
 }
 
-/** The deepest existing ancestor of `path` (itself when it exists), with symlinks resolved. */
-function realExistingAncestor(path: string): string {
+/** Whether `path` exists as a directory entry (a dangling symbolic link counts). */
+function entryExists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The deepest existing ancestor of `path` (itself when it exists), with symlinks resolved. A
+ * dangling symbolic link is followed to where it points: writing through it would create its target.
+ */
+function realExistingAncestor(path: string, hops = 0): string {
   let current = path;
-  while (!existsSync(current)) {
+  while (!entryExists(current)) {
     const parent = dirname(current);
     if (parent === current) break;
     current = parent;
+  }
+  if (!existsSync(current) && lstatSync(current).isSymbolicLink()) {
+    if (hops >= 40) throw new WorkspaceEscapeError(`${path}: too many levels of symbolic links`);
+    return realExistingAncestor(resolve(realpathSync(dirname(current)), readlinkSync(current)), hops + 1);
   }
   return realpathSync(current);
 }

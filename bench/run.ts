@@ -1,0 +1,115 @@
+/**
+ * `npm run bench [-- --json] [--quick] [--write] [--peers] [--only id,id] [--cpu-prof]`
+ *
+ * Runs each benchmark in a process of its own (bench/worker.ts), then prints one table (or, with
+ * --json, `{ machine, results, ratios, targets }`) and with --write rewrites bench/RESULTS.md.
+ * --peers adds the AI SDK and LangGraph peers (bench/peers, installed by `npm run bench:peers`).
+ * --cpu-prof writes a V8 CPU profile of each benchmark's measured part to bench/profiles/<id>.cpuprofile
+ * (TypeScript positions restored) and a hot-spot summary beside it (<id>.hotspots.txt); git-ignored.
+ */
+import { spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { ALL_IDS, type BenchId, CORE_IDS, PEER_IDS, RESULT_MARKER } from "./lib/ids.js";
+import type { BenchReport, BenchResult } from "./lib/types.js";
+import { checkTargets, computeRatios, machineInfo, resultsMarkdown, textReport } from "./report.js";
+
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
+const WORKER = fileURLToPath(new URL("./worker.ts", import.meta.url));
+const RESULTS_FILE = fileURLToPath(new URL("./RESULTS.md", import.meta.url));
+const PROFILES_DIR = fileURLToPath(new URL("./profiles/", import.meta.url));
+/** A benchmark process that has not finished by then is stopped and reported as an error. */
+const WORKER_TIMEOUT_MS = 10 * 60_000;
+
+const { values } = parseArgs({
+  options: {
+    json: { type: "boolean", default: false },
+    quick: { type: "boolean", default: false },
+    write: { type: "boolean", default: false },
+    peers: { type: "boolean", default: false },
+    only: { type: "string" },
+    "cpu-prof": { type: "boolean", default: false },
+  },
+  allowPositionals: false,
+});
+
+function selectedIds(): BenchId[] {
+  if (values.only) {
+    const wanted = values.only.split(",").map((id) => id.trim());
+    const unknown = wanted.filter((id) => !ALL_IDS.includes(id as BenchId));
+    if (unknown.length > 0) {
+      process.stderr.write(`bench: unknown id(s) ${unknown.join(", ")}; known: ${ALL_IDS.join(", ")}\n`);
+      process.exit(2);
+    }
+    return wanted as BenchId[];
+  }
+  return values.peers ? [...CORE_IDS, ...PEER_IDS] : [...CORE_IDS];
+}
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+/** Runs one benchmark in a fresh Node process (tsx loader, --expose-gc) and parses its result. */
+function runWorker(id: BenchId): Promise<BenchResult> {
+  const env = { ...process.env };
+  if (values["cpu-prof"]) {
+    mkdirSync(PROFILES_DIR, { recursive: true });
+    env.AGENTLOOP_BENCH_PROFILE_DIR = PROFILES_DIR;
+  }
+  const args = ["--expose-gc", "--import", "tsx", WORKER, id, ...(values.quick ? ["--quick"] : [])];
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), WORKER_TIMEOUT_MS);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      const line = stdout.split("\n").find((candidate) => candidate.startsWith(RESULT_MARKER));
+      if (code === 0 && line) {
+        resolve(JSON.parse(line.slice(RESULT_MARKER.length)) as BenchResult);
+        return;
+      }
+      const reason = signal ? `killed by ${signal}` : `exit code ${code}`;
+      resolve({ id, error: `${reason}: ${stderr.trim().split("\n").slice(-8).join(" | ") || "no output"}` });
+    });
+  });
+}
+
+async function main(): Promise<void> {
+  const ids = selectedIds();
+  const machine = machineInfo();
+  const command =
+    process.env.AGENTLOOP_BENCH_COMMAND ??
+    `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`;
+  const results: BenchResult[] = [];
+  for (const id of ids) {
+    const started = Date.now();
+    log(`bench: ${id} …`);
+    const result = await runWorker(id);
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    log(
+      result.error
+        ? `bench: ${id} failed after ${seconds} s: ${result.error}`
+        : result.skipped
+          ? `bench: ${id} skipped (${result.skipped})`
+          : `bench: ${id} done in ${seconds} s: ${result.usPerStep ? `${result.usPerStep.median.toFixed(1)} µs/step median` : "ok"}`,
+    );
+    results.push(result);
+  }
+  const ratios = computeRatios(results);
+  const report: BenchReport = { machine, command, results, ratios, targets: checkTargets(results, ratios) };
+  process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${textReport(report)}\n`);
+  if (values.write) {
+    writeFileSync(RESULTS_FILE, resultsMarkdown(report, values.quick));
+    log(`bench: wrote ${RESULTS_FILE}`);
+  }
+  if (results.some((result) => result.error)) process.exitCode = 1;
+}
+
+await main();

@@ -1,0 +1,160 @@
+import type {
+  ExecutionReceipt,
+  JsonValue,
+  LedgerEvent,
+  MemoryItem,
+  MemoryVerificationStatus,
+} from "../../domain/index.js";
+import type { RunLedgerRecord } from "../../persistence/AgentRunStore.js";
+import { addressesIn, type MemoryCandidate, userStatements } from "./extraction.js";
+
+/** Rollout switch of the memory gate (seed §7.3). */
+export type MemoryGateMode = "off" | "observe" | "enforce";
+
+export interface ConsolidationPlan {
+  readonly create: ReadonlyArray<
+    MemoryCandidate & { readonly status: MemoryVerificationStatus; readonly gate?: "would_block" }
+  >;
+  /** Pending items a successful receipt of this run confirmed. */
+  readonly promote: ReadonlyArray<{ readonly id: string; readonly sourceRef: string; readonly toolName: string }>;
+}
+
+type Payload = Record<string, JsonValue>;
+const payloadOf = (event: LedgerEvent): Payload =>
+  event.payload && typeof event.payload === "object" && !Array.isArray(event.payload) ? (event.payload as Payload) : {};
+const text = (value: JsonValue | undefined) => (typeof value === "string" ? value : "");
+const clip = (value: string, max: number) => (value.length <= max ? value : `${value.slice(0, max - 1)}…`);
+
+/** Facts a successful receipt supports: a file that was read, a skill that was loaded. */
+function receiptFacts(ledger: RunLedgerRecord): MemoryCandidate[] {
+  const okReceipts = new Map<string, ExecutionReceipt>(
+    ledger.receipts.filter((receipt) => receipt.status === "ok").map((receipt) => [receipt.callId, receipt]),
+  );
+  const facts: MemoryCandidate[] = [];
+  for (const event of ledger.events) {
+    if (event.type !== "tool_result") continue;
+    const payload = payloadOf(event);
+    const receipt = okReceipts.get(text(payload.callId));
+    if (!receipt) continue;
+    const output =
+      payload.output && typeof payload.output === "object" && !Array.isArray(payload.output)
+        ? (payload.output as Payload)
+        : {};
+    const sourceRef = `${ledger.run.runId}/${receipt.callId}`;
+    if (receipt.toolName === "workspace_read" && typeof output.content === "string" && output.truncated !== true) {
+      facts.push({
+        content: `${text(output.path)}: ${clip(output.content.trim(), 300)}`,
+        kind: "workspace_fact",
+        provenance: "receipt",
+        sourceRef,
+        evidence: {
+          path: text(receipt.evidence.path as JsonValue),
+          sha256: text(receipt.evidence.sha256 as JsonValue),
+        },
+        whitelisted: true,
+        confidence: 0.95,
+      });
+    }
+    if (receipt.toolName === "skill_load" && typeof output.body === "string") {
+      facts.push({
+        content: `skill ${text(output.name)} (${text(receipt.evidence.path as JsonValue)}): ${clip(output.body.trim(), 200)}`,
+        kind: "skill",
+        provenance: "receipt",
+        sourceRef,
+        evidence: { sha256: text(receipt.evidence.sha256 as JsonValue) },
+        whitelisted: true,
+        confidence: 0.95,
+      });
+    }
+  }
+  return facts;
+}
+
+/** Text of every successful tool result of the run: the authoritative reads that can confirm a pending item. */
+function authoritativeOutputs(ledger: RunLedgerRecord): Array<{ callId: string; toolName: string; text: string }> {
+  const ok = new Set(ledger.receipts.filter((receipt) => receipt.status === "ok").map((receipt) => receipt.callId));
+  return ledger.events
+    .filter((event) => event.type === "tool_result" && ok.has(text(payloadOf(event).callId)))
+    .map((event) => {
+      const payload = payloadOf(event);
+      return {
+        callId: text(payload.callId),
+        toolName: text(payload.toolName),
+        text: JSON.stringify(payload.output ?? null),
+      };
+    });
+}
+
+/**
+ * Plans what a finished run adds to memory (seed §4 Phase 6). Reads the canonical transcript and
+ * receipts — never the assistant's text alone. Whitelisted candidates become active (verified);
+ * everything else (URLs, domains, paths, commands, model inferences) is a pending candidate under
+ * `enforce`; a pending item is promoted when a successful receipt of this run shows the same value.
+ */
+export function planConsolidation(
+  ledger: RunLedgerRecord,
+  existing: ReadonlyArray<MemoryItem>,
+  gate: MemoryGateMode = "enforce",
+): ConsolidationPlan {
+  const candidates: MemoryCandidate[] = [];
+  for (const event of ledger.events) {
+    const payload = payloadOf(event);
+    const ref = `${ledger.run.runId}/seq-${event.sequence}`;
+    if (event.type === "user_input" && payload.origin !== "runtime_correction") {
+      candidates.push(
+        ...userStatements(text(payload.text), ref),
+        ...addressesIn(text(payload.text), "user_stated", ref),
+      );
+    }
+    if (event.type === "assistant_output" && payload.role === "answer") {
+      candidates.push(...addressesIn(text(payload.text), "model_inference", ref));
+    }
+  }
+  candidates.push(...receiptFacts(ledger));
+
+  const outputs = authoritativeOutputs(ledger);
+  const known = new Set(
+    existing
+      .filter((item) => item.verificationStatus !== "rejected")
+      .map((item) => `${item.kind}\u0000${item.content}`),
+  );
+  const seen = new Set<string>();
+  const create: Array<ConsolidationPlan["create"][number]> = [];
+  for (const candidate of candidates) {
+    const key = `${candidate.kind}\u0000${candidate.content}`;
+    if (known.has(key) || seen.has(key)) continue;
+    seen.add(key);
+    const confirming = candidate.whitelisted
+      ? undefined
+      : outputs.find((output) => output.text.includes(candidate.content));
+    if (candidate.whitelisted) create.push({ ...candidate, status: "verified" });
+    else if (confirming) {
+      // Backed by a successful read of the authoritative source in this very run.
+      create.push({
+        ...candidate,
+        provenance: "receipt",
+        sourceRef: `${ledger.run.runId}/${confirming.callId}`,
+        evidence: { ...candidate.evidence, confirmed_by: confirming.toolName },
+        confidence: 0.9,
+        status: "verified",
+      });
+    } else if (gate === "enforce") create.push({ ...candidate, status: "pending" });
+    // `off` keeps the old behaviour (active); `observe` does too but records what would have been blocked.
+    else
+      create.push({
+        ...candidate,
+        status: "verified",
+        ...(gate === "observe" ? { gate: "would_block" as const } : {}),
+      });
+  }
+
+  const promote = existing
+    .filter((item) => item.verificationStatus === "pending")
+    .flatMap((item) => {
+      const confirming = outputs.find((output) => output.text.includes(item.content));
+      return confirming
+        ? [{ id: item.id, sourceRef: `${ledger.run.runId}/${confirming.callId}`, toolName: confirming.toolName }]
+        : [];
+    });
+  return { create, promote };
+}

@@ -1,0 +1,146 @@
+import { Command, CommanderError } from "commander";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { CliFailure, type CliIO, firstLine } from "../../src/cli/output.js";
+import { type RunCommandOptions, registerRunCommand, runCommand } from "../../src/cli/runCommand.js";
+import { openAIChatWire, startOpenAIChatServer } from "../support/fakeServers/openaiChat.js";
+import type { FakeServer } from "../support/fakeServers/shared.js";
+import { FAST_RETRY } from "../support/runtimeHarness.js";
+import { useTempDir } from "../support/tempDir.js";
+
+/** `agentloop run` in-process, against the fake Chat Completions server. */
+
+const tmp = useTempDir("agentloop-run-cli-");
+
+function fakeIO() {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIO = { out: (line) => out.push(line), err: (line) => err.push(line), isTTY: false };
+  return { io, out, err };
+}
+
+describe("runCommand", () => {
+  let server: FakeServer;
+  beforeEach(async () => {
+    server = await startOpenAIChatServer();
+  });
+  afterEach(async () => {
+    await server.close();
+  });
+
+  const options = (overrides: Partial<RunCommandOptions> = {}): RunCommandOptions => ({
+    provider: "openai-chat",
+    baseUrl: `${server.origin}/v1`,
+    db: tmp.path("ledger.db"),
+    env: { OPENAI_API_KEY: "test-key" },
+    retry: FAST_RETRY,
+    ...overrides,
+  });
+
+  it("prints the final text and exits 0 for a completed run", async () => {
+    server.enqueue(openAIChatWire.stream({ text: ["Paris is ", "the capital."] }));
+    const { io, out, err } = fakeIO();
+    expect(await runCommand(io, "Capital of France?", options())).toBe(0);
+    expect(out).toEqual(["Paris is the capital."]);
+    expect(err).toEqual([]);
+  });
+
+  it("prints the AgentRunResult with --json", async () => {
+    server.enqueue(openAIChatWire.stream({ text: "Paris." }));
+    const { io, out } = fakeIO();
+    await runCommand(io, "Capital of France?", options({ json: true }));
+    const result = JSON.parse(out.join("\n"));
+    expect(result).toMatchObject({ terminalState: "completed", finalText: "Paris.", steps: 1, receipts: [] });
+  });
+
+  it("exits 1 and prints the runtime's honest statement for a run that does not complete", async () => {
+    server.enqueue(openAIChatWire.stream({ text: "Paris is the cap", finish: "length" }));
+    const { io, out } = fakeIO();
+    expect(await runCommand(io, "Capital of France?", options({ json: true }))).toBe(1);
+    expect(JSON.parse(out.join("\n"))).toMatchObject({
+      terminalState: "incomplete",
+      terminalReason: "incomplete_turn",
+    });
+  });
+
+  it("offers no tools under an evidence contract and ends unverified with exit 1", async () => {
+    server.enqueue(openAIChatWire.stream({ text: "I looked it up." }), openAIChatWire.stream({ text: "I looked." }));
+    const { io, out } = fakeIO();
+    expect(await runCommand(io, "Look it up.", options({ contract: "observe", json: true }))).toBe(1);
+    expect(JSON.parse(out.join("\n")).terminalState).toBe("unverified");
+    expect(server.requests.every((recorded) => recorded.body.tools === undefined)).toBe(true);
+  });
+
+  it("asks for whole responses with --no-stream", async () => {
+    server.enqueue(openAIChatWire.json({ text: "Paris." }));
+    const { io, out } = fakeIO();
+    expect(await runCommand(io, "Capital?", options({ stream: false }))).toBe(0);
+    expect(out).toEqual(["Paris."]);
+    expect(server.requests[0]!.body.stream).not.toBe(true);
+  });
+
+  it("fails with exit code 2 and a line naming the variable when the key is missing", async () => {
+    const { io } = fakeIO();
+    const failure = await runCommand(io, "Hi", options({ provider: "anthropic", env: {} })).catch((error) => error);
+    expect(failure).toBeInstanceOf(CliFailure);
+    expect(failure).toMatchObject({
+      exitCode: 2,
+      message: "ANTHROPIC_API_KEY is not set: the anthropic provider needs an API key",
+    });
+  });
+
+  it("fails with exit code 2 for an unknown provider", async () => {
+    const { io } = fakeIO();
+    const failure = await runCommand(io, "Hi", options({ provider: "gemini" })).catch((error) => error);
+    expect(failure).toMatchObject({ exitCode: 2, message: expect.stringContaining('unknown provider "gemini"') });
+  });
+
+  it("fails with exit code 2 for an unknown contract", async () => {
+    const { io } = fakeIO();
+    const failure = await runCommand(io, "Hi", options({ contract: "strict" })).catch((error) => error);
+    expect(failure).toMatchObject({ exitCode: 2, message: expect.stringContaining('unknown contract "strict"') });
+  });
+});
+
+describe("registerRunCommand", () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
+  /** A program wired like src/cli/main.ts: one-line errors, exit codes from the action or the failure. */
+  async function cli(argv: string[]) {
+    const { io, out, err } = fakeIO();
+    let code = 0;
+    const program = new Command("agentloop").exitOverride().configureOutput({
+      writeOut: (text) => io.out(text.trimEnd()),
+      writeErr: (text) => io.err(text.trimEnd()),
+    });
+    registerRunCommand(program, io, (exit) => {
+      code = exit;
+    });
+    try {
+      await program.parseAsync(argv, { from: "user" });
+    } catch (error) {
+      if (error instanceof CliFailure) {
+        io.err(`agentloop: ${firstLine(error.message)}`);
+        code = error.exitCode;
+      } else if (error instanceof CommanderError) {
+        code = error.exitCode === 0 ? 0 : 2;
+      } else throw error;
+    }
+    return { code, out, err };
+  }
+
+  it("prints one error line naming the missing environment variable and exits 2", async () => {
+    vi.stubEnv("OPENAI_API_KEY", "");
+    const { code, err, out } = await cli(["run", "Hi", "--provider", "openai-chat", "--db", tmp.path("l.db")]);
+    expect(code).toBe(2);
+    expect(err).toEqual(["agentloop: OPENAI_API_KEY is not set: the openai-chat provider needs an API key"]);
+    expect(out).toEqual([]);
+  });
+
+  it("refuses a provider name outside the choices as a usage error", async () => {
+    const { code, err } = await cli(["run", "Hi", "--provider", "gemini"]);
+    expect(code).toBe(2);
+    expect(err.join("\n")).toContain("gemini");
+  });
+});
