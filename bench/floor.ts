@@ -113,12 +113,11 @@ export async function benchFloor(persistence: FloorPersistence, options: BenchOp
     ledger = openRawLedger(filename);
   }
   try {
-    const measured = await measureSequential(
-      loopPlan(options.quick, persistence === "none" ? 5_000 : 200, W10_STEPS),
-      async (label) => {
+    const measured = await options.measured(() =>
+      measureSequential(loopPlan(options.quick, persistence === "none" ? 5_000 : 200, W10_STEPS), async (label) => {
         const text = await floorRun(`run-${label}`, persistence, ledger);
         if (text.length === 0) throw new Error("the floor run ended without an answer");
-      },
+      }),
     );
     const rows = ledger ? countEvents(filename, "run-r0-") : null;
     if (rows !== null && rows !== measured.runs * W10_ROWS_PER_RUN) {

@@ -1,14 +1,16 @@
 /**
- * `npm run bench [-- --json] [--quick] [--write] [--peers] [--only id,id] [--cpu-prof]`
+ * `npm run bench [-- --json] [--quick] [--write] [--peers] [--only id,id] [--cpu-prof] [--merge FILE]`
  *
  * Runs each benchmark in a process of its own (bench/worker.ts), then prints one table (or, with
  * --json, `{ machine, results, ratios, targets }`) and with --write rewrites bench/RESULTS.md.
  * --peers adds the AI SDK and LangGraph peers (bench/peers, installed by `npm run bench:peers`).
  * --cpu-prof writes a V8 CPU profile of each benchmark's measured part to bench/profiles/<id>.cpuprofile
  * (TypeScript positions restored) and a hot-spot summary beside it (<id>.hotspots.txt); git-ignored.
+ * --merge FILE takes the results of an earlier `--json` run and replaces those this run measures
+ * (e.g. `--merge all.json --only projection.100k`); with `--only ''` nothing is re-measured.
  */
 import { spawn } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ALL_IDS, type BenchId, CORE_IDS, PEER_IDS, RESULT_MARKER } from "./lib/ids.js";
@@ -20,7 +22,7 @@ const WORKER = fileURLToPath(new URL("./worker.ts", import.meta.url));
 const RESULTS_FILE = fileURLToPath(new URL("./RESULTS.md", import.meta.url));
 const PROFILES_DIR = fileURLToPath(new URL("./profiles/", import.meta.url));
 /** A benchmark process that has not finished by then is stopped and reported as an error. */
-const WORKER_TIMEOUT_MS = 10 * 60_000;
+const WORKER_TIMEOUT_MS = 20 * 60_000;
 
 const { values } = parseArgs({
   options: {
@@ -29,14 +31,18 @@ const { values } = parseArgs({
     write: { type: "boolean", default: false },
     peers: { type: "boolean", default: false },
     only: { type: "string" },
+    merge: { type: "string" },
     "cpu-prof": { type: "boolean", default: false },
   },
   allowPositionals: false,
 });
 
 function selectedIds(): BenchId[] {
-  if (values.only) {
-    const wanted = values.only.split(",").map((id) => id.trim());
+  if (values.only !== undefined) {
+    const wanted = values.only
+      .split(",")
+      .map((id) => id.trim())
+      .filter((id) => id.length > 0);
     const unknown = wanted.filter((id) => !ALL_IDS.includes(id as BenchId));
     if (unknown.length > 0) {
       process.stderr.write(`bench: unknown id(s) ${unknown.join(", ")}; known: ${ALL_IDS.join(", ")}\n`);
@@ -83,8 +89,8 @@ function runWorker(id: BenchId): Promise<BenchResult> {
 
 async function main(): Promise<void> {
   const ids = selectedIds();
-  const machine = machineInfo();
-  const command =
+  let machine = machineInfo();
+  let command =
     process.env.AGENTLOOP_BENCH_COMMAND ??
     `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`;
   const results: BenchResult[] = [];
@@ -101,6 +107,16 @@ async function main(): Promise<void> {
           : `bench: ${id} done in ${seconds} s: ${result.usPerStep ? `${result.usPerStep.median.toFixed(1)} µs/step median` : "ok"}`,
     );
     results.push(result);
+  }
+  if (values.merge) {
+    const earlier = JSON.parse(readFileSync(values.merge, "utf8")) as BenchReport;
+    const fresh = new Map(results.map((result) => [result.id, result]));
+    if (results.length === 0) machine = earlier.machine;
+    const merged = earlier.results.map((result) => fresh.get(result.id) ?? result);
+    for (const result of results) if (!merged.some((other) => other.id === result.id)) merged.push(result);
+    results.splice(0, results.length, ...merged);
+    command = `${earlier.command}; then ${command}`;
+    log(`bench: merged with ${values.merge} (measured ${earlier.machine.date})`);
   }
   const ratios = computeRatios(results);
   const report: BenchReport = { machine, command, results, ratios, targets: checkTargets(results, ratios) };

@@ -38,9 +38,15 @@ async function main(): Promise<void> {
   }
   const dir = mkdtempSync(join(tmpdir(), "agentloop-bench-"));
   try {
-    const options = { quick: flags.includes("--quick"), dir };
     const profileDir = process.env.AGENTLOOP_BENCH_PROFILE_DIR;
-    const result = profileDir ? await withCpuProfile(profileDir, id, () => bench(options)) : await bench(options);
+    let profiled = false;
+    const measured = <A>(fn: () => Promise<A>): Promise<A> => {
+      // One profile per benchmark: its first measured part (where a benchmark has several).
+      if (!profileDir || profiled) return fn();
+      profiled = true;
+      return withCpuProfile(profileDir, id, fn);
+    };
+    const result = await bench({ quick: flags.includes("--quick"), dir, measured });
     process.stdout.write(`${RESULT_MARKER}${JSON.stringify(result)}\n`);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -13,6 +13,8 @@ export interface BenchResult {
   readonly error?: string;
   /** µs per W10 model step (run wall time / 10). */
   readonly usPerStep?: MinMedian;
+  /** Process CPU time (user + system) per W10 step: less sensitive than wall time to other load on the machine. */
+  readonly cpuUsPerStep?: MinMedian;
   /** Whole W10 runs per second (`max` is the best repetition). */
   readonly runsPerSec?: MinMedian & { readonly max: number };
   /** Peak resident set size of the benchmark's own process (getrusage maxrss). */
@@ -56,4 +58,6 @@ export interface BenchOptions {
   readonly quick: boolean;
   /** A directory of this benchmark process's own (SQLite files). */
   readonly dir: string;
+  /** Wraps the measured part (after set-up): under `--cpu-prof` it is profiled, else just run. */
+  readonly measured: <A>(fn: () => Promise<A>) => Promise<A>;
 }

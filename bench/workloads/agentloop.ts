@@ -35,8 +35,8 @@ export async function benchAgentloop(ledger: "sqlite" | "memory", options: Bench
   const database = ledger === "sqlite" ? join(options.dir, "agentloop.db") : ":memory:";
   const bench = await makeAgentloopW10({ database });
   try {
-    const measured = await measureSequential(loopPlan(options.quick, 30, W10_STEPS), (label) =>
-      bench.runOnce(`run-${label}`),
+    const measured = await options.measured(() =>
+      measureSequential(loopPlan(options.quick, 30, W10_STEPS), (label) => bench.runOnce(`run-${label}`)),
     );
     return {
       id: `agentloop.w10.${ledger}`,

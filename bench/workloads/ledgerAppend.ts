@@ -119,7 +119,9 @@ export async function benchLedgerAppend(options: BenchOptions): Promise<BenchRes
   let store: LoopMeasurement;
   let perBatch: LoopMeasurement;
   try {
-    store = await measureSequential(storePlan, (label) => runtime.runPromise(storeRun(`run-${label}`)));
+    store = await options.measured(() =>
+      measureSequential(storePlan, (label) => runtime.runPromise(storeRun(`run-${label}`))),
+    );
     assertRows(storeFile, store.runs);
     perBatch = await measureSequential(storePlan, (label) => storeRunPerBatch(runtime, `batch-${label}`));
   } finally {
@@ -134,6 +136,7 @@ export async function benchLedgerAppend(options: BenchOptions): Promise<BenchRes
     raw: {
       what: "raw better-sqlite3 prepared statements, same rows, same 21 commits per run",
       usPerStep: { min: raw.usPerStep.min, median: raw.usPerStep.median },
+      cpuUsPerStep: { min: raw.cpuUsPerStep.min, median: raw.cpuUsPerStep.median },
       runsPerSec: { min: raw.runsPerSec.min, median: raw.runsPerSec.median, max: raw.runsPerSec.max },
       eventRowsPerSec: eventRowsPerSec(raw),
       runs: raw.runs,
@@ -141,6 +144,7 @@ export async function benchLedgerAppend(options: BenchOptions): Promise<BenchRes
     perBatchRunPromise: {
       what: "the store again, one ManagedRuntime.runPromise per write batch (as the runtime's actors call it)",
       usPerStep: { min: perBatch.usPerStep.min, median: perBatch.usPerStep.median },
+      cpuUsPerStep: { min: perBatch.cpuUsPerStep.min, median: perBatch.cpuUsPerStep.median },
       eventRowsPerSec: eventRowsPerSec(perBatch),
     },
   };

@@ -57,8 +57,8 @@ export async function benchPeer(id: PeerId, options: BenchOptions): Promise<Benc
   const peer = await loadPeer(id, options);
   const sqlite = id === "peer.langgraph.sqlite";
   try {
-    const measured = await measureSequential(loopPlan(options.quick, sqlite ? 20 : 50, W10_STEPS), (label) =>
-      peer.runOnce(`run-${label}`),
+    const measured = await options.measured(() =>
+      measureSequential(loopPlan(options.quick, sqlite ? 20 : 50, W10_STEPS), (label) => peer.runOnce(`run-${label}`)),
     );
     return { id, what: WHAT[id], ...loopFields(measured) };
   } finally {

@@ -52,7 +52,7 @@ async function timed(reps: number, fn: () => Promise<unknown>) {
 }
 
 export async function benchProjection(options: BenchOptions): Promise<BenchResult> {
-  const events = options.quick ? 10_500 : PROJECTION_EVENTS;
+  const events = options.quick ? 2_100 : PROJECTION_EVENTS;
   const fixture = await generateSessionFixture(join(options.dir, "session.db"), { events });
   if (!existsSync(PROJECTOR_MODULE)) {
     return { id: "projection.100k", skipped: SKIPPED_WITHOUT_F, ...fixtureFields(fixture) };
@@ -69,9 +69,11 @@ export async function benchProjection(options: BenchOptions): Promise<BenchResul
     const runner = new SessionRunner(runtime);
     const input = "What did item 5 look like?";
     let last: Awaited<ReturnType<InstanceType<typeof SessionRunner>["history"]>> | undefined;
-    const ms = await timed(3, async () => {
-      last = await runner.history(fixture.sessionId, provider, input);
-    });
+    const ms = await options.measured(() =>
+      timed(3, async () => {
+        last = await runner.history(fixture.sessionId, provider, input);
+      }),
+    );
 
     // The worst case beside it: every run of the session read, projected and handed to the builder.
     const counter = tokenCounterFor(provider.apiFamily, provider.model);

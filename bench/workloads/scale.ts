@@ -15,6 +15,7 @@ export const SCALE_LATENCY_MS = 5;
 
 interface Wave {
   readonly wallMs: number;
+  readonly cpuUs: number;
   readonly peakRssMiB: number;
   readonly peakHeapMiB: number;
   readonly maxInFlight: number;
@@ -32,6 +33,7 @@ async function wave(bench: AgentloopW10, prefix: string, count: number): Promise
     peakHeap = Math.max(peakHeap, memory.heapUsed / 2 ** 20);
   };
   const sampler = setInterval(sample, 10);
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   try {
     const runs: Promise<void>[] = [];
@@ -49,23 +51,24 @@ async function wave(bench: AgentloopW10, prefix: string, count: number): Promise
     clearInterval(sampler);
   }
   const wallMs = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
   sample();
-  return { wallMs, peakRssMiB: peakRss, peakHeapMiB: peakHeap, maxInFlight };
+  return { wallMs, cpuUs: cpu.user + cpu.system, peakRssMiB: peakRss, peakHeapMiB: peakHeap, maxInFlight };
 }
 
 export async function benchScale(options: BenchOptions): Promise<BenchResult> {
-  const concurrency = options.quick ? 100 : 1_000;
+  const concurrency = options.quick ? 50 : 1_000;
   const reps = 3;
   const filename = join(options.dir, "scale.db");
   const bench = await makeAgentloopW10({ database: filename, latencyMs: SCALE_LATENCY_MS });
   try {
-    await wave(bench, "warm-", options.quick ? 10 : 50);
+    await wave(bench, "warm-", options.quick ? 5 : 50);
     const waves: Array<Wave & { readonly baselineRssMiB: number; readonly baselineHeapMiB: number }> = [];
     for (let rep = 0; rep < reps; rep++) {
       collectGarbage();
       const baselineRssMiB = currentRssMiB();
       const baselineHeapMiB = process.memoryUsage().heapUsed / 2 ** 20;
-      const result = await wave(bench, `scale-r${rep}-`, concurrency);
+      const result = await options.measured(() => wave(bench, `scale-r${rep}-`, concurrency));
       // Every run ended `completed` (runOnce rejects otherwise); now the rows.
       const rows = countEvents(filename, `scale-r${rep}-`);
       if (rows !== concurrency * W10_ROWS_PER_RUN) {
@@ -76,17 +79,19 @@ export async function benchScale(options: BenchOptions): Promise<BenchResult> {
     const wallMs = stat(waves.map((w) => w.wallMs));
     const runsPerSec = stat(waves.map((w) => concurrency / (w.wallMs / 1000)));
     const usPerStep = stat(waves.map((w) => (w.wallMs * 1000) / (concurrency * W10_STEPS)));
+    const cpuUsPerStep = stat(waves.map((w) => w.cpuUs / (concurrency * W10_STEPS)));
     const rssPerRun = stat(waves.map((w) => ((w.peakRssMiB - w.baselineRssMiB) * 1024) / concurrency));
     const heapPerRun = stat(waves.map((w) => ((w.peakHeapMiB - w.baselineHeapMiB) * 1024) / concurrency));
     return {
       id: "scale.concurrent",
       what: `${concurrency} W10 runs started at once on one AgentRuntime (ledger file), ${SCALE_LATENCY_MS} ms model latency per step; usPerStep = wave wall time / (runs × 10)`,
       usPerStep: { min: usPerStep.min, median: usPerStep.median },
+      cpuUsPerStep: { min: cpuUsPerStep.min, median: cpuUsPerStep.median },
       runsPerSec: { min: runsPerSec.min, median: runsPerSec.median, max: runsPerSec.max },
       peakRssMiB: peakRssMiB(),
       runs: concurrency,
       reps,
-      warmupRuns: options.quick ? 10 : 50,
+      warmupRuns: options.quick ? 5 : 50,
       concurrency,
       maxInFlight: Math.max(...waves.map((w) => w.maxInFlight)),
       wallMs: { min: wallMs.min, median: wallMs.median },

@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { AgentRuntime } from "../runtime/AgentRuntime.js";
+import { writeHtmlReport } from "../services/eval/htmlReport.js";
 import { CassetteError, loadCassettes } from "../services/eval/loadCassettes.js";
 import { type CaseResult, type EvalReport, runEval } from "../services/eval/runEval.js";
 import { CliFailure, type CliIO } from "./output.js";
@@ -13,6 +14,8 @@ const EVAL_RETRY = { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 100 } as const;
 export interface EvalCommandOptions {
   readonly db: string;
   readonly json?: boolean;
+  /** Write a self-contained HTML report to this folder. */
+  readonly report?: string;
 }
 
 function pad(text: string, width: number): string {
@@ -69,8 +72,14 @@ export async function evalCommand(
       },
     });
     if (progress) process.stderr.write("\r\u001b[2K");
-    if (options.json) io.out(JSON.stringify(report, null, 2));
-    else for (const line of renderTable(report, io.isTTY)) io.out(line);
+    const reportPath = options.report
+      ? writeHtmlReport(options.report, report, { command: `agentloop eval ${paths.join(" ") || "(built-in suite)"}` })
+      : undefined;
+    if (options.json) io.out(JSON.stringify({ cases: report.cases, summary: report.summary }, null, 2));
+    else {
+      for (const line of renderTable(report, io.isTTY)) io.out(line);
+      if (reportPath) io.out(`report: ${reportPath}`);
+    }
     return report.summary.failed === 0 ? 0 : 1;
   } catch (error) {
     if (error instanceof CassetteError) throw new CliFailure(error.message, 2);

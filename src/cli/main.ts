@@ -1,8 +1,10 @@
 import { Command, CommanderError, Option } from "commander";
 import { migrateCommand, recoverCommand } from "./dbCommands.js";
 import { evalCommand } from "./evalCommand.js";
+import { registerInspectCommands } from "./inspectCommands.js";
 import { registerMemoryCommands } from "./memoryCommands.js";
 import { CliFailure, type CliIO, firstLine, processIO } from "./output.js";
+import { registerRunCommand } from "./runCommand.js";
 import { writeVisualizations } from "./visualize.js";
 import { registerWorkspaceCommands } from "./workspaceCommands.js";
 
@@ -47,7 +49,8 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
     .argument("[paths...]", "cassette files or directories")
     .addOption(new Option("--db <file>", "SQLite ledger file").default(DEFAULT_DB))
     .option("--json", "machine-readable output")
-    .action(action<{ db: string; json?: boolean }>((options, args) => evalCommand(io, args, options)));
+    .option("--report <dir>", "write a self-contained HTML report (summary, timelines, statechart paths)")
+    .action(action<{ db: string; json?: boolean; report?: string }>((options, args) => evalCommand(io, args, options)));
 
   program
     .command("visualize")
@@ -62,6 +65,8 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
 
   registerWorkspaceCommands(program, io, setExit);
   registerMemoryCommands(program, io, setExit);
+  registerRunCommand(program, io, setExit);
+  registerInspectCommands(program, io, setExit);
 
   return program;
 }

@@ -22,6 +22,11 @@ export const CassetteModelStep = z.strictObject({
   finishReason: FinishReason.optional(),
   error: z.strictObject({ status: z.number().int(), message: z.string().optional() }).optional(),
   delayMs: z.number().int().nonnegative().optional(),
+  /**
+   * Texts that must appear in the messages the model is handed at this step (e.g. a previous
+   * turn's tool result); when one is missing the provider call fails (`context_mismatch`).
+   */
+  expectContext: z.array(z.string().min(1)).optional(),
 });
 export type CassetteModelStep = z.infer<typeof CassetteModelStep>;
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { SqlClient } from "@effect/sql";
-import { Effect, Layer, ManagedRuntime } from "effect";
+import { Effect, Layer, type Logger, ManagedRuntime, type Tracer } from "effect";
 import { type Actor, createActor, toPromise } from "xstate";
 import {
   type AgentRunResult,
@@ -23,6 +23,10 @@ import type { MemoryItemStore } from "../persistence/MemoryItemStore.js";
 import { MemoryItemStoreLive } from "../persistence/MemoryItemStore.js";
 import { type MemoryTurnStore, MemoryTurnStoreLive } from "../persistence/MemoryTurnStore.js";
 import { type MemoryService, MemoryServiceLive } from "../services/memory/MemoryService.js";
+// [observability] issue J: run spans, run logs, metrics
+import { type LogMode, loggingEnabled, loggingLayer } from "../services/observability/logging.js";
+import { metricsText } from "../services/observability/prometheus.js";
+import { observeRun } from "../services/observability/tracing.js";
 import type { Provider } from "../services/providers/Provider.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../services/providers/retry.js";
 import { DEFAULT_TOOL_TIMEOUT_MS } from "../services/tools/callPlanner.js";
@@ -49,6 +53,13 @@ export interface AgentRuntimeConfig {
   readonly receiptVerification?: ReceiptVerificationMode;
   /** Close runs a crashed process left open (default true). */
   readonly recoverOnStart?: boolean;
+  // [observability] issue J
+  /** Structured run logs: `json` (JSON lines on stderr, redacted) or `off` (default). */
+  readonly logs?: LogMode;
+  /** Receives the run logs instead of the JSON logger (redacted the same way); implies logging on. */
+  readonly logger?: Logger.Logger<unknown, unknown>;
+  /** A tracing layer (e.g. `otelTracingLayer(...)`, `Layer.setTracer(...)`); default: Effect's tracer, nothing exported. */
+  readonly tracing?: Layer.Layer<never>;
 }
 
 export interface StartRunOptions {
@@ -66,6 +77,8 @@ export interface StartRunOptions {
   readonly locale?: Locale;
   readonly runId?: string;
   readonly traceId?: string;
+  /** [observability] The host's span to hang the run's root span under (its trace id becomes the run's). */
+  readonly parentSpan?: Tracer.AnySpan;
 }
 
 export type RunActor = Actor<typeof runMachine>;
@@ -100,11 +113,15 @@ export class AgentRuntime {
       ...(config.payloadCapBytes ? { payloadCapBytes: config.payloadCapBytes } : {}),
     });
     const managed = ManagedRuntime.make(
-      Layer.mergeAll(MemoryTurnStoreLive, MemoryServiceLive.pipe(Layer.provideMerge(MemoryItemStoreLive))).pipe(
-        Layer.provideMerge(layer),
-      ),
+      Layer.mergeAll(
+        MemoryTurnStoreLive,
+        MemoryServiceLive.pipe(Layer.provideMerge(MemoryItemStoreLive)),
+        loggingLayer(config), // [observability]
+        config.tracing ?? Layer.empty, // [observability]
+      ).pipe(Layer.provideMerge(layer)),
     ) as ManagedRuntime.ManagedRuntime<RuntimeServices, DatabaseError>;
     try {
+      await managed.runtime(); // [observability] built before the first startRun opens a root span synchronously
       const recovered =
         config.recoverOnStart === false
           ? []
@@ -125,15 +142,35 @@ export class AgentRuntime {
     return this.managed.runPromise(effect);
   }
 
+  /** [observability] The process's metrics (Effect's registry) in Prometheus text exposition format. */
+  metricsSnapshot(): string {
+    return metricsText();
+  }
+
   startRun(options: StartRunOptions): RunHandle {
     const provider = options.provider ?? this.config.provider;
     if (!provider) throw new Error("startRun needs a provider: pass one in the runtime config or the run options");
     const runId = options.runId ?? `run_${randomUUID()}`;
-    const traceId = options.traceId ?? randomUUID().replaceAll("-", "");
     const toolList = options.tools ?? this.config.tools ?? [];
     const tools = new Map(toolList.map((tool) => [tool.name, tool]));
     const allowedTools = new Set(options.allowedTools ?? tools.keys());
     const contract = options.contract ? CompletionContract.parse(options.contract) : NONE_CONTRACT;
+    // [observability] the run's root span; its trace id is the run's trace id unless the host chose one
+    const observer = observeRun({
+      runtime: this.managed,
+      runId,
+      sessionId: options.sessionId,
+      traceId: options.traceId,
+      parentSpan: options.parentSpan,
+      provider,
+      contract,
+      history: options.history ?? [],
+      toolsOffered: provider.capabilities.toolCalling
+        ? toolList.filter((t) => allowedTools.has(t.name)).map((t) => t.name)
+        : [],
+      logging: loggingEnabled(this.config),
+    });
+    const traceId = observer.traceId;
     const transcript = createTranscriptStore(options.history ?? []);
 
     const actors = runActors({
@@ -148,6 +185,7 @@ export class AgentRuntime {
       now: () => new Date().toISOString(),
       receiptVerification: this.config.receiptVerification ?? "enforce",
       callStartedAt: new Map(),
+      observer, // [observability]
     });
     const machine = runMachine.provide({
       actors: {
@@ -187,7 +225,7 @@ export class AgentRuntime {
       events.push(event as LoopEvent);
       if (event.type === "done") events.close();
     });
-    const result = toPromise(actor).finally(() => {
+    const result = observer.ended(toPromise(actor)).finally(() => {
       events.close();
       this.registry.trigger.ended({ runId });
     });

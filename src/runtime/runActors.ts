@@ -27,6 +27,7 @@ import type {
 } from "../machines/protocol.js";
 import type { ExecuteToolInput } from "../machines/toolCall.machine.js";
 import { AgentRunStore, type EventToAppend } from "../persistence/AgentRunStore.js";
+import { passthroughObserver, type RunObserver } from "../services/observability/tracing.js"; // [observability]
 import type { Provider } from "../services/providers/Provider.js";
 import { type RetryPolicy, withProviderRetry } from "../services/providers/retry.js";
 import { planCalls } from "../services/tools/callPlanner.js";
@@ -60,6 +61,8 @@ export interface RunWiring {
   readonly receiptVerification: ReceiptVerificationMode;
   /** When each call started, for receipts of calls that never reported (timeouts). */
   readonly callStartedAt: Map<string, string>;
+  /** [observability] Spans (children of the run's root span) and run logs around each actor's Effect. */
+  readonly observer?: RunObserver;
 }
 
 function withSequences(events: ReadonlyArray<PendingEvent>, firstSequence: number): EventToAppend[] {
@@ -85,6 +88,7 @@ export function runActors(wiring: RunWiring) {
     ? [...wiring.tools.values()].filter((tool) => wiring.allowedTools.has(tool.name)).map(describeTool)
     : [];
   const usedCallIds = new Set<string>();
+  const observe = wiring.observer ?? passthroughObserver(); // [observability]
 
   const append = (messages: ReadonlyArray<ContextMessage>) => transcript.trigger.append({ messages });
 
@@ -107,7 +111,7 @@ export function runActors(wiring: RunWiring) {
         ]);
         append([{ role: "user", content: input.input }]);
         return { lastSequence: 1 };
-      }),
+      }).pipe(observe.open), // [observability]
       signal,
     ),
   );
@@ -148,6 +152,7 @@ export function runActors(wiring: RunWiring) {
               message: error.message,
             }),
           ),
+          observe.sample(input.step), // [observability]
         ),
       signal,
     ),
@@ -161,7 +166,7 @@ export function runActors(wiring: RunWiring) {
         yield* store.appendEvents(input.runId, withSequences(input.events, input.firstSequence));
         append(input.transcript);
         return { lastSequence: input.firstSequence + input.events.length - 1 };
-      }),
+      }).pipe(observe.append(input)), // [observability]
       signal,
     ),
   );
@@ -206,7 +211,8 @@ export function runActors(wiring: RunWiring) {
             }),
       ),
     );
-    return runForActor(runtime, execution, signal);
+    const traced = execution.pipe(observe.tool({ step: input.step, callId: call.id, toolName: call.name })); // [observability]
+    return runForActor(runtime, traced, signal);
   });
 
   const toReceipt = (runId: string, settlement: ToolSettlement, finishedAt: string): ExecutionReceipt => {
@@ -277,7 +283,7 @@ export function runActors(wiring: RunWiring) {
           receipts: records.receipts,
           resultHashes: records.receipts.map((receipt) => receipt.evidence.output_sha256 as string),
         };
-      }),
+      }).pipe(observe.toolResults(input)), // [observability]
       signal,
     ),
   );
@@ -364,6 +370,7 @@ export function runActors(wiring: RunWiring) {
         Effect.catchAll((error) =>
           input.terminal.reason === "ledger_write_failed" ? closeAfterLedgerFailure(input) : Effect.fail(error),
         ),
+        observe.finish(input), // [observability]
       ),
       new AbortController().signal,
     ),

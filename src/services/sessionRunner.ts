@@ -11,6 +11,7 @@ import {
   DEFAULT_CONTRACT_TABLES,
   resolveContract,
 } from "./contracts.js";
+import { recordHistoryLegacyFallback } from "./observability/metrics.js"; // [observability]
 import type { Provider } from "./providers/Provider.js";
 import { contextWindowFor, messageTokens, tokenCounterFor } from "./tokens.js";
 import type { AnyToolDefinition } from "./tools/Tool.js";
@@ -186,6 +187,7 @@ export class SessionRunner {
 
   async startTurn(options: TurnOptions): Promise<TurnHandle> {
     const history = await this.history(options.sessionId, options.provider, options.input, options);
+    if (history.legacyFallback) Effect.runSync(recordHistoryLegacyFallback()); // [observability]
     const contract = applyMemoryConflictRule(
       resolveContract(options.signals ?? {}, this.options.contractTables ?? DEFAULT_CONTRACT_TABLES),
       { ...(options.signals?.skill ? { skill: options.signals.skill } : {}), memory: options.memory ?? [] },

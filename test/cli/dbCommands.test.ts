@@ -7,6 +7,7 @@ import { Effect } from "effect";
 import { main } from "../../src/cli/main.js";
 import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
 import { migrateDatabase } from "../../src/persistence/database.js";
+import { LATEST_SCHEMA_VERSION, MIGRATIONS } from "../../src/persistence/migrations/index.js";
 import {
   createHostDatabase,
   fileSha256,
@@ -75,13 +76,13 @@ const CLOSED_LINES = [
 ];
 
 describe("agentloop migrate / recover (in-process)", () => {
-  it.effect("migrate on a new file prints schema version 2 and the applied migrations", () =>
+  it.effect("migrate on a new file prints schema version and the applied migrations", () =>
     Effect.gen(function* () {
       const file = tmp.path("new.db");
       const result = yield* runInProcess(["migrate", "--db", file]);
       expect(result).toEqual({
         code: 0,
-        out: [`${file}: schema version 2`, "applied: 0001_host_schema, 0002_run_ledger"],
+        out: [`${file}: schema version ${LATEST_SCHEMA_VERSION}`, `applied: ${Object.keys(MIGRATIONS).join(", ")}`],
         err: [],
       });
     }),
@@ -94,10 +95,10 @@ describe("agentloop migrate / recover (in-process)", () => {
       const result = yield* runInProcess(["migrate", "--db", file]);
       expect(result.code).toBe(0);
       expect(result.out.slice(0, 2)).toEqual([
-        `${file}: schema version 2`,
-        "applied: 0001_host_schema, 0002_run_ledger",
+        `${file}: schema version ${LATEST_SCHEMA_VERSION}`,
+        `applied: ${Object.keys(MIGRATIONS).join(", ")}`,
       ]);
-      const backup = /^backup: (.+\.bak-1-2-\d{8}T\d{6}Z)$/.exec(result.out[2] ?? "")?.[1];
+      const backup = /^backup: (.+\.bak-1-4-\d{8}T\d{6}Z)$/.exec(result.out[2] ?? "")?.[1];
       expect(backup && existsSync(backup)).toBe(true);
     }),
   );
@@ -107,7 +108,7 @@ describe("agentloop migrate / recover (in-process)", () => {
       const file = tmp.path("new.db");
       yield* migrateDatabase(file);
       const result = yield* runInProcess(["migrate", "--db", file]);
-      expect(result.out).toEqual([`${file}: schema version 2`, "already up to date"]);
+      expect(result.out).toEqual([`${file}: schema version ${LATEST_SCHEMA_VERSION}`, "already up to date"]);
     }),
   );
 
@@ -119,7 +120,7 @@ describe("agentloop migrate / recover (in-process)", () => {
       expect(JSON.parse(result.out[0]!)).toMatchObject({
         filename: file,
         fromVersion: 0,
-        toVersion: 2,
+        toVersion: LATEST_SCHEMA_VERSION,
         backupPath: null,
       });
     }),
@@ -228,8 +229,8 @@ describe("bin/agentloop.mjs (child process)", () => {
         const result = yield* runChild(["migrate", "--db", file]);
         expect(result.err).toEqual([]);
         expect(result.code).toBe(0);
-        expect(result.out[0]).toBe(`${file}: schema version 2`);
-        expect(result.out[2]).toMatch(/^backup: .+\/host\.db\.bak-1-2-\d{8}T\d{6}Z$/);
+        expect(result.out[0]).toBe(`${file}: schema version ${LATEST_SCHEMA_VERSION}`);
+        expect(result.out[2]).toMatch(/^backup: .+\/host\.db\.bak-1-4-\d{8}T\d{6}Z$/);
       }),
     CHILD_TIMEOUT,
   );

@@ -154,17 +154,17 @@ describe("call ids", () => {
     const first = planCalls([call("lookup", { i: 1 }, "c1")], opts);
     const second = planCalls([call("lookup", { i: 2 }, "c1")], opts);
     const third = planCalls([call("lookup", { i: 3 }, "c1")], opts);
-    expect([first[0]!.call.id, second[0]!.call.id, third[0]!.call.id]).toEqual(["c1", "c1~2", "c1~3"]);
+    expect([first[0]!.call.id, second[0]!.call.id, third[0]!.call.id]).toEqual(["c1", "c1_2", "c1_3"]);
   });
 
   it("makes an id repeated within one step unique", () => {
     const plans = planCalls([call("lookup", { i: 1 }, "x"), call("lookup", { i: 2 }, "x")], options());
-    expect(plans.map((plan) => plan.call.id)).toEqual(["x", "x~2"]);
+    expect(plans.map((plan) => plan.call.id)).toEqual(["x", "x_2"]);
   });
 
   it("gives refused calls unique ids too", () => {
     const opts = options();
     planCalls([call("nope", {}, "c1")], opts);
-    expect(planCalls([call("nope", {}, "c1")], opts)[0]!.call.id).toBe("c1~2");
+    expect(planCalls([call("nope", {}, "c1")], opts)[0]!.call.id).toBe("c1_2");
   });
 });

@@ -11,7 +11,15 @@ import {
   summarizeGroups,
 } from "../../src/services/contextBuilder.js";
 import { messageTokens, type TokenCounter, tokenCounterFor } from "../../src/services/tokens.js";
-import { wireProblems } from "../support/wireValidators.js";
+import {
+  anthropicProblems,
+  chatProblems,
+  literalAnthropic,
+  literalChat,
+  literalResponses,
+  responsesProblems,
+  wireProblems,
+} from "../support/wireValidators.js";
 
 type ToolMessage = Extract<ContextMessage, { role: "tool" }>;
 type AssistantMessage = Extract<ContextMessage, { role: "assistant" }>;
@@ -124,8 +132,7 @@ const caseArb = fc
 const build = (input: { history: ContextMessage[]; budgetTokens: number; compaction: boolean }): BuiltContext =>
   buildContext({ history: input.history, budgetTokens: input.budgetTokens, counter, compaction: input.compaction });
 
-const isSummary = (message: ContextMessage) =>
-  message.role === "user" && message.content.startsWith("[Summary of ");
+const isSummary = (message: ContextMessage) => message.role === "user" && message.content.startsWith("[Summary of ");
 
 /** The output's groups without the runtime's summary message. */
 const bodyGroups = (built: BuiltContext) =>
@@ -148,9 +155,9 @@ describe("buildContext over random histories and budgets", () => {
             );
           }
           if (message.role === "tool") {
-            const owner = messages
-              .slice(0, index)
-              .findLast((previous) => previous.role !== "tool") as AssistantMessage | undefined;
+            const owner = messages.slice(0, index).findLast((previous) => previous.role !== "tool") as
+              | AssistantMessage
+              | undefined;
             expect(owner?.role).toBe("assistant");
             expect(owner!.toolCalls.map((toolCall) => toolCall.id)).toContain(message.callId);
           }
@@ -396,7 +403,9 @@ describe("summarizeGroups", () => {
   });
 
   it("says failed for a result without facts that is an error", () => {
-    const summary = summarizeGroups([[assistant("", [call("c1")]), { ...result("c1"), isError: true, facts: undefined }]]);
+    const summary = summarizeGroups([
+      [assistant("", [call("c1")]), { ...result("c1"), isError: true, facts: undefined }],
+    ]);
     expect(summary.content).toContain("- tool lookup (call c1): failed");
   });
 });
@@ -493,5 +502,51 @@ describe("groupMessages", () => {
       assistant("a"),
     ]);
     expect(groups.map((group) => group.length)).toEqual([1, 3, 1]);
+  });
+});
+
+describe("the wire validators used by these tests", () => {
+  const valid = [user("q"), assistant("", [call("c1"), call("c2")]), result("c1"), result("c2"), assistant("a")];
+  const each = (messages: ContextMessage[]) => ({
+    chat: chatProblems(literalChat(messages)).length > 0,
+    responses: responsesProblems(literalResponses(messages)).length > 0,
+    anthropic: anthropicProblems(literalAnthropic(messages)).length > 0,
+  });
+
+  it("accept a correctly paired conversation", () => {
+    expect(wireProblems(valid)).toEqual([]);
+  });
+
+  it("reject a call without its result in all three protocols", () => {
+    expect(each([user("q"), assistant("", [call("c1"), call("c2")]), result("c1"), assistant("a")])).toEqual({
+      chat: true,
+      responses: true,
+      anthropic: true,
+    });
+  });
+
+  it("reject a result without its call in all three protocols", () => {
+    expect(each([user("q"), result("c9"), assistant("a")])).toEqual({ chat: true, responses: true, anthropic: true });
+  });
+
+  it("reject a duplicated result in all three protocols", () => {
+    expect(each([assistant("", [call("c1")]), result("c1"), result("c1")])).toEqual({
+      chat: true,
+      responses: true,
+      anthropic: true,
+    });
+  });
+
+  it("reject a result separated from its call by a user message in Chat", () => {
+    expect(chatProblems(literalChat([assistant("", [call("c1")]), user("x"), result("c1")]))).not.toEqual([]);
+  });
+
+  it("reject a result that comes after the next assistant message in Anthropic", () => {
+    const messages = [assistant("", [call("c1")]), assistant("later"), result("c1")];
+    expect(anthropicProblems(literalAnthropic(messages))).not.toEqual([]);
+  });
+
+  it("reject a system message after the start in Anthropic", () => {
+    expect(anthropicProblems(literalAnthropic([user("q"), { role: "system", content: "late" }]))).not.toEqual([]);
   });
 });

@@ -25,7 +25,14 @@ describe("scriptedProvider", () => {
   it.effect("answers a text-only step as text with finish stop and no tool calls", () =>
     Effect.gen(function* () {
       const response = yield* scriptedProvider([{ text: "The answer." }]).sample(request(1));
-      expect(response).toEqual({ text: "The answer.", toolCalls: [], malformedToolCalls: [], finishReason: "stop" });
+      expect(response).toEqual({
+        text: "The answer.",
+        toolCalls: [],
+        malformedToolCalls: [],
+        anomalies: [],
+        streamed: false,
+        finishReason: "stop",
+      });
     }),
   );
 
@@ -38,6 +45,8 @@ describe("scriptedProvider", () => {
         text: "Checking.",
         toolCalls: [{ id: "c1", name: "lookup", arguments: { i: 1 } }],
         malformedToolCalls: [],
+        anomalies: [],
+        streamed: false,
         finishReason: "tool_calls",
       });
     }),

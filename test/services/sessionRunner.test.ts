@@ -10,12 +10,15 @@ import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
 import { MemoryTurnStore, type NewMemoryTurn } from "../../src/persistence/MemoryTurnStore.js";
 import type { AgentRuntime } from "../../src/runtime/AgentRuntime.js";
 import type { Provider, ProviderRequest } from "../../src/services/providers/Provider.js";
-import { toAnthropicConversation } from "../../src/services/providers/serializers/anthropic.js";
-import { toChatMessages } from "../../src/services/providers/serializers/openaiChat.js";
-import { toResponsesInput } from "../../src/services/providers/serializers/openaiResponses.js";
 import { scriptedProvider } from "../../src/services/providers/scripted.js";
+import { anthropicToolFields, toAnthropicConversation } from "../../src/services/providers/serializers/anthropic.js";
+import { chatToolFields, toChatMessages } from "../../src/services/providers/serializers/openaiChat.js";
+import { responsesToolFields, toResponsesInput } from "../../src/services/providers/serializers/openaiResponses.js";
 import { SessionRunner, type SessionRunnerOptions, type TurnOptions } from "../../src/services/sessionRunner.js";
 import type { AnyToolDefinition } from "../../src/services/tools/Tool.js";
+import { anthropicProtocol } from "../support/fakeServers/anthropic.js";
+import { openAIChatProtocol } from "../support/fakeServers/openaiChat.js";
+import { openAIResponsesProtocol } from "../support/fakeServers/openaiResponses.js";
 import {
   callStep,
   finish,
@@ -328,7 +331,10 @@ describe("SessionRunner dual-write to memory_turns", () => {
       { sessionId: "s", turns: 4 },
     ]);
     await runner.history("s", recordingProvider([]).provider, "peek");
-    await finish(runtime, runtime.startRun({ sessionId: "s", input: "direct", provider: scriptedProvider([textStep("ok")]) }));
+    await finish(
+      runtime,
+      runtime.startRun({ sessionId: "s", input: "direct", provider: scriptedProvider([textStep("ok")]) }),
+    );
     expect(await listSessions(runtime)).toEqual(before);
   });
 });
@@ -357,7 +363,15 @@ describe("SessionRunner with sessions that have no ledger", () => {
     await turn(runner, "Check item 1.", lookupTurn());
     const { handle, firstRequest } = await turn(runner, "Thanks.", { steps: [textStep("Welcome.")] });
     expect(handle.history.legacyFallback).toBe(true);
-    expect(roles(firstRequest)).toEqual(["user", "assistant", "user", "assistant+calls(c1)", "tool(c1)", "assistant", "user"]);
+    expect(roles(firstRequest)).toEqual([
+      "user",
+      "assistant",
+      "user",
+      "assistant+calls(c1)",
+      "tool(c1)",
+      "assistant",
+      "user",
+    ]);
     expect(firstRequest[1]).toMatchObject({ content: "Paris.", provenance: "legacy_unverified" });
     expect(firstRequest[3]).toMatchObject({ provenance: "ledger" });
     // The dual-written agentloop turns are not replayed a second time as legacy turns.
@@ -406,7 +420,9 @@ describe("SessionRunner replay modes", () => {
   const summaryOf = (messages: ReadonlyArray<ContextMessage>) =>
     messages.filter((message) => message.content.startsWith("Verified execution receipts"));
   const hasProtocol = (messages: ReadonlyArray<ContextMessage>) =>
-    messages.some((message) => message.role === "tool" || (message.role === "assistant" && message.toolCalls.length > 0));
+    messages.some(
+      (message) => message.role === "tool" || (message.role === "assistant" && message.toolCalls.length > 0),
+    );
 
   it("replays earlier runs as a receipt summary after a switch to another provider", async () => {
     const runner = new SessionRunner(await harness.makeRuntime());
@@ -506,9 +522,11 @@ describe("a long session", () => {
     if (i % 17 === 16) {
       return { signals: { command: "/check" }, steps: [textStep(`Claim ${i}.`), textStep(`Claim ${i} again.`)] };
     }
-    const calls = [
+    const calls: NonNullable<CassetteModelStep["toolCalls"]> = [
       { id: `t${i}_a`, name: "lookup", arguments: { i } },
-      ...(i % 2 === 1 ? [{ id: `t${i}_b`, name: i % 3 === 0 ? "flaky" : "lookup", arguments: { i, second: true } }] : []),
+      ...(i % 2 === 1
+        ? [{ id: `t${i}_b`, name: i % 3 === 0 ? "flaky" : "lookup", arguments: { i, second: true } }]
+        : []),
     ];
     return {
       steps: [
@@ -579,5 +597,35 @@ describe("a long session", () => {
     expect(last.some((message) => message.role === "tool")).toBe(true);
     // The newest turn is always kept: the last context ends with turn 198's answer.
     expect(contexts.at(-1)!.messages.at(-1)!.content).toMatch(/^Answer 198: /);
+    // About 10 s of CPU on an idle machine; the limit only guards against a hang under heavy parallel load.
+  }, 180_000);
+  it("sends a compacted context that the fake servers of all three protocols accept as a request", async () => {
+    const runner = new SessionRunner(await harness.makeRuntime(), { contextBudgetTokens: 600 });
+    let last: ProviderRequest | undefined;
+    let compacted = 0;
+    for (let i = 0; i < 30; i++) {
+      const { handle, requests } = await turn(runner, `Question ${i}.`, { ...script(i), tools: [lookupTool(), flaky] });
+      compacted += handle.history.context.compactedGroups;
+      last = requests[0];
+    }
+    expect(compacted).toBeGreaterThan(0);
+    const { messages, tools } = last!;
+    const headers = { authorization: "Bearer test-key" };
+    const choice = { mode: "auto" } as const;
+    const conversation = toAnthropicConversation(messages);
+    expect({
+      chat: openAIChatProtocol.validate(
+        { model: "gpt-4o", messages: toChatMessages(messages), ...chatToolFields(tools, choice) },
+        headers,
+      ),
+      responses: openAIResponsesProtocol.validate(
+        { model: "gpt-4o", input: toResponsesInput(messages), ...responsesToolFields(tools, choice) },
+        headers,
+      ),
+      anthropic: anthropicProtocol.validate(
+        { model: "claude-sonnet-4-5", max_tokens: 1024, ...conversation, ...anthropicToolFields(tools, choice) },
+        headers,
+      ),
+    }).toEqual({ chat: undefined, responses: undefined, anthropic: undefined });
   });
 });

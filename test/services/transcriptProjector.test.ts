@@ -368,7 +368,12 @@ describe("projectRuns in protocol mode", () => {
     const run = ledger().user("Go.").terminal("failed", "provider_error").build();
     expect(projectRuns([run])).toEqual([
       { role: "user", content: "Go." },
-      { role: "assistant", content: "[run ended failed/provider_error: not completed]", toolCalls: [], provenance: "ledger" },
+      {
+        role: "assistant",
+        content: "[run ended failed/provider_error: not completed]",
+        toolCalls: [],
+        provenance: "ledger",
+      },
     ]);
   });
 
@@ -532,13 +537,13 @@ describe("projectLegacyTurns", () => {
   });
 
   it("turns visible turns into user messages and legacy_unverified assistant messages, in order", () => {
-    expect(projectLegacyTurns([turn("user", "Hi"), turn("assistant", "I sent the mail."), turn("user", "Thanks")])).toEqual(
-      [
-        { role: "user", content: "Hi" },
-        { role: "assistant", content: "I sent the mail.", toolCalls: [], provenance: "legacy_unverified" },
-        { role: "user", content: "Thanks" },
-      ],
-    );
+    expect(
+      projectLegacyTurns([turn("user", "Hi"), turn("assistant", "I sent the mail."), turn("user", "Thanks")]),
+    ).toEqual([
+      { role: "user", content: "Hi" },
+      { role: "assistant", content: "I sent the mail.", toolCalls: [], provenance: "legacy_unverified" },
+      { role: "user", content: "Thanks" },
+    ]);
   });
 
   it("drops visible system turns", () => {

@@ -39,7 +39,8 @@ export function chatProblems(messages: ReadonlyArray<ChatWireMessage>): string[]
       const id = message.tool_call_id ?? "";
       if (!inGroup) problems.push(`chat: tool message ${index} (${id}) does not follow an assistant tool-call message`);
       else if (answered.has(id)) problems.push(`chat: tool message ${index} answers call ${id} a second time`);
-      else if (!pending.has(id)) problems.push(`chat: tool message ${index} answers ${id}, not a call of its assistant`);
+      else if (!pending.has(id))
+        problems.push(`chat: tool message ${index} answers ${id}, not a call of its assistant`);
       pending.delete(id);
       answered.add(id);
       return;
@@ -48,7 +49,8 @@ export function chatProblems(messages: ReadonlyArray<ChatWireMessage>): string[]
     if (message.role !== "assistant") return;
     const calls = message.tool_calls ?? [];
     const hasContent = typeof message.content === "string" && message.content.length > 0;
-    if (calls.length === 0 && !hasContent) problems.push(`chat: assistant message ${index} has neither content nor calls`);
+    if (calls.length === 0 && !hasContent)
+      problems.push(`chat: assistant message ${index} has neither content nor calls`);
     if (calls.length === 0) return;
     inGroup = true;
     for (const call of calls) {
@@ -69,7 +71,9 @@ export type ResponsesWireItem =
   | { readonly type: "function_call_output"; readonly call_id: string; readonly output?: unknown };
 
 /** Every function_call has exactly one function_call_output with its call_id after it; no orphan or duplicate output. */
-export function responsesProblems(items: ReadonlyArray<{ readonly type?: string; readonly call_id?: string }>): string[] {
+export function responsesProblems(
+  items: ReadonlyArray<{ readonly type?: string; readonly call_id?: string | null }>,
+): string[] {
   const problems: string[] = [];
   const calls = new Set<string>();
   const outputs = new Set<string>();
@@ -152,7 +156,8 @@ export function anthropicProblems(messages: ReadonlyArray<AnthropicWireMessage>)
       if (block.type === "tool_use") problems.push(`anthropic: tool_use in user message ${index}`);
       if (block.type !== "tool_result") continue;
       const id = block.tool_use_id ?? "";
-      if (!uses.has(id)) problems.push(`anthropic: tool_result ${id} in ${index} has no tool_use in the assistant turn before`);
+      if (!uses.has(id))
+        problems.push(`anthropic: tool_result ${id} in ${index} has no tool_use in the assistant turn before`);
       else if (answered.has(id)) problems.push(`anthropic: tool_use ${id} is answered twice`);
       pending.delete(id);
       answered.add(id);

@@ -6,7 +6,9 @@ import { Effect } from "effect";
 import {
   type AgentRunResult,
   type Cassette,
+  type ExecutionReceipt,
   evidenceGap,
+  type LedgerEvent,
   type MemoryItem,
   type ReceiptStatus,
   type TerminalState,
@@ -51,9 +53,34 @@ export interface EvalSummary {
   readonly qaCompletionRate: number;
 }
 
+/** What the HTML report shows per case beyond the spec's JSON: the timeline and the statechart path. */
+export interface CaseDetail {
+  readonly name: string;
+  readonly file: string;
+  readonly input: string;
+  readonly finalText: string;
+  /** The run machine's states in the order the run visited them. */
+  readonly statePath: ReadonlyArray<string>;
+  readonly events: ReadonlyArray<LedgerEvent>;
+  readonly receipts: ReadonlyArray<ExecutionReceipt>;
+}
+
 export interface EvalReport {
   readonly cases: ReadonlyArray<CaseResult>;
   readonly summary: EvalSummary;
+  /** Not part of the `--json` output (cassette spec); used by the HTML report. */
+  readonly details?: ReadonlyArray<CaseDetail>;
+}
+
+/** A state value as a dotted path: `{ active: "sampling" }` → `active.sampling`. */
+export function statePathOf(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value && typeof value === "object") {
+    const [key, inner] = Object.entries(value as Record<string, unknown>)[0] ?? ["?", ""];
+    const rest = statePathOf(inner);
+    return rest ? `${key}.${rest}` : key;
+  }
+  return "";
 }
 
 /** Built-in tools, by name, for a case's temporary workspace (issue H adds them). */
@@ -192,11 +219,19 @@ async function runCase(
       ...(cassette.maxSteps ? { maxSteps: cassette.maxSteps } : {}),
       ...(cassette.locale ? { locale: cassette.locale } : {}),
     });
+    const statePath: string[] = [statePathOf(handle.actor.getSnapshot().value)];
+    const subscription = handle.actor.subscribe((snapshot) => {
+      const path = statePathOf(snapshot.value);
+      if (statePath.at(-1) !== path) statePath.push(path);
+    });
     const cancelTimer =
       cassette.cancelAfterMs !== undefined && cassette.cancelAfterMs !== null
         ? setTimeout(() => handle.actor.send({ type: "CANCEL" }), cassette.cancelAfterMs)
         : undefined;
-    const result = await handle.settled.finally(() => clearTimeout(cancelTimer));
+    const result = await handle.settled.finally(() => {
+      clearTimeout(cancelTimer);
+      subscription.unsubscribe();
+    });
     const memoryItems = await runtime.run(
       Effect.gen(function* () {
         yield* Effect.flatMap(MemoryService, (service) =>
@@ -208,7 +243,11 @@ async function runCase(
     const ledger = await runtime.run(
       Effect.gen(function* () {
         const store = yield* AgentRunStore;
-        return { run: yield* store.getRun(result.runId), receipts: yield* store.listReceipts(result.runId) };
+        return {
+          run: yield* store.getRun(result.runId),
+          receipts: yield* store.listReceipts(result.runId),
+          events: yield* store.listRunEvents(result.runId),
+        };
       }),
     );
     const receipts = ledger.receipts.map((receipt) => ({ toolName: receipt.toolName, status: receipt.status }));
@@ -230,7 +269,16 @@ async function runCase(
       correctionTurns: result.correctionTurns,
       receipts,
     };
-    return { caseResult, claimWithoutReceipt };
+    const detail: CaseDetail = {
+      name: cassette.name,
+      file: loaded.file,
+      input: cassette.input,
+      finalText: result.finalText,
+      statePath,
+      events: ledger.events,
+      receipts: ledger.receipts,
+    };
+    return { caseResult, claimWithoutReceipt, detail };
   } finally {
     rmSync(workspace, { recursive: true, force: true });
   }
@@ -239,6 +287,7 @@ async function runCase(
 /** Runs cases in order (cases of one session are consecutive turns) through the real runtime. */
 export async function runEval(runtime: AgentRuntime, cases: ReadonlyArray<LoadedCase>, options: EvalOptions = {}) {
   const results: CaseResult[] = [];
+  const details: CaseDetail[] = [];
   let claimsWithoutReceipt = 0;
   let questions = 0;
   let questionsCompleted = 0;
@@ -246,7 +295,8 @@ export async function runEval(runtime: AgentRuntime, cases: ReadonlyArray<Loaded
   const invocation = randomUUID().slice(0, 8);
   for (const [index, loaded] of cases.entries()) {
     options.onCaseStart?.(index, cases.length, loaded.cassette.name);
-    const { caseResult, claimWithoutReceipt } = await runCase(runtime, sessions, invocation, loaded, options);
+    const { caseResult, claimWithoutReceipt, detail } = await runCase(runtime, sessions, invocation, loaded, options);
+    details.push(detail);
     if (claimWithoutReceipt) claimsWithoutReceipt += 1;
     if (isPlainQuestion(loaded.cassette)) {
       questions += 1;
@@ -274,6 +324,7 @@ export async function runEval(runtime: AgentRuntime, cases: ReadonlyArray<Loaded
       claimsWithoutReceipt,
       qaCompletionRate: questions === 0 ? 1 : questionsCompleted / questions,
     },
+    details,
   };
   return report;
 }

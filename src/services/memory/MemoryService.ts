@@ -2,6 +2,7 @@ import { Context, Effect, Layer } from "effect";
 import type { MemoryItem } from "../../domain/index.js";
 import { AgentRunStore, type LedgerError } from "../../persistence/AgentRunStore.js";
 import { MemoryItemStore } from "../../persistence/MemoryItemStore.js";
+import { recordMemoryCandidates } from "../observability/metrics.js"; // [observability]
 import { type ConsolidationPlan, type MemoryGateMode, planConsolidation } from "./consolidator.js";
 import { retrieveMemory } from "./retrieval.js";
 
@@ -55,6 +56,7 @@ export const MemoryServiceLive = Layer.effect(
         });
         if (item) promoted.push(item);
       }
+      yield* recordMemoryCandidates(created); // [observability]
       return { created, promoted, wouldBlock: plan.create.filter((candidate) => candidate.gate).length };
     });
     return MemoryService.of({

@@ -70,20 +70,40 @@ function receiptFacts(ledger: RunLedgerRecord): MemoryCandidate[] {
   return facts;
 }
 
+/** Every string inside a tool's output, unescaped (a JSON dump would turn a newline before a URL into `\n`). */
+const strings = (value: JsonValue | undefined): string[] =>
+  typeof value === "string"
+    ? [value]
+    : Array.isArray(value)
+      ? value.flatMap(strings)
+      : value && typeof value === "object"
+        ? Object.values(value).flatMap(strings)
+        : [];
+
+const escapeRegExp = (value: string) => value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * Whether `haystack` shows `value` itself, not as part of a longer address: `https://x.io/api`
+ * is not confirmed by `https://x.io/api-v2`, nor `example.com` by `notexample.com`.
+ */
+function showsValue(haystack: string, value: string): boolean {
+  const after = value.includes("/") ? "[\\w\\-/]|\\.\\w" : "[\\w\\-]|\\.\\w";
+  return new RegExp(`(?<![\\w.\\-])${escapeRegExp(value)}(?!${after})`).test(haystack);
+}
+
 /** Text of every successful tool result of the run: the authoritative reads that can confirm a pending item. */
-function authoritativeOutputs(ledger: RunLedgerRecord): Array<{ callId: string; toolName: string; text: string }> {
+function authoritativeOutputs(ledger: RunLedgerRecord): Array<{ callId: string; toolName: string; texts: string[] }> {
   const ok = new Set(ledger.receipts.filter((receipt) => receipt.status === "ok").map((receipt) => receipt.callId));
   return ledger.events
     .filter((event) => event.type === "tool_result" && ok.has(text(payloadOf(event).callId)))
     .map((event) => {
       const payload = payloadOf(event);
-      return {
-        callId: text(payload.callId),
-        toolName: text(payload.toolName),
-        text: JSON.stringify(payload.output ?? null),
-      };
+      return { callId: text(payload.callId), toolName: text(payload.toolName), texts: strings(payload.output) };
     });
 }
+
+const confirmedBy = (outputs: ReturnType<typeof authoritativeOutputs>, value: string) =>
+  outputs.find((output) => output.texts.some((haystack) => showsValue(haystack, value)));
 
 /**
  * Plans what a finished run adds to memory (seed §4 Phase 6). Reads the canonical transcript and
@@ -124,9 +144,7 @@ export function planConsolidation(
     const key = `${candidate.kind}\u0000${candidate.content}`;
     if (known.has(key) || seen.has(key)) continue;
     seen.add(key);
-    const confirming = candidate.whitelisted
-      ? undefined
-      : outputs.find((output) => output.text.includes(candidate.content));
+    const confirming = candidate.whitelisted ? undefined : confirmedBy(outputs, candidate.content);
     if (candidate.whitelisted) create.push({ ...candidate, status: "verified" });
     else if (confirming) {
       // Backed by a successful read of the authoritative source in this very run.
@@ -151,7 +169,7 @@ export function planConsolidation(
   const promote = existing
     .filter((item) => item.verificationStatus === "pending")
     .flatMap((item) => {
-      const confirming = outputs.find((output) => output.text.includes(item.content));
+      const confirming = confirmedBy(outputs, item.content);
       return confirming
         ? [{ id: item.id, sourceRef: `${ledger.run.runId}/${confirming.callId}`, toolName: confirming.toolName }]
         : [];

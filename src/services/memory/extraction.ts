@@ -38,9 +38,13 @@ function sentences(text: string): string[] {
     .filter(Boolean);
 }
 
+/** A question states nothing ("Should I prefer tabs?", "你记住了吗？"). */
+const isQuestion = (sentence: string) => /[?？]$/.test(sentence);
+
 export function userStatements(text: string, sourceRef: string): MemoryCandidate[] {
   const out: MemoryCandidate[] = [];
   for (const sentence of sentences(text)) {
+    if (isQuestion(sentence)) continue;
     if (DECISION.some((pattern) => pattern.test(sentence))) {
       out.push({
         content: sentence,
@@ -76,8 +80,11 @@ export function addressesIn(text: string, provenance: MemoryProvenance, sourceRe
     if (!urls.some((url) => url.toLowerCase().includes(domain))) found.set(domain, "domain");
   }
   for (const match of text.matchAll(COMMAND)) found.set(match[1]!.trim(), "command");
-  for (const match of text.matchAll(PATH))
-    if (!urls.some((url) => url.includes(match[1]!))) found.set(match[1]!, "path");
+  for (const match of text.matchAll(PATH)) {
+    // A sentence's closing punctuation is not part of the path ("… is /etc/hosts.").
+    const path = match[1]!.replace(/[.,;:]+$/, "");
+    if (path.length > 1 && !urls.some((url) => url.includes(path))) found.set(path, "path");
+  }
   return [...found].map(([content, kind]) => ({
     content,
     kind,

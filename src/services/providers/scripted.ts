@@ -44,7 +44,7 @@ export function scriptedProvider(
   options: { capabilities?: Partial<ProviderCapabilities>; model?: string } = {},
 ): Provider {
   let next = 0;
-  const sample = (_request: ProviderRequest) =>
+  const sample = (request: ProviderRequest) =>
     Effect.gen(function* () {
       const step = steps[next];
       next += 1;
@@ -55,6 +55,18 @@ export function scriptedProvider(
         });
       }
       if (step.delayMs) yield* Effect.sleep(step.delayMs);
+      const seen = request.messages
+        .map((message) =>
+          message.role === "assistant" ? `${message.content}\n${JSON.stringify(message.toolCalls)}` : message.content,
+        )
+        .join("\n");
+      const absent = (step.expectContext ?? []).filter((text) => !seen.includes(text));
+      if (absent.length > 0) {
+        return yield* new ProviderError({
+          reason: "bad_request",
+          message: `context_mismatch: step ${next} expected the context to contain ${absent.map((text) => JSON.stringify(text)).join(", ")}`,
+        });
+      }
       if (step.error) {
         return yield* new ProviderError({
           reason: reasonForStatus(step.error.status),

@@ -22,7 +22,8 @@ function firstIssue(error: { issues: ReadonlyArray<{ path: PropertyKey[]; messag
 
 function uniqueCallId(id: string, used: Set<string>): string {
   let candidate = id;
-  for (let n = 2; used.has(candidate); n++) candidate = `${id}~${n}`;
+  // `_n`, not another separator: Anthropic accepts only [a-zA-Z0-9_-] in tool_use ids.
+  for (let n = 2; used.has(candidate); n++) candidate = `${id}_${n}`;
   used.add(candidate);
   return candidate;
 }

@@ -1,6 +1,8 @@
 import type {
+  EasyInputMessage,
   FunctionTool,
   ResponseCreateParams,
+  ResponseFunctionToolCall,
   ResponseInputItem,
   ToolChoiceFunction,
   ToolChoiceOptions,
@@ -11,10 +13,13 @@ import { argumentsText, pairToolMessages } from "./pairing.js";
 
 /**
  * ContextMessage[] → Responses API `input` items: messages as role items, each tool call as a
- * `function_call` item, followed by its `function_call_output` with the same `call_id`.
+ * `function_call` item, followed by its `function_call_output` with the same `call_id`. Only these
+ * three item kinds are produced (a subset of the SDK's ResponseInputItem).
  */
-export function toResponsesInput(messages: ReadonlyArray<ContextMessage>): ResponseInputItem[] {
-  const input: ResponseInputItem[] = [];
+export type ResponsesInputItem = EasyInputMessage | ResponseFunctionToolCall | ResponseInputItem.FunctionCallOutput;
+
+export function toResponsesInput(messages: ReadonlyArray<ContextMessage>): ResponsesInputItem[] {
+  const input: ResponsesInputItem[] = [];
   for (const message of pairToolMessages(messages)) {
     if (message.role === "system" || message.role === "user") {
       input.push({ type: "message", role: message.role, content: message.content });

@@ -1,0 +1,117 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { JsonValue, LedgerEvent } from "../../domain/index.js";
+import type { CaseDetail, CaseResult, EvalReport } from "./runEval.js";
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (char) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[char]!);
+
+const clip = (text: string, max = 240) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+
+type Payload = Record<string, JsonValue>;
+const payloadOf = (event: LedgerEvent): Payload =>
+  event.payload && typeof event.payload === "object" && !Array.isArray(event.payload) ? (event.payload as Payload) : {};
+const str = (value: JsonValue | undefined) => (typeof value === "string" ? value : JSON.stringify(value ?? null));
+
+/** One line describing a ledger event for the timeline. */
+export function describeEvent(event: LedgerEvent): string {
+  const payload = payloadOf(event);
+  switch (event.type) {
+    case "user_input":
+      return `${payload.origin === "runtime_correction" ? "runtime correction" : "user"}: ${clip(str(payload.text))}`;
+    case "assistant_output":
+      return `assistant ${str(payload.role)} (step ${str(payload.step)}, finish ${str(payload.finishReason)}): ${clip(str(payload.text))}`;
+    case "tool_call":
+      return `call ${str(payload.callId)} → ${str(payload.toolName)}(${clip(str(payload.arguments), 120)})`;
+    case "tool_result":
+      return `result ${str(payload.callId)} ${str(payload.toolName)}: ${str(payload.status)} ${clip(str(payload.output), 120)}`;
+    case "provider_anomaly":
+      return `provider anomaly ${str(payload.code)}: ${clip(str(payload.detail))}`;
+    case "terminal":
+      return `terminal ${str(payload.terminalState)}/${str(payload.reason)}`;
+  }
+}
+
+const STATE_COLOURS: Record<string, string> = {
+  completed: "#1a7f37",
+  unverified: "#9a6700",
+  incomplete: "#8250df",
+  failed: "#cf222e",
+  cancelled: "#57606a",
+};
+
+function badge(state: string) {
+  return `<span class="badge" style="background:${STATE_COLOURS[state] ?? "#444"}">${escapeHtml(state)}</span>`;
+}
+
+function caseSection(result: CaseResult, detail: CaseDetail | undefined, index: number): string {
+  const events = (detail?.events ?? [])
+    .map((event) => `<li><code>#${event.sequence}</code> <b>${event.type}</b> ${escapeHtml(describeEvent(event))}</li>`)
+    .join("");
+  const receipts = (detail?.receipts ?? [])
+    .map(
+      (receipt) =>
+        `<tr><td>${escapeHtml(receipt.callId)}</td><td>${escapeHtml(receipt.toolName)}</td><td>${escapeHtml(receipt.status)}${receipt.reason ? ` (${escapeHtml(receipt.reason)})` : ""}</td><td>${escapeHtml(receipt.verificationStatus)}</td><td><code>${escapeHtml(clip(JSON.stringify(receipt.evidence), 200))}</code></td></tr>`,
+    )
+    .join("");
+  const path = (detail?.statePath ?? []).map((state) => `<span class="state">${escapeHtml(state)}</span>`).join(" → ");
+  return `<details class="case ${result.pass ? "pass" : "fail"}" id="case-${index}">
+<summary>${result.pass ? "✔" : "✘"} <b>${escapeHtml(result.name)}</b> ${badge(result.terminalState)} <span class="muted">${escapeHtml(result.reason)}</span></summary>
+<dl>
+<dt>expected</dt><dd>${escapeHtml(result.expected)}${result.expectedReason ? `/${escapeHtml(result.expectedReason)}` : ""}</dd>
+<dt>run</dt><dd><code>${escapeHtml(result.runId)}</code></dd>
+<dt>trace id</dt><dd><code class="trace">${escapeHtml(result.traceId)}</code></dd>
+<dt>steps</dt><dd>${result.steps} (corrections: ${result.correctionTurns})</dd>
+${detail ? `<dt>cassette</dt><dd>${escapeHtml(detail.file)}</dd><dt>input</dt><dd>${escapeHtml(detail.input)}</dd><dt>final text</dt><dd><pre>${escapeHtml(detail.finalText)}</pre></dd>` : ""}
+</dl>
+<h4>Path through the run statechart</h4><p class="path">${path || "—"}</p>
+<h4>Timeline</h4><ol class="timeline">${events || "<li>no events</li>"}</ol>
+<h4>Receipts</h4>${receipts ? `<table><tr><th>call</th><th>tool</th><th>status</th><th>verification</th><th>evidence</th></tr>${receipts}</table>` : "<p>none</p>"}
+</details>`;
+}
+
+/** A self-contained HTML report (no scripts, no external assets) of one evaluation run. */
+export function renderHtmlReport(report: EvalReport, meta: { command: string; date: Date }): string {
+  const { summary } = report;
+  const details = new Map((report.details ?? []).map((detail) => [detail.name, detail]));
+  const states = Object.entries(summary.byTerminalState)
+    .map(([state, count]) => `<li>${badge(state)} ${count}</li>`)
+    .join("");
+  const rows = report.cases
+    .map(
+      (result, index) =>
+        `<tr class="${result.pass ? "pass" : "fail"}"><td><a href="#case-${index}">${escapeHtml(result.name)}</a></td><td>${escapeHtml(result.expected)}</td><td>${badge(result.terminalState)}</td><td>${escapeHtml(result.reason)}</td><td>${result.pass ? "pass" : "FAIL"}</td></tr>`,
+    )
+    .join("");
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>agentloop evaluation report</title>
+<style>
+body{font:14px/1.45 system-ui,sans-serif;margin:2rem;color:#1f2328}h1{margin-top:0}
+.badge{color:#fff;border-radius:1em;padding:0 .6em;font-size:12px}
+.muted{color:#57606a}table{border-collapse:collapse}td,th{border:1px solid #d0d7de;padding:.2em .5em;text-align:left;vertical-align:top}
+tr.fail td{background:#ffebe9}.case{border:1px solid #d0d7de;border-radius:6px;margin:.5em 0;padding:.4em .8em}
+.case.fail{border-color:#cf222e}.state{background:#ddf4ff;border-radius:4px;padding:0 .3em;font-family:monospace;font-size:12px}
+.timeline{font-size:13px}dl{display:grid;grid-template-columns:8em 1fr;gap:.1em 1em}dd{margin:0}pre{white-space:pre-wrap;margin:0}
+#summary ul{list-style:none;padding:0;display:flex;gap:1em}
+</style></head><body>
+<h1>agentloop evaluation report</h1>
+<section id="summary"><h2>Summary</h2>
+<p><b data-testid="passed">${summary.passed}/${summary.total}</b> cases as expected${summary.failed > 0 ? ` — <b>${summary.failed} failed</b>` : ""}.</p>
+<p>claimsWithoutReceipt: <b data-testid="claims">${summary.claimsWithoutReceipt}</b> · qaCompletionRate: <b data-testid="qa">${summary.qaCompletionRate.toFixed(2)}</b></p>
+<ul>${states}</ul>
+<p class="muted">${escapeHtml(meta.command)} · ${escapeHtml(meta.date.toISOString())}</p>
+<table><tr><th>case</th><th>expected</th><th>got</th><th>reason</th><th>result</th></tr>${rows}</table>
+</section>
+<section id="cases"><h2>Cases</h2>
+${report.cases.map((result, index) => caseSection(result, details.get(result.name), index)).join("\n")}
+</section>
+</body></html>
+`;
+}
+
+export function writeHtmlReport(dir: string, report: EvalReport, meta: { command: string; date?: Date }): string {
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, "index.html");
+  writeFileSync(path, renderHtmlReport(report, { command: meta.command, date: meta.date ?? new Date() }));
+  return path;
+}

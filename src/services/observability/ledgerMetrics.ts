@@ -1,0 +1,334 @@
+import { SqlClient, type SqlError } from "@effect/sql";
+import { Effect } from "effect";
+import type { LedgerEvent, TerminalPayload } from "../../domain/index.js";
+import { METRICS, type MetricInfo, RUN_DURATION_BUCKETS, RUN_STEPS_BUCKETS, type RunEndFacts } from "./metrics.js";
+import { emptyFamily, type HistogramSeries, type MetricFamily, type ValueSeries, withCatalogue } from "./prometheus.js";
+
+/**
+ * The run-end facts behind the metrics, derived the same way from a live run (its result and
+ * ledger rows) and from the ledger alone (the CLI: a process that never saw the runs).
+ */
+
+export const PROTOCOL_INVALID_CODE = "tool_finish_without_parsed_calls";
+
+type Verification = NonNullable<TerminalPayload["verification"]>;
+
+export interface RunEndInput {
+  readonly terminalState: string;
+  readonly reason: string;
+  readonly steps: number;
+  readonly correctionTurns: number;
+  readonly verification?: Verification | undefined;
+  readonly evidenceMode: string;
+  readonly toolCalls: number;
+  readonly protocolInvalid: number;
+  readonly durationSeconds: number | null;
+}
+
+/**
+ * One run's contribution. `receipt_missing` / `claim_without_receipt` count from the terminal
+ * reason or from the recorded verdict, so receiptVerification `observe` (which reports
+ * `completed`) still counts what the verifier found.
+ */
+export function runEndFacts(input: RunEndInput): RunEndFacts {
+  const reasons = new Set([input.reason, input.verification?.reason]);
+  return {
+    terminalState: input.terminalState,
+    reason: input.reason,
+    evidenceMode: input.evidenceMode,
+    toolCalls: input.toolCalls,
+    protocolInvalid: input.protocolInvalid,
+    receiptMissing: reasons.has("receipt_missing"),
+    claimMismatch: reasons.has("claim_without_receipt"),
+    correctionTurns: input.correctionTurns,
+    ledgerWriteFailed: input.reason === "ledger_write_failed",
+    steps: input.steps,
+    durationSeconds: input.durationSeconds,
+  };
+}
+
+const payloadOf = (event: LedgerEvent) =>
+  event.payload !== null && typeof event.payload === "object" && !Array.isArray(event.payload)
+    ? (event.payload as Record<string, unknown>)
+    : {};
+
+/** Tool calls, protocol-invalid anomalies and the terminal payload of one run's events. */
+export function eventFacts(events: ReadonlyArray<LedgerEvent>): {
+  readonly toolCalls: number;
+  readonly protocolInvalid: number;
+  readonly terminal: TerminalPayload | undefined;
+} {
+  let toolCalls = 0;
+  let protocolInvalid = 0;
+  let terminal: TerminalPayload | undefined;
+  for (const event of events) {
+    if (event.type === "tool_call") toolCalls += 1;
+    if (event.type === "provider_anomaly" && payloadOf(event).code === PROTOCOL_INVALID_CODE) protocolInvalid += 1;
+    if (event.type === "terminal") terminal = event.payload as unknown as TerminalPayload;
+  }
+  return { toolCalls, protocolInvalid, terminal };
+}
+
+const seconds = (from: string, to: string | null): number | null => {
+  if (!to) return null;
+  const span = (Date.parse(to) - Date.parse(from)) / 1000;
+  return Number.isFinite(span) && span >= 0 ? span : null;
+};
+
+/** A closed run as the ledger holds it, with its facts. */
+export interface LedgerRunFacts extends RunEndFacts {
+  readonly runId: string;
+  readonly traceId: string | null;
+  readonly sessionId: string;
+  readonly startedAt: string;
+  readonly endedAt: string | null;
+  readonly contract: { readonly evidenceMode?: string; readonly requiredToolNames?: ReadonlyArray<string> };
+}
+
+interface RunRow {
+  readonly run_id: string;
+  readonly trace_id: string | null;
+  readonly session_id: string;
+  readonly terminal_state: string;
+  readonly failure_code: string | null;
+  readonly started_at: string;
+  readonly ended_at: string | null;
+  readonly contract: string;
+  readonly terminal: string | null;
+  readonly tool_calls: number;
+  readonly protocol_invalid: number;
+}
+
+const parseJson = <A>(text: string | null, fallback: A): A => {
+  if (text === null) return fallback;
+  try {
+    return JSON.parse(text) as A;
+  } catch {
+    return fallback;
+  }
+};
+
+export interface RunWindow {
+  /** Only runs that ended after this ISO time (exclusive). */
+  readonly endedAfter?: string;
+  /** Only runs that ended at or before this ISO time. */
+  readonly endedAtOrBefore?: string;
+}
+
+/** Every closed run (optionally: ended within a window) with its facts, in two queries' worth of SQL. */
+export const loadRunFacts = (
+  window: RunWindow = {},
+): Effect.Effect<ReadonlyArray<LedgerRunFacts>, SqlError.SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient;
+    const conditions = [
+      sql`r.terminal_state <> 'running'`,
+      ...(window.endedAfter ? [sql`r.ended_at > ${window.endedAfter}`] : []),
+      ...(window.endedAtOrBefore ? [sql`r.ended_at <= ${window.endedAtOrBefore}`] : []),
+    ];
+    const rows = yield* sql<RunRow>`
+      SELECT r.run_id, r.trace_id, r.session_id, r.terminal_state, r.failure_code, r.started_at, r.ended_at,
+        r.completion_contract_json AS contract, t.payload_json AS terminal,
+        (SELECT COUNT(*) FROM agent_run_events e
+          WHERE e.run_id = r.run_id AND e.event_type = 'tool_call') AS tool_calls,
+        (SELECT COUNT(*) FROM agent_run_events e
+          WHERE e.run_id = r.run_id AND e.event_type = 'provider_anomaly'
+            AND json_extract(e.payload_json, '$.code') = ${PROTOCOL_INVALID_CODE}) AS protocol_invalid
+      FROM agent_runs r
+      LEFT JOIN agent_run_events t ON t.run_id = r.run_id AND t.event_type = 'terminal'
+      WHERE ${sql.and(conditions)}
+      ORDER BY r.ended_at, r.run_id`;
+    return rows.map((row): LedgerRunFacts => {
+      const terminal = parseJson<Partial<TerminalPayload>>(row.terminal, {});
+      const contract = parseJson<LedgerRunFacts["contract"]>(row.contract, {});
+      const facts = runEndFacts({
+        terminalState: row.terminal_state,
+        reason: terminal.reason ?? row.failure_code ?? "unknown",
+        steps: terminal.steps ?? 0,
+        correctionTurns: terminal.correctionTurns ?? 0,
+        verification: terminal.verification,
+        evidenceMode: contract.evidenceMode ?? "none",
+        toolCalls: Number(row.tool_calls),
+        protocolInvalid: Number(row.protocol_invalid),
+        durationSeconds: seconds(row.started_at, row.ended_at),
+      });
+      return {
+        ...facts,
+        runId: row.run_id,
+        traceId: row.trace_id,
+        sessionId: row.session_id,
+        startedAt: row.started_at,
+        endedAt: row.ended_at,
+        contract,
+      };
+    });
+  });
+
+class Tally {
+  private readonly series = new Map<string, ValueSeries>();
+  add(labels: Readonly<Record<string, string>>, by = 1): void {
+    const key = JSON.stringify(Object.entries(labels).sort());
+    const previous = this.series.get(key);
+    this.series.set(key, { labels, value: (previous?.value ?? 0) + by });
+  }
+  family(info: MetricInfo, unlabelledZero = info.labels.length === 0): MetricFamily {
+    const series = [...this.series.values()];
+    if (series.length === 0 && unlabelledZero) series.push({ labels: {}, value: 0 });
+    return { name: info.name, help: info.help, type: "counter", series };
+  }
+}
+
+function histogram(info: MetricInfo, bounds: ReadonlyArray<number>, values: ReadonlyArray<number>): MetricFamily {
+  const buckets = [...bounds, Number.POSITIVE_INFINITY].map(
+    (bound) => [bound, values.filter((value) => value <= bound).length] as const,
+  );
+  const series: HistogramSeries = {
+    labels: {},
+    buckets,
+    sum: values.reduce((sum, value) => sum + value, 0),
+    count: values.length,
+  };
+  return { name: info.name, help: info.help, type: "histogram", series: [series] };
+}
+
+/** The run-end metric families of `facts`: what live counters would read had they seen every run. */
+export function familiesFromRunFacts(facts: ReadonlyArray<RunEndFacts>): MetricFamily[] {
+  const runs = new Tally();
+  const reasons = new Tally();
+  const withoutCalls = new Tally();
+  const protocolInvalid = new Tally();
+  const receiptMissing = new Tally();
+  const claimMismatch = new Tally();
+  const corrections = new Tally();
+  const ledgerFailed = new Tally();
+  for (const run of facts) {
+    runs.add({ terminal_state: run.terminalState });
+    reasons.add({ terminal_state: run.terminalState, reason: run.reason });
+    if (run.toolCalls === 0) withoutCalls.add({});
+    if (run.protocolInvalid > 0) protocolInvalid.add({}, run.protocolInvalid);
+    if (run.receiptMissing) receiptMissing.add({ evidence_mode: run.evidenceMode });
+    if (run.claimMismatch) claimMismatch.add({});
+    if (run.correctionTurns > 0) corrections.add({}, run.correctionTurns);
+    if (run.ledgerWriteFailed) ledgerFailed.add({});
+  }
+  return [
+    runs.family(METRICS.runs),
+    withoutCalls.family(METRICS.terminalWithoutToolCalls),
+    protocolInvalid.family(METRICS.providerToolProtocolInvalid),
+    receiptMissing.family(METRICS.receiptMissing),
+    claimMismatch.family(METRICS.claimReceiptMismatch),
+    corrections.family(METRICS.correctionTurn),
+    ledgerFailed.family(METRICS.ledgerWriteFailed),
+    reasons.family(METRICS.terminalReason),
+    histogram(
+      METRICS.runDuration,
+      RUN_DURATION_BUCKETS,
+      facts.flatMap((run) => (run.durationSeconds === null ? [] : [run.durationSeconds])),
+    ),
+    histogram(
+      METRICS.runSteps,
+      RUN_STEPS_BUCKETS,
+      facts.map((run) => run.steps),
+    ),
+  ];
+}
+
+/** A metric the ledger holds no trace of: the CLI prints its HELP/TYPE and says so. */
+const liveOnlyFamily = (info: MetricInfo): MetricFamily => ({
+  ...emptyFamily(info),
+  help: `${info.help} (live counter only: not recorded in the ledger)`,
+  series: [],
+});
+
+const tableNames = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  Effect.map(
+    sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table'`,
+    (rows) => new Set(rows.map((row) => row.name)),
+  ),
+);
+
+const columnNames = (table: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(
+      sql.unsafe<{ name: string }>(`PRAGMA table_info(${table})`),
+      (rows) => new Set(rows.map((row) => row.name)),
+    ),
+  );
+
+/**
+ * Memory families from `memory_items` as it is now: candidates agentloop created by provenance and
+ * current status; `rejected` items as reason `admin_reject`, items still `pending` as
+ * `needs_evidence`; items the observe-mode gate marked `would_block`.
+ */
+const memoryFamilies = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient;
+  const candidates = new Tally();
+  const rejected = new Tally();
+  const wouldBlock = new Tally();
+  const columns = yield* columnNames("memory_items");
+  if (columns.has("provenance") && columns.has("verification_status")) {
+    const rows = yield* sql<{ provenance: string; status: string; n: number }>`
+      SELECT provenance, verification_status AS status, COUNT(*) AS n FROM memory_items
+      WHERE source = 'agentloop' GROUP BY provenance, verification_status`;
+    for (const row of rows) candidates.add({ provenance: row.provenance, status: row.status }, Number(row.n));
+    const states = yield* sql<{ status: string; n: number }>`
+      SELECT verification_status AS status, COUNT(*) AS n FROM memory_items
+      WHERE verification_status IN ('rejected', 'pending') GROUP BY verification_status`;
+    for (const row of states) {
+      rejected.add({ reason: row.status === "rejected" ? "admin_reject" : "needs_evidence" }, Number(row.n));
+    }
+    const [gated] = yield* sql<{ n: number }>`
+      SELECT COUNT(*) AS n FROM memory_items 
+      WHERE CASE WHEN json_valid(evidence) THEN json_extract(evidence, '$.gate') END = 'would_block'`;
+    if (gated && Number(gated.n) > 0) wouldBlock.add({}, Number(gated.n));
+  }
+  return [
+    candidates.family(METRICS.memoryCandidate),
+    rejected.family(METRICS.memoryRejected),
+    wouldBlock.family(METRICS.memoryGateWouldBlock),
+  ];
+});
+
+/** The router's delivery counters, from `agent_channel_deliveries` (when the table exists). */
+const deliveryFamilies = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient;
+  const attempts = new Tally();
+  const rows = yield* sql<{ channel_id: string; status: string; n: number }>`
+    SELECT channel_id, status, COUNT(*) AS n FROM agent_channel_deliveries GROUP BY channel_id, status`;
+  for (const row of rows) attempts.add({ channel: row.channel_id, status: row.status }, Number(row.n));
+  const undeliverable = new Tally();
+  const finals = yield* sql<{ channel_id: string; n: number }>`
+    SELECT channel_id, COUNT(*) AS n FROM (
+      SELECT run_id, channel_id FROM agent_channel_deliveries WHERE kind = 'final'
+      GROUP BY run_id, channel_id HAVING SUM(status = 'sent') = 0 AND SUM(status = 'failed') > 0)
+    GROUP BY channel_id`;
+  for (const row of finals) undeliverable.add({ channel: row.channel_id }, Number(row.n));
+  return [
+    attempts.family(
+      { name: "agent_channel_deliveries_total", type: "counter", help: "channel send attempts by outcome", labels: [] },
+      false,
+    ),
+    undeliverable.family(
+      {
+        name: "agent_channel_final_undeliverable_total",
+        type: "counter",
+        help: "final messages no recorded attempt delivered (derived: failed attempts, none sent)",
+        labels: [],
+      },
+      false,
+    ),
+  ];
+});
+
+/** Every metric of the catalogue computed from the ledger file alone (`agentloop metrics`). */
+export const ledgerMetricFamilies: Effect.Effect<MetricFamily[], SqlError.SqlError, SqlClient.SqlClient> = Effect.gen(
+  function* () {
+    const tables = yield* tableNames;
+    const families: MetricFamily[] = [];
+    if (tables.has("agent_runs")) families.push(...familiesFromRunFacts(yield* loadRunFacts()));
+    if (tables.has("memory_items")) families.push(...(yield* memoryFamilies));
+    if (tables.has("agent_channel_deliveries")) families.push(...(yield* deliveryFamilies));
+    families.push(liveOnlyFamily(METRICS.historyLegacyFallback), liveOnlyFamily(METRICS.channelProgressSuppressed));
+    return withCatalogue(families);
+  },
+);

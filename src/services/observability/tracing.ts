@@ -1,0 +1,401 @@
+import * as EffectOtelResource from "@effect/opentelemetry/Resource";
+import { Resource } from "@effect/opentelemetry/Resource";
+import * as OtelTracer from "@effect/opentelemetry/Tracer";
+import { BasicTracerProvider, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { Cause, Clock, Effect, Exit, Layer, type ManagedRuntime, Tracer } from "effect";
+import type {
+  AgentRunResult,
+  CompletionContract,
+  ContextMessage,
+  ExecutorResult,
+  ToolSettlement,
+} from "../../domain/index.js";
+import type { FinishRunInput, LedgerWriteInput, SampleOutcome, ToolResultsInput } from "../../machines/protocol.js";
+import { AgentRunStore } from "../../persistence/AgentRunStore.js";
+import { eventFacts, runEndFacts } from "./ledgerMetrics.js";
+import { recordRunEnded } from "./metrics.js";
+
+/**
+ * Spans and run logs (seed §4 Phase 0). Every run gets a root span (`agent.run`) whose trace id
+ * is the run's trace id; the Effects behind the run machine's actors (provider calls, tool calls,
+ * ledger writes) run as its children, whichever actor runs them, because each is given the root
+ * as its parent. Attribute names follow the OpenTelemetry GenAI conventions where one exists
+ * (`gen_ai.*`), else `agentloop.*`. Spans go to whatever Tracer the runtime's layer installs:
+ * Effect's built-in one by default (nothing exported), OpenTelemetry via `otelTracingLayer`.
+ */
+
+export const SPAN = {
+  run: "agent.run",
+  open: "agent.ledger.open",
+  provider: "agent.provider.call",
+  tool: "agent.tool.call",
+  append: "agent.ledger.append",
+  toolResults: "agent.ledger.tool_results",
+  finish: "agent.ledger.finish",
+  delivery: "agent.delivery.send",
+} as const;
+
+export interface RunObservationInit {
+  readonly runtime: ManagedRuntime.ManagedRuntime<AgentRunStore, never>;
+  readonly runId: string;
+  readonly sessionId: string;
+  /** A trace id the host chose (e.g. from an incoming request); default: the root span's own. */
+  readonly traceId?: string | undefined;
+  /** The host's span to hang the run under (its trace id then becomes the run's). */
+  readonly parentSpan?: Tracer.AnySpan | undefined;
+  readonly provider: { readonly id: string; readonly model: string; readonly apiFamily: string };
+  readonly contract: CompletionContract;
+  readonly history: ReadonlyArray<ContextMessage>;
+  /** Tool schema names offered to the model. */
+  readonly toolsOffered: ReadonlyArray<string>;
+  /** Emit the run logs (the runtime's `logs` / `logger` config). */
+  readonly logging: boolean;
+}
+
+type Wrap = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>;
+
+/** What the run's actors call around their Effects (see runActors). */
+export interface RunObserver {
+  readonly traceId: string;
+  readonly rootSpan: Tracer.Span | undefined;
+  readonly open: Wrap;
+  readonly sample: (
+    step: number,
+  ) => <E, R>(effect: Effect.Effect<SampleOutcome, E, R>) => Effect.Effect<SampleOutcome, E, R>;
+  readonly tool: (input: {
+    readonly step: number;
+    readonly callId: string;
+    readonly toolName: string;
+  }) => <E, R>(effect: Effect.Effect<ExecutorResult, E, R>) => Effect.Effect<ExecutorResult, E, R>;
+  readonly append: (input: LedgerWriteInput) => Wrap;
+  readonly toolResults: (input: ToolResultsInput) => Wrap;
+  readonly finish: (input: FinishRunInput) => Wrap;
+  /** Settles with the run: metrics, the final log line, the root span's end. Never changes the result. */
+  readonly ended: (result: Promise<AgentRunResult>) => Promise<AgentRunResult>;
+}
+
+const identity: Wrap = (effect) => effect;
+
+/** For wiring without observability (tests of the actors alone): every wrapper is the identity. */
+export const passthroughObserver = (traceId = ""): RunObserver => ({
+  traceId,
+  rootSpan: undefined,
+  open: identity,
+  sample: () => identity,
+  tool: () => identity,
+  append: () => identity,
+  toolResults: () => identity,
+  finish: () => identity,
+  ended: (result) => result,
+});
+
+const randomHex = (bytes: number) =>
+  Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (byte) => byte.toString(16).padStart(2, "0")).join("");
+
+/** Message counts by role and whether a system prompt is present: the run's context sources. */
+export function contextSources(history: ReadonlyArray<ContextMessage>) {
+  const byRole: Record<string, number> = {};
+  for (const message of history) byRole[message.role] = (byRole[message.role] ?? 0) + 1;
+  return { historyMessages: history.length, byRole, systemPrompt: (byRole.system ?? 0) > 0 };
+}
+
+const settlementLog = (step: number, settlement: ToolSettlement) => ({
+  step,
+  callId: settlement.callId,
+  toolName: settlement.toolName,
+  status: settlement.status,
+  ...(settlement.reason ? { reason: settlement.reason } : {}),
+});
+
+/** Recent runs' root spans, so a delivery made after the run can still join its tree. */
+const recentRoots = new Map<string, { span: Tracer.Span; runtime: ManagedRuntime.ManagedRuntime<never, never> }>();
+const RECENT_ROOTS = 1024;
+
+function rememberRoot(runId: string, span: Tracer.Span, runtime: ManagedRuntime.ManagedRuntime<never, never>) {
+  recentRoots.set(runId, { span, runtime });
+  if (recentRoots.size > RECENT_ROOTS) {
+    const oldest = recentRoots.keys().next().value;
+    if (oldest !== undefined) recentRoots.delete(oldest);
+  }
+}
+
+/**
+ * Starts a run's observation: opens its root span (on the runtime's tracer) and returns the
+ * wrappers its actors use. Called by `AgentRuntime.startRun` before the actor starts.
+ */
+export function observeRun(init: RunObservationInit): RunObserver {
+  const { runtime } = init;
+  const started = Date.now();
+  const base = {
+    "agentloop.run.id": init.runId,
+    "agentloop.session.id": init.sessionId,
+    "gen_ai.system": init.provider.id,
+    "gen_ai.provider.name": init.provider.id,
+    "gen_ai.request.model": init.provider.model,
+    "gen_ai.conversation.id": init.sessionId,
+  };
+  // A host-chosen trace id without a host span: the root hangs under a remote parent of that trace.
+  const parent: Tracer.AnySpan | undefined =
+    init.parentSpan ??
+    (init.traceId ? Tracer.externalSpan({ traceId: init.traceId, spanId: randomHex(8), sampled: true }) : undefined);
+  const makeRoot = Effect.makeSpan(SPAN.run, {
+    ...(parent ? { parent } : { root: true }),
+    kind: "internal",
+    attributes: {
+      ...base,
+      "gen_ai.operation.name": "invoke_agent",
+      "agentloop.api_family": init.provider.apiFamily,
+      "agentloop.contract.evidence_mode": init.contract.evidenceMode,
+    },
+  });
+  // On the runtime's tracer (AgentRuntime.make builds the runtime before any run starts).
+  const rootSpan = runtime.runSync(makeRoot);
+  const traceId = init.traceId ?? rootSpan.traceId;
+  rootSpan.attribute("agentloop.trace.id", traceId);
+  rememberRoot(init.runId, rootSpan, runtime as unknown as ManagedRuntime.ManagedRuntime<never, never>);
+
+  const logAnnotations = {
+    runId: init.runId,
+    traceId,
+    sessionId: init.sessionId,
+    provider: init.provider.id,
+    model: init.provider.model,
+  };
+  const log = (message: string, fields: Record<string, unknown>) =>
+    init.logging ? Effect.annotateLogs(Effect.logInfo(message), { ...logAnnotations, ...fields }) : Effect.void;
+
+  const span =
+    (name: string, attributes: Record<string, unknown> = {}, kind: Tracer.SpanKind = "internal"): Wrap =>
+    (effect) =>
+      effect.pipe(
+        Effect.annotateLogs(logAnnotations),
+        Effect.withSpan(name, { parent: rootSpan, kind, attributes: { ...base, ...attributes } }),
+      );
+
+  const stepOf = (events: LedgerWriteInput["events"]): Record<string, unknown> => {
+    for (const event of events) {
+      const step = (event.payload as { step?: unknown } | null)?.step;
+      if (typeof step === "number") return { "agentloop.step": step };
+    }
+    return {};
+  };
+
+  const observer: RunObserver = {
+    traceId,
+    rootSpan,
+    open: (effect) =>
+      log("run.started", {
+        apiFamily: init.provider.apiFamily,
+        contract: {
+          evidenceMode: init.contract.evidenceMode,
+          requiredToolNames: init.contract.requiredToolNames,
+          source: init.contract.source,
+        },
+        contextSources: contextSources(init.history),
+        toolsOffered: init.toolsOffered,
+      }).pipe(Effect.zipRight(effect), span(SPAN.open)),
+    sample: (step) => (effect) =>
+      effect.pipe(
+        Effect.tap((outcome) =>
+          outcome.type === "response"
+            ? Effect.zipRight(
+                Effect.annotateCurrentSpan({
+                  "gen_ai.response.finish_reasons": [outcome.finishReason],
+                  "agentloop.tool_calls.parsed": outcome.calls.length,
+                  "agentloop.tool_calls.malformed": outcome.malformed.length,
+                  "agentloop.anomalies": outcome.anomalies.map((anomaly) => anomaly.code),
+                }),
+                log("provider.response", {
+                  step,
+                  finishReason: outcome.finishReason,
+                  parsedToolCalls: outcome.calls.length,
+                  toolNames: outcome.calls.map((planned) => planned.call.name),
+                  malformedToolCalls: outcome.malformed.length,
+                  anomalies: outcome.anomalies.map((anomaly) => anomaly.code),
+                  textChars: outcome.text.length,
+                  streamed: outcome.streamed,
+                }),
+              )
+            : Effect.zipRight(
+                Effect.annotateCurrentSpan({ "error.type": outcome.reason }),
+                log("provider.failure", { step, reason: outcome.reason, detail: outcome.message }),
+              ),
+        ),
+        span(SPAN.provider, { "gen_ai.operation.name": "chat", "agentloop.step": step }, "client"),
+      ),
+    tool: (input) => (effect) =>
+      effect.pipe(
+        Effect.tap((result) =>
+          Effect.annotateCurrentSpan({
+            "agentloop.tool.status": result.status,
+            ...(result.reason ? { "error.type": result.reason } : {}),
+          }),
+        ),
+        span(SPAN.tool, {
+          "gen_ai.operation.name": "execute_tool",
+          "gen_ai.tool.name": input.toolName,
+          "gen_ai.tool.call.id": input.callId,
+          "agentloop.step": input.step,
+        }),
+      ),
+    append: (input) => span(SPAN.append, { ...stepOf(input.events), "agentloop.ledger.rows": input.events.length }),
+    toolResults: (input) => (effect) =>
+      effect.pipe(
+        Effect.tap(() =>
+          Effect.forEach(input.settlements, (settlement) => log("tool.result", settlementLog(input.step, settlement)), {
+            discard: true,
+          }),
+        ),
+        span(SPAN.toolResults, { "agentloop.step": input.step, "agentloop.ledger.rows": input.settlements.length }),
+      ),
+    finish: (input) => (effect) =>
+      effect.pipe(
+        Effect.tap(() =>
+          Effect.forEach(
+            input.unsettled,
+            (planned) =>
+              log("tool.result", {
+                step: input.terminal.steps,
+                callId: planned.call.id,
+                toolName: planned.call.name,
+                status: "cancelled",
+                reason: input.terminal.reason === "cancelled_by_user" ? "cancelled_by_user" : "interrupted",
+              }),
+            { discard: true },
+          ),
+        ),
+        span(SPAN.finish, {
+          "agentloop.step": input.terminal.steps,
+          "agentloop.terminal_state": input.terminal.terminalState,
+          "agentloop.terminal_reason": input.terminal.reason,
+        }),
+      ),
+    ended: async (pending) => {
+      let result: AgentRunResult;
+      try {
+        result = await pending;
+      } catch (error) {
+        await runtime
+          .runPromise(
+            Effect.gen(function* () {
+              yield* log("run.crashed", { error: error instanceof Error ? error.message : String(error) });
+              rootSpan.end(yield* Clock.currentTimeNanos, Exit.die(error));
+            }),
+          )
+          .catch(() => undefined);
+        throw error;
+      }
+      await runtime
+        .runPromise(
+          Effect.gen(function* () {
+            const events = yield* Effect.flatMap(AgentRunStore, (store) => store.listRunEvents(init.runId)).pipe(
+              Effect.orElseSucceed(() => []),
+            );
+            const ledger = eventFacts(events);
+            const durationSeconds = (Date.now() - started) / 1000;
+            const facts = runEndFacts({
+              terminalState: result.terminalState,
+              reason: result.terminalReason,
+              steps: result.steps,
+              correctionTurns: result.correctionTurns,
+              verification: ledger.terminal?.verification,
+              evidenceMode: init.contract.evidenceMode,
+              toolCalls: ledger.toolCalls,
+              protocolInvalid: ledger.protocolInvalid,
+              durationSeconds,
+            });
+            yield* recordRunEnded(facts);
+            const receipts: Record<string, number> = {};
+            for (const receipt of result.receipts) receipts[receipt.status] = (receipts[receipt.status] ?? 0) + 1;
+            yield* log("run.ended", {
+              terminalState: result.terminalState,
+              reason: result.terminalReason,
+              steps: result.steps,
+              correctionTurns: result.correctionTurns,
+              toolCalls: facts.toolCalls,
+              protocolInvalidAnomalies: facts.protocolInvalid,
+              receipts,
+              ...(ledger.terminal?.verification ? { verification: ledger.terminal.verification } : {}),
+              durationMs: Math.round(durationSeconds * 1000),
+            });
+            rootSpan.attribute("agentloop.terminal_state", result.terminalState);
+            rootSpan.attribute("agentloop.terminal_reason", result.terminalReason);
+            rootSpan.attribute("agentloop.steps", result.steps);
+            rootSpan.end(
+              yield* Clock.currentTimeNanos,
+              result.terminalState === "failed" ? Exit.fail(`failed: ${result.terminalReason}`) : Exit.void,
+            );
+          }).pipe(Effect.annotateLogs(logAnnotations)),
+        )
+        .catch(() => undefined);
+      return result;
+    },
+  };
+  return observer;
+}
+
+/**
+ * A channel delivery as a span of its run's tree (`agent.delivery.send`), for the router: wraps
+ * one send attempt. A run this process did not start (or one long gone) gets no span.
+ */
+export async function traceDelivery<A>(
+  target: {
+    readonly runId: string;
+    readonly channelId: string;
+    readonly kind: string;
+    readonly attempt?: number;
+  },
+  send: () => Promise<A>,
+): Promise<A> {
+  const root = recentRoots.get(target.runId);
+  if (!root) return send();
+  const exit = await root.runtime.runPromiseExit(
+    Effect.tryPromise({ try: send, catch: (error) => error }).pipe(
+      Effect.withSpan(SPAN.delivery, {
+        parent: root.span,
+        kind: "producer",
+        attributes: {
+          "agentloop.run.id": target.runId,
+          "agentloop.channel.id": target.channelId,
+          "agentloop.delivery.kind": target.kind,
+          ...(target.attempt === undefined ? {} : { "agentloop.delivery.attempt": target.attempt }),
+        },
+      }),
+    ),
+  );
+  if (Exit.isSuccess(exit)) return exit.value;
+  throw Cause.squash(exit.cause);
+}
+
+export interface OtelTracingOptions {
+  /** Where spans go, e.g. `new BatchSpanProcessor(new OTLPTraceExporter())`, or an in-memory exporter in tests. */
+  readonly spanProcessors: ReadonlyArray<SpanProcessor>;
+  readonly serviceName?: string;
+  readonly serviceVersion?: string;
+}
+
+/**
+ * OpenTelemetry export for a runtime (`AgentRuntime.make({ tracing: otelTracingLayer(...) })`):
+ * installs @effect/opentelemetry's Tracer over an OTel BasicTracerProvider with the host's span
+ * processors. Off unless a host passes it; the provider is flushed and shut down with the runtime.
+ */
+export function otelTracingLayer(options: OtelTracingOptions): Layer.Layer<never> {
+  const provider = Layer.scoped(
+    OtelTracer.OtelTracerProvider,
+    Effect.flatMap(Resource, (resource) =>
+      Effect.acquireRelease(
+        Effect.sync(() => new BasicTracerProvider({ resource, spanProcessors: [...options.spanProcessors] })),
+        (tracerProvider) =>
+          Effect.promise(() => tracerProvider.forceFlush().then(() => tracerProvider.shutdown())).pipe(
+            Effect.timeoutOption(3000),
+            Effect.ignore,
+          ),
+      ),
+    ),
+  );
+  const resource = EffectOtelResource.layer({
+    serviceName: options.serviceName ?? "agentloop",
+    ...(options.serviceVersion ? { serviceVersion: options.serviceVersion } : {}),
+  });
+  return Layer.provide(Layer.empty, OtelTracer.layer.pipe(Layer.provide(provider), Layer.provide(resource)));
+}

@@ -1,0 +1,36 @@
+/**
+ * The bench's `--json` shape (not its numbers): two cheap benchmarks in smoke mode, each in its own
+ * process, with their results, ratios and target checks. No timing is asserted.
+ */
+import { spawnSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+
+describe("npm run bench -- --quick --json", () => {
+  it("prints machine, results with the measured fields, ratios and targets", () => {
+    const run = spawnSync(
+      process.execPath,
+      ["--import", "tsx", "bench/run.ts", "--quick", "--json", "--only", "floor.bare,agentloop.w10.memory"],
+      { encoding: "utf8", timeout: 90_000 },
+    );
+    expect(run.status, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout) as {
+      machine: Record<string, unknown>;
+      results: Array<Record<string, unknown> & { id: string }>;
+      ratios: Record<string, number>;
+      targets: Array<{ target: string; met: boolean | null }>;
+    };
+    expect(Object.keys(report.machine)).toEqual(
+      expect.arrayContaining(["node", "platform", "arch", "cpus", "totalMemGiB", "date"]),
+    );
+    expect(report.results.map((result) => result.id)).toEqual(["floor.bare", "agentloop.w10.memory"]);
+    for (const result of report.results) {
+      expect(result).toMatchObject({
+        usPerStep: { min: expect.any(Number), median: expect.any(Number) },
+        runsPerSec: { min: expect.any(Number), median: expect.any(Number) },
+        peakRssMiB: expect.any(Number),
+      });
+    }
+    expect(report.ratios["agentloop.w10.memory/floor.bare"]).toEqual(expect.any(Number));
+    expect(report.targets.length).toBeGreaterThan(0);
+  }, 120_000);
+});

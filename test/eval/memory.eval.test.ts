@@ -1,0 +1,23 @@
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { loadCassettes } from "../../src/services/eval/loadCassettes.js";
+import { runEval } from "../../src/services/eval/runEval.js";
+import { useRuntimeHarness } from "../support/runtimeHarness.js";
+
+const MEMORY = fileURLToPath(new URL("./cassettes/memory.json", import.meta.url));
+const harness = useRuntimeHarness("agentloop-eval-i-");
+
+describe("issue I memory cassettes (seed §6.3)", () => {
+  it("end every case as its cassette expects, memory included, with no completed claim lacking receipts", async () => {
+    const runtime = await harness.makeRuntime();
+    const cases = loadCassettes([MEMORY]);
+    const report = await runEval(runtime, cases);
+    const failures = report.cases
+      .filter((result) => !result.pass)
+      .map((result) => `${result.name}: got ${result.terminalState}/${result.reason}`);
+    expect(failures).toEqual([]);
+    expect(report.summary.total).toBe(cases.length);
+    expect(report.summary.total).toBeGreaterThan(0);
+    expect(report.summary.claimsWithoutReceipt).toBe(0);
+  });
+});
