@@ -92,8 +92,18 @@ function showsValue(haystack: string, value: string): boolean {
 }
 
 /** Text of every successful tool result of the run: the authoritative reads that can confirm a pending item. */
+/**
+ * Tools that read an authoritative source. A command's stdout is not one: the model could echo
+ * any value it likes and have it "confirmed".
+ */
+export const AUTHORITATIVE_READ_TOOLS: ReadonlySet<string> = new Set(["workspace_read", "skill_load"]);
+
 function authoritativeOutputs(ledger: RunLedgerRecord): Array<{ callId: string; toolName: string; texts: string[] }> {
-  const ok = new Set(ledger.receipts.filter((receipt) => receipt.status === "ok").map((receipt) => receipt.callId));
+  const ok = new Set(
+    ledger.receipts
+      .filter((receipt) => receipt.status === "ok" && AUTHORITATIVE_READ_TOOLS.has(receipt.toolName))
+      .map((receipt) => receipt.callId),
+  );
   return ledger.events
     .filter((event) => event.type === "tool_result" && ok.has(text(payloadOf(event).callId)))
     .map((event) => {

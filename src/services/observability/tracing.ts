@@ -325,7 +325,7 @@ export function observeRun(init: RunObservationInit): RunObserver {
               yield* Clock.currentTimeNanos,
               result.terminalState === "failed" ? Exit.fail(`failed: ${result.terminalReason}`) : Exit.void,
             );
-          }).pipe(Effect.annotateLogs(logAnnotations)),
+          }).pipe(Effect.annotateLogs(logAnnotations), Effect.withParentSpan(rootSpan)),
         )
         .catch(() => undefined);
       return result;
