@@ -173,6 +173,8 @@ export function targetTable(report: BenchReport): string {
   return lines.join("\n");
 }
 
+const busy = (machine: MachineInfo) => (machine.loadavg[0] ?? 0) > machine.cpus.count;
+
 const machineLine = (machine: MachineInfo) =>
   `${machine.cpus.model} × ${machine.cpus.count}, ${machine.totalMemGiB} GiB, ${machine.platform}/${machine.arch}, Node ${machine.node}; load average at start ${machine.loadavg.join(" / ")}`;
 
@@ -203,7 +205,16 @@ once), step 10 answers in text; zero model latency; the scripted model derives i
 tool results in the history it is handed. Contract \`observe\` with \`requiredToolNames: ["lookup"]\`:
 every agentloop run ends \`completed\` through the verifier. Each benchmark runs in its own process:
 warm-up first, then 3 repetitions; min and median over the repetitions; peak RSS is the process's.
-µs/step = a repetition's wall time / (runs × 10).
+µs/step = a repetition's wall time / (runs × 10); CPU µs/step = the process's CPU time (user +
+system, all threads) over the same steps.${
+    busy(report.machine)
+      ? `
+
+**This machine was shared while it was measured** (load average ${report.machine.loadavg.join(" / ")} on ${report.machine.cpus.count} cores
+at the start): wall times are inflated and noisy, more so for the benchmarks that ran while the load
+was highest. CPU µs/step is less affected; every ratio is also given from CPU time ("(cpu)").`
+      : ""
+  }
 
 ${table(report)}
 

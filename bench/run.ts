@@ -111,11 +111,12 @@ async function main(): Promise<void> {
   if (values.merge) {
     const earlier = JSON.parse(readFileSync(values.merge, "utf8")) as BenchReport;
     const fresh = new Map(results.map((result) => [result.id, result]));
-    if (results.length === 0) machine = earlier.machine;
+    if (fresh.size === 0) machine = earlier.machine;
     const merged = earlier.results.map((result) => fresh.get(result.id) ?? result);
     for (const result of results) if (!merged.some((other) => other.id === result.id)) merged.push(result);
     results.splice(0, results.length, ...merged);
-    command = `${earlier.command}; then ${command}`;
+    // Only re-rendered (nothing measured now): the command that measured it stays the command.
+    command = fresh.size === 0 ? earlier.command : `${earlier.command}; then ${command}`;
     log(`bench: merged with ${values.merge} (measured ${earlier.machine.date})`);
   }
   const ratios = computeRatios(results);

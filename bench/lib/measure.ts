@@ -22,9 +22,10 @@ export function peakRssMiB(): number {
 
 export const currentRssMiB = (): number => process.memoryUsage.rss() / 2 ** 20;
 
+/** A full collection between repetitions (with --expose-gc); skipped under --cpu-prof, where it would swamp the profile. */
 export function collectGarbage(): void {
   const gc = (globalThis as { gc?: () => void }).gc;
-  if (gc) {
+  if (gc && !process.env.AGENTLOOP_BENCH_PROFILE_DIR) {
     gc();
     gc();
   }
