@@ -57,12 +57,12 @@ async function wave(bench: AgentloopW10, prefix: string, count: number): Promise
 }
 
 export async function benchScale(options: BenchOptions): Promise<BenchResult> {
-  const concurrency = options.quick ? 50 : 1_000;
+  const concurrency = options.quick ? 20 : 1_000;
   const reps = 3;
   const filename = join(options.dir, "scale.db");
   const bench = await makeAgentloopW10({ database: filename, latencyMs: SCALE_LATENCY_MS });
   try {
-    await wave(bench, "warm-", options.quick ? 5 : 50);
+    await wave(bench, "warm-", options.quick ? 2 : 50);
     const waves: Array<Wave & { readonly baselineRssMiB: number; readonly baselineHeapMiB: number }> = [];
     for (let rep = 0; rep < reps; rep++) {
       collectGarbage();
@@ -91,7 +91,7 @@ export async function benchScale(options: BenchOptions): Promise<BenchResult> {
       peakRssMiB: peakRssMiB(),
       runs: concurrency,
       reps,
-      warmupRuns: options.quick ? 5 : 50,
+      warmupRuns: options.quick ? 2 : 50,
       concurrency,
       maxInFlight: Math.max(...waves.map((w) => w.maxInFlight)),
       wallMs: { min: wallMs.min, median: wallMs.median },
