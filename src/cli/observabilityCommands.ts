@@ -233,7 +233,7 @@ export function registerObservabilityCommands(program: Command, io: CliIO, setEx
     .addOption(dbOption())
     .action(async (options: { db: string }) => {
       const families = await readLedger(options.db, ledgerMetricFamilies);
-      io.out(renderFamilies(families).trimEnd());
+      for (const line of renderFamilies(families).trimEnd().split("\n")) io.out(line);
       setExit(0);
     });
 

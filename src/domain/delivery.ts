@@ -59,7 +59,7 @@ export type FinalMessage = z.infer<typeof FinalMessage>;
 export const ToolMessage = z.strictObject({
   kind: z.literal("message"),
   ...MessageBase,
-  /** The tool call that sends it: the idempotency key is `<runId>:message:<callId>`. */
+  /** The tool call that sends it (the `send_message` tool's key is `<runId>:<callId>`). */
   callId: z.string().min(1),
 });
 export type ToolMessage = z.infer<typeof ToolMessage>;

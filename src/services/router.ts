@@ -55,7 +55,7 @@ export interface RunDelivery {
   readonly runId: string;
   /** The delivery actor of each channel, by channel id. */
   readonly actors: ReadonlyMap<string, DeliveryActor>;
-  /** Every channel's output once its actor has ended and all its attempts are logged. */
+  /** Every channel's output once its actor has ended and all its attempts are logged (never rejects on a send failure). */
   readonly done: Promise<ReadonlyArray<DeliveryOutput>>;
 }
 
@@ -162,19 +162,24 @@ export class ChannelRouter {
           this.running.delete(actor);
         }),
       ),
-    ).then(async (outputs) => {
+    ).then(async (settled) => {
       subscription?.unsubscribe();
+      // An actor stopped by `dispose` completes without output: its channel is left out.
+      const outputs = settled.filter((output): output is DeliveryOutput => output !== undefined);
       for (const output of outputs) {
         if (output.suppressed > 0) increment(progressSuppressedTotal, { channel: output.channelId }, output.suppressed);
         if (output.final === "undeliverable") increment(channelUndeliverableTotal, { channel: output.channelId });
       }
       await this.logQueue;
-      return outputs as ReadonlyArray<DeliveryOutput>;
+      return outputs;
     });
     return { runId: handle.runId, actors, done };
   }
 
-  /** Stops every delivery actor still running (pending retries are abandoned) and waits for the log. */
+  /**
+   * Stops every delivery actor still running (pending retries are abandoned; a run's `done` then
+   * leaves those channels out) and waits for the log writes already queued.
+   */
   async dispose(): Promise<void> {
     for (const actor of this.running) actor.stop();
     this.running.clear();

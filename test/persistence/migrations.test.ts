@@ -7,11 +7,17 @@ import Sqlite from "better-sqlite3";
 import { Effect } from "effect";
 import { DatabaseError, migrateDatabase } from "../../src/persistence/database.js";
 import { LEDGER_DDL } from "../../src/persistence/migrations/0002_run_ledger.js";
-import { MIGRATIONS } from "../../src/persistence/migrations/index.js";
+import { DELIVERY_DDL } from "../../src/persistence/migrations/0003_channel_deliveries.js";
+import { LATEST_SCHEMA_VERSION, MIGRATIONS } from "../../src/persistence/migrations/index.js";
 import { createHostDatabase, dumpTable, listDir, sha256, tableNames, useTempDir } from "../support/tempDir.js";
 
 const tmp = useTempDir();
 const LEDGER_TABLES = ["agent_execution_receipts", "agent_run_events", "agent_runs"];
+/** Every table the migrations after 0001 add: the ledger (0002) and the channel delivery log (0003). */
+const ADDED_TABLES = ["agent_channel_deliveries", ...LEDGER_TABLES];
+const ALL_MIGRATIONS = Object.keys(MIGRATIONS);
+const ALL_VERSIONS = ALL_MIGRATIONS.map((_, index) => index + 1);
+const LATEST = LATEST_SCHEMA_VERSION;
 const HOST_TABLES = ["memory_items", "memory_turns", "sqlite_sequence"];
 const NOW = new Date("2024-05-06T07:08:09.123Z");
 
@@ -35,58 +41,70 @@ function recordedMigrations(file: string): number[] {
   }
 }
 
+/** The host columns of 0001 (later migrations may add columns with defaults; these must not change). */
+const HOST_COLUMNS = {
+  memory_turns: ["id", "session_id", "role", "content", "source", "metadata", "created_at"],
+  memory_items: ["id", "scope", "content", "source", "evidence", "created_at", "updated_at"],
+} as const;
+const hostColumns = (rows: unknown[], columns: ReadonlyArray<string>) =>
+  rows.map((row) => Object.fromEntries(columns.map((column) => [column, (row as Record<string, unknown>)[column]])));
 const hostRows = (file: string) => ({
-  turns: dumpTable(file, "memory_turns", "id"),
-  items: dumpTable(file, "memory_items", "id"),
+  turns: hostColumns(dumpTable(file, "memory_turns", "id"), HOST_COLUMNS.memory_turns),
+  items: hostColumns(dumpTable(file, "memory_items", "id"), HOST_COLUMNS.memory_items),
 });
 
 describe("migrateDatabase on a new file", () => {
-  it.effect("creates the host tables, the ledger tables and the migrations table", () =>
+  it.effect("creates the host tables, the ledger and delivery log tables and the migrations table", () =>
     Effect.gen(function* () {
       const file = tmp.path("fresh.db");
       yield* migrateDatabase(file);
-      expect(tableNames(file)).toEqual([...LEDGER_TABLES, "effect_sql_migrations", ...HOST_TABLES].sort());
+      expect(tableNames(file)).toEqual([...ADDED_TABLES, "effect_sql_migrations", ...HOST_TABLES].sort());
     }),
   );
 
-  it.effect("creates every named index of the host schema and the ledger", () =>
+  it.effect("creates every named index of the host schema, the ledger, the delivery log and memory provenance", () =>
     Effect.gen(function* () {
       const file = tmp.path("fresh.db");
       yield* migrateDatabase(file);
       const named = schemaObjects(file, "index").filter((name) => !name.startsWith("sqlite_autoindex"));
       expect(named).toEqual([
+        "idx_agent_channel_deliveries_run",
+        "idx_agent_channel_deliveries_sent_once",
         "idx_agent_run_events_call",
         "idx_agent_runs_open",
         "idx_agent_runs_session",
         "idx_agent_runs_trace",
         "idx_memory_items_scope",
+        "idx_memory_items_status",
         "idx_memory_turns_session",
       ]);
     }),
   );
 
-  it.effect("creates every trigger declared in 0002_run_ledger", () =>
+  it.effect("creates every trigger declared in 0002_run_ledger and 0003_channel_deliveries", () =>
     Effect.gen(function* () {
       const file = tmp.path("fresh.db");
       yield* migrateDatabase(file);
-      const declared = LEDGER_DDL.flatMap((ddl) => /CREATE TRIGGER (\w+)/.exec(ddl)?.[1] ?? []).sort();
-      expect(declared).toHaveLength(9);
+      const declared = [...LEDGER_DDL, ...DELIVERY_DDL]
+        .flatMap((ddl) => /CREATE TRIGGER (\w+)/.exec(ddl)?.[1] ?? [])
+        .sort();
+      expect(declared).toHaveLength(11);
       expect(schemaObjects(file, "trigger")).toEqual(declared);
     }),
   );
 
-  it.effect("reports schema version 2, both migrations applied and no backup", () =>
+  it.effect("reports the latest schema version, every migration applied and no backup", () =>
     Effect.gen(function* () {
       const file = tmp.path("fresh.db");
       const report = yield* migrateDatabase(file);
       expect(report).toEqual({
         filename: file,
         fromVersion: 0,
-        toVersion: 2,
-        applied: ["0001_host_schema", "0002_run_ledger"],
+        toVersion: LATEST,
+        applied: ALL_MIGRATIONS,
         backupPath: null,
       });
-      expect(recordedMigrations(file)).toEqual([1, 2]);
+      expect(recordedMigrations(file)).toEqual(ALL_VERSIONS);
       expect(listDir(tmp.dir()).filter((name) => name.includes(".bak-"))).toEqual([]);
     }),
   );
@@ -97,7 +115,7 @@ describe("migrateDatabase on a new file", () => {
       yield* migrateDatabase(file);
       const schemaBefore = dumpTable(file, "sqlite_master", "name");
       const report = yield* migrateDatabase(file);
-      expect(report).toMatchObject({ fromVersion: 2, toVersion: 2, applied: [], backupPath: null });
+      expect(report).toMatchObject({ fromVersion: LATEST, toVersion: LATEST, applied: [], backupPath: null });
       expect(dumpTable(file, "sqlite_master", "name")).toEqual(schemaBefore);
       expect(listDir(tmp.dir()).filter((name) => name.includes(".bak-"))).toEqual([]);
     }),
@@ -105,24 +123,24 @@ describe("migrateDatabase on a new file", () => {
 });
 
 const HOST_VARIANTS = [
-  { label: "without a migrations table", recorded: false, applied: ["0001_host_schema", "0002_run_ledger"] },
-  { label: "with 0001 recorded", recorded: true, applied: ["0002_run_ledger"] },
+  { label: "without a migrations table", recorded: false, applied: ALL_MIGRATIONS },
+  { label: "with 0001 recorded", recorded: true, applied: ALL_MIGRATIONS.slice(1) },
 ];
 
 describe.each(HOST_VARIANTS)("migrateDatabase on a 0001 host database $label", ({ recorded, applied }) => {
-  it.effect("adds only the ledger tables (and the migrations table when it was missing)", () =>
+  it.effect("adds only the ledger and delivery log tables (and the migrations table when it was missing)", () =>
     Effect.gen(function* () {
       const file = tmp.path("host.db");
       createHostDatabase(file, { recorded });
       const before = tableNames(file);
       yield* migrateDatabase(file);
       const added = tableNames(file).filter((name) => !before.includes(name));
-      expect(added).toEqual(recorded ? LEDGER_TABLES : [...LEDGER_TABLES, "effect_sql_migrations"].sort());
+      expect(added).toEqual(recorded ? ADDED_TABLES : [...ADDED_TABLES, "effect_sql_migrations"].sort());
       expect(before.every((name) => tableNames(file).includes(name))).toBe(true);
     }),
   );
 
-  it.effect("leaves every memory_turns and memory_items row byte-identical", () =>
+  it.effect("leaves every memory_turns and memory_items row's host columns byte-identical", () =>
     Effect.gen(function* () {
       const file = tmp.path("host.db");
       createHostDatabase(file, { recorded });
@@ -136,24 +154,24 @@ describe.each(HOST_VARIANTS)("migrateDatabase on a 0001 host database $label", (
     }),
   );
 
-  it.effect("reports version 1 to 2 and applies only what was not recorded", () =>
+  it.effect("reports version 1 to the latest and applies only what was not recorded", () =>
     Effect.gen(function* () {
       const file = tmp.path("host.db");
       createHostDatabase(file, { recorded });
       const report = yield* migrateDatabase(file);
-      expect(report).toMatchObject({ fromVersion: 1, toVersion: 2, applied });
-      expect(recordedMigrations(file)).toEqual([1, 2]);
+      expect(report).toMatchObject({ fromVersion: 1, toVersion: LATEST, applied });
+      expect(recordedMigrations(file)).toEqual(ALL_VERSIONS);
     }),
   );
 
-  it.effect("writes <db>.bak-1-2-<timestamp>, names it in the report, and it holds the original rows", () =>
+  it.effect("writes <db>.bak-1-<latest>-<timestamp>, names it in the report, and it holds the original rows", () =>
     Effect.gen(function* () {
       const file = tmp.path("host.db");
       createHostDatabase(file, { recorded });
       const before = hostRows(file);
       const tablesBefore = tableNames(file);
       const report = yield* migrateDatabase(file, { now: NOW });
-      expect(report.backupPath).toBe(`${file}.bak-1-2-20240506T070809Z`);
+      expect(report.backupPath).toBe(`${file}.bak-1-${LATEST}-20240506T070809Z`);
       expect(existsSync(report.backupPath!)).toBe(true);
       expect(hostRows(report.backupPath!)).toEqual(before);
       expect(tableNames(report.backupPath!)).toEqual(tablesBefore);
@@ -166,7 +184,7 @@ it.effect("names the backup with the current UTC time when no clock is given", (
     const file = tmp.path("host.db");
     createHostDatabase(file);
     const report = yield* migrateDatabase(file);
-    expect(report.backupPath).toMatch(/\/host\.db\.bak-1-2-\d{8}T\d{6}Z$/);
+    expect(report.backupPath).toMatch(new RegExp(`/host\\.db\\.bak-1-${LATEST}-\\d{8}T\\d{6}Z$`));
     expect(listDir(tmp.dir())).toEqual(["host.db", report.backupPath!.split("/").pop()]);
   }),
 );
@@ -201,13 +219,13 @@ describe.each(["die", "fail"] as const)("a 0002 migration that fails (%s) after 
     }),
   );
 
-  it.effect("is followed by a normal migrate that reaches version 2", () =>
+  it.effect("is followed by a normal migrate that reaches the latest version", () =>
     Effect.gen(function* () {
       const file = tmp.path("fresh.db");
       yield* Effect.flip(migrateDatabase(file, { migrations: failingRecord(how) }));
       const report = yield* migrateDatabase(file);
-      expect(report).toMatchObject({ toVersion: 2, applied: ["0001_host_schema", "0002_run_ledger"] });
-      expect(tableNames(file)).toEqual(expect.arrayContaining(LEDGER_TABLES));
+      expect(report).toMatchObject({ toVersion: LATEST, applied: ALL_MIGRATIONS });
+      expect(tableNames(file)).toEqual(expect.arrayContaining(ADDED_TABLES));
     }),
   );
 });
@@ -225,7 +243,7 @@ describe("a failed migration of a host database", () => {
     }),
   );
 
-  it.effect("is retried as a 1-to-2 migration that backs the file up again", () =>
+  it.effect("is retried as a migration from version 1 that backs the file up again", () =>
     Effect.gen(function* () {
       const file = tmp.path("host.db");
       createHostDatabase(file);
@@ -242,7 +260,7 @@ describe("a failed migration of a host database", () => {
       createHostDatabase(file);
       yield* Effect.flip(migrateDatabase(file, { migrations: failingRecord("die"), now: NOW }));
       const report = yield* migrateDatabase(file, { now: NOW });
-      expect(report.backupPath).toBe(`${file}.bak-1-2-20240506T070809Z-2`);
+      expect(report.backupPath).toBe(`${file}.bak-1-${LATEST}-20240506T070809Z-2`);
       expect(listDir(tmp.dir()).filter((name) => name.includes(".bak-"))).toHaveLength(2);
     }),
   );
@@ -283,21 +301,21 @@ const killMidMigration = (file: string) =>
 
 describe("a migration killed (SIGKILL) in the middle of 0002", () => {
   it.effect(
-    "leaves a fresh file that a normal migrate brings to version 2",
+    "leaves a fresh file that a normal migrate brings to the latest version",
     () =>
       Effect.gen(function* () {
         const file = tmp.path("fresh.db");
         expect(yield* killMidMigration(file)).toBe("SIGKILL");
         expect(tableNames(file)).not.toContain("agent_runs");
         const report = yield* migrateDatabase(file);
-        expect(report).toMatchObject({ toVersion: 2, applied: ["0001_host_schema", "0002_run_ledger"] });
-        expect(recordedMigrations(file)).toEqual([1, 2]);
+        expect(report).toMatchObject({ toVersion: LATEST, applied: ALL_MIGRATIONS });
+        expect(recordedMigrations(file)).toEqual(ALL_VERSIONS);
       }),
     CHILD_TIMEOUT,
   );
 
   it.effect(
-    "leaves a host database with its rows that a normal migrate brings to version 2",
+    "leaves a host database with its rows that a normal migrate brings to the latest version",
     () =>
       Effect.gen(function* () {
         const file = tmp.path("host.db");
@@ -306,9 +324,9 @@ describe("a migration killed (SIGKILL) in the middle of 0002", () => {
         expect(yield* killMidMigration(file)).toBe("SIGKILL");
         expect(tableNames(file)).not.toContain("agent_runs");
         const report = yield* migrateDatabase(file);
-        expect(report).toMatchObject({ fromVersion: 1, toVersion: 2 });
+        expect(report).toMatchObject({ fromVersion: 1, toVersion: LATEST });
         expect(hostRows(file)).toEqual(before);
-        expect(tableNames(file)).toEqual(expect.arrayContaining(LEDGER_TABLES));
+        expect(tableNames(file)).toEqual(expect.arrayContaining(ADDED_TABLES));
       }),
     CHILD_TIMEOUT,
   );

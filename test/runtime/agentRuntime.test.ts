@@ -265,12 +265,12 @@ describe("RunHandle", () => {
     });
     const { result, ...ledger } = await finish(runtime, handle);
     expect(result.terminalState).toBe("completed");
-    expect(ledger.receipts.map((receipt) => receipt.callId)).toEqual(["c1", "c1~2"]);
+    expect(ledger.receipts.map((receipt) => receipt.callId)).toEqual(["c1", "c1_2"]);
     expect(
       handle.transcript
         .getSnapshot()
         .context.messages.flatMap((message) => (message.role === "tool" ? [message.callId] : [])),
-    ).toEqual(["c1", "c1~2"]);
+    ).toEqual(["c1", "c1_2"]);
     expect(ledgerViolations(ledger)).toEqual([]);
   });
 

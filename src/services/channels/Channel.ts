@@ -1,22 +1,23 @@
-import { Effect } from "effect";
-import { z } from "zod";
-import { type ChannelReceipt, idempotencyKey, type OutgoingMessage, type ToolMessage } from "../../domain/delivery.js";
+import type { ChannelReceipt, OutgoingMessage, ToolMessage } from "../../domain/delivery.js";
 import type { Locale } from "../../domain/index.js";
-import type { ToolDefinition } from "../tools/Tool.js";
+import type { MessageSender } from "../tools/builtin/sendMessage.js";
 
 /**
- * The one interface every channel adapter implements (console, SSE-less message channels, webhook,
- * the in-memory outbox, and whatever a host adds). Two callers use it:
+ * The one interface every message channel adapter implements (console, webhook, the in-memory
+ * outbox, and whatever a host adds; the SSE handler is not one: it streams the ledger to web UIs).
+ * It is Promise-based, not an Effect, so a host can implement it without Effect. Two callers use it:
  *
  * - the router's delivery actors (one per run and channel), for progress and final messages;
  * - the `send_message` tool's DELIVER (issue H): `send` resolves with the channel's own id for the
- *   message, which is what a DELIVER receipt needs as evidence (`message_id`). See `channelSendTool`.
+ *   message, which is what a DELIVER receipt needs as evidence (`message_id`). See
+ *   `channelMessageSender`, which turns a channel into the tool's `MessageSender`.
  *
  * Contract of `send`:
  * - one attempt: resolve with `{ messageId }` (the channel's real, stable id for the message; never
  *   empty) once the channel has accepted the message, or reject. Retrying is the caller's: the
  *   delivery actor retries per its policy and logs every attempt;
- * - `message.idempotencyKey` (`<runId>:<kind>[:<n>]`) is the same on every attempt at the same
+ * - `message.idempotencyKey` (`<runId>:progress:<n>`, `<runId>:final`, or the tool's key for a
+ *   `message`) is the same on every attempt at the same
  *   message: an adapter whose transport supports it passes it on (the webhook sends it as the
  *   `Idempotency-Key` header), so a retry after a lost answer does not deliver twice;
  * - `options.signal` aborts the attempt (the actor was stopped); honour it where the transport can;
@@ -44,45 +45,27 @@ export class ChannelSendError extends Error {
   }
 }
 
-const SendMessageArgs = z.strictObject({
-  text: z.string().min(1).describe("The message to send, as the user sees it."),
-});
-
 /**
- * A DELIVER tool that sends its `text` to `channel` as a `message` (idempotency key
- * `<runId>:message:<callId>`) and reports the channel's message id as evidence (`message_id`), so a
- * deliver contract is satisfied only by a message the channel accepted. A minimal building block for
- * the `send_message` tool; a failed send is an `error` result (the run's verifier sees no message id).
+ * The `send_message` tool's view of a channel (its `MessageSender`, src/services/tools/builtin/
+ * sendMessage.ts): `sendMessageTool([channelMessageSender(channel)])` delivers through this adapter,
+ * and the DELIVER receipt's evidence is the channel's real message id. The tool's idempotency key
+ * is `<runId>:<callId>`; the message is a `message` kind with that key, its run id and call id.
  */
-export function channelSendTool(
-  channel: Channel,
-  options: { readonly name?: string; readonly description?: string; readonly locale?: Locale } = {},
-): ToolDefinition<z.infer<typeof SendMessageArgs>> {
+export function channelMessageSender(channel: Channel, options: { readonly locale?: Locale } = {}): MessageSender {
   return {
-    name: options.name ?? "send_message",
-    description: options.description ?? `Send a message to the user on the ${channel.id} channel.`,
-    kind: "deliver",
-    input: SendMessageArgs,
-    execute: (args, context) => {
+    channelId: channel.id,
+    send: ({ text, idempotencyKey }) => {
+      const split = idempotencyKey.lastIndexOf(":");
       const message: ToolMessage = {
         kind: "message",
-        runId: context.runId,
+        runId: split > 0 ? idempotencyKey.slice(0, split) : idempotencyKey,
         channelId: channel.id,
-        idempotencyKey: idempotencyKey(context.runId, "message", context.callId),
-        text: args.text,
+        idempotencyKey,
+        text,
         locale: options.locale ?? "en",
-        callId: context.callId,
+        callId: split > 0 ? idempotencyKey.slice(split + 1) || idempotencyKey : idempotencyKey,
       };
-      return Effect.tryPromise({
-        try: () => channel.send(message, { signal: context.signal }),
-        catch: (error) => error,
-      }).pipe(
-        Effect.map((receipt) => ({
-          status: "ok" as const,
-          output: { channelId: channel.id, messageId: receipt.messageId },
-          evidence: { message_id: receipt.messageId, channel_id: channel.id },
-        })),
-      );
+      return channel.send(message);
     },
   };
 }

@@ -1,4 +1,4 @@
-import { Duration, Effect, Schedule } from "effect";
+import { Cause, Duration, Effect, Exit, Schedule } from "effect";
 import type { ChannelReceipt, OutgoingMessage } from "../../domain/delivery.js";
 import { type Channel, ChannelSendError } from "./Channel.js";
 
@@ -108,9 +108,13 @@ export function webhookChannel(options: WebhookChannelOptions): Channel {
   return {
     id: options.id,
     send: (message, sendOptions = {}) =>
-      Effect.runPromise(
+      // runPromiseExit + squash: plain runPromise would reject with a FiberFailure, not the ChannelSendError.
+      Effect.runPromiseExit(
         post(message, sendOptions.signal).pipe(Effect.retry({ schedule, while: retryable })),
         sendOptions.signal ? { signal: sendOptions.signal } : undefined,
-      ),
+      ).then((exit) => {
+        if (Exit.isSuccess(exit)) return exit.value;
+        throw Cause.squash(exit.cause);
+      }),
   };
 }

@@ -32,12 +32,21 @@ export function redactLogValue(value: unknown): unknown {
   }
 }
 
+/** Annotations redacted as one object, so a value under a secret-named key (`apiKey`) goes whole. */
+function redactAnnotations(annotations: HashMap.HashMap<string, unknown>): HashMap.HashMap<string, unknown> {
+  const record = Object.fromEntries(HashMap.toEntries(annotations));
+  const redacted = redactLogValue(record);
+  return redacted !== null && typeof redacted === "object" && !Array.isArray(redacted)
+    ? HashMap.fromIterable(Object.entries(redacted))
+    : HashMap.map(annotations, redactLogValue);
+}
+
 /** Wraps a logger so that nothing it receives carries a secret the ledger would have redacted. */
 export function redactingLogger<O>(inner: Logger.Logger<unknown, O>): Logger.Logger<unknown, O> {
   return Logger.mapInputOptions(inner, (options) => ({
     ...options,
     message: redactLogValue(options.message),
-    annotations: HashMap.map(options.annotations, redactLogValue),
+    annotations: redactAnnotations(options.annotations),
     cause: Cause.isEmpty(options.cause) ? options.cause : Cause.die(redactText(Cause.pretty(options.cause))),
   }));
 }

@@ -200,6 +200,7 @@ export function observeRun(init: RunObservationInit): RunObserver {
           outcome.type === "response"
             ? Effect.zipRight(
                 Effect.annotateCurrentSpan({
+                  // An array, as the GenAI conventions say (the OTel bridge exports it JSON-encoded).
                   "gen_ai.response.finish_reasons": [outcome.finishReason],
                   "agentloop.tool_calls.parsed": outcome.calls.length,
                   "agentloop.tool_calls.malformed": outcome.malformed.length,
@@ -349,8 +350,15 @@ export async function traceDelivery<A>(
 ): Promise<A> {
   const root = recentRoots.get(target.runId);
   if (!root) return send();
+  let failure: { readonly error: unknown } | undefined;
   const exit = await root.runtime.runPromiseExit(
-    Effect.tryPromise({ try: send, catch: (error) => error }).pipe(
+    Effect.tryPromise({
+      try: send,
+      catch: (error) => {
+        failure = { error };
+        return error;
+      },
+    }).pipe(
       Effect.withSpan(SPAN.delivery, {
         parent: root.span,
         kind: "producer",
@@ -364,7 +372,8 @@ export async function traceDelivery<A>(
     ),
   );
   if (Exit.isSuccess(exit)) return exit.value;
-  throw Cause.squash(exit.cause);
+  // The channel's own error, untouched (Effect may have decorated the one in the cause).
+  throw failure ? failure.error : Cause.squash(exit.cause);
 }
 
 export interface OtelTracingOptions {

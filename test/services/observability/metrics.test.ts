@@ -123,7 +123,10 @@ describe("run-end metrics", () => {
     const runtime = await harness.makeRuntime();
     const moved = await deltas(
       () => runtime.metricsSnapshot(),
-      { corrections: ["agent_correction_turn_total"], completed: ["agent_runs_total", { terminal_state: "completed" }] },
+      {
+        corrections: ["agent_correction_turn_total"],
+        completed: ["agent_runs_total", { terminal_state: "completed" }],
+      },
       () =>
         runScript(runtime, {
           steps: [textStep("Item 1 is fine."), callStep("c1", "lookup"), textStep("Item 1 is 'item'.")],
