@@ -1,8 +1,12 @@
 import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { Either } from "effect";
 import { type AgentRunResult, type EvidenceMode, EvidenceMode as EvidenceModes } from "../domain/index.js";
 import { AgentRuntime } from "../runtime/AgentRuntime.js";
+import { channelMessageSender } from "../services/channels/Channel.js";
+import { consoleChannel } from "../services/channels/console.js";
 import {
   type Environment,
   makeProvider,
@@ -11,6 +15,11 @@ import {
   resolveProviderConfig,
 } from "../services/providers/config.js";
 import type { RetryPolicy } from "../services/providers/retry.js";
+import { createRouter } from "../services/router.js";
+import { SessionRunner } from "../services/sessionRunner.js";
+import { builtinTools } from "../services/tools/builtin/index.js";
+import { buildSystemPrompt } from "../services/workspace/prompt.js";
+import { discoverSkills } from "../services/workspace/skills.js";
 import { CliFailure, type CliIO } from "./output.js";
 
 const DEFAULT_DB = "./agentloop.db";
@@ -29,6 +38,22 @@ export interface RunCommandOptions {
   readonly env?: Environment;
   /** For tests: the runtime's retry policy. */
   readonly retry?: RetryPolicy;
+  /** A workspace: its AGENTS.md/SOUL.md/USER.md and skill catalog join the prompt; the built-in tools act on it. */
+  readonly workspace?: string;
+  /** Continue this session (its earlier turns are replayed from the ledger). */
+  readonly session?: string;
+  /** Deliver through the console channel with this policy instead of printing the final text once. */
+  readonly policy?: string;
+}
+
+const POLICIES = ["final_only", "progress_updates", "silent_tool_status"] as const;
+
+function policyOf(name: string | undefined): (typeof POLICIES)[number] | undefined {
+  if (name === undefined) return undefined;
+  if (!(POLICIES as ReadonlyArray<string>).includes(name)) {
+    throw new CliFailure(`unknown policy "${name}": expected one of ${POLICIES.join(", ")}`, 2);
+  }
+  return name as (typeof POLICIES)[number];
 }
 
 function contractOf(name: string | undefined): { evidenceMode: EvidenceMode; source: "caller" } | undefined {
@@ -44,7 +69,8 @@ function contractOf(name: string | undefined): { evidenceMode: EvidenceMode; sou
  * `agentloop run "TASK"`: one run against a real provider. Prints the run's final text (for any
  * state but `completed` the runtime's honest statement), or the AgentRunResult with `--json`.
  * Exit 0 only for `completed`; configuration errors are one line with exit code 2.
- * No tools are offered yet (built-in tools come later), so an evidence contract ends unverified.
+ * With `--workspace` the built-in tools act on that folder; without it no tools are offered, so an
+ * evidence contract ends unverified.
  */
 export async function runCommand(io: CliIO, task: string, options: RunCommandOptions = {}): Promise<number> {
   const contract = contractOf(options.contract);
@@ -79,18 +105,33 @@ export async function runCommand(io: CliIO, task: string, options: RunCommandOpt
   }).catch((error: unknown) => {
     throw new CliFailure((error as { message?: string }).message ?? String(error));
   });
+  const policy = policyOf(options.policy);
+  const channel = consoleChannel();
+  const router = policy && !options.json ? createRouter({ runtime, channels: [{ channel, policy }] }) : undefined;
   try {
-    const handle = runtime.startRun({
-      sessionId: `cli-${randomUUID()}`,
+    const workspace = options.workspace ? resolve(options.workspace) : undefined;
+    if (workspace && !existsSync(workspace)) throw new CliFailure(`workspace ${options.workspace} does not exist`, 2);
+    const skills = workspace ? discoverSkills(workspace).map((entry) => entry.manifest) : [];
+    const tools = workspace ? [...builtinTools(workspace, { senders: [channelMessageSender(channel)] }).values()] : [];
+    const sessions = new SessionRunner(runtime);
+    const handle = await sessions.startTurn({
+      sessionId: options.session ?? `cli-${randomUUID()}`,
       input: task,
-      ...(contract ? { contract } : {}),
+      provider,
+      ...(contract ? { signals: { explicit: contract } } : {}),
+      ...(tools.length > 0 ? { tools } : {}),
+      system: buildSystemPrompt(workspace, { skills }),
+      skills: [],
     });
-    const result: AgentRunResult = await handle.result;
+    const delivery = router?.attach(handle);
+    const result: AgentRunResult = await handle.settled;
+    await delivery?.done;
     if (printedDelta) process.stderr.write("\n");
     if (options.json) io.out(JSON.stringify(result, null, 2));
-    else io.out(result.finalText);
+    else if (!router) io.out(result.finalText);
     return result.terminalState === "completed" ? 0 : 1;
   } finally {
+    router?.dispose();
     await runtime.dispose();
   }
 }
@@ -107,6 +148,11 @@ export function registerRunCommand(program: Command, io: CliIO, setExit: (code: 
     .addOption(new Option("--db <file>", "SQLite ledger file").default(DEFAULT_DB))
     .addOption(new Option("--contract <mode>", "completion contract").choices(EvidenceModes.options))
     .option("--no-stream", "ask for whole responses instead of streams")
+    .option("--workspace <dir>", "workspace: prompt files, skills and the built-in tools act on it")
+    .option("--session <id>", "continue this session (earlier turns replayed from the ledger)")
+    .addOption(
+      new Option("--policy <policy>", "deliver through the console channel with this policy").choices([...POLICIES]),
+    )
     .option("--json", "print the AgentRunResult as JSON")
     .action(async (task: string, options: RunCommandOptions) => {
       setExit(await runCommand(io, task, options));
