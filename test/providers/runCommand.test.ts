@@ -70,6 +70,59 @@ describe("runCommand", () => {
     expect(server.requests.every((recorded) => recorded.body.tools === undefined)).toBe(true);
   });
 
+  it("acts on --workspace with the built-in tools and continues a --session from the ledger", async () => {
+    const { mkdirSync, writeFileSync } = await import("node:fs");
+    const workspace = tmp.path("ws");
+    mkdirSync(workspace, { recursive: true });
+    writeFileSync(`${workspace}/config.yaml`, "debug: true\n");
+    writeFileSync(`${workspace}/AGENTS.md`, "Prefer reading files.\n");
+    server.enqueue(
+      openAIChatWire.stream({ calls: [{ id: "c1", name: "workspace_read", arguments: '{"path":"config.yaml"}' }] }),
+      openAIChatWire.stream({ text: "debug is true." }),
+    );
+    const first = fakeIO();
+    expect(
+      await runCommand(
+        first.io,
+        "Is debug on?",
+        options({ workspace, session: "s-cli", contract: "observe", json: true }),
+      ),
+    ).toBe(0);
+    expect(JSON.parse(first.out.join("\n"))).toMatchObject({
+      terminalState: "completed",
+      receipts: [{ toolName: "workspace_read", status: "ok" }],
+    });
+    const system = server.requests[0]!.body.messages[0];
+    expect(JSON.stringify(system)).toContain("Prefer reading files.");
+    server.enqueue(openAIChatWire.stream({ text: "Yes, as read before." }));
+    const second = fakeIO();
+    expect(await runCommand(second.io, "And again?", options({ workspace, session: "s-cli" }))).toBe(0);
+    expect(JSON.stringify(server.requests.at(-1)!.body.messages)).toContain("debug: true");
+  });
+
+  it("delivers through the console channel with --policy", async () => {
+    server.enqueue(openAIChatWire.stream({ text: "Paris." }));
+    const { io, out } = fakeIO();
+    const written: string[] = [];
+    // The console channel waits for each write's callback: the stand-in must call it.
+    const spy = vi.spyOn(process.stdout, "write").mockImplementation(((
+      chunk: string | Uint8Array,
+      ...rest: unknown[]
+    ) => {
+      written.push(String(chunk));
+      const callback = rest.find((arg): arg is () => void => typeof arg === "function");
+      callback?.();
+      return true;
+    }) as typeof process.stdout.write);
+    try {
+      expect(await runCommand(io, "Capital?", options({ policy: "final_only" }))).toBe(0);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(out).toEqual([]);
+    expect(written.join("")).toContain("Paris.");
+  });
+
   it("asks for whole responses with --no-stream", async () => {
     server.enqueue(openAIChatWire.json({ text: "Paris." }));
     const { io, out } = fakeIO();
