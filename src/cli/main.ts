@@ -3,6 +3,7 @@ import { migrateCommand, recoverCommand } from "./dbCommands.js";
 import { evalCommand } from "./evalCommand.js";
 import { registerInspectCommands } from "./inspectCommands.js";
 import { registerMemoryCommands } from "./memoryCommands.js";
+import { registerObservabilityCommands } from "./observabilityCommands.js";
 import { CliFailure, type CliIO, firstLine, processIO } from "./output.js";
 import { registerRunCommand } from "./runCommand.js";
 import { writeVisualizations } from "./visualize.js";
@@ -65,6 +66,7 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
 
   registerWorkspaceCommands(program, io, setExit);
   registerMemoryCommands(program, io, setExit);
+  registerObservabilityCommands(program, io, setExit);
   registerRunCommand(program, io, setExit);
   registerInspectCommands(program, io, setExit);
 

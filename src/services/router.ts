@@ -13,6 +13,8 @@ import { type DeliveryLogShape, makeDeliveryLog } from "../persistence/DeliveryL
 import { redactText } from "../persistence/payloadHygiene.js";
 import type { RunHandle, RuntimeServices } from "../runtime/AgentRuntime.js";
 import { type Channel, ChannelSendError } from "./channels/Channel.js";
+import { recordProgressSuppressed } from "./observability/metrics.js";
+import { traceDelivery } from "./observability/tracing.js";
 
 /**
  * The channel router (seed §4 Phase 4): for every run it is attached to, one delivery actor per
@@ -62,11 +64,6 @@ export interface RunDelivery {
 export const DEFAULT_MAX_ATTEMPTS = 3;
 export const DEFAULT_RETRY_DELAY_MS = 500;
 
-/** Progress a channel's policy kept from it (seed §6 metrics). */
-export const progressSuppressedTotal = Metric.counter("agent_channel_progress_suppressed_total", {
-  description: "progress updates a channel's delivery policy did not send",
-  incremental: true,
-});
 /** Send attempts, by channel and status (`sent`, `failed`, `dropped`). */
 export const channelDeliveriesTotal = Metric.counter("agent_channel_deliveries_total", {
   description: "channel send attempts by outcome",
@@ -91,7 +88,10 @@ export function sendMessageActor(channel: Channel) {
   return fromPromise<ChannelReceipt, SendMessageInput>(async ({ input, signal }) => {
     let receipt: unknown;
     try {
-      receipt = await channel.send(input.message, { signal });
+      receipt = await traceDelivery(
+        { runId: input.message.runId, channelId: channel.id, kind: input.message.kind, attempt: input.attempt },
+        () => channel.send(input.message, { signal }),
+      );
     } catch (error) {
       throw new ChannelSendError(redactText(errorLine(error)));
     }
@@ -167,7 +167,7 @@ export class ChannelRouter {
       // An actor stopped by `dispose` completes without output: its channel is left out.
       const outputs = settled.filter((output): output is DeliveryOutput => output !== undefined);
       for (const output of outputs) {
-        if (output.suppressed > 0) increment(progressSuppressedTotal, { channel: output.channelId }, output.suppressed);
+        if (output.suppressed > 0) recordProgressSuppressed(output.suppressed, output.channelId);
         if (output.final === "undeliverable") increment(channelUndeliverableTotal, { channel: output.channelId });
       }
       await this.logQueue;

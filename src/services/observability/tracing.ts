@@ -107,12 +107,15 @@ const settlementLog = (step: number, settlement: ToolSettlement) => ({
   ...(settlement.reason ? { reason: settlement.reason } : {}),
 });
 
-/** Recent runs' root spans, so a delivery made after the run can still join its tree. */
-const recentRoots = new Map<string, { span: Tracer.Span; runtime: ManagedRuntime.ManagedRuntime<never, never> }>();
+/**
+ * Recent runs' root spans and the tracer that made them, so a delivery made after the run can
+ * still join its tree (without touching the runtime, which may be disposed by then).
+ */
+const recentRoots = new Map<string, { span: Tracer.Span; tracer: Tracer.Tracer }>();
 const RECENT_ROOTS = 1024;
 
-function rememberRoot(runId: string, span: Tracer.Span, runtime: ManagedRuntime.ManagedRuntime<never, never>) {
-  recentRoots.set(runId, { span, runtime });
+function rememberRoot(runId: string, span: Tracer.Span, tracer: Tracer.Tracer) {
+  recentRoots.set(runId, { span, tracer });
   if (recentRoots.size > RECENT_ROOTS) {
     const oldest = recentRoots.keys().next().value;
     if (oldest !== undefined) recentRoots.delete(oldest);
@@ -152,7 +155,7 @@ export function observeRun(init: RunObservationInit): RunObserver {
   const rootSpan = runtime.runSync(makeRoot);
   const traceId = init.traceId ?? rootSpan.traceId;
   rootSpan.attribute("agentloop.trace.id", traceId);
-  rememberRoot(init.runId, rootSpan, runtime as unknown as ManagedRuntime.ManagedRuntime<never, never>);
+  rememberRoot(init.runId, rootSpan, runtime.runSync(Effect.tracer));
 
   const logAnnotations = {
     runId: init.runId,
@@ -351,7 +354,7 @@ export async function traceDelivery<A>(
   const root = recentRoots.get(target.runId);
   if (!root) return send();
   let failure: { readonly error: unknown } | undefined;
-  const exit = await root.runtime.runPromiseExit(
+  const exit = await Effect.runPromiseExit(
     Effect.tryPromise({
       try: send,
       catch: (error) => {
@@ -369,6 +372,7 @@ export async function traceDelivery<A>(
           ...(target.attempt === undefined ? {} : { "agentloop.delivery.attempt": target.attempt }),
         },
       }),
+      Effect.withTracer(root.tracer),
     ),
   );
   if (Exit.isSuccess(exit)) return exit.value;

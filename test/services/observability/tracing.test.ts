@@ -161,6 +161,14 @@ describe("run spans", () => {
     expect(delivery.attributes).toMatchObject({ "agentloop.channel.id": "web", "agentloop.delivery.kind": "final" });
   });
 
+  it("still sends a delivery after the run's runtime was disposed", async () => {
+    const { runtime } = await tracedRuntime();
+    const result = await runtime.startRun(lookupRun()).result;
+    await runtime.dispose();
+    const sent = await traceDelivery({ runId: result.runId, channelId: "web", kind: "final" }, async () => "m-7");
+    expect(sent).toBe("m-7");
+  });
+
   it("rethrows a failed delivery's own error", async () => {
     const { runtime } = await tracedRuntime();
     const result = await runtime.startRun(lookupRun()).result;
