@@ -31,6 +31,9 @@ export interface SqliteAgentRunStoreOptions {
 
 const refusalSet: ReadonlySet<string> = new Set(LEDGER_REFUSALS);
 
+/** Ledger writes are the hot path: a span's captured stack trace costs more than the insert. */
+const NO_STACK = { captureStackTrace: false } as const;
+
 /** Maps a trigger's `ledger:<reason>` (or a constraint violation) onto a typed LedgerError. */
 export function toLedgerError(error: SqlError.SqlError, context: string): LedgerError {
   const cause = error.cause as { message?: string; code?: string } | undefined;
@@ -190,7 +193,7 @@ export const makeSqliteAgentRunStore = (options: SqliteAgentRunStoreOptions = {}
         ended_at: null,
         failure_code: null,
         failure_detail: null,
-      })}`.pipe(Effect.asVoid, refuse(`createRun ${run.runId}`), Effect.withSpan("AgentRunStore.createRun"));
+      })}`.pipe(Effect.asVoid, refuse(`createRun ${run.runId}`), Effect.withSpan("AgentRunStore.createRun", NO_STACK));
 
     const appendEvents: AgentRunStoreShape["appendEvents"] = (runId, events, receipts = []) =>
       events.some((event) => event.type === "terminal")
@@ -202,13 +205,13 @@ export const makeSqliteAgentRunStore = (options: SqliteAgentRunStoreOptions = {}
           )
         : sql
             .withTransaction(insertBatch(runId, events, receipts))
-            .pipe(refuse(`appendEvents ${runId}`), Effect.withSpan("AgentRunStore.appendEvents"));
+            .pipe(refuse(`appendEvents ${runId}`), Effect.withSpan("AgentRunStore.appendEvents", NO_STACK));
 
     const recordReceipt: AgentRunStoreShape["recordReceipt"] = (receipt) =>
       sql`INSERT INTO agent_execution_receipts ${sql.insert(receiptRows([receipt]))}`.pipe(
         Effect.asVoid,
         refuse(`recordReceipt ${receipt.runId}/${receipt.callId}`),
-        Effect.withSpan("AgentRunStore.recordReceipt"),
+        Effect.withSpan("AgentRunStore.recordReceipt", NO_STACK),
       );
 
     const closeRun = (runId: string, closure: RunClosure) =>
@@ -227,7 +230,7 @@ export const makeSqliteAgentRunStore = (options: SqliteAgentRunStoreOptions = {}
     const finishRun: AgentRunStoreShape["finishRun"] = (runId, closure) =>
       sql
         .withTransaction(closeRun(runId, closure))
-        .pipe(refuse(`finishRun ${runId}`), Effect.withSpan("AgentRunStore.finishRun"));
+        .pipe(refuse(`finishRun ${runId}`), Effect.withSpan("AgentRunStore.finishRun", NO_STACK));
 
     const getRun: AgentRunStoreShape["getRun"] = (runId) =>
       sql<RunRow>`SELECT * FROM agent_runs WHERE run_id = ${runId}`.pipe(

@@ -88,6 +88,8 @@ export function runActors(wiring: RunWiring) {
     ? [...wiring.tools.values()].filter((tool) => wiring.allowedTools.has(tool.name)).map(describeTool)
     : [];
   const usedCallIds = new Set<string>();
+  // Built once per run, not once per sampling step.
+  const retry = withProviderRetry(wiring.retry);
   const observe = wiring.observer ?? passthroughObserver(); // [observability]
 
   const append = (messages: ReadonlyArray<ContextMessage>) => transcript.trigger.append({ messages });
@@ -128,7 +130,7 @@ export function runActors(wiring: RunWiring) {
           toolChoice: descriptors.length > 0 ? input.toolChoice : { mode: "none" },
         })
         .pipe(
-          withProviderRetry(wiring.retry),
+          retry,
           Effect.map(
             (response): SampleOutcome => ({
               type: "response",

@@ -28,7 +28,9 @@ export function providerRetrySchedule(policy: RetryPolicy) {
   );
 }
 
-export const withProviderRetry =
-  (policy: RetryPolicy) =>
-  <A>(effect: Effect.Effect<A, ProviderError>): Effect.Effect<A, ProviderError> =>
-    Effect.retry(effect, providerRetrySchedule(policy));
+export const withProviderRetry = (policy: RetryPolicy) => {
+  // A Schedule is an immutable description: build it once, reuse it for every call.
+  const schedule = providerRetrySchedule(policy);
+  return <A>(effect: Effect.Effect<A, ProviderError>): Effect.Effect<A, ProviderError> =>
+    Effect.retry(effect, schedule);
+};
