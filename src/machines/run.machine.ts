@@ -556,34 +556,7 @@ export const runMachine = setup({
               events: context.closingEvents,
               transcript: context.closingTranscript,
             }),
-            onDone: [
-              {
-                guard: "cancelRequested",
-                target: "#run.finalizing",
-                actions: [
-                  { type: "advanceSequence", params: ({ event }) => event.output },
-                  { type: "closeWith", params: { events: [] } },
-                  { type: "decide", params: { state: "cancelled", reason: "cancelled_by_user", detail: null } },
-                ],
-              },
-              {
-                guard: "stepBudgetSpent",
-                target: "#run.finalizing",
-                actions: [
-                  { type: "advanceSequence", params: ({ event }) => event.output },
-                  { type: "closeWith", params: { events: [] } },
-                  { type: "decide", params: { state: "incomplete", reason: "max_steps_reached", detail: null } },
-                ],
-              },
-              {
-                target: "sampling",
-                actions: [
-                  { type: "advanceSequence", params: ({ event }) => event.output },
-                  { type: "closeWith", params: { events: [] } },
-                  { type: "setPhase", params: { phase: "continue" } },
-                ],
-              },
-            ],
+            onDone: sampleAgainAfterWrite("continue"),
             onError: {
               target: "#run.finalizing",
               actions: [{ type: "closeWith", params: { events: [] } }, "failLedger"],
@@ -765,34 +738,7 @@ export const runMachine = setup({
               events: context.closingEvents,
               transcript: context.closingTranscript,
             }),
-            onDone: [
-              {
-                guard: "cancelRequested",
-                target: "#run.finalizing",
-                actions: [
-                  { type: "advanceSequence", params: ({ event }) => event.output },
-                  { type: "closeWith", params: { events: [] } },
-                  { type: "decide", params: { state: "cancelled", reason: "cancelled_by_user", detail: null } },
-                ],
-              },
-              {
-                guard: "stepBudgetSpent",
-                target: "#run.finalizing",
-                actions: [
-                  { type: "advanceSequence", params: ({ event }) => event.output },
-                  { type: "closeWith", params: { events: [] } },
-                  { type: "decide", params: { state: "incomplete", reason: "max_steps_reached", detail: null } },
-                ],
-              },
-              {
-                target: "sampling",
-                actions: [
-                  { type: "advanceSequence", params: ({ event }) => event.output },
-                  { type: "closeWith", params: { events: [] } },
-                  { type: "setPhase", params: { phase: "correction" } },
-                ],
-              },
-            ],
+            onDone: sampleAgainAfterWrite("correction"),
             onError: {
               target: "#run.finalizing",
               actions: [{ type: "closeWith", params: { events: [] } }, "failLedger"],
@@ -890,6 +836,39 @@ function fingerprints(settlements: ReadonlyArray<ToolSettlement>, hashes: Readon
     inputFingerprint: settlement.inputFingerprint,
     resultHash: hashes[index] ?? "",
   }));
+}
+
+/**
+ * After a ledger write that precedes another sampling step (a protocol repair, a correction):
+ * a pending CANCEL or a spent step budget ends the run here; otherwise sample again.
+ */
+function sampleAgainAfterWrite(phase: SamplingPhase) {
+  const advance = {
+    type: "advanceSequence",
+    params: ({ event }: { event: { output: LedgerWriteOutput } }) => event.output,
+  } as const;
+  const clear = { type: "closeWith", params: { events: [] } } as const;
+  return [
+    {
+      guard: "cancelRequested",
+      target: "#run.finalizing",
+      actions: [
+        advance,
+        clear,
+        { type: "decide", params: { state: "cancelled", reason: "cancelled_by_user", detail: null } },
+      ],
+    },
+    {
+      guard: "stepBudgetSpent",
+      target: "#run.finalizing",
+      actions: [
+        advance,
+        clear,
+        { type: "decide", params: { state: "incomplete", reason: "max_steps_reached", detail: null } },
+      ],
+    },
+    { target: "sampling", actions: [advance, clear, { type: "setPhase", params: { phase } }] },
+  ] as const;
 }
 
 /** The rows of a tool step that are made durable before any tool runs (write-ahead). */
