@@ -1,6 +1,5 @@
 import { existsSync } from "node:fs";
 import { SqlClient } from "@effect/sql";
-import { SqliteClient } from "@effect/sql-sqlite-node";
 import { type Command, Option } from "commander";
 import { Effect, Either, Layer } from "effect";
 import { AgentloopFlags, DEFAULT_FLAGS, FlagsError, loadFlags, ROLLOUT_STAGES, rolloutStage } from "../config/flags.js";
@@ -9,6 +8,7 @@ import { AgentRunStore } from "../persistence/AgentRunStore.js";
 import { inspectDatabase } from "../persistence/database.js";
 import { redactText } from "../persistence/payloadHygiene.js";
 import { makeSqliteAgentRunStore } from "../persistence/SqliteAgentRunStore.js";
+import { sqliteClientLayer } from "../persistence/sqliteClient.js";
 import { computeHealth, type HealthReport, parseWindow } from "../services/observability/health.js";
 import { ledgerMetricFamilies } from "../services/observability/ledgerMetrics.js";
 import { renderFamilies } from "../services/observability/prometheus.js";
@@ -34,7 +34,7 @@ async function readLedger<A>(
       `${db} has no run ledger (schema version ${inspection.right.schemaVersion}); run agentloop migrate --db ${db}`,
     );
   }
-  const client = SqliteClient.layer({ filename: db, readonly: true, disableWAL: true });
+  const client = sqliteClientLayer({ filename: db, readonly: true });
   const layer = Layer.effect(AgentRunStore, makeSqliteAgentRunStore()).pipe(Layer.provideMerge(client), Layer.orDie);
   const result = await Effect.runPromise(Effect.either(effect.pipe(Effect.provide(layer))));
   if (Either.isLeft(result)) throw new CliFailure(result.left.message);

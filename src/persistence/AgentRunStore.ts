@@ -92,7 +92,8 @@ export interface RunLedgerRecord {
 
 /** The canonical run ledger (seed §3.2). Append-only; every write batch is one transaction. */
 export interface AgentRunStoreShape {
-  readonly createRun: (run: NewRun) => Effect.Effect<void, LedgerError>;
+  /** The run row and (in the same transaction) its first events, e.g. the user input. */
+  readonly createRun: (run: NewRun, events?: ReadonlyArray<EventToAppend>) => Effect.Effect<void, LedgerError>;
   /** Events (in order) and then receipts, all or nothing. */
   readonly appendEvents: (
     runId: string,

@@ -1,4 +1,4 @@
-import { SqlClient, type SqlError } from "@effect/sql";
+import { SqlClient, SqlError } from "@effect/sql";
 import { Effect, Layer } from "effect";
 import {
   CompletionContract,
@@ -12,51 +12,19 @@ import {
 import {
   AgentRunStore,
   type AgentRunStoreShape,
-  type EventToAppend,
-  LEDGER_REFUSALS,
   LedgerError,
-  type LedgerRefusal,
   type NewRun,
   type RecoveredRun,
-  type RunClosure,
   type RunListFilter,
 } from "./AgentRunStore.js";
-import { DEFAULT_PAYLOAD_CAP_BYTES, sanitizePayload } from "./payloadHygiene.js";
+import { makeLedgerWriter, toLedgerError } from "./ledgerWriter.js";
+import { DEFAULT_PAYLOAD_CAP_BYTES } from "./payloadHygiene.js";
+import { SqliteConnection } from "./sqliteClient.js";
 
 export interface SqliteAgentRunStoreOptions {
   /** Payloads larger than this (after redaction) are stored as summary + sha256 + size. */
   readonly payloadCapBytes?: number;
   readonly now?: () => string;
-}
-
-const refusalSet: ReadonlySet<string> = new Set(LEDGER_REFUSALS);
-
-/** Ledger writes are the hot path: a span's captured stack trace costs more than the insert. */
-const NO_STACK = { captureStackTrace: false } as const;
-
-/** Maps a trigger's `ledger:<reason>` (or a constraint violation) onto a typed LedgerError. */
-export function toLedgerError(error: SqlError.SqlError, context: string): LedgerError {
-  const cause = error.cause as { message?: string; code?: string } | undefined;
-  const text = cause?.message ?? error.message;
-  const raised = /ledger:([a-z_]+)/.exec(text)?.[1];
-  if (raised && refusalSet.has(raised)) {
-    return new LedgerError({
-      reason: raised as LedgerRefusal,
-      message: `${context}: ledger refused (${raised})`,
-      cause: error,
-    });
-  }
-  if (cause?.code === "SQLITE_CONSTRAINT_PRIMARYKEY" && context.startsWith("createRun")) {
-    return new LedgerError({ reason: "duplicate_run", message: `${context}: run already exists`, cause: error });
-  }
-  if (cause?.code === "SQLITE_CONSTRAINT_UNIQUE" && /agent_run_events/.test(text)) {
-    return new LedgerError({
-      reason: "duplicate_sequence",
-      message: `${context}: ledger refused (duplicate_sequence)`,
-      cause: error,
-    });
-  }
-  return new LedgerError({ reason: "storage_failure", message: `${context}: ${text}`, cause: error });
 }
 
 interface RunRow {
@@ -106,13 +74,6 @@ function toRunRecord(row: RunRow): RunRecord {
   };
 }
 
-/** A receipt's non-ok reason travels inside its evidence JSON under `reason`. */
-function receiptEvidenceJson(receipt: ExecutionReceipt, capBytes: number): string {
-  const evidence: Record<string, JsonValue> = { ...receipt.evidence };
-  if (receipt.reason) evidence.reason = receipt.reason;
-  return JSON.stringify(sanitizePayload(evidence, capBytes));
-}
-
 function toReceipt(row: ReceiptRow): ExecutionReceipt {
   const evidence = JSON.parse(row.evidence_json) as Record<string, JsonValue>;
   const reason = row.status === "ok" ? undefined : ReceiptReason.safeParse(evidence.reason).data;
@@ -135,6 +96,7 @@ function toReceipt(row: ReceiptRow): ExecutionReceipt {
 export const makeSqliteAgentRunStore = (options: SqliteAgentRunStoreOptions = {}) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient;
+    const connection = yield* SqliteConnection;
     const capBytes = options.payloadCapBytes ?? DEFAULT_PAYLOAD_CAP_BYTES;
     const now = options.now ?? (() => new Date().toISOString());
 
@@ -143,57 +105,12 @@ export const makeSqliteAgentRunStore = (options: SqliteAgentRunStoreOptions = {}
       <A, R>(effect: Effect.Effect<A, SqlError.SqlError, R>) =>
         Effect.mapError(effect, (error) => toLedgerError(error, context));
 
-    const eventRows = (runId: string, events: ReadonlyArray<EventToAppend>, createdAt: string) =>
-      events.map((event) => ({
-        run_id: runId,
-        sequence: event.sequence,
-        event_type: event.type,
-        payload_json: JSON.stringify(sanitizePayload(event.payload, capBytes)),
-        created_at: createdAt,
-      }));
+    const writer = makeLedgerWriter(connection.db, capBytes, now);
+    const write = (context: string, work: () => void) =>
+      connection.exclusive(work).pipe(Effect.mapError((error) => toLedgerError(error, context)));
 
-    const receiptRows = (receipts: ReadonlyArray<ExecutionReceipt>) =>
-      receipts.map((receipt) => ({
-        receipt_id: receipt.receiptId,
-        run_id: receipt.runId,
-        call_id: receipt.callId,
-        tool_name: receipt.toolName,
-        status: receipt.status,
-        verification_status: receipt.verificationStatus,
-        input_fingerprint: receipt.inputFingerprint,
-        evidence_json: receiptEvidenceJson(receipt, capBytes),
-        started_at: receipt.startedAt,
-        finished_at: receipt.finishedAt,
-      }));
-
-    const insertBatch = (
-      runId: string,
-      events: ReadonlyArray<EventToAppend>,
-      receipts: ReadonlyArray<ExecutionReceipt>,
-    ) =>
-      Effect.gen(function* () {
-        const createdAt = now();
-        if (events.length > 0)
-          yield* sql`INSERT INTO agent_run_events ${sql.insert(eventRows(runId, events, createdAt))}`;
-        if (receipts.length > 0) yield* sql`INSERT INTO agent_execution_receipts ${sql.insert(receiptRows(receipts))}`;
-      });
-
-    const createRun: AgentRunStoreShape["createRun"] = (run: NewRun) =>
-      sql`INSERT INTO agent_runs ${sql.insert({
-        run_id: run.runId,
-        session_id: run.sessionId,
-        workspace_id: run.workspaceId ?? null,
-        provider_id: run.providerId ?? null,
-        model: run.model ?? null,
-        api_family: run.apiFamily ?? null,
-        terminal_state: "running",
-        completion_contract_json: JSON.stringify(run.contract),
-        trace_id: run.traceId,
-        started_at: run.startedAt ?? now(),
-        ended_at: null,
-        failure_code: null,
-        failure_detail: null,
-      })}`.pipe(Effect.asVoid, refuse(`createRun ${run.runId}`), Effect.withSpan("AgentRunStore.createRun", NO_STACK));
+    const createRun: AgentRunStoreShape["createRun"] = (run: NewRun, events = []) =>
+      write(`createRun ${run.runId}`, () => writer.open(run, events));
 
     const appendEvents: AgentRunStoreShape["appendEvents"] = (runId, events, receipts = []) =>
       events.some((event) => event.type === "terminal")
@@ -203,34 +120,13 @@ export const makeSqliteAgentRunStore = (options: SqliteAgentRunStoreOptions = {}
               message: `appendEvents ${runId}: a terminal event is written only by finishRun, with the run row`,
             }),
           )
-        : sql
-            .withTransaction(insertBatch(runId, events, receipts))
-            .pipe(refuse(`appendEvents ${runId}`), Effect.withSpan("AgentRunStore.appendEvents", NO_STACK));
+        : write(`appendEvents ${runId}`, () => writer.append(runId, events, receipts));
 
     const recordReceipt: AgentRunStoreShape["recordReceipt"] = (receipt) =>
-      sql`INSERT INTO agent_execution_receipts ${sql.insert(receiptRows([receipt]))}`.pipe(
-        Effect.asVoid,
-        refuse(`recordReceipt ${receipt.runId}/${receipt.callId}`),
-        Effect.withSpan("AgentRunStore.recordReceipt", NO_STACK),
-      );
-
-    const closeRun = (runId: string, closure: RunClosure) =>
-      Effect.gen(function* () {
-        const endedAt = now();
-        yield* insertBatch(
-          runId,
-          [...(closure.events ?? []), { sequence: closure.sequence, type: "terminal", payload: closure.terminal }],
-          closure.receipts ?? [],
-        );
-        yield* sql`UPDATE agent_runs SET terminal_state = ${closure.terminal.terminalState}, ended_at = ${endedAt},
-          failure_code = ${closure.terminal.reason}, failure_detail = ${closure.failureDetail ?? null}
-          WHERE run_id = ${runId}`;
-      });
+      write(`recordReceipt ${receipt.runId}/${receipt.callId}`, () => writer.append(receipt.runId, [], [receipt]));
 
     const finishRun: AgentRunStoreShape["finishRun"] = (runId, closure) =>
-      sql
-        .withTransaction(closeRun(runId, closure))
-        .pipe(refuse(`finishRun ${runId}`), Effect.withSpan("AgentRunStore.finishRun", NO_STACK));
+      write(`finishRun ${runId}`, () => writer.finish(runId, closure));
 
     const getRun: AgentRunStoreShape["getRun"] = (runId) =>
       sql<RunRow>`SELECT * FROM agent_runs WHERE run_id = ${runId}`.pipe(
@@ -367,11 +263,16 @@ export const makeSqliteAgentRunStore = (options: SqliteAgentRunStoreOptions = {}
           evidence: { note: "the process ended before this call reported; its side effects are unknown" },
           verificationStatus: "unverified",
         }));
-        yield* closeRun(run.runId, {
-          sequence: (tail[0]?.sequence ?? 0) + 1,
-          receipts,
-          terminal: { terminalState: "failed", reason: "interrupted", finalText: "", steps: 0, correctionTurns: 0 },
-          failureDetail: "the process ended before the run reached a terminal state",
+        // Inside this SqlClient transaction the writer's own transaction nests as a savepoint.
+        yield* Effect.try({
+          try: () =>
+            writer.finish(run.runId, {
+              sequence: (tail[0]?.sequence ?? 0) + 1,
+              receipts,
+              terminal: { terminalState: "failed", reason: "interrupted", finalText: "", steps: 0, correctionTurns: 0 },
+              failureDetail: "the process ended before the run reached a terminal state",
+            }),
+          catch: (cause) => new SqlError.SqlError({ cause, message: "Failed to close an interrupted run" }),
         });
         const recovered: RecoveredRun = {
           runId: run.runId,

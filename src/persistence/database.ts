@@ -1,10 +1,10 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { Migrator, SqlClient } from "@effect/sql";
-import { SqliteClient } from "@effect/sql-sqlite-node";
 import Sqlite from "better-sqlite3";
 import { Data, Effect, Layer } from "effect";
 import { LATEST_SCHEMA_VERSION, MIGRATIONS_TABLE, migrationLoader } from "./migrations/index.js";
+import { type SqliteConnection, sqliteClientLayer } from "./sqliteClient.js";
 
 export type DatabaseErrorReason =
   | "not_sqlite"
@@ -145,16 +145,9 @@ export const backupDatabase = (filename: string, destination: string) =>
       }),
   });
 
-/** The SQLite client layer: WAL (set by the client), synchronous NORMAL, foreign keys on. */
-export const sqliteLayer = (filename: string): Layer.Layer<SqlClient.SqlClient | SqliteClient.SqliteClient> =>
-  Layer.effectDiscard(
-    Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient;
-      yield* sql.unsafe("PRAGMA synchronous = NORMAL");
-      yield* sql.unsafe("PRAGMA foreign_keys = ON");
-      yield* sql.unsafe("PRAGMA busy_timeout = 5000");
-    }).pipe(Effect.orDie),
-  ).pipe(Layer.provideMerge(SqliteClient.layer({ filename })), Layer.orDie);
+/** The SQLite client layer (see sqliteClient.ts): WAL, synchronous NORMAL, foreign keys on. */
+export const sqliteLayer = (filename: string): Layer.Layer<SqlClient.SqlClient | SqliteConnection> =>
+  sqliteClientLayer({ filename }).pipe(Layer.orDie);
 
 export const LATEST_VERSION_CHECK = {
   latest: LATEST_SCHEMA_VERSION,

@@ -99,18 +99,18 @@ export function runActors(wiring: RunWiring) {
       runtime,
       Effect.gen(function* () {
         const store = yield* AgentRunStore;
-        yield* store.createRun({
-          runId: input.runId,
-          sessionId: input.sessionId,
-          traceId: input.traceId,
-          contract: input.contract,
-          providerId: wiring.provider.id,
-          model: wiring.provider.model,
-          apiFamily: wiring.provider.apiFamily,
-        });
-        yield* store.appendEvents(input.runId, [
-          { sequence: 1, type: "user_input", payload: { text: input.input, origin: "user" } },
-        ]);
+        yield* store.createRun(
+          {
+            runId: input.runId,
+            sessionId: input.sessionId,
+            traceId: input.traceId,
+            contract: input.contract,
+            providerId: wiring.provider.id,
+            model: wiring.provider.model,
+            apiFamily: wiring.provider.apiFamily,
+          },
+          [{ sequence: 1, type: "user_input", payload: { text: input.input, origin: "user" } }],
+        );
         append([{ role: "user", content: input.input }]);
         return { lastSequence: 1 };
       }).pipe(observe.open), // [observability]

@@ -36,7 +36,8 @@ export function repairPairing(messages: ReadonlyArray<ContextMessage>): ContextM
       if (message.content.trim()) out.push({ ...message, toolCalls: [] });
       continue;
     }
-    out.push({ ...message, toolCalls: calls });
+    // The unchanged message itself, so that its token count (cached per object) is reused.
+    out.push(calls.length === message.toolCalls.length ? message : { ...message, toolCalls: calls });
     for (const call of calls) {
       out.push(
         results.get(call.id) ?? {
@@ -75,22 +76,28 @@ function clip(text: string, max: number): string {
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
 }
 
+/** The summary's line for one message; assistant tool-call messages have none (their results do). */
+function summaryLine(message: ContextMessage): string | undefined {
+  if (message.role === "user") return `- user: ${clip(message.content, 200)}`;
+  if (message.role === "tool")
+    return `- tool ${message.toolName} (call ${message.callId}): ${message.facts ?? (message.isError ? "failed" : "ok")}`;
+  if (message.role === "assistant" && message.toolCalls.length === 0) {
+    // A non-completed run's replay states its terminal state; keep that fact, drop other narration.
+    const ended = /^\[run ended [^\]]+\]/.exec(message.content)?.[0];
+    return ended ? `- assistant: ${ended}` : "- assistant answered (text omitted from this summary)";
+  }
+  return undefined;
+}
+
 /** One factual line per message of the compacted groups: what the user asked, which tools ran and with what result. */
 export function summarizeGroups(groups: ReadonlyArray<MessageGroup>): ContextMessage {
   const lines: string[] = [];
   let answers = 0;
   for (const message of groups.flat()) {
-    if (message.role === "user") lines.push(`- user: ${clip(message.content, 200)}`);
-    else if (message.role === "tool")
-      lines.push(
-        `- tool ${message.toolName} (call ${message.callId}): ${message.facts ?? (message.isError ? "failed" : "ok")}`,
-      );
-    else if (message.role === "assistant" && message.toolCalls.length === 0) {
-      answers += 1;
-      // A non-completed run's replay states its terminal state; keep that fact, drop other narration.
-      const ended = /^\[run ended [^\]]+\]/.exec(message.content)?.[0];
-      lines.push(ended ? `- assistant: ${ended}` : "- assistant answered (text omitted from this summary)");
-    }
+    const line = summaryLine(message);
+    if (line === undefined) continue;
+    lines.push(line);
+    if (message.role === "assistant") answers += 1;
   }
   const messages = groups.reduce((sum, group) => sum + group.length, 0);
   return {
@@ -126,11 +133,22 @@ export function skillCatalog(skills: ReadonlyArray<Pick<SkillManifest, "name" | 
   return `Available skills (load one with the skill_load tool before following it):\n${lines.join("\n")}`;
 }
 
-export function buildContext(input: ContextBuildInput): BuiltContext {
-  const count = (messages: ReadonlyArray<ContextMessage>) =>
-    messages.reduce((sum, message) => sum + messageTokens(message, input.counter), 0);
+/** The runtime-owned head: system prompt and skill catalog, first and never trimmed. */
+function headOf(input: Pick<ContextBuildInput, "system" | "skills">): ContextMessage[] {
   const systemText = [input.system ?? "", skillCatalog(input.skills ?? [])].filter((part) => part.trim()).join("\n\n");
-  const head: ContextMessage[] = systemText ? [{ role: "system", content: systemText }] : [];
+  return systemText ? [{ role: "system", content: systemText }] : [];
+}
+
+/** Room kept for the summary of older groups when deciding which newest groups to keep whole. */
+const summaryReserve = (budget: number, compaction: boolean | undefined) =>
+  compaction === false ? 0 : Math.min(Math.floor(budget / 4), 2_000);
+
+const tokensOf = (messages: ReadonlyArray<ContextMessage>, counter: TokenCounter) =>
+  messages.reduce((sum, message) => sum + messageTokens(message, counter), 0);
+
+export function buildContext(input: ContextBuildInput): BuiltContext {
+  const count = (messages: ReadonlyArray<ContextMessage>) => tokensOf(messages, input.counter);
+  const head = headOf(input);
   const groups = groupMessages(repairPairing(input.history.filter((message) => message.role !== "system")));
   const budget = input.budgetTokens - count(head);
   const groupTokens = groups.map((group) => count(group));
@@ -151,7 +169,7 @@ export function buildContext(input: ContextBuildInput): BuiltContext {
   // Keep the longest suffix of whole groups that fits next to a summary of the rest.
   let keepFrom = groups.length;
   let kept = 0;
-  const reserve = input.compaction === false ? 0 : Math.min(Math.floor(budget / 4), 2_000);
+  const reserve = summaryReserve(budget, input.compaction);
   while (keepFrom > 0 && kept + groupTokens[keepFrom - 1]! <= budget - reserve) {
     kept += groupTokens[keepFrom - 1]!;
     keepFrom -= 1;
@@ -166,8 +184,16 @@ export function buildContext(input: ContextBuildInput): BuiltContext {
   // Compact the older groups into one summary; when the summary of all of them does not fit, its
   // oldest groups are trimmed first. How many of the newest older groups fit is found by galloping
   // and bisection, so the cost follows the summary kept, not the length of the session.
-  const fits = (count: number) =>
-    messageTokens(summarizeGroups(groups.slice(keepFrom - count, keepFrom)), input.counter) + kept <= budget;
+  const summaries = new Map<number, ContextMessage>();
+  const summaryOf = (count: number) => {
+    let summary = summaries.get(count);
+    if (!summary) {
+      summary = summarizeGroups(groups.slice(keepFrom - count, keepFrom));
+      summaries.set(count, summary);
+    }
+    return summary;
+  };
+  const fits = (count: number) => messageTokens(summaryOf(count), input.counter) + kept <= budget;
   if (!fits(1)) return finish(recent, 0, keepFrom, false);
   let good = 1;
   let bad = keepFrom + 1;
@@ -185,5 +211,87 @@ export function buildContext(input: ContextBuildInput): BuiltContext {
     else bad = middle;
   }
   const from = keepFrom - good;
-  return finish([summarizeGroups(groups.slice(from, keepFrom)), ...recent], good, from, false);
+  return finish([summaryOf(good), ...recent], good, from, false);
+}
+
+/**
+ * Tells a reader that walks back through a session, newest run first, when older runs can no
+ * longer change what buildContext keeps — so history is read in proportion to the budget, not to
+ * the length of the session. It mirrors buildContext on the runs read so far: once they exceed the
+ * budget, the newest groups that fit beside the summary reserve are kept whole and older groups can
+ * only enter the summary; once even a lower bound of that summary overflows the room beside the
+ * kept groups, buildContext trims the oldest summarized groups, and any older run would be trimmed too.
+ *
+ * Exact for runs whose call ids are unique (pairing repair then leaves each run's projection as
+ * it is); otherwise repair only shrinks what was read. Twice the budget caps the walk, as a summary
+ * of narration-heavy runs can stay small for very long.
+ */
+export class HistoryCoverage {
+  private readonly budget: number;
+  private readonly keepLimit: number;
+  private readonly counter: TokenCounter;
+  private readonly compaction: boolean;
+  private total = 0;
+  private kept = 0;
+  private keeping = true;
+  private summaryFloor = 0;
+  private runs = 0;
+  private done = false;
+
+  constructor(input: Omit<ContextBuildInput, "history">) {
+    this.counter = input.counter;
+    this.compaction = input.compaction !== false;
+    this.budget = input.budgetTokens - tokensOf(headOf(input), input.counter);
+    this.keepLimit = this.budget - summaryReserve(this.budget, input.compaction);
+  }
+
+  /** Older runs can no longer change the context. */
+  get covered(): boolean {
+    return this.done;
+  }
+
+  /** Adds the projection of the next older run; returns whether the history is now covered. */
+  add(run: ReadonlyArray<ContextMessage>): boolean {
+    if (this.done) return true;
+    this.runs += 1;
+    const groups = groupMessages(run.filter((message) => message.role !== "system"));
+    for (let index = groups.length - 1; index >= 0; index--) {
+      const group = groups[index]!;
+      const tokens = tokensOf(group, this.counter);
+      this.total += tokens;
+      if (this.keeping && this.kept + tokens <= this.keepLimit) {
+        this.kept += tokens;
+        continue;
+      }
+      this.keeping = false;
+      if (this.compaction) this.summaryFloor += this.summaryFloorOf(group);
+    }
+    this.done =
+      this.total > this.budget * 2 ||
+      (this.total > this.budget &&
+        // Not even the newest group fits beside a summary: buildContext keeps it alone.
+        (this.kept === 0 || !this.compaction || this.summaryFloor > this.budget - this.kept));
+    return this.done;
+  }
+
+  /** A guess at how many more runs it takes, to size the reader's next page. */
+  runsWanted(): number {
+    if (this.done) return 0;
+    if (this.runs === 0 || this.total === 0) return Number.POSITIVE_INFINITY;
+    const perRun = this.total / this.runs;
+    return Math.ceil(Math.max(0, this.budget - this.total) / perRun) + 2;
+  }
+
+  /**
+   * At most the tokens the group adds to a summary: its lines counted one by one, less one token
+   * each for what joining them could merge — not exact, but never above the joined count.
+   */
+  private summaryFloorOf(group: MessageGroup): number {
+    let floor = 0;
+    for (const message of group) {
+      const line = summaryLine(message);
+      if (line !== undefined) floor += Math.max(0, this.counter.count(line) - 1);
+    }
+    return floor;
+  }
 }

@@ -1,9 +1,9 @@
 import { Effect } from "effect";
 import type { AgentRunResult, ContextMessage, Locale, MemoryItem, RunRecord, SkillManifest } from "../domain/index.js";
-import { AgentRunStore, type RunLedgerRecord } from "../persistence/AgentRunStore.js";
+import { AgentRunStore } from "../persistence/AgentRunStore.js";
 import { AGENTLOOP_TURN_SOURCE, MemoryTurnStore } from "../persistence/MemoryTurnStore.js";
 import type { AgentRuntime, RunHandle } from "../runtime/AgentRuntime.js";
-import { type BuiltContext, buildContext } from "./contextBuilder.js";
+import { type BuiltContext, buildContext, type ContextBuildInput, HistoryCoverage } from "./contextBuilder.js";
 import {
   applyMemoryConflictRule,
   type ContractSignals,
@@ -13,7 +13,7 @@ import {
 } from "./contracts.js";
 import { recordHistoryLegacyFallback } from "./observability/metrics.js"; // [observability]
 import type { Provider } from "./providers/Provider.js";
-import { contextWindowFor, messageTokens, tokenCounterFor } from "./tokens.js";
+import { contextWindowFor, messageTokens, type TokenCounter, tokenCounterFor } from "./tokens.js";
 import type { AnyToolDefinition } from "./tools/Tool.js";
 import { projectLegacyTurns, projectRuns, type ReplayMode } from "./transcriptProjector.js";
 
@@ -34,9 +34,14 @@ export interface SessionRunnerOptions {
   readonly outputReserveTokens?: number;
   /** Overrides the model's context window (tests, small models). */
   readonly contextBudgetTokens?: number;
-  /** Runs read per page while walking back through a long session. */
+  /** Runs read per page at most while walking back through a long session. */
   readonly pageSize?: number;
+  /** Overrides the model's tokenizer (tests, models without a known encoding). */
+  readonly tokenCounter?: TokenCounter;
 }
+
+/** Fewer runs a page would cost more in queries than it saves in rows. */
+const MIN_PAGE_SIZE = 8;
 
 export interface TurnOptions {
   readonly sessionId: string;
@@ -84,28 +89,22 @@ export class SessionRunner {
 
   /** The context the next turn of `sessionId` would see with `provider`. */
   async history(sessionId: string, provider: Provider, input = "", extra: Pick<TurnOptions, "system" | "skills"> = {}) {
-    const counter = tokenCounterFor(provider.apiFamily, provider.model);
-    const budget =
-      (this.options.contextBudgetTokens ??
-        contextWindowFor(provider.model) - (this.options.outputReserveTokens ?? 8192)) -
-      messageTokens({ role: "user", content: input }, counter);
-    const { messages, legacyFallback, rowsRead } = await this.replay(sessionId, provider, budget, counter);
-    const context = buildContext({
-      history: messages,
-      budgetTokens: budget,
+    const counter = this.options.tokenCounter ?? tokenCounterFor(provider.apiFamily, provider.model);
+    const build = {
+      budgetTokens:
+        (this.options.contextBudgetTokens ??
+          contextWindowFor(provider.model) - (this.options.outputReserveTokens ?? 8192)) -
+        messageTokens({ role: "user", content: input }, counter),
       counter,
       ...(extra.system ? { system: extra.system } : {}),
       ...(extra.skills ? { skills: extra.skills } : {}),
-    });
+    };
+    const { messages, legacyFallback, rowsRead } = await this.replay(sessionId, provider, build);
+    const context = buildContext({ ...build, history: messages });
     return { context, legacyFallback, rowsRead } satisfies SessionHistory;
   }
 
-  private async replay(
-    sessionId: string,
-    provider: Provider,
-    budget: number,
-    counter: ReturnType<typeof tokenCounterFor>,
-  ) {
+  private async replay(sessionId: string, provider: Provider, build: Omit<ContextBuildInput, "history">) {
     const pageSize = this.options.pageSize ?? 64;
     const modeFor = (run: RunRecord): ReplayMode =>
       provider.capabilities.toolCalling && run.providerId === provider.id ? "protocol" : "summary";
@@ -121,16 +120,18 @@ export class SessionRunner {
             rowsRead: visible.length,
           };
         }
-        // Walk back from the newest run until twice the budget is covered: older runs cannot
-        // survive trimming anyway, so reading them would only cost time (rows read ∝ budget).
-        const ledgers: RunLedgerRecord[] = [];
-        let tokens = 0;
+        // Walk back from the newest run until older runs can no longer change the context
+        // (rows read follow the budget, not the length of the session).
+        const coverage = new HistoryCoverage(build);
+        const runs: RunRecord[] = [];
+        // Each run's projection, newest first: projected and counted once, then reused as the history.
+        const projected: ContextMessage[][] = [];
         let rowsRead = 0;
         let before: string | undefined;
         let limit = pageSize;
         let exhausted = false;
         const seen = new Set<string>();
-        while (tokens <= budget * 2) {
+        while (!coverage.covered) {
           const page = yield* store.listRuns({
             sessionId,
             endedOnly: true,
@@ -143,34 +144,37 @@ export class SessionRunner {
             exhausted = true;
             break;
           }
-          const loaded = yield* store.loadRunLedgers(fresh);
-          for (const ledger of loaded) {
-            seen.add(ledger.run.runId);
+          for (const ledger of yield* store.loadRunLedgers(fresh)) {
             rowsRead += 1 + ledger.events.length + ledger.receipts.length;
-            ledgers.push(ledger);
-            tokens += projectRuns([ledger], modeFor).reduce((sum, message) => sum + messageTokens(message, counter), 0);
+            if (coverage.covered) continue;
+            seen.add(ledger.run.runId);
+            runs.push(ledger.run);
+            const messages = projectRuns([ledger], modeFor);
+            projected.push(messages);
+            coverage.add(messages);
           }
           if (page.length < limit) {
-            exhausted = true;
+            exhausted = !coverage.covered;
             break;
           }
+          // Pages are sized by how many more runs the budget looks to need, so little is read in vain.
+          const size = Math.min(pageSize, Math.max(MIN_PAGE_SIZE, coverage.runsWanted()));
           // Runs that started in the same millisecond as the page's last one may lie beyond the page:
           // the next page goes up to and including that millisecond, skipping the runs already read.
           const boundary = page.at(-1)!.startedAt;
           const afterBoundary = Date.parse(boundary) + 1;
           if (Number.isNaN(afterBoundary)) {
             before = boundary;
-            limit = pageSize;
+            limit = size;
           } else {
             before = new Date(afterBoundary).toISOString();
-            limit = pageSize + ledgers.filter((ledger) => ledger.run.startedAt === boundary).length;
+            limit = size + runs.filter((run) => run.startedAt === boundary).length;
           }
         }
-        ledgers.reverse();
-        const messages = projectRuns(ledgers, modeFor);
+        const messages = projected.reverse().flat();
         let legacyFallback = false;
         if (exhausted && this.flags.legacyHistoryMode === "fallback") {
-          const firstRunAt = ledgers[0]?.run.startedAt;
+          const firstRunAt = runs.at(-1)?.startedAt;
           const visible = (yield* turns.listSession(sessionId)).filter(
             (turn) => turn.source !== AGENTLOOP_TURN_SOURCE && (!firstRunAt || turn.createdAt < firstRunAt),
           );

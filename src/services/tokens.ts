@@ -43,7 +43,28 @@ export function contextWindowFor(model: string): number {
 /** Per-message overhead of the chat formats (role markers, separators). */
 const MESSAGE_OVERHEAD = 4;
 
+/**
+ * Counts per counter and message: one history read asks for the same messages several times (the
+ * walk over runs, the group sizes, the final total) and encoding dominates its cost. Messages are
+ * immutable values, so a count stays valid for as long as the object lives.
+ */
+const counted = new WeakMap<TokenCounter, WeakMap<ContextMessage, number>>();
+
 export function messageTokens(message: ContextMessage, counter: TokenCounter): number {
+  let byMessage = counted.get(counter);
+  if (!byMessage) {
+    byMessage = new WeakMap();
+    counted.set(counter, byMessage);
+  }
+  let tokens = byMessage.get(message);
+  if (tokens === undefined) {
+    tokens = countMessage(message, counter);
+    byMessage.set(message, tokens);
+  }
+  return tokens;
+}
+
+function countMessage(message: ContextMessage, counter: TokenCounter): number {
   switch (message.role) {
     case "assistant":
       return (

@@ -71,12 +71,18 @@ describe("run spans", () => {
     );
   });
 
-  it("hangs the store's own spans under the ledger write that made them", async () => {
+  it("records each ledger transaction as one span under the run, with no per-statement spans beneath it", async () => {
     const { runtime, exporter } = await tracedRuntime();
     const result = await runtime.startRun(lookupRun()).result;
     const spans = spansOf(exporter, result.traceId);
-    const finish = spans.find((span) => span.name === "AgentRunStore.finishRun")!;
-    expect(ancestry(finish, spans)).toEqual(["AgentRunStore.finishRun", SPAN.finish, SPAN.run]);
+    const finish = spans.find((span) => span.name === SPAN.finish)!;
+    expect(ancestry(finish, spans)).toEqual([SPAN.finish, SPAN.run]);
+    const writes = new Set(
+      spans
+        .filter((span) => [SPAN.open, SPAN.append, SPAN.toolResults, SPAN.finish].includes(span.name as never))
+        .map((span) => span.spanContext().spanId),
+    );
+    expect(spans.filter((span) => span.parentSpanContext && writes.has(span.parentSpanContext.spanId))).toEqual([]);
   });
 
   it("tags provider and tool spans with run, session, provider, model and step (GenAI attribute names)", async () => {
