@@ -8,7 +8,7 @@ import {
   type NewRun,
   type RunClosure,
 } from "./AgentRunStore.js";
-import { sanitizePayload } from "./payloadHygiene.js";
+import { sanitizedJson } from "./payloadHygiene.js";
 
 /**
  * The ledger's write side as synchronous prepared statements: each batch (a run's opening rows,
@@ -64,7 +64,7 @@ export function toLedgerError(error: unknown, context: string): LedgerError {
 export function receiptEvidenceJson(receipt: ExecutionReceipt, capBytes: number): string {
   const evidence: Record<string, JsonValue> = { ...receipt.evidence };
   if (receipt.reason) evidence.reason = receipt.reason;
-  return JSON.stringify(sanitizePayload(evidence, capBytes));
+  return sanitizedJson(evidence, capBytes);
 }
 
 /** Statements are prepared on first use, so a read-only connection can carry a writer it never uses. */
@@ -104,13 +104,7 @@ export function makeLedgerWriter(db: Sqlite.Database, capBytes: number, now: () 
   ) => {
     const { insertEvent, insertReceipt } = statements();
     for (const event of events) {
-      insertEvent.run(
-        runId,
-        event.sequence,
-        event.type,
-        JSON.stringify(sanitizePayload(event.payload, capBytes)),
-        createdAt,
-      );
+      insertEvent.run(runId, event.sequence, event.type, sanitizedJson(event.payload, capBytes), createdAt);
     }
     for (const receipt of receipts) {
       insertReceipt.run(

@@ -29,6 +29,25 @@ export function redactText(text: string): string {
   return out;
 }
 
+/**
+ * A prefix every secret pattern's match starts with (case-insensitive, so a superset). Strings
+ * without one — joined both ways, as `splitSecretStrings` joins them — hold nothing to redact,
+ * which is most payloads: the walk that copies and rewrites them is skipped.
+ */
+const SECRET_HINT =
+  /-----BEGIN|\b(?:sk|rk|pk)-|\b(?:bearer|basic)\s|x-api-key|api[_-]?key|access[_-]?token|refresh[_-]?token|token|secret|passw|pwd|\bgh[pousr]_|\bxox[abpr]-|\bakia/i;
+
+function hasSecretKey(value: JsonValue): boolean {
+  if (Array.isArray(value)) return value.some(hasSecretKey);
+  if (value === null || typeof value !== "object") return false;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const inner = value[key] as JsonValue;
+    if (isSecretEntry(key, inner) || hasSecretKey(inner)) return true;
+  }
+  return false;
+}
+
 /** A value under a secret-named key is replaced whole, whatever it is. */
 const isSecretEntry = (key: string, inner: JsonValue) => SECRET_KEY.test(key) && inner !== null && inner !== "";
 
@@ -86,6 +105,14 @@ function splitSecretStrings(strings: ReadonlyArray<string>, separator: string): 
  */
 export function redact(value: JsonValue): JsonValue {
   const strings = collectStrings(value);
+  if (!hasSecretKey(value) && !SECRET_HINT.test(strings.join("")) && !SECRET_HINT.test(strings.join("-"))) {
+    return value;
+  }
+  return redactEverywhere(value, strings);
+}
+
+/** `redact` without the shortcut for values that hold no secret hint (exported for its tests). */
+export function redactEverywhere(value: JsonValue, strings = collectStrings(value)): JsonValue {
   const split = new Set([...splitSecretStrings(strings, ""), ...splitSecretStrings(strings, "-")]);
   let position = 0;
   const walk = (inner: JsonValue): JsonValue => {
@@ -138,8 +165,22 @@ function ledgerKeys(value: JsonValue): Record<string, string> {
 export function sanitizePayload(value: JsonValue, capBytes = DEFAULT_PAYLOAD_CAP_BYTES): JsonValue {
   const clean = redact(value);
   const json = JSON.stringify(clean);
+  return fitsCap(json, capBytes) ? clean : truncatedPayload(clean, json, capBytes);
+}
+
+/** `sanitizePayload` as the JSON text a ledger column stores (serialized once). */
+export function sanitizedJson(value: JsonValue, capBytes = DEFAULT_PAYLOAD_CAP_BYTES): string {
+  const clean = redact(value);
+  const json = JSON.stringify(clean);
+  return fitsCap(json, capBytes) ? json : JSON.stringify(truncatedPayload(clean, json, capBytes));
+}
+
+// UTF-8 takes at most 3 bytes per UTF-16 unit: short JSON needs no byte count.
+const fitsCap = (json: string, capBytes: number) =>
+  json.length * 3 <= capBytes || Buffer.byteLength(json, "utf8") <= capBytes;
+
+function truncatedPayload(clean: JsonValue, json: string, capBytes: number): JsonValue {
   const bytes = Buffer.byteLength(json, "utf8");
-  if (bytes <= capBytes) return clean;
   const summaryChars = Math.max(64, Math.min(1024, Math.floor(capBytes / 4)));
   const truncated: TruncatedPayload = {
     ...ledgerKeys(clean),

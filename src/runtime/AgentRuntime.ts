@@ -12,9 +12,7 @@ import {
   NONE_CONTRACT,
 } from "../domain/index.js";
 import type { ReceiptVerificationMode } from "../machines/protocol.js";
-import { runMachine } from "../machines/run.machine.js";
-import { toolBatchMachine } from "../machines/toolBatch.machine.js";
-import { toolCallMachine } from "../machines/toolCall.machine.js";
+import type { runMachine } from "../machines/run.machine.js";
 import type { RecoveredRun } from "../persistence/AgentRunStore.js";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
 import type { DatabaseError } from "../persistence/database.js";
@@ -32,7 +30,7 @@ import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../services/providers/re
 import { DEFAULT_TOOL_TIMEOUT_MS } from "../services/tools/callPlanner.js";
 import type { AnyToolDefinition } from "../services/tools/Tool.js";
 import { EventStream } from "./eventStream.js";
-import { runActors } from "./runActors.js";
+import { provideRunMachine, type RunOperations, runOperations } from "./runActors.js";
 import { createRunRegistry, createTranscriptStore, type RunRegistry, type TranscriptStore } from "./stores.js";
 
 export interface AgentRuntimeConfig {
@@ -99,6 +97,13 @@ export interface RunHandle {
 /** The composed runtime: one ManagedRuntime over the ledger layer, many concurrent run actors. */
 export class AgentRuntime {
   readonly registry: RunRegistry = createRunRegistry();
+  /** The I/O of each run in flight, by run id: what the machine's actors call. */
+  private readonly operations = new Map<string, RunOperations>();
+  private readonly machine = provideRunMachine((runId) => {
+    const operations = this.operations.get(runId);
+    if (!operations) throw new Error(`no run ${runId} in flight on this runtime`);
+    return operations;
+  });
 
   private constructor(
     private readonly config: AgentRuntimeConfig,
@@ -173,35 +178,25 @@ export class AgentRuntime {
     const traceId = observer.traceId;
     const transcript = createTranscriptStore(options.history ?? []);
 
-    const actors = runActors({
-      runtime: this.managed,
+    this.operations.set(
       runId,
-      provider,
-      tools,
-      allowedTools,
-      transcript,
-      retry: this.config.retry ?? DEFAULT_RETRY_POLICY,
-      defaultToolTimeoutMs: this.config.defaultToolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
-      now: () => new Date().toISOString(),
-      receiptVerification: this.config.receiptVerification ?? "enforce",
-      callStartedAt: new Map(),
-      observer, // [observability]
-    });
-    const machine = runMachine.provide({
-      actors: {
-        openRun: actors.openRun,
-        sampleModel: actors.sampleModel,
-        appendLedger: actors.appendLedger,
-        recordToolResults: actors.recordToolResults,
-        verifyAnswer: actors.verifyAnswer,
-        finishRun: actors.finishRun,
-        toolBatch: toolBatchMachine.provide({
-          actors: { toolCall: toolCallMachine.provide({ actors: { executeTool: actors.executeTool } }) },
-        }),
-      },
-    });
+      runOperations({
+        runtime: this.managed,
+        runId,
+        provider,
+        tools,
+        allowedTools,
+        transcript,
+        retry: this.config.retry ?? DEFAULT_RETRY_POLICY,
+        defaultToolTimeoutMs: this.config.defaultToolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+        now: () => new Date().toISOString(),
+        receiptVerification: this.config.receiptVerification ?? "enforce",
+        callStartedAt: new Map(),
+        observer, // [observability]
+      }),
+    );
 
-    const actor = createActor(machine, {
+    const actor = createActor(this.machine, {
       id: runId,
       input: {
         runId,
@@ -226,6 +221,7 @@ export class AgentRuntime {
       if (event.type === "done") events.close();
     });
     const result = observer.ended(toPromise(actor)).finally(() => {
+      this.operations.delete(runId);
       events.close();
       this.registry.trigger.ended({ runId });
     });

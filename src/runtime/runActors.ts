@@ -25,7 +25,9 @@ import type {
   Verdict,
   VerifyInput,
 } from "../machines/protocol.js";
-import type { ExecuteToolInput } from "../machines/toolCall.machine.js";
+import { runMachine } from "../machines/run.machine.js";
+import { toolBatchMachine } from "../machines/toolBatch.machine.js";
+import { type ExecuteToolInput, toolCallMachine } from "../machines/toolCall.machine.js";
 import { AgentRunStore, type EventToAppend } from "../persistence/AgentRunStore.js";
 import { passthroughObserver, type RunObserver } from "../services/observability/tracing.js"; // [observability]
 import type { Provider } from "../services/providers/Provider.js";
@@ -36,13 +38,16 @@ import { type AnyToolDefinition, describeTool } from "../services/tools/Tool.js"
 import { verifyAnswer } from "../services/verification.js";
 import type { TranscriptStore } from "./stores.js";
 
-/** Runs an Effect for an XState actor: leaving the state aborts `signal`, which interrupts the fiber. */
+/**
+ * Runs an Effect for an XState actor. With `signal`, leaving the state aborts it, which interrupts
+ * the fiber; ledger writes pass none — they are synchronous transactions, over before any abort.
+ */
 export function runForActor<A, E, R>(
   runtime: ManagedRuntime.ManagedRuntime<R, never>,
   effect: Effect.Effect<A, E, R>,
-  signal: AbortSignal,
+  signal?: AbortSignal,
 ): Promise<A> {
-  return runtime.runPromiseExit(effect, { signal }).then((exit) => {
+  return runtime.runPromiseExit(effect, signal ? { signal } : undefined).then((exit) => {
     if (Exit.isSuccess(exit)) return exit.value;
     throw Cause.squash(exit.cause);
   });
@@ -82,7 +87,7 @@ function verificationOf(settlement: ToolSettlement, tool: AnyToolDefinition | un
 }
 
 /** The I/O behind the run machine's actors, for one run. */
-export function runActors(wiring: RunWiring) {
+export function runOperations(wiring: RunWiring) {
   const { runtime, transcript } = wiring;
   const descriptors = wiring.provider.capabilities.toolCalling
     ? [...wiring.tools.values()].filter((tool) => wiring.allowedTools.has(tool.name)).map(describeTool)
@@ -94,7 +99,7 @@ export function runActors(wiring: RunWiring) {
 
   const append = (messages: ReadonlyArray<ContextMessage>) => transcript.trigger.append({ messages });
 
-  const openRun = fromPromise<LedgerWriteOutput, OpenRunInput>(({ input, signal }) =>
+  const openRun = (input: OpenRunInput): Promise<LedgerWriteOutput> =>
     runForActor(
       runtime,
       Effect.gen(function* () {
@@ -114,11 +119,9 @@ export function runActors(wiring: RunWiring) {
         append([{ role: "user", content: input.input }]);
         return { lastSequence: 1 };
       }).pipe(observe.open), // [observability]
-      signal,
-    ),
-  );
+    );
 
-  const sampleModel = fromPromise<SampleOutcome, SampleInput>(({ input, signal }) =>
+  const sampleModel = (input: SampleInput, signal: AbortSignal): Promise<SampleOutcome> =>
     runForActor(
       runtime,
       wiring.provider
@@ -157,10 +160,9 @@ export function runActors(wiring: RunWiring) {
           observe.sample(input.step), // [observability]
         ),
       signal,
-    ),
-  );
+    );
 
-  const appendLedger = fromPromise<LedgerWriteOutput, LedgerWriteInput>(({ input, signal }) =>
+  const appendLedger = (input: LedgerWriteInput): Promise<LedgerWriteOutput> =>
     runForActor(
       runtime,
       Effect.gen(function* () {
@@ -169,11 +171,9 @@ export function runActors(wiring: RunWiring) {
         append(input.transcript);
         return { lastSequence: input.firstSequence + input.events.length - 1 };
       }).pipe(observe.append(input)), // [observability]
-      signal,
-    ),
-  );
+    );
 
-  const executeTool = fromPromise<ExecutorResult, ExecuteToolInput>(({ input, signal }) => {
+  const executeTool = (input: ExecuteToolInput, signal: AbortSignal): Promise<ExecutorResult> => {
     const { call } = input.planned;
     const tool = wiring.tools.get(call.name)!;
     const startedAt = wiring.now();
@@ -215,7 +215,7 @@ export function runActors(wiring: RunWiring) {
     );
     const traced = execution.pipe(observe.tool({ step: input.step, callId: call.id, toolName: call.name })); // [observability]
     return runForActor(runtime, traced, signal);
-  });
+  };
 
   const toReceipt = (runId: string, settlement: ToolSettlement, finishedAt: string): ExecutionReceipt => {
     const outputJson = canonicalJson(settlement.output);
@@ -272,7 +272,7 @@ export function runActors(wiring: RunWiring) {
     return { receipts, events, messages };
   };
 
-  const recordToolResults = fromPromise<ToolResultsOutput, ToolResultsInput>(({ input, signal }) =>
+  const recordToolResults = (input: ToolResultsInput): Promise<ToolResultsOutput> =>
     runForActor(
       runtime,
       Effect.gen(function* () {
@@ -286,15 +286,12 @@ export function runActors(wiring: RunWiring) {
           resultHashes: records.receipts.map((receipt) => receipt.evidence.output_sha256 as string),
         };
       }).pipe(observe.toolResults(input)), // [observability]
-      signal,
-    ),
-  );
+    );
 
-  const verify = fromPromise<Verdict, VerifyInput>(async ({ input }) =>
+  const verify = async (input: VerifyInput): Promise<Verdict> =>
     wiring.receiptVerification === "off"
       ? { verdict: "completed", reason: "answered", missing: [] }
-      : verifyAnswer({ ...input, capabilities: wiring.provider.capabilities }),
-  );
+      : verifyAnswer({ ...input, capabilities: wiring.provider.capabilities });
 
   /**
    * A call of the current step that never got a recorded result. Only a user's cancel may call
@@ -344,7 +341,7 @@ export function runActors(wiring: RunWiring) {
       return { lastSequence: sequence, receipts };
     });
 
-  const finishRun = fromPromise<FinishRunOutput, FinishRunInput>(({ input }) =>
+  const finishRun = (input: FinishRunInput): Promise<FinishRunOutput> =>
     // Not interruptible by the run: the terminal row must land once decided.
     runForActor(
       runtime,
@@ -374,9 +371,40 @@ export function runActors(wiring: RunWiring) {
         ),
         observe.finish(input), // [observability]
       ),
-      new AbortController().signal,
-    ),
-  );
+    );
 
   return { openRun, sampleModel, appendLedger, executeTool, recordToolResults, verifyAnswer: verify, finishRun };
+}
+
+export type RunOperations = ReturnType<typeof runOperations>;
+
+/**
+ * The run machine with its actors, provided once per runtime: each actor finds its run's
+ * operations by the run id in its input (`machine.provide` per run costs more than a step).
+ */
+export function provideRunMachine(operationsOf: (runId: string) => RunOperations) {
+  const executeTool = fromPromise<ExecutorResult, ExecuteToolInput>(({ input, signal }) =>
+    operationsOf(input.runId).executeTool(input, signal),
+  );
+  return runMachine.provide({
+    actors: {
+      openRun: fromPromise<LedgerWriteOutput, OpenRunInput>(({ input }) => operationsOf(input.runId).openRun(input)),
+      sampleModel: fromPromise<SampleOutcome, SampleInput>(({ input, signal }) =>
+        operationsOf(input.runId).sampleModel(input, signal),
+      ),
+      appendLedger: fromPromise<LedgerWriteOutput, LedgerWriteInput>(({ input }) =>
+        operationsOf(input.runId).appendLedger(input),
+      ),
+      recordToolResults: fromPromise<ToolResultsOutput, ToolResultsInput>(({ input }) =>
+        operationsOf(input.runId).recordToolResults(input),
+      ),
+      verifyAnswer: fromPromise<Verdict, VerifyInput>(({ input }) => operationsOf(input.runId).verifyAnswer(input)),
+      finishRun: fromPromise<FinishRunOutput, FinishRunInput>(({ input }) =>
+        operationsOf(input.runId).finishRun(input),
+      ),
+      toolBatch: toolBatchMachine.provide({
+        actors: { toolCall: toolCallMachine.provide({ actors: { executeTool } }) },
+      }),
+    },
+  });
 }

@@ -476,8 +476,8 @@ describe("run machine: the ledger it writes", () => {
     (_, model) => {
       // Walks every complete path, replaying the writes each actor makes from the input the machine
       // gives it (as runActors.ts does) against a model of the ledger's triggers. A failed write
-      // (error.actor.<writer>) writes nothing. A failed openRun is modelled as the run row existing
-      // without its user_input row (createRun and the first append are separate transactions). A
+      // (error.actor.<writer>) writes nothing. A failed openRun writes nothing either (the run row
+      // and its user_input row are one transaction). A
       // terminal write after a ledger failure uses runActors' fallback when the ledger refuses it.
       // A closed run's output receipts must be exactly the receipts the ledger holds.
       const graph = graphOf(model);

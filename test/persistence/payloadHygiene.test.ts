@@ -7,6 +7,7 @@ import {
   DEFAULT_PAYLOAD_CAP_BYTES,
   REDACTED,
   redact,
+  redactEverywhere,
   sanitizePayload,
   sha256Hex,
 } from "../../src/persistence/payloadHygiene.js";
@@ -280,4 +281,50 @@ describe("payload hygiene through the store (raw payload_json)", () => {
       expect(listed).toMatchObject({ reason: "tool_error", evidence: { stderr: `failed with ${REDACTED} (exit 1)` } });
     }).pipe(withLedger({ filename: file() })),
   );
+});
+
+describe("redact's shortcut for payloads without a secret hint", () => {
+  const fragments = [
+    "sk-",
+    "proj-",
+    "abcdefghijklmnop",
+    "Bearer ",
+    "token=",
+    "api_key: ",
+    "-----BEGIN RSA PRIVATE KEY-----",
+    "ghp_",
+    "AKIA",
+    "item-1",
+    "lookup",
+    " ",
+    "-",
+    "s",
+    "k",
+  ];
+  const text = fc.array(fc.constantFrom(...fragments), { maxLength: 6 }).map((parts) => parts.join(""));
+  const key = fc.constantFrom("a", "b", "text", "token", "password", "note", "apiKey");
+  const payload: fc.Arbitrary<JsonValue> = fc.letrec<{ value: JsonValue }>((tie) => ({
+    value: fc.oneof(
+      { depthSize: "small" },
+      text,
+      fc.integer(),
+      fc.constant(null),
+      fc.array(tie("value"), { maxLength: 3 }),
+      fc.dictionary(key, tie("value"), { maxKeys: 3 }),
+    ),
+  })).value;
+
+  it("gives the same result as the full walk for any mix of secret fragments, split or whole", () => {
+    fc.assert(
+      fc.property(payload, (value) => {
+        expect(redact(value)).toEqual(redactEverywhere(value));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it("returns a payload without any hint as it is, without copying it", () => {
+    const value: JsonValue = { step: 3, callId: "call_3", toolName: "lookup", arguments: { i: 3 } };
+    expect(redact(value)).toBe(value);
+  });
 });

@@ -144,6 +144,7 @@ export function observeRun(init: RunObservationInit): RunObserver {
   const makeRoot = Effect.makeSpan(SPAN.run, {
     ...(parent ? { parent } : { root: true }),
     kind: "internal",
+    captureStackTrace: false,
     attributes: {
       ...base,
       "gen_ai.operation.name": "invoke_agent",
@@ -172,7 +173,9 @@ export function observeRun(init: RunObservationInit): RunObserver {
     (effect) =>
       effect.pipe(
         Effect.annotateLogs(logAnnotations),
-        Effect.withSpan(name, { parent: rootSpan, kind, attributes: { ...base, ...attributes } }),
+        // Without a captured stack: the run's spans are on every step's path, and the trace
+        // already says which actor made each one.
+        Effect.withSpan(name, { parent: rootSpan, kind, attributes: { ...base, ...attributes }, captureStackTrace: false }),
       );
 
   const stepOf = (events: LedgerWriteInput["events"]): Record<string, unknown> => {
