@@ -47,26 +47,33 @@ export function runEndFacts(input: RunEndInput): RunEndFacts {
   };
 }
 
-const payloadOf = (event: LedgerEvent) =>
-  event.payload !== null && typeof event.payload === "object" && !Array.isArray(event.payload)
-    ? (event.payload as Record<string, unknown>)
-    : {};
+export interface EventFacts {
+  toolCalls: number;
+  protocolInvalid: number;
+  terminal: TerminalPayload | undefined;
+}
+
+export const noEventFacts = (): EventFacts => ({ toolCalls: 0, protocolInvalid: 0, terminal: undefined });
+
+/** Adds one event (a ledger row, or a row a live run has just written) to the facts. */
+export function addEventFact(facts: EventFacts, event: Pick<LedgerEvent, "type" | "payload">): void {
+  if (event.type === "tool_call") facts.toolCalls += 1;
+  if (event.type === "terminal") facts.terminal = event.payload as unknown as TerminalPayload;
+  if (event.type === "provider_anomaly") {
+    const payload = event.payload;
+    const code =
+      payload !== null && typeof payload === "object" && !Array.isArray(payload)
+        ? (payload as Record<string, unknown>).code
+        : undefined;
+    if (code === PROTOCOL_INVALID_CODE) facts.protocolInvalid += 1;
+  }
+}
 
 /** Tool calls, protocol-invalid anomalies and the terminal payload of one run's events. */
-export function eventFacts(events: ReadonlyArray<LedgerEvent>): {
-  readonly toolCalls: number;
-  readonly protocolInvalid: number;
-  readonly terminal: TerminalPayload | undefined;
-} {
-  let toolCalls = 0;
-  let protocolInvalid = 0;
-  let terminal: TerminalPayload | undefined;
-  for (const event of events) {
-    if (event.type === "tool_call") toolCalls += 1;
-    if (event.type === "provider_anomaly" && payloadOf(event).code === PROTOCOL_INVALID_CODE) protocolInvalid += 1;
-    if (event.type === "terminal") terminal = event.payload as unknown as TerminalPayload;
-  }
-  return { toolCalls, protocolInvalid, terminal };
+export function eventFacts(events: ReadonlyArray<Pick<LedgerEvent, "type" | "payload">>): Readonly<EventFacts> {
+  const facts = noEventFacts();
+  for (const event of events) addEventFact(facts, event);
+  return facts;
 }
 
 const seconds = (from: string, to: string | null): number | null => {

@@ -8,11 +8,12 @@ import type {
   CompletionContract,
   ContextMessage,
   ExecutorResult,
+  LedgerEvent,
   ToolSettlement,
 } from "../../domain/index.js";
 import type { FinishRunInput, LedgerWriteInput, SampleOutcome, ToolResultsInput } from "../../machines/protocol.js";
 import { AgentRunStore } from "../../persistence/AgentRunStore.js";
-import { eventFacts, runEndFacts } from "./ledgerMetrics.js";
+import { addEventFact, eventFacts, noEventFacts, runEndFacts } from "./ledgerMetrics.js";
 import { recordRunEnded } from "./metrics.js";
 
 /**
@@ -171,12 +172,23 @@ export function observeRun(init: RunObservationInit): RunObserver {
   const span =
     (name: string, attributes: Record<string, unknown> = {}, kind: Tracer.SpanKind = "internal"): Wrap =>
     (effect) =>
-      effect.pipe(
-        Effect.annotateLogs(logAnnotations),
+      (init.logging ? Effect.annotateLogs(effect, logAnnotations) : effect).pipe(
         // Without a captured stack: the run's spans are on every step's path, and the trace
         // already says which actor made each one.
-        Effect.withSpan(name, { parent: rootSpan, kind, attributes: { ...base, ...attributes }, captureStackTrace: false }),
+        Effect.withSpan(name, {
+          parent: rootSpan,
+          kind,
+          attributes: { ...base, ...attributes },
+          captureStackTrace: false,
+        }),
       );
+
+  // The metrics' ledger facts, from the rows this run's writes committed (same fold as the CLI's).
+  const written = noEventFacts();
+  const noteWritten = (events: ReadonlyArray<{ readonly type: LedgerEvent["type"]; readonly payload: unknown }>) =>
+    Effect.sync(() => {
+      for (const event of events) addEventFact(written, event as Pick<LedgerEvent, "type" | "payload">);
+    });
 
   const stepOf = (events: LedgerWriteInput["events"]): Record<string, unknown> => {
     for (const event of events) {
@@ -245,18 +257,29 @@ export function observeRun(init: RunObservationInit): RunObserver {
           "agentloop.step": input.step,
         }),
       ),
-    append: (input) => span(SPAN.append, { ...stepOf(input.events), "agentloop.ledger.rows": input.events.length }),
+    append: (input) => (effect) =>
+      effect.pipe(
+        Effect.tap(() => noteWritten(input.events)),
+        span(SPAN.append, { ...stepOf(input.events), "agentloop.ledger.rows": input.events.length }),
+      ),
     toolResults: (input) => (effect) =>
       effect.pipe(
         Effect.tap(() =>
-          Effect.forEach(input.settlements, (settlement) => log("tool.result", settlementLog(input.step, settlement)), {
-            discard: true,
-          }),
+          init.logging
+            ? Effect.forEach(
+                input.settlements,
+                (settlement) => log("tool.result", settlementLog(input.step, settlement)),
+                {
+                  discard: true,
+                },
+              )
+            : Effect.void,
         ),
         span(SPAN.toolResults, { "agentloop.step": input.step, "agentloop.ledger.rows": input.settlements.length }),
       ),
     finish: (input) => (effect) =>
       effect.pipe(
+        Effect.tap(() => noteWritten([...input.events, { type: "terminal", payload: input.terminal }])),
         Effect.tap(() =>
           Effect.forEach(
             input.unsettled,
@@ -295,10 +318,16 @@ export function observeRun(init: RunObservationInit): RunObserver {
       await runtime
         .runPromise(
           Effect.gen(function* () {
-            const events = yield* Effect.flatMap(AgentRunStore, (store) => store.listRunEvents(init.runId)).pipe(
-              Effect.orElseSucceed(() => []),
-            );
-            const ledger = eventFacts(events);
+            // After a failed write the fallback close may have written other rows than the run
+            // asked for: then the ledger itself is read.
+            const ledger =
+              written.terminal && result.terminalReason !== "ledger_write_failed"
+                ? written
+                : eventFacts(
+                    yield* Effect.flatMap(AgentRunStore, (store) => store.listRunEvents(init.runId)).pipe(
+                      Effect.orElseSucceed(() => []),
+                    ),
+                  );
             const durationSeconds = (Date.now() - started) / 1000;
             const facts = runEndFacts({
               terminalState: result.terminalState,

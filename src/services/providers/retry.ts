@@ -31,6 +31,17 @@ export function providerRetrySchedule(policy: RetryPolicy) {
 export const withProviderRetry = (policy: RetryPolicy) => {
   // A Schedule is an immutable description: build it once, reuse it for every call.
   const schedule = providerRetrySchedule(policy);
+  // The schedule's driver is only started once a call has failed (most calls do not): the retry
+  // replays that first failure into the schedule, then calls again — the same delays and count
+  // as retrying the call from the start.
   return <A>(effect: Effect.Effect<A, ProviderError>): Effect.Effect<A, ProviderError> =>
-    Effect.retry(effect, schedule);
+    Effect.catchAll(effect, (first) => {
+      let replayed = false;
+      const attempt = Effect.suspend(() => {
+        if (replayed) return effect;
+        replayed = true;
+        return Effect.fail(first);
+      });
+      return Effect.retry(attempt, schedule);
+    });
 };

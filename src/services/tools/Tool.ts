@@ -39,14 +39,21 @@ export function defineTool<Args>(definition: ToolDefinition<Args>): ToolDefiniti
   return definition;
 }
 
+/** Descriptors by definition: a tool's JSON Schema is derived once, not once per run. */
+const descriptors = new WeakMap<AnyToolDefinition, ToolDescriptor>();
+
 /** What the model is shown: name, description, kind and the JSON Schema of the zod input. */
 export function describeTool(tool: AnyToolDefinition): ToolDescriptor {
-  return {
+  const known = descriptors.get(tool);
+  if (known) return known;
+  const descriptor: ToolDescriptor = {
     name: tool.name,
     description: tool.description,
     kind: tool.kind,
     inputSchema: z.toJSONSchema(tool.input, { unrepresentable: "any" }) as Record<string, unknown>,
   };
+  descriptors.set(tool, descriptor);
+  return descriptor;
 }
 
 /** Accepts any JSON object: for fixture tools whose arguments are not modelled. */
