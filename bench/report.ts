@@ -81,6 +81,8 @@ export function checkTargets(results: ReadonlyArray<BenchResult>, ratios: Record
   });
   const scale = find(results, "scale.concurrent");
   const rssPerRun = (scale?.rssPerInFlightRunKiB as { max?: number } | undefined)?.max;
+  const retainedRssPerRun = (scale?.retainedPerInFlightRunKiB as { rss?: { max?: number } } | null | undefined)?.rss
+    ?.max;
   const projection = find(results, "projection.100k");
   const projectionMs = projection?.skipped ? undefined : (projection?.ms as { median?: number } | undefined)?.median;
   return [
@@ -103,7 +105,13 @@ export function checkTargets(results: ReadonlyArray<BenchResult>, ratios: Record
       (v) => v <= 2,
     ),
     check("ledger.append throughput ÷ raw better-sqlite3", ratios["ledger.append/raw"], "≥ 0.5", (v) => v >= 0.5),
-    check("scale.concurrent KiB RSS per in-flight run (worst wave)", rssPerRun, "≤ 100", (v) => v <= 100),
+    check("scale.concurrent KiB RSS per in-flight run (worst wave, peak)", rssPerRun, "≤ 100", (v) => v <= 100),
+    check(
+      "scale.concurrent KiB RSS per in-flight run held after a full GC (worst wave)",
+      retainedRssPerRun,
+      "≤ 100",
+      (v) => v <= 100,
+    ),
     check("projection.100k ms (median)", projectionMs, "≤ 150", (v) => v <= 150),
   ];
 }
@@ -122,8 +130,13 @@ function detail(result: BenchResult): string {
     const wall = result.wallMs as { median: number };
     const rss = result.rssPerInFlightRunKiB as { max: number; median: number };
     const heap = result.heapPerInFlightRunKiB as { max: number };
+    const retained = result.retainedPerInFlightRunKiB as {
+      rss: { max: number };
+      heap: { max: number };
+      inFlight: number;
+    } | null;
     parts.push(
-      `${result.concurrency} in flight, wall ${fmt(wall.median, 0)} ms, ${fmt(rss.max)} KiB RSS/run (worst wave; median ${fmt(rss.median)}), heap ${fmt(heap.max)} KiB/run, ${result.completed} completed, ${result.ledgerRowsPerWave} rows/wave checked`,
+      `${result.concurrency} in flight, wall ${fmt(wall.median, 0)} ms, peak ${fmt(rss.max)} KiB RSS/run (worst wave; median ${fmt(rss.median)}), peak heap ${fmt(heap.max)} KiB/run${retained ? `; held after a full GC with ${retained.inFlight} in flight: ${fmt(retained.rss.max)} KiB RSS/run, ${fmt(retained.heap.max)} KiB heap/run` : ""}, ${result.completed} completed, ${result.ledgerRowsPerWave} rows/wave checked`,
     );
   } else if (result.id === "ledger.append") {
     const raw = result.raw as { usPerStep: { median: number }; eventRowsPerSec: { median: number } };

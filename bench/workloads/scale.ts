@@ -19,6 +19,8 @@ interface Wave {
   readonly peakRssMiB: number;
   readonly peakHeapMiB: number;
   readonly maxInFlight: number;
+  /** After a full collection at the first run's end (the others still in flight, at their last step). */
+  readonly retained: { readonly inFlight: number; readonly rssMiB: number; readonly heapMiB: number } | null;
 }
 
 /** Starts `count` runs at once and waits for all; samples RSS and heap while they are in flight. */
@@ -33,6 +35,17 @@ async function wave(bench: AgentloopW10, prefix: string, count: number): Promise
     peakHeap = Math.max(peakHeap, memory.heapUsed / 2 ** 20);
   };
   const sampler = setInterval(sample, 10);
+  // Peak RSS also counts garbage V8 has not collected yet (the wave is CPU-bound, so the heap
+  // grows ahead of collection); what the runs themselves hold is measured after a full GC while
+  // they are still in flight — at the first run's end, when every run carries its longest history.
+  let retained: Wave["retained"] = null;
+  const measureRetained = () => {
+    if (retained || !(globalThis as { gc?: () => void }).gc) return;
+    sample();
+    collectGarbage();
+    const memory = process.memoryUsage();
+    retained = { inFlight, rssMiB: memory.rss / 2 ** 20, heapMiB: memory.heapUsed / 2 ** 20 };
+  };
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   try {
@@ -43,6 +56,7 @@ async function wave(bench: AgentloopW10, prefix: string, count: number): Promise
       runs.push(
         bench.runOnce(`${prefix}${i}`).finally(() => {
           inFlight -= 1;
+          measureRetained();
         }),
       );
     }
@@ -53,7 +67,7 @@ async function wave(bench: AgentloopW10, prefix: string, count: number): Promise
   const wallMs = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
   sample();
-  return { wallMs, cpuUs: cpu.user + cpu.system, peakRssMiB: peakRss, peakHeapMiB: peakHeap, maxInFlight };
+  return { wallMs, cpuUs: cpu.user + cpu.system, peakRssMiB: peakRss, peakHeapMiB: peakHeap, maxInFlight, retained };
 }
 
 export async function benchScale(options: BenchOptions): Promise<BenchResult> {
@@ -82,6 +96,9 @@ export async function benchScale(options: BenchOptions): Promise<BenchResult> {
     const cpuUsPerStep = stat(waves.map((w) => w.cpuUs / (concurrency * W10_STEPS)));
     const rssPerRun = stat(waves.map((w) => ((w.peakRssMiB - w.baselineRssMiB) * 1024) / concurrency));
     const heapPerRun = stat(waves.map((w) => ((w.peakHeapMiB - w.baselineHeapMiB) * 1024) / concurrency));
+    const measuredRetained = waves.flatMap((w) => (w.retained ? [{ ...w.retained, w }] : []));
+    const retainedRss = stat(measuredRetained.map((r) => ((r.rssMiB - r.w.baselineRssMiB) * 1024) / r.inFlight));
+    const retainedHeap = stat(measuredRetained.map((r) => ((r.heapMiB - r.w.baselineHeapMiB) * 1024) / r.inFlight));
     return {
       id: "scale.concurrent",
       what: `${concurrency} W10 runs started at once on one AgentRuntime (ledger file), ${SCALE_LATENCY_MS} ms model latency per step; usPerStep = wave wall time / (runs × 10)`,
@@ -98,6 +115,15 @@ export async function benchScale(options: BenchOptions): Promise<BenchResult> {
       /** (peak RSS during a wave − RSS before it) / runs in flight; `max` is the first (coldest) wave. */
       rssPerInFlightRunKiB: { min: rssPerRun.min, median: rssPerRun.median, max: rssPerRun.max },
       heapPerInFlightRunKiB: { min: heapPerRun.min, median: heapPerRun.median, max: heapPerRun.max },
+      /** After a full GC with (almost) every run in flight: memory the runs hold, not garbage. */
+      retainedPerInFlightRunKiB:
+        measuredRetained.length > 0
+          ? {
+              rss: { median: retainedRss.median, max: retainedRss.max },
+              heap: { median: retainedHeap.median, max: retainedHeap.max },
+              inFlight: Math.min(...measuredRetained.map((r) => r.inFlight)),
+            }
+          : null,
       completed: concurrency * reps,
       ledgerRowsPerWave: concurrency * W10_ROWS_PER_RUN,
     };
