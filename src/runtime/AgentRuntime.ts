@@ -81,6 +81,16 @@ export interface StartRunOptions {
 
 export type RunActor = Actor<typeof runMachine>;
 
+/** Parsed contracts by the object a host passed: hosts reuse one contract object for many runs. */
+const contracts = new WeakMap<CompletionContractInput, CompletionContract>();
+function parsedContract(input: CompletionContractInput): CompletionContract {
+  const known = contracts.get(input);
+  if (known) return known;
+  const contract = CompletionContract.parse(input);
+  contracts.set(input, contract);
+  return contract;
+}
+
 /** The services every run and every host query can use. */
 export type RuntimeServices = AgentRunStore | MemoryTurnStore | MemoryItemStore | MemoryService | SqlClient.SqlClient;
 
@@ -159,7 +169,7 @@ export class AgentRuntime {
     const toolList = options.tools ?? this.config.tools ?? [];
     const tools = new Map(toolList.map((tool) => [tool.name, tool]));
     const allowedTools = new Set(options.allowedTools ?? tools.keys());
-    const contract = options.contract ? CompletionContract.parse(options.contract) : NONE_CONTRACT;
+    const contract = options.contract ? parsedContract(options.contract) : NONE_CONTRACT;
     // [observability] the run's root span; its trace id is the run's trace id unless the host chose one
     const observer = observeRun({
       runtime: this.managed,

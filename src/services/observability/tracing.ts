@@ -123,6 +123,16 @@ function rememberRoot(runId: string, span: Tracer.Span, tracer: Tracer.Tracer) {
   }
 }
 
+/** Each runtime's tracer, looked up once (its layer is fixed when the runtime is built). */
+const tracers = new WeakMap<object, Tracer.Tracer>();
+function tracerOf(runtime: ManagedRuntime.ManagedRuntime<AgentRunStore, never>): Tracer.Tracer {
+  const known = tracers.get(runtime);
+  if (known) return known;
+  const tracer = runtime.runSync(Effect.tracer);
+  tracers.set(runtime, tracer);
+  return tracer;
+}
+
 /**
  * Starts a run's observation: opens its root span (on the runtime's tracer) and returns the
  * wrappers its actors use. Called by `AgentRuntime.startRun` before the actor starts.
@@ -157,7 +167,7 @@ export function observeRun(init: RunObservationInit): RunObserver {
   const rootSpan = runtime.runSync(makeRoot);
   const traceId = init.traceId ?? rootSpan.traceId;
   rootSpan.attribute("agentloop.trace.id", traceId);
-  rememberRoot(init.runId, rootSpan, runtime.runSync(Effect.tracer));
+  rememberRoot(init.runId, rootSpan, tracerOf(runtime));
 
   const logAnnotations = {
     runId: init.runId,

@@ -28,9 +28,12 @@ export function providerRetrySchedule(policy: RetryPolicy) {
   );
 }
 
+/** Schedules by policy object: an immutable description, built once and shared by every run. */
+const schedules = new WeakMap<RetryPolicy, ReturnType<typeof providerRetrySchedule>>();
+
 export const withProviderRetry = (policy: RetryPolicy) => {
-  // A Schedule is an immutable description: build it once, reuse it for every call.
-  const schedule = providerRetrySchedule(policy);
+  const schedule = schedules.get(policy) ?? providerRetrySchedule(policy);
+  schedules.set(policy, schedule);
   // The schedule's driver is only started once a call has failed (most calls do not): the retry
   // replays that first failure into the schedule, then calls again — the same delays and count
   // as retrying the call from the start.
