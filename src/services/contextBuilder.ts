@@ -222,9 +222,10 @@ export function buildContext(input: ContextBuildInput): BuiltContext {
  * only enter the summary; once even a lower bound of that summary overflows the room beside the
  * kept groups, buildContext trims the oldest summarized groups, and any older run would be trimmed too.
  *
- * Exact for runs whose call ids are unique (pairing repair then leaves each run's projection as
- * it is); otherwise repair only shrinks what was read. Twice the budget caps the walk, as a summary
- * of narration-heavy runs can stay small for very long.
+ * Exact for runs whose call ids are unique: pairing repair then leaves each run's projection as it
+ * is. Where runs reuse call ids, repair drops the repeats and the context can hold less than the
+ * budget allows. Twice the budget caps the walk, as a summary of narration-heavy runs can stay
+ * small for very long.
  */
 export class HistoryCoverage {
   private readonly budget: number;
@@ -236,6 +237,7 @@ export class HistoryCoverage {
   private keeping = true;
   private summaryFloor = 0;
   private runs = 0;
+  private summaryRuns = 0;
   private done = false;
 
   constructor(input: Omit<ContextBuildInput, "history">) {
@@ -254,6 +256,7 @@ export class HistoryCoverage {
   add(run: ReadonlyArray<ContextMessage>): boolean {
     if (this.done) return true;
     this.runs += 1;
+    if (!this.keeping) this.summaryRuns += 1;
     const groups = groupMessages(run.filter((message) => message.role !== "system"));
     for (let index = groups.length - 1; index >= 0; index--) {
       const group = groups[index]!;
@@ -267,7 +270,7 @@ export class HistoryCoverage {
       if (this.compaction) this.summaryFloor += this.summaryFloorOf(group);
     }
     this.done =
-      this.total > this.budget * 2 ||
+      this.total > Math.max(this.budget, 0) * 2 ||
       (this.total > this.budget &&
         // Not even the newest group fits beside a summary: buildContext keeps it alone.
         (this.kept === 0 || !this.compaction || this.summaryFloor > this.budget - this.kept));
@@ -277,14 +280,19 @@ export class HistoryCoverage {
   /** A guess at how many more runs it takes, to size the reader's next page. */
   runsWanted(): number {
     if (this.done) return 0;
-    if (this.runs === 0 || this.total === 0) return Number.POSITIVE_INFINITY;
+    if (this.total === 0) return Number.POSITIVE_INFINITY;
     const perRun = this.total / this.runs;
-    return Math.ceil(Math.max(0, this.budget - this.total) / perRun) + 2;
+    const toCap = Math.ceil((Math.max(this.budget, 0) * 2 - this.total) / perRun) + 1;
+    if (this.total <= this.budget) return Math.min(toCap, Math.ceil((this.budget - this.total) / perRun) + 2);
+    if (this.summaryRuns === 0 || this.summaryFloor === 0) return Math.min(toCap, 2);
+    const floorPerRun = this.summaryFloor / this.summaryRuns;
+    return Math.min(toCap, Math.ceil((this.budget - this.kept - this.summaryFloor) / floorPerRun) + 1);
   }
 
   /**
    * At most the tokens the group adds to a summary: its lines counted one by one, less one token
-   * each for what joining them could merge — not exact, but never above the joined count.
+   * each for what joining them with newlines can merge (BPE encodings split at newlines; a
+   * characters-based count rounds up once per line).
    */
   private summaryFloorOf(group: MessageGroup): number {
     let floor = 0;

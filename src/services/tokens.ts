@@ -14,15 +14,47 @@ export interface TokenCounter {
  */
 export const ANTHROPIC_ESTIMATE_FACTOR = 1.15;
 
+/**
+ * Special-token markers in message text (a tool that reads a tokenizer's source, say) are plain
+ * text to the model's API; gpt-tokenizer's default would throw on them and fail the whole history.
+ */
+const AS_TEXT = { disallowedSpecial: new Set<string>() };
+const cl100k = (text: string) => (text ? countCl100k(text, AS_TEXT) : 0);
+const o200k = (text: string) => (text ? countO200k(text, AS_TEXT) : 0);
+
+/**
+ * Short texts recur all through a session — a tool's name in every call, the same arguments, a
+ * polling tool's same answer, a scheduled job's same prompt — and for them the tokenizer's fixed
+ * cost per call is many map lookups. Bounded in length and entries, so a counter kept for long
+ * holds little; each counter has its own memo.
+ */
+export const MEMO_MAX_LENGTH = 256;
+export const MEMO_MAX_ENTRIES = 10_000;
+
+function memoized(count: (text: string) => number): (text: string) => number {
+  const memo = new Map<string, number>();
+  return (text) => {
+    if (text.length > MEMO_MAX_LENGTH) return count(text);
+    let tokens = memo.get(text);
+    if (tokens === undefined) {
+      if (memo.size >= MEMO_MAX_ENTRIES) memo.clear();
+      tokens = count(text);
+      memo.set(text, tokens);
+    }
+    return tokens;
+  };
+}
+
 export function tokenCounterFor(apiFamily: string, model: string): TokenCounter {
   if (apiFamily === "anthropic" || model.startsWith("claude")) {
     return {
       encoding: "anthropic_estimate",
-      count: (text) => Math.ceil(countCl100k(text) * ANTHROPIC_ESTIMATE_FACTOR),
+      count: memoized((text) => Math.ceil(cl100k(text) * ANTHROPIC_ESTIMATE_FACTOR)),
     };
   }
-  if (/^(gpt-3\.5|gpt-4(?!o|\.1)|text-embedding)/.test(model)) return { encoding: "cl100k_base", count: countCl100k };
-  return { encoding: "o200k_base", count: countO200k };
+  if (/^(gpt-3\.5|gpt-4(?!o|\.1)|text-embedding)/.test(model))
+    return { encoding: "cl100k_base", count: memoized(cl100k) };
+  return { encoding: "o200k_base", count: memoized(o200k) };
 }
 
 /** Context windows by model prefix (tokens); unknown models get a conservative 128k. */

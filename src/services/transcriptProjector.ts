@@ -72,9 +72,17 @@ function syntheticKind(receipt: ExecutionReceipt | undefined): SyntheticResult {
 function finalAssistant(run: RunRecord, events: ReadonlyArray<LedgerEvent>): ContextMessage | undefined {
   const terminal = events.find((event) => event.type === "terminal");
   const answers = events.filter((event) => event.type === "assistant_output" && payloadOf(event).role === "answer");
-  const answer = text(answers.at(-1) && payloadOf(answers.at(-1)!).text);
-  const state = terminal ? text(payloadOf(terminal).terminalState) : run.terminalState;
-  const reason = terminal ? text(payloadOf(terminal).reason) : (run.failureCode ?? "");
+  return finalMessage(run, terminal && payloadOf(terminal), answers.at(-1) && payloadOf(answers.at(-1)!));
+}
+
+function finalMessage(
+  run: RunRecord,
+  terminal: Payload | undefined,
+  lastAnswer: Payload | undefined,
+): ContextMessage | undefined {
+  const answer = text(lastAnswer?.text);
+  const state = terminal ? text(terminal.terminalState) : run.terminalState;
+  const reason = terminal ? text(terminal.reason) : (run.failureCode ?? "");
   if (state === "completed")
     return answer ? { role: "assistant", content: answer, toolCalls: [], provenance: "ledger" } : undefined;
   if (state === "running") return undefined;
@@ -88,85 +96,114 @@ function finalAssistant(run: RunRecord, events: ReadonlyArray<LedgerEvent>): Con
   };
 }
 
+/** What one pass over a run's events finds, in the order the next turn replays it. */
+interface RunScan {
+  /** User inputs and tool steps, in ledger order (a step at its first recorded call). */
+  readonly order: Array<{ readonly user: string } | { readonly step: number }>;
+  readonly byStep: Map<number, CallRecord[]>;
+  readonly results: Map<string, ResultRecord>;
+  readonly commentary: Map<number, string>;
+  terminal: Payload | undefined;
+  lastAnswer: Payload | undefined;
+}
+
+/** One pass over the events: the projection of a run is on the history's hot path. */
+function scanRun(events: ReadonlyArray<LedgerEvent>): RunScan {
+  const scan: RunScan = {
+    order: [],
+    byStep: new Map(),
+    results: new Map(),
+    commentary: new Map(),
+    terminal: undefined,
+    lastAnswer: undefined,
+  };
+  const callIds = new Set<string>();
+  for (const event of events) {
+    const payload = payloadOf(event);
+    switch (event.type) {
+      case "user_input":
+        if (payload.origin !== "runtime_correction") scan.order.push({ user: text(payload.text) });
+        break;
+      case "tool_call": {
+        const callId = text(payload.callId);
+        // A duplicated tool_call row must not replay its call (or its step) a second time.
+        if (!callId || callIds.has(callId)) break;
+        callIds.add(callId);
+        const step = Number(payload.step ?? 0);
+        const record = {
+          call: { id: callId, name: text(payload.toolName) || "unknown", arguments: payload.arguments ?? {} },
+          step,
+        };
+        const group = scan.byStep.get(step);
+        if (group) group.push(record);
+        else {
+          scan.byStep.set(step, [record]);
+          scan.order.push({ step });
+        }
+        break;
+      }
+      case "tool_result": {
+        const callId = text(payload.callId);
+        // Orphans (no call before them) are dropped; a second result for the same call is ignored.
+        if (callIds.has(callId) && !scan.results.has(callId))
+          scan.results.set(callId, { status: text(payload.status), output: payload.output ?? null });
+        break;
+      }
+      case "assistant_output":
+        if (payload.role === "commentary") scan.commentary.set(Number(payload.step), text(payload.text));
+        else if (payload.role === "answer") scan.lastAnswer = payload;
+        break;
+      case "terminal":
+        scan.terminal ??= payload;
+        break;
+    }
+  }
+  return scan;
+}
+
 function projectRunProtocol({ run, events, receipts }: ProjectedRun): ContextMessage[] {
   const receiptByCall = new Map(receipts.map((receipt) => [receipt.callId, receipt]));
+  const scan = scanRun(events);
   const messages: ContextMessage[] = [];
-  const calls = new Map<string, CallRecord>();
-  const results = new Map<string, ResultRecord>();
-  for (const event of events) {
-    const payload = payloadOf(event);
-    if (event.type === "tool_call") {
-      const callId = text(payload.callId);
-      if (callId && !calls.has(callId)) {
-        calls.set(callId, {
-          call: { id: callId, name: text(payload.toolName) || "unknown", arguments: payload.arguments ?? {} },
-          step: Number(payload.step ?? 0),
+  for (const item of scan.order) {
+    if ("user" in item) {
+      messages.push({ role: "user", content: item.user });
+      continue;
+    }
+    const group = scan.byStep.get(item.step)!;
+    messages.push({
+      role: "assistant",
+      content: scan.commentary.get(item.step) ?? "",
+      toolCalls: group.map((record) => record.call),
+      provenance: "ledger",
+    });
+    for (const record of group) {
+      const receipt = receiptByCall.get(record.call.id);
+      const result = scan.results.get(record.call.id);
+      if (result) {
+        messages.push({
+          role: "tool",
+          callId: record.call.id,
+          toolName: record.call.name,
+          isError: result.status !== "ok",
+          content:
+            result.status === "ok" ? outputText(result.output) : `${result.status}: ${outputText(result.output)}`,
+          facts: receiptFacts(receipt, result.status),
+        });
+      } else {
+        const kind = syntheticKind(receipt);
+        messages.push({
+          role: "tool",
+          callId: record.call.id,
+          toolName: record.call.name,
+          isError: true,
+          content: SYNTHETIC_TEXT[kind],
+          facts: receiptFacts(receipt, kind),
         });
       }
-    } else if (event.type === "tool_result") {
-      const callId = text(payload.callId);
-      // Orphans (no call) are dropped; a second result for the same call is ignored.
-      if (calls.has(callId) && !results.has(callId)) {
-        results.set(callId, { status: text(payload.status), output: payload.output ?? null });
-      }
     }
   }
-
-  const byStep = new Map<number, CallRecord[]>();
-  for (const record of calls.values()) byStep.set(record.step, [...(byStep.get(record.step) ?? []), record]);
-  const commentary = new Map<number, string>();
-  for (const event of events) {
-    const payload = payloadOf(event);
-    if (event.type === "assistant_output" && payload.role === "commentary")
-      commentary.set(Number(payload.step), text(payload.text));
-  }
-
-  const emittedSteps = new Set<number>();
-  for (const event of events) {
-    const payload = payloadOf(event);
-    if (event.type === "user_input" && payload.origin !== "runtime_correction") {
-      messages.push({ role: "user", content: text(payload.text) });
-    }
-    if (event.type === "tool_call") {
-      const step = Number(payload.step ?? 0);
-      const group = byStep.get(step);
-      // A duplicated tool_call row must not replay the step (and its call ids) a second time.
-      if (!group || emittedSteps.has(step) || group[0]!.call.id !== text(payload.callId)) continue;
-      emittedSteps.add(step);
-      messages.push({
-        role: "assistant",
-        content: commentary.get(step) ?? "",
-        toolCalls: group.map((record) => record.call),
-        provenance: "ledger",
-      });
-      for (const record of group) {
-        const receipt = receiptByCall.get(record.call.id);
-        const result = results.get(record.call.id);
-        if (result) {
-          messages.push({
-            role: "tool",
-            callId: record.call.id,
-            toolName: record.call.name,
-            isError: result.status !== "ok",
-            content:
-              result.status === "ok" ? outputText(result.output) : `${result.status}: ${outputText(result.output)}`,
-            facts: receiptFacts(receipt, result.status),
-          });
-        } else {
-          const kind = syntheticKind(receipt);
-          messages.push({
-            role: "tool",
-            callId: record.call.id,
-            toolName: record.call.name,
-            isError: true,
-            content: SYNTHETIC_TEXT[kind],
-            facts: receiptFacts(receipt, kind),
-          });
-        }
-      }
-    }
-  }
-  const final = finalAssistant(run, events);
+  const final = finalMessage(run, scan.terminal, scan.lastAnswer);
   if (final) messages.push(final);
   return messages;
 }

@@ -5,7 +5,10 @@ import type { ContextMessage } from "../../src/domain/index.js";
 import {
   ANTHROPIC_ESTIMATE_FACTOR,
   contextWindowFor,
+  MEMO_MAX_ENTRIES,
+  MEMO_MAX_LENGTH,
   messageTokens,
+  type TokenCounter,
   tokenCounterFor,
 } from "../../src/services/tokens.js";
 
@@ -53,6 +56,28 @@ describe("tokenCounterFor", () => {
   it("counts the empty string as zero tokens", () => {
     expect(tokenCounterFor("anthropic", "claude-opus-4").count("")).toBe(0);
     expect(tokenCounterFor("openai", "gpt-4o").count("")).toBe(0);
+  });
+
+  it("counts special-token markers in a text as plain text instead of refusing it", () => {
+    const text = "The tokenizer splits on <|endoftext|> and <|im_start|>.";
+    expect(() => countO200k(text)).toThrow(/special token/);
+    const plain = countO200k(text, { disallowedSpecial: new Set() });
+    expect(tokenCounterFor("openai", "gpt-4o").count(text)).toBe(plain);
+    expect(plain).toBeGreaterThan(countO200k("The tokenizer splits on  and ."));
+    expect(tokenCounterFor("anthropic", "claude-sonnet-4-5").count(text)).toBeGreaterThan(0);
+  });
+
+  it("counts a text the same again, short or long, also past its memo's capacity", () => {
+    const counter = tokenCounterFor("openai", "gpt-4o");
+    const long = `${SAMPLE} `.repeat(Math.ceil(MEMO_MAX_LENGTH / SAMPLE.length) + 1);
+    expect(long.length).toBeGreaterThan(MEMO_MAX_LENGTH);
+    for (const text of [SAMPLE, long, "lookup"]) {
+      expect(counter.count(text)).toBe(countO200k(text));
+      expect(counter.count(text)).toBe(countO200k(text));
+    }
+    for (let n = 0; n <= MEMO_MAX_ENTRIES; n++) counter.count(`item ${n}`);
+    expect(counter.count(SAMPLE)).toBe(countO200k(SAMPLE));
+    expect(counter.count("item 7")).toBe(countO200k("item 7"));
   });
 
   it("falls back to o200k_base for unknown models", () => {
@@ -111,6 +136,31 @@ describe("messageTokens", () => {
         countO200k('{"i":1}') +
         countO200k("shell") +
         countO200k("raw not json"),
+    );
+  });
+
+  it("counts a message once per counter and reuses the count", () => {
+    const counted: string[] = [];
+    const spy: TokenCounter = {
+      encoding: "o200k_base",
+      count: (text) => {
+        counted.push(text);
+        return text.length;
+      },
+    };
+    const message: ContextMessage = {
+      role: "assistant",
+      content: "Looking.",
+      toolCalls: [{ id: "c1", name: "lookup", arguments: { i: 1 } }],
+    };
+    expect(messageTokens(message, spy)).toBe(4 + 8 + 6 + 7);
+    expect(messageTokens(message, spy)).toBe(4 + 8 + 6 + 7);
+    expect(counted).toEqual(["Looking.", "lookup", '{"i":1}']);
+    // Another message with the same content is another message; another counter counts anew.
+    expect(messageTokens({ ...message }, spy)).toBe(4 + 8 + 6 + 7);
+    expect(counted).toHaveLength(6);
+    expect(messageTokens(message, counter)).toBe(
+      4 + countO200k("Looking.") + countO200k("lookup") + countO200k('{"i":1}'),
     );
   });
 
