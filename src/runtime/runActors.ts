@@ -35,6 +35,7 @@ import { type RetryPolicy, withProviderRetry } from "../services/providers/retry
 import { planCalls } from "../services/tools/callPlanner.js";
 import { canonicalJson, sha256 } from "../services/tools/fingerprint.js";
 import { type AnyToolDefinition, describeTool } from "../services/tools/Tool.js";
+import { callIdsOf } from "../services/transcriptProjector.js";
 import { verifyAnswer } from "../services/verification.js";
 import type { TranscriptStore } from "./stores.js";
 
@@ -92,7 +93,9 @@ export function runOperations(wiring: RunWiring) {
   const descriptors = wiring.provider.capabilities.toolCalling
     ? [...wiring.tools.values()].filter((tool) => wiring.allowedTools.has(tool.name)).map(describeTool)
     : [];
-  const usedCallIds = new Set<string>();
+  // A new call may not reuse an id the replayed history holds (providers that number their calls
+  // repeat ids from turn to turn): planCalls renames such a call `<id>_<n>`.
+  const usedCallIds = callIdsOf(transcript.getSnapshot().context.messages);
   // Built once per run, not once per sampling step.
   const retry = withProviderRetry(wiring.retry);
   const observe = wiring.observer ?? passthroughObserver(); // [observability]

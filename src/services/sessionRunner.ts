@@ -15,7 +15,7 @@ import { recordHistoryLegacyFallback } from "./observability/metrics.js"; // [ob
 import type { Provider } from "./providers/Provider.js";
 import { contextWindowFor, messageTokens, type TokenCounter, tokenCounterFor } from "./tokens.js";
 import type { AnyToolDefinition } from "./tools/Tool.js";
-import { projectLegacyTurns, projectRuns, type ReplayMode } from "./transcriptProjector.js";
+import { distinctCallIdsAcrossRuns, projectLegacyTurns, projectRuns, type ReplayMode } from "./transcriptProjector.js";
 
 /** The seed §3.3 flags that gate the new history reader. */
 export interface SessionFlags {
@@ -131,6 +131,7 @@ export class SessionRunner {
         let limit = pageSize;
         let exhausted = false;
         const seen = new Set<string>();
+        const distinct = distinctCallIdsAcrossRuns();
         while (!coverage.covered) {
           const page = yield* store.listRuns({
             sessionId,
@@ -149,7 +150,7 @@ export class SessionRunner {
             if (coverage.covered) continue;
             seen.add(ledger.run.runId);
             runs.push(ledger.run);
-            const messages = projectRuns([ledger], modeFor);
+            const messages = distinct(projectRuns([ledger], modeFor));
             projected.push(messages);
             coverage.add(messages);
           }

@@ -251,3 +251,47 @@ export function projectLegacyTurns(turns: ReadonlyArray<MemoryTurn>): ContextMes
     return [];
   });
 }
+
+/** The tool call ids a context's messages use (calls and results). */
+export function callIdsOf(messages: ReadonlyArray<ContextMessage>): Set<string> {
+  const ids = new Set<string>();
+  for (const message of messages) {
+    if (message.role === "assistant") for (const call of message.toolCalls) ids.add(call.id);
+    else if (message.role === "tool") ids.add(message.callId);
+  }
+  return ids;
+}
+
+/**
+ * Keeps call ids distinct across the runs of one history. Providers that number their calls
+ * (`call_0`, `call_1` … in every turn, as scripted and many local models do) repeat ids from run
+ * to run, and a context may not hold two calls with one id — pairing repair would drop the later
+ * pairs, and the model would lose those facts. Fed runs newest first (the order history is read
+ * in), it renames the ids of an older run that a newer one already uses (`<id>_<n>`, the
+ * runtime's own scheme), so a run's ids never depend on how far back the history is read.
+ */
+export function distinctCallIdsAcrossRuns(): (messagesOfOlderRun: ContextMessage[]) => ContextMessage[] {
+  const newer = new Set<string>();
+  return (messages) => {
+    const own = callIdsOf(messages);
+    const renamed = new Map<string, string>();
+    for (const id of own) {
+      if (!newer.has(id)) continue;
+      let candidate = `${id}_2`;
+      for (let n = 3; newer.has(candidate) || own.has(candidate) || renamed.has(candidate); n++) {
+        candidate = `${id}_${n}`;
+      }
+      renamed.set(id, candidate);
+    }
+    for (const id of own) newer.add(renamed.get(id) ?? id);
+    if (renamed.size === 0) return messages;
+    const rename = (id: string) => renamed.get(id) ?? id;
+    return messages.map((message): ContextMessage => {
+      if (message.role === "assistant" && message.toolCalls.some((call) => renamed.has(call.id))) {
+        return { ...message, toolCalls: message.toolCalls.map((call) => ({ ...call, id: rename(call.id) })) };
+      }
+      if (message.role === "tool" && renamed.has(message.callId)) return { ...message, callId: rename(message.callId) };
+      return message;
+    });
+  };
+}

@@ -100,3 +100,40 @@ describe("SessionRunner reading a long session", () => {
       ).toHaveLength(1);
   });
 });
+
+describe("SessionRunner with a provider that numbers its calls the same way every turn", () => {
+  const turn = async (runner: SessionRunner, i: number) => {
+    const handle = await runner.startTurn({
+      sessionId: "numbered",
+      input: `Question ${i}`,
+      provider: scriptedProvider([callStep("call_0", "lookup", { i }), textStep(`Answer ${i}`)]),
+      tools: [lookupTool()],
+    });
+    expect((await handle.settled).terminalState).toBe("completed");
+    return handle;
+  };
+
+  it("gives the new run's call an id the replayed history does not hold", async () => {
+    const runner = new SessionRunner(await harness.makeRuntime());
+    await turn(runner, 1);
+    const second = await turn(runner, 2);
+    const calls = second.transcript
+      .getSnapshot()
+      .context.messages.flatMap((message) => (message.role === "assistant" ? message.toolCalls : []))
+      .map((call) => call.id);
+    expect(calls).toEqual(["call_0", "call_0_2"]);
+  });
+
+  it("replays every turn's call and result, renaming an older run's id that a newer run holds", async () => {
+    const runtime = await harness.makeRuntime();
+    const runner = new SessionRunner(runtime);
+    for (let i = 1; i <= 3; i++) await turn(runner, i);
+    const history = await runner.history("numbered", scriptedProvider([]), "Next");
+    const messages = history.context.messages as ReadonlyArray<ContextMessage>;
+    const calls = messages.flatMap((message) => (message.role === "assistant" ? message.toolCalls : []));
+    const results = messages.flatMap((message) => (message.role === "tool" ? [message.callId] : []));
+    expect(calls.map((call) => call.arguments)).toEqual([{ i: 1 }, { i: 2 }, { i: 3 }]);
+    expect(new Set(calls.map((call) => call.id)).size).toBe(3);
+    expect(results).toEqual(calls.map((call) => call.id));
+  });
+});

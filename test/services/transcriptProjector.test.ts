@@ -11,6 +11,8 @@ import {
   type RunRecord,
 } from "../../src/domain/index.js";
 import {
+  callIdsOf,
+  distinctCallIdsAcrossRuns,
   type ProjectedRun,
   projectLegacyTurns,
   projectRuns,
@@ -550,5 +552,27 @@ describe("projectLegacyTurns", () => {
     expect(projectLegacyTurns([turn("system", "You are a bot."), turn("user", "Hi")])).toEqual([
       { role: "user", content: "Hi" },
     ]);
+  });
+});
+
+describe("distinctCallIdsAcrossRuns", () => {
+  const pair = (id: string): ContextMessage[] => [
+    { role: "assistant", content: "", toolCalls: [{ id, name: "lookup", arguments: {} }] },
+    { role: "tool", callId: id, toolName: "lookup", content: "ok", isError: false },
+  ];
+
+  it("renames an older run's call and result when a newer run holds the same id", () => {
+    const distinct = distinctCallIdsAcrossRuns();
+    distinct(pair("call_0"));
+    const older = distinct([...pair("call_0"), ...pair("call_0_2")]);
+    expect([...callIdsOf(older)]).toEqual(["call_0_3", "call_0_2"]);
+    expect(older[1]).toMatchObject({ role: "tool", callId: "call_0_3" });
+  });
+
+  it("returns a run without colliding ids as it is", () => {
+    const distinct = distinctCallIdsAcrossRuns();
+    distinct(pair("a"));
+    const older = pair("b");
+    expect(distinct(older)).toBe(older);
   });
 });
