@@ -272,16 +272,18 @@ export function callIdsOf(messages: ReadonlyArray<ContextMessage>): Set<string> 
  */
 export function distinctCallIdsAcrossRuns(): (messagesOfOlderRun: ContextMessage[]) => ContextMessage[] {
   const newer = new Set<string>();
+  // Where each id's suffix search resumes: the same id recurs in run after run.
+  const nextSuffix = new Map<string, number>();
   return (messages) => {
     const own = callIdsOf(messages);
     const renamed = new Map<string, string>();
+    const taken = (candidate: string) => newer.has(candidate) || own.has(candidate) || renamed.has(candidate);
     for (const id of own) {
       if (!newer.has(id)) continue;
-      let candidate = `${id}_2`;
-      for (let n = 3; newer.has(candidate) || own.has(candidate) || renamed.has(candidate); n++) {
-        candidate = `${id}_${n}`;
-      }
-      renamed.set(id, candidate);
+      let n = nextSuffix.get(id) ?? 2;
+      while (taken(`${id}_${n}`)) n += 1;
+      nextSuffix.set(id, n + 1);
+      renamed.set(id, `${id}_${n}`);
     }
     for (const id of own) newer.add(renamed.get(id) ?? id);
     if (renamed.size === 0) return messages;
