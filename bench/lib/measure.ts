@@ -34,6 +34,11 @@ export function collectGarbage(): void {
 export interface LoopPlan {
   /** Runs before measuring (JIT, caches, SQLite pages); also times one run to size the repetitions. */
   readonly warmupRuns: number;
+  /**
+   * … and warm-up continues until this much time has passed: the same for every implementation,
+   * so each is measured at its JIT's steady state, not just after a fixed number of runs.
+   */
+  readonly warmupMs: number;
   /** Each repetition runs about this long (runs = targetRepMs / a warm-up run's time) … */
   readonly targetRepMs: number;
   /** … but at least / at most this many runs. */
@@ -64,8 +69,12 @@ export async function measureSequential(
   runOnce: (label: string) => Promise<void>,
 ): Promise<LoopMeasurement> {
   const warmupStarted = performance.now();
-  for (let i = 0; i < plan.warmupRuns; i++) await runOnce(`w${i}`);
-  const perRunMs = (performance.now() - warmupStarted) / Math.max(1, plan.warmupRuns);
+  let warmupRuns = 0;
+  while (warmupRuns < plan.warmupRuns || performance.now() - warmupStarted < plan.warmupMs) {
+    await runOnce(`w${warmupRuns}`);
+    warmupRuns += 1;
+  }
+  const perRunMs = (performance.now() - warmupStarted) / Math.max(1, warmupRuns);
   const runs = Math.max(plan.minRuns, Math.min(plan.maxRuns, Math.round(plan.targetRepMs / Math.max(perRunMs, 1e-3))));
   const repMs: number[] = [];
   const repCpuUs: number[] = [];
@@ -86,18 +95,29 @@ export async function measureSequential(
     repMs,
     runs,
     reps: plan.reps,
-    warmupRuns: plan.warmupRuns,
+    warmupRuns,
   };
 }
 
+/** Warm-up time of every sequential benchmark (none in a smoke run). */
+export const WARMUP_MS = 5_000;
+
 /**
- * A loop plan: `warmupRuns` (fewer in a smoke run), repetitions of about 4 s each (0.3 s in a
- * smoke run), never fewer than 20 runs (3 in a smoke run).
+ * A loop plan: at least `warmupRuns` and at least WARMUP_MS of warm-up (3 runs in a smoke run),
+ * repetitions of about 4 s each (0.3 s in a smoke run), never fewer than 20 runs (3 in a smoke run).
  */
 export function loopPlan(quick: boolean, warmupRuns: number, stepsPerRun: number): LoopPlan {
   return quick
-    ? { warmupRuns: Math.min(warmupRuns, 3), targetRepMs: 300, minRuns: 3, maxRuns: 2_000, reps: 3, stepsPerRun }
-    : { warmupRuns, targetRepMs: 4_000, minRuns: 20, maxRuns: 200_000, reps: 3, stepsPerRun };
+    ? {
+        warmupRuns: Math.min(warmupRuns, 3),
+        warmupMs: 0,
+        targetRepMs: 300,
+        minRuns: 3,
+        maxRuns: 2_000,
+        reps: 3,
+        stepsPerRun,
+      }
+    : { warmupRuns, warmupMs: WARMUP_MS, targetRepMs: 4_000, minRuns: 20, maxRuns: 200_000, reps: 3, stepsPerRun };
 }
 
 /** The common result fields of a sequential loop measurement. */
