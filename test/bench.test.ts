@@ -34,3 +34,30 @@ describe("npm run bench -- --quick --json", () => {
     expect(report.targets.length).toBeGreaterThan(0);
   }, 120_000);
 });
+
+describe("bench targets", () => {
+  it("checks each target from the results it names, and leaves a target it has no result for open", async () => {
+    const { checkTargets, computeRatios } = await import("../bench/report.js");
+    const results = [
+      { id: "agentloop.w10.sqlite", usPerStep: { min: 900, median: 1_000 } },
+      { id: "floor.bare+sqlite", usPerStep: { min: 180, median: 200 } },
+      {
+        id: "scale.concurrent",
+        rssPerInFlightRunKiB: { min: 150, median: 180, max: 320 },
+        retainedPerInFlightRunKiB: { rss: { median: 70, max: 90 }, heap: { median: 50, max: 51 }, inFlight: 999 },
+      },
+      { id: "projection.100k", ms: { min: 110, median: 129 } },
+    ];
+    const targets = checkTargets(results, computeRatios(results));
+    const byName = (start: string) => targets.filter((target) => target.target.startsWith(start));
+    expect(byName("agentloop.w10.sqlite µs/step ÷ floor")).toEqual([expect.objectContaining({ value: 5, met: false })]);
+    expect(byName("scale.concurrent").map((target) => [target.value, target.met])).toEqual([
+      [320, false],
+      [90, true],
+    ]);
+    expect(byName("projection.100k")).toEqual([expect.objectContaining({ value: 129, met: true })]);
+    expect(byName("agentloop.w10.sqlite µs/step ÷ peer.ai-sdk")).toEqual([
+      expect.objectContaining({ value: null, met: null }),
+    ]);
+  });
+});
