@@ -19,7 +19,7 @@ import { createRouter } from "../services/router.js";
 import { SessionRunner } from "../services/sessionRunner.js";
 import { builtinTools } from "../services/tools/builtin/index.js";
 import { buildSystemPrompt } from "../services/workspace/prompt.js";
-import { discoverSkills } from "../services/workspace/skills.js";
+import { scanSkills } from "../services/workspace/skills.js";
 import { CliFailure, type CliIO } from "./output.js";
 
 const DEFAULT_DB = "./agentloop.db";
@@ -111,7 +111,11 @@ export async function runCommand(io: CliIO, task: string, options: RunCommandOpt
   try {
     const workspace = options.workspace ? resolve(options.workspace) : undefined;
     if (workspace && !existsSync(workspace)) throw new CliFailure(`workspace ${options.workspace} does not exist`, 2);
-    const skills = workspace ? discoverSkills(workspace).map((entry) => entry.manifest) : [];
+    const scanned = workspace ? scanSkills(workspace) : { skills: [], problems: [] };
+    for (const problem of scanned.problems) {
+      process.stderr.write(`agentloop: skipped skill ${problem.path}: ${problem.message}\n`);
+    }
+    const skills = scanned.skills.map((entry) => entry.manifest);
     const tools = workspace ? [...builtinTools(workspace, { senders: [channelMessageSender(channel)] }).values()] : [];
     const sessions = new SessionRunner(runtime);
     const handle = await sessions.startTurn({

@@ -23,23 +23,43 @@ function insideWorkspace(workspace: string, path: string): boolean {
   }
 }
 
+/** A SKILL.md that could not be read as a skill, and why. */
+export interface SkillProblem {
+  readonly path: string;
+  readonly message: string;
+}
+
 /**
  * Skills of a workspace: `skills/<name>/SKILL.md`, front matter only (bodies load on demand). A
- * SKILL.md whose real path is outside the workspace is not a skill of it.
+ * SKILL.md whose real path is outside the workspace is not a skill of it. One unreadable or
+ * malformed SKILL.md is reported in `problems` and left out; the other skills stay available.
  */
-export function discoverSkills(workspace: string): SkillEntry[] {
+export function scanSkills(workspace: string): { skills: SkillEntry[]; problems: SkillProblem[] } {
   const root = join(workspace, "skills");
-  if (!existsSync(root)) return [];
-  return readdirSync(root, { withFileTypes: true })
+  if (!existsSync(root)) return { skills: [], problems: [] };
+  const skills: SkillEntry[] = [];
+  const problems: SkillProblem[] = [];
+  const folders = readdirSync(root, { withFileTypes: true })
     .filter((entry) => {
       const path = join(root, entry.name, "SKILL.md");
       return entry.isDirectory() && existsSync(path) && insideWorkspace(workspace, path);
     })
-    .sort((a, b) => a.name.localeCompare(b.name))
-    .map((entry) => {
-      const path = join(root, entry.name, "SKILL.md");
-      return { manifest: parseSkillManifest(readFileSync(path, "utf8"), entry.name), path };
-    });
+    .sort((a, b) => a.name.localeCompare(b.name));
+  for (const entry of folders) {
+    const path = join(root, entry.name, "SKILL.md");
+    try {
+      skills.push({ manifest: parseSkillManifest(readFileSync(path, "utf8"), entry.name), path });
+    } catch (error) {
+      const message = (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
+      problems.push({ path: relative(workspace, path).split(sep).join("/"), message });
+    }
+  }
+  return { skills, problems };
+}
+
+/** The skills of a workspace that could be read (see `scanSkills` for the ones that could not). */
+export function discoverSkills(workspace: string): SkillEntry[] {
+  return scanSkills(workspace).skills;
 }
 
 /** The body of a SKILL.md without its front matter. */

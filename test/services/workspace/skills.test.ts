@@ -5,7 +5,7 @@ import { Effect } from "effect";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { ToolResult } from "../../../src/services/tools/Tool.js";
 import { buildSystemPrompt } from "../../../src/services/workspace/prompt.js";
-import { discoverSkills, skillBody, skillLoadTool } from "../../../src/services/workspace/skills.js";
+import { discoverSkills, scanSkills, skillBody, skillLoadTool } from "../../../src/services/workspace/skills.js";
 import { useTempDir } from "../../support/tempDir.js";
 
 /**
@@ -44,6 +44,19 @@ function load(name: string): Promise<ToolResult> {
   const context = { runId: "run-1", callId: "call-1", step: 1, signal: new AbortController().signal };
   return Effect.runPromise(tool.execute!(tool.input.parse({ name }), context));
 }
+
+describe("scanSkills", () => {
+  it("leaves out a SKILL.md it cannot parse, names it with the reason, and keeps the other skills", () => {
+    writeSkill("alpha", "---\ndescription: Alpha skill\n---\nbody\n");
+    writeSkill("broken", "---\ndescription: [unclosed\n---\nbody\n");
+    writeSkill("zeta", "---\ndescription: Zeta skill\n---\nbody\n");
+    const { skills, problems } = scanSkills(ws);
+    expect(skills.map((entry) => entry.manifest.name)).toEqual(["alpha", "zeta"]);
+    expect(problems).toEqual([{ path: "skills/broken/SKILL.md", message: expect.any(String) }]);
+    expect(problems[0]!.message).not.toContain("\n");
+    expect(discoverSkills(ws).map((entry) => entry.manifest.name)).toEqual(["alpha", "zeta"]);
+  });
+});
 
 describe("discoverSkills", () => {
   it("finds nothing in a workspace without a skills folder", () => {
