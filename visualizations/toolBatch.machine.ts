@@ -21,7 +21,7 @@ export const toolBatchMachine = createMachine({
             "type": "forwardStarted"
           }
         },
-        "CALL_SETTLED": [
+        "xstate.done.actor.*": [
           {
             "guard": "isLastSettlement",
             "target": "done",

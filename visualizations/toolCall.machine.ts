@@ -115,20 +115,16 @@ export const toolCallMachine = createMachine({
       }
     },
     "ok": {
-      "type": "final",
-      "entry": "reportSettled"
+      "type": "final"
     },
     "error": {
-      "type": "final",
-      "entry": "reportSettled"
+      "type": "final"
     },
     "timed_out": {
-      "type": "final",
-      "entry": "reportSettled"
+      "type": "final"
     },
     "cancelled": {
-      "type": "final",
-      "entry": "reportSettled"
+      "type": "final"
     }
   }
 });

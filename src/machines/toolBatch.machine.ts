@@ -25,10 +25,13 @@ interface ToolBatchContext extends ToolBatchInput {
   readonly cancelRequested: boolean;
 }
 
-export type ToolBatchEvent = ToolCallReport | { type: "CANCEL" };
+/** A call's done event: its settlement is the call actor's output. */
+export type CallDoneEvent = { type: `xstate.done.actor.${string}`; output: ToolSettlement };
+
+export type ToolBatchEvent = ToolCallReport | CallDoneEvent | { type: "CANCEL" };
 
 /** What the batch tells the run. */
-export type ToolBatchReport = Extract<ToolCallReport, { type: "CALL_STARTED" }>;
+export type ToolBatchReport = ToolCallReport;
 
 export const callActorId = (index: number) => `call-${index}`;
 
@@ -79,10 +82,11 @@ export const toolBatchMachine = setup({
       });
       enqueue.assign({ cancelRequested: true });
     }),
-    recordSettlement: assign(({ context }, params: { index: number; settlement: ToolSettlement }) => {
+    recordSettlement: assign(({ context }, params: { settlement: ToolSettlement }) => {
+      const index = context.calls.findIndex((planned) => planned.call.id === params.settlement.callId);
       const settlements = [...context.settlements];
-      settlements[params.index] = params.settlement;
-      const ran = context.calls[params.index]?.disposition === "run" && params.index < context.nextIndex;
+      settlements[index] = params.settlement;
+      const ran = context.calls[index]?.disposition === "run" && index < context.nextIndex;
       return { settlements, running: ran ? Math.max(0, context.running - 1) : context.running };
     }),
     forwardStarted: sendParent((_, params: ToolBatchReport): ToolBatchReport => params),
@@ -104,21 +108,16 @@ export const toolBatchMachine = setup({
         CALL_STARTED: {
           actions: { type: "forwardStarted", params: ({ event }) => event },
         },
-        CALL_SETTLED: [
+        // A call settled: its actor (call-<index>) reached a final state.
+        "xstate.done.actor.*": [
           {
             guard: "isLastSettlement",
             target: "done",
-            actions: {
-              type: "recordSettlement",
-              params: ({ event }) => ({ index: event.index, settlement: event.settlement }),
-            },
+            actions: { type: "recordSettlement", params: ({ event }) => ({ settlement: event.output }) },
           },
           {
             actions: [
-              {
-                type: "recordSettlement",
-                params: ({ event }) => ({ index: event.index, settlement: event.settlement }),
-              },
+              { type: "recordSettlement", params: ({ event }) => ({ settlement: event.output }) },
               "startCalls",
             ],
           },

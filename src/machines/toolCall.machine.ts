@@ -27,10 +27,12 @@ interface ToolCallContext extends ToolCallInput {
 
 export type ToolCallEvent = { type: "START" } | { type: "CANCEL" };
 
-/** What the call tells its batch. */
-export type ToolCallReport =
-  | { type: "CALL_STARTED"; index: number; callId: string; toolName: string }
-  | { type: "CALL_SETTLED"; index: number; settlement: ToolSettlement };
+/**
+ * What the call tells its batch while it runs. Its settlement is its output: the batch learns it
+ * from the call's own done event, the last thing a call sends, so nothing reaches a batch that has
+ * already ended.
+ */
+export type ToolCallReport = { type: "CALL_STARTED"; index: number; callId: string; toolName: string };
 
 const REFUSAL_REASON: Record<Exclude<CallDisposition, "run">, ReceiptReason> = {
   executor_missing: "tool_executor_missing",
@@ -126,13 +128,6 @@ export const toolCallMachine = setup({
         toolName: context.planned.call.name,
       }),
     ),
-    reportSettled: sendParent(
-      ({ context }): ToolCallReport => ({
-        type: "CALL_SETTLED",
-        index: context.index,
-        settlement: context.settlement!,
-      }),
-    ),
   },
   delays: {
     toolTimeout: ({ context }) => context.planned.timeoutMs,
@@ -189,10 +184,10 @@ export const toolCallMachine = setup({
       after: { toolTimeout: { target: "timed_out", actions: "recordTimeout" } },
       on: { CANCEL: { target: "cancelled", actions: { type: "recordCancel", params: { started: true } } } },
     },
-    ok: { type: "final", entry: "reportSettled" },
-    error: { type: "final", entry: "reportSettled" },
-    timed_out: { type: "final", entry: "reportSettled" },
-    cancelled: { type: "final", entry: "reportSettled" },
+    ok: { type: "final" },
+    error: { type: "final" },
+    timed_out: { type: "final" },
+    cancelled: { type: "final" },
   },
   output: ({ context }) => context.settlement!,
 });

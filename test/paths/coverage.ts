@@ -69,6 +69,10 @@ export interface GraphOptions {
   readonly impossible?: (snapshot: AnyMachineSnapshot) => ReadonlyArray<string>;
 }
 
+/** Whether an event type is handled by a transition's descriptor (exact, `*`, or a `prefix.*` wildcard). */
+export const matchesDescriptor = (descriptor: string, type: string): boolean =>
+  descriptor === type || descriptor === "*" || (descriptor.endsWith(".*") && type.startsWith(descriptor.slice(0, -1)));
+
 /** Traversal options shared by getAdjacencyMap / getShortestPaths / getSimplePaths. */
 export function traversalOptions(options: GraphOptions) {
   return {
@@ -78,16 +82,18 @@ export function traversalOptions(options: GraphOptions) {
       // The model must offer something for every event type the active states handle (else a
       // handler would go untested, or @xstate/graph's default would send a bare `{ type }`). Events
       // no active state handles change nothing and are not sent: they would only add self-loops.
-      const handled = new Set<string>(__unsafe_getAllOwnEventDescriptors(snapshot));
-      const offered = new Set(events.map((event) => event.type));
+      const handled = [...new Set<string>(__unsafe_getAllOwnEventDescriptors(snapshot))];
       const impossible = new Set(options.impossible?.(snapshot) ?? []);
-      const missing = [...handled].filter((type) => !offered.has(type) && !impossible.has(type));
+      const missing = handled.filter(
+        (descriptor) =>
+          !impossible.has(descriptor) && !events.some((event) => matchesDescriptor(descriptor, event.type)),
+      );
       if (missing.length > 0) {
         throw new Error(
           `the event model offers nothing for ${missing.join(", ")} in ${JSON.stringify(snapshot.value)}`,
         );
       }
-      return events.filter((event) => handled.has(event.type));
+      return events.filter((event) => handled.some((descriptor) => matchesDescriptor(descriptor, event.type)));
     },
     stopWhen: (snapshot: AnyMachineSnapshot) => snapshot.status !== "active",
     ...(options.serializeState ? { serializeState: options.serializeState } : {}),

@@ -31,8 +31,8 @@ import {
 /**
  * Model-based paths of one step's tool batch (issue B). The calls are actors the batch spawns;
  * during traversal they never run, so their reports are the batch's events: CALL_STARTED for a
- * call that was started and is running, CALL_SETTLED (index + settlement) for a call that is still
- * unsettled and could settle now, CANCEL from the run.
+ * call that was started and is running, the call actor's done event (its settlement as output) for
+ * a call that is still unsettled and could settle now, CANCEL from the run.
  *
  * The batch forwards CALL_STARTED with `sendParent`; a traversed snapshot has no parent, so that
  * action is replaced by a no-op (the tests still see it run). States, transitions and guards are
@@ -100,11 +100,14 @@ function batchEvents(snapshot: AnyMachineSnapshot): EventObject[] {
         planned.disposition !== "run" && status === "error"
           ? refusedSettlement(planned)
           : settlementOf(planned, status);
-      events.push({ type: "CALL_SETTLED", index, settlement });
+      events.push({ type: `xstate.done.actor.${callActorId(index)}`, output: settlement });
     }
   });
   return events;
 }
+
+/** A call's done event (its settlement as output), as the batch's wildcard transition names it. */
+const CALL_DONE = "xstate.done.actor.*";
 
 /** CALL_STARTED cannot occur when no call is running (nothing was started, or all have settled). */
 const impossible = (snapshot: AnyMachineSnapshot) => {
@@ -113,7 +116,7 @@ const impossible = (snapshot: AnyMachineSnapshot) => {
   const settling = context.calls.some(
     (_, index) => context.settlements[index] === null && settleStatuses(context, index).length > 0,
   );
-  return [...(running ? [] : ["CALL_STARTED"]), ...(settling ? [] : ["CALL_SETTLED"])];
+  return [...(running ? [] : ["CALL_STARTED"]), ...(settling ? [] : [CALL_DONE])];
 };
 
 const INPUTS: ReadonlyArray<ToolBatchInput> = [
