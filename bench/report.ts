@@ -218,7 +218,8 @@ once), step 10 answers in text; zero model latency; the scripted model derives i
 tool results in the history it is handed. Contract \`observe\` with \`requiredToolNames: ["lookup"]\`:
 every agentloop run ends \`completed\` through the verifier. Each benchmark runs in its own process:
 warm-up first (at least 5 s, and at least the runs the table names, so every implementation is
-measured at its JIT's steady state), then 3 repetitions of about 4 s; min and median over the
+measured at its JIT's steady state), then 3 repetitions of about 4 s with no forced GC between
+them (a forced full GC flushes compiled code the next repetition recompiles); min and median over the
 repetitions; peak RSS is the process's.
 µs/step = a repetition's wall time / (runs × 10); CPU µs/step = the process's CPU time (user +
 system, all threads) over the same steps.${

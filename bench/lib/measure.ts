@@ -78,8 +78,10 @@ export async function measureSequential(
   const runs = Math.max(plan.minRuns, Math.min(plan.maxRuns, Math.round(plan.targetRepMs / Math.max(perRunMs, 1e-3))));
   const repMs: number[] = [];
   const repCpuUs: number[] = [];
+  // No forced collection between repetitions: a full gc() ages and flushes compiled code, and the
+  // next repetition pays for recompiling it — a cost of the harness, heavier the more code an
+  // implementation runs (agentloop and the peers alike), not of the loop being measured.
   for (let rep = 0; rep < plan.reps; rep++) {
-    collectGarbage();
     const cpuBefore = process.cpuUsage();
     const started = performance.now();
     for (let i = 0; i < runs; i++) await runOnce(`r${rep}-${i}`);
