@@ -30,7 +30,8 @@ import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../services/providers/re
 import { DEFAULT_TOOL_TIMEOUT_MS } from "../services/tools/callPlanner.js";
 import type { AnyToolDefinition } from "../services/tools/Tool.js";
 import { EventStream } from "./eventStream.js";
-import { provideRunMachine, type RunOperations, runOperations } from "./runActors.js";
+import { runOperations } from "./runActors.js";
+import { provideRunMachine, type RunOperations } from "./runMachine.js";
 import { createRunRegistry, createTranscriptStore, type RunRegistry, type TranscriptStore } from "./stores.js";
 
 export interface AgentRuntimeConfig {

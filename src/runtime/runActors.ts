@@ -1,5 +1,4 @@
 import { Cause, Effect, Exit, type ManagedRuntime } from "effect";
-import { fromPromise } from "xstate";
 import type {
   ContextMessage,
   ExecutionReceipt,
@@ -25,9 +24,7 @@ import type {
   Verdict,
   VerifyInput,
 } from "../machines/protocol.js";
-import { runMachine } from "../machines/run.machine.js";
-import { toolBatchMachine } from "../machines/toolBatch.machine.js";
-import { type ExecuteToolInput, toolCallMachine } from "../machines/toolCall.machine.js";
+import type { ExecuteToolInput } from "../machines/toolCall.machine.js";
 import { AgentRunStore, type EventToAppend } from "../persistence/AgentRunStore.js";
 import { passthroughObserver, type RunObserver } from "../services/observability/tracing.js"; // [observability]
 import type { Provider } from "../services/providers/Provider.js";
@@ -377,37 +374,4 @@ export function runOperations(wiring: RunWiring) {
     );
 
   return { openRun, sampleModel, appendLedger, executeTool, recordToolResults, verifyAnswer: verify, finishRun };
-}
-
-export type RunOperations = ReturnType<typeof runOperations>;
-
-/**
- * The run machine with its actors, provided once per runtime: each actor finds its run's
- * operations by the run id in its input (`machine.provide` per run costs more than a step).
- */
-export function provideRunMachine(operationsOf: (runId: string) => RunOperations) {
-  const executeTool = fromPromise<ExecutorResult, ExecuteToolInput>(({ input, signal }) =>
-    operationsOf(input.runId).executeTool(input, signal),
-  );
-  return runMachine.provide({
-    actors: {
-      openRun: fromPromise<LedgerWriteOutput, OpenRunInput>(({ input }) => operationsOf(input.runId).openRun(input)),
-      sampleModel: fromPromise<SampleOutcome, SampleInput>(({ input, signal }) =>
-        operationsOf(input.runId).sampleModel(input, signal),
-      ),
-      appendLedger: fromPromise<LedgerWriteOutput, LedgerWriteInput>(({ input }) =>
-        operationsOf(input.runId).appendLedger(input),
-      ),
-      recordToolResults: fromPromise<ToolResultsOutput, ToolResultsInput>(({ input }) =>
-        operationsOf(input.runId).recordToolResults(input),
-      ),
-      verifyAnswer: fromPromise<Verdict, VerifyInput>(({ input }) => operationsOf(input.runId).verifyAnswer(input)),
-      finishRun: fromPromise<FinishRunOutput, FinishRunInput>(({ input }) =>
-        operationsOf(input.runId).finishRun(input),
-      ),
-      toolBatch: toolBatchMachine.provide({
-        actors: { toolCall: toolCallMachine.provide({ actors: { executeTool } }) },
-      }),
-    },
-  });
 }

@@ -14,7 +14,7 @@ import { redactText } from "../persistence/payloadHygiene.js";
 import type { RunHandle, RuntimeServices } from "../runtime/AgentRuntime.js";
 import { type Channel, ChannelSendError } from "./channels/Channel.js";
 import { recordProgressSuppressed } from "./observability/metrics.js";
-import { traceDelivery } from "./observability/tracing.js";
+import { traceDelivery } from "./observability/runRoots.js";
 
 /**
  * The channel router (seed §4 Phase 4): for every run it is attached to, one delivery actor per

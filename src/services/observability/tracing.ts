@@ -1,8 +1,4 @@
-import * as EffectOtelResource from "@effect/opentelemetry/Resource";
-import { Resource } from "@effect/opentelemetry/Resource";
-import * as OtelTracer from "@effect/opentelemetry/Tracer";
-import { BasicTracerProvider, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { Cause, Clock, Effect, Exit, Layer, type ManagedRuntime, Tracer } from "effect";
+import { Clock, Effect, Exit, type ManagedRuntime, Tracer } from "effect";
 import type {
   AgentRunResult,
   CompletionContract,
@@ -15,6 +11,8 @@ import type { FinishRunInput, LedgerWriteInput, SampleOutcome, ToolResultsInput 
 import { AgentRunStore } from "../../persistence/AgentRunStore.js";
 import { addEventFact, eventFacts, noEventFacts, runEndFacts } from "./ledgerMetrics.js";
 import { recordRunEnded } from "./metrics.js";
+import { rememberRoot } from "./runRoots.js";
+import { SPAN } from "./spanNames.js";
 
 /**
  * Spans and run logs (seed §4 Phase 0). Every run gets a root span (`agent.run`) whose trace id
@@ -25,16 +23,7 @@ import { recordRunEnded } from "./metrics.js";
  * Effect's built-in one by default (nothing exported), OpenTelemetry via `otelTracingLayer`.
  */
 
-export const SPAN = {
-  run: "agent.run",
-  open: "agent.ledger.open",
-  provider: "agent.provider.call",
-  tool: "agent.tool.call",
-  append: "agent.ledger.append",
-  toolResults: "agent.ledger.tool_results",
-  finish: "agent.ledger.finish",
-  delivery: "agent.delivery.send",
-} as const;
+export { SPAN } from "./spanNames.js";
 
 export interface RunObservationInit {
   readonly runtime: ManagedRuntime.ManagedRuntime<AgentRunStore, never>;
@@ -107,21 +96,6 @@ const settlementLog = (step: number, settlement: ToolSettlement) => ({
   status: settlement.status,
   ...(settlement.reason ? { reason: settlement.reason } : {}),
 });
-
-/**
- * Recent runs' root spans and the tracer that made them, so a delivery made after the run can
- * still join its tree (without touching the runtime, which may be disposed by then).
- */
-const recentRoots = new Map<string, { span: Tracer.Span; tracer: Tracer.Tracer }>();
-const RECENT_ROOTS = 1024;
-
-function rememberRoot(runId: string, span: Tracer.Span, tracer: Tracer.Tracer) {
-  recentRoots.set(runId, { span, tracer });
-  if (recentRoots.size > RECENT_ROOTS) {
-    const oldest = recentRoots.keys().next().value;
-    if (oldest !== undefined) recentRoots.delete(oldest);
-  }
-}
 
 /** Each runtime's tracer, looked up once (its layer is fixed when the runtime is built). */
 const tracers = new WeakMap<object, Tracer.Tracer>();
@@ -378,79 +352,4 @@ export function observeRun(init: RunObservationInit): RunObserver {
     },
   };
   return observer;
-}
-
-/**
- * A channel delivery as a span of its run's tree (`agent.delivery.send`), for the router: wraps
- * one send attempt. A run this process did not start (or one long gone) gets no span.
- */
-export async function traceDelivery<A>(
-  target: {
-    readonly runId: string;
-    readonly channelId: string;
-    readonly kind: string;
-    readonly attempt?: number;
-  },
-  send: () => Promise<A>,
-): Promise<A> {
-  const root = recentRoots.get(target.runId);
-  if (!root) return send();
-  let failure: { readonly error: unknown } | undefined;
-  const exit = await Effect.runPromiseExit(
-    Effect.tryPromise({
-      try: send,
-      catch: (error) => {
-        failure = { error };
-        return error;
-      },
-    }).pipe(
-      Effect.withSpan(SPAN.delivery, {
-        parent: root.span,
-        kind: "producer",
-        attributes: {
-          "agentloop.run.id": target.runId,
-          "agentloop.channel.id": target.channelId,
-          "agentloop.delivery.kind": target.kind,
-          ...(target.attempt === undefined ? {} : { "agentloop.delivery.attempt": target.attempt }),
-        },
-      }),
-      Effect.withTracer(root.tracer),
-    ),
-  );
-  if (Exit.isSuccess(exit)) return exit.value;
-  // The channel's own error, untouched (Effect may have decorated the one in the cause).
-  throw failure ? failure.error : Cause.squash(exit.cause);
-}
-
-export interface OtelTracingOptions {
-  /** Where spans go, e.g. `new BatchSpanProcessor(new OTLPTraceExporter())`, or an in-memory exporter in tests. */
-  readonly spanProcessors: ReadonlyArray<SpanProcessor>;
-  readonly serviceName?: string;
-  readonly serviceVersion?: string;
-}
-
-/**
- * OpenTelemetry export for a runtime (`AgentRuntime.make({ tracing: otelTracingLayer(...) })`):
- * installs @effect/opentelemetry's Tracer over an OTel BasicTracerProvider with the host's span
- * processors. Off unless a host passes it; the provider is flushed and shut down with the runtime.
- */
-export function otelTracingLayer(options: OtelTracingOptions): Layer.Layer<never> {
-  const provider = Layer.scoped(
-    OtelTracer.OtelTracerProvider,
-    Effect.flatMap(Resource, (resource) =>
-      Effect.acquireRelease(
-        Effect.sync(() => new BasicTracerProvider({ resource, spanProcessors: [...options.spanProcessors] })),
-        (tracerProvider) =>
-          Effect.promise(() => tracerProvider.forceFlush().then(() => tracerProvider.shutdown())).pipe(
-            Effect.timeoutOption(3000),
-            Effect.ignore,
-          ),
-      ),
-    ),
-  );
-  const resource = EffectOtelResource.layer({
-    serviceName: options.serviceName ?? "agentloop",
-    ...(options.serviceVersion ? { serviceVersion: options.serviceVersion } : {}),
-  });
-  return Layer.provide(Layer.empty, OtelTracer.layer.pipe(Layer.provide(provider), Layer.provide(resource)));
 }

@@ -1,7 +1,9 @@
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { Effect, Tracer } from "effect";
 import { describe, expect, it } from "vitest";
-import { otelTracingLayer, SPAN, traceDelivery } from "../../../src/services/observability/tracing.js";
+import { otelTracingLayer } from "../../../src/services/observability/otel.js";
+import { traceDelivery } from "../../../src/services/observability/runRoots.js";
+import { SPAN } from "../../../src/services/observability/tracing.js";
 import { scriptedProvider } from "../../../src/services/providers/scripted.js";
 import { callStep, lookupTool, textStep, useRuntimeHarness } from "../../support/runtimeHarness.js";
 
