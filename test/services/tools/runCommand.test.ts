@@ -67,6 +67,25 @@ ${options.exit ? "child.unref();\nprocess.exit(0);" : "setInterval(() => {}, 100
   );
 }
 
+/**
+ * A node script whose child inherits its stdout and stderr and sleeps forever (in the same process
+ * group, or in a session of its own), while the script itself prints and exits at once.
+ */
+function writeHolderScript(workspace: string, options: { ownSession: boolean }): void {
+  writeFileSync(
+    join(workspace, "holder.mjs"),
+    `import { spawn } from "node:child_process";
+import { renameSync, writeFileSync } from "node:fs";
+const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { detached: ${options.ownSession}, stdio: ["ignore", "inherit", "inherit"] });
+writeFileSync("pids.tmp", JSON.stringify({ parent: process.pid, grandchild: child.pid }));
+renameSync("pids.tmp", "pids.json");
+child.unref();
+console.log("leader done");
+process.exit(0);
+`,
+  );
+}
+
 function readPids(workspace: string): number[] {
   const pids = JSON.parse(readFileSync(join(workspace, "pids.json"), "utf8")) as { parent: number; grandchild: number };
   spawned.add(pids.parent);
@@ -231,6 +250,24 @@ describe("run_command: no process outlives the call", () => {
     expect(result.status).toBe("ok");
     expect(await survivors(readPids(ws))).toEqual([]);
   });
+
+  it("returns when the program exits although a child it left behind holds its output open", async () => {
+    writeHolderScript(ws, { ownSession: false });
+    const result = await run({ argv: [NODE, "holder.mjs"], timeoutMs: 60_000 });
+    expect(result.status).toBe("ok");
+    expect(outputOf(result).stdout).toContain("leader done");
+    expect(evidenceOf(result)).toMatchObject({ timed_out: false, exit_code: 0 });
+    expect(await survivors(readPids(ws))).toEqual([]);
+  }, 20_000);
+
+  it("returns when the program exits although a process outside its group holds its output open", async () => {
+    writeHolderScript(ws, { ownSession: true });
+    const result = await run({ argv: [NODE, "holder.mjs"], timeoutMs: 60_000 });
+    readPids(ws);
+    expect(result.status).toBe("ok");
+    expect(outputOf(result).stdout).toContain("leader done");
+    expect(evidenceOf(result)).toMatchObject({ timed_out: false, exit_code: 0 });
+  }, 20_000);
 
   it("kills the whole process group when the run is cancelled mid-call", async () => {
     const workspace = harness.path("ws");

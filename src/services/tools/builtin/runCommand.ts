@@ -49,6 +49,9 @@ class CappedOutput {
   }
 }
 
+/** How long output is still read after the program exited, when something outside its group holds the pipes. */
+const PIPE_GRACE_MS = 500;
+
 /**
  * `run_command`: runs a program (argv, not a shell string, unless allowed) with its working
  * directory inside the workspace, a timeout and an output cap. The process runs in its own
@@ -99,7 +102,11 @@ export const runCommandTool = (workspace: string, options: RunCommandOptions = {
         }, timeoutMs);
         child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
         child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
+        let settled = false;
+        let graceTimer: ReturnType<typeof setTimeout> | undefined;
         child.on("error", (error) => {
+          if (settled) return;
+          settled = true;
           clearTimeout(timer);
           resume(
             Effect.succeed({
@@ -109,8 +116,11 @@ export const runCommandTool = (workspace: string, options: RunCommandOptions = {
             }),
           );
         });
-        child.on("close", (code, signal) => {
+        const finish = (code: number | null, signal: NodeJS.Signals | null) => {
+          if (settled) return;
+          settled = true;
           clearTimeout(timer);
+          clearTimeout(graceTimer);
           // Whatever the leader did, leave no member of its group behind.
           killGroup(child.pid);
           const out = stdout.digest();
@@ -139,10 +149,24 @@ export const runCommandTool = (workspace: string, options: RunCommandOptions = {
               evidence,
             }),
           );
+        };
+        // The call ends with the program: its group is killed at once (a background child would
+        // otherwise hold the output pipes, and the call, open until the timeout). What is still
+        // in the pipes is read until they close — or, if a process that left the group holds
+        // them, for PIPE_GRACE_MS.
+        child.on("exit", (code, signal) => {
+          killGroup(child.pid);
+          graceTimer = setTimeout(() => {
+            child.stdout.destroy();
+            child.stderr.destroy();
+            finish(code, signal);
+          }, PIPE_GRACE_MS);
         });
+        child.on("close", (code, signal) => finish(code, signal));
         // Interruption (run cancel, call timeout): kill the whole group.
         return Effect.sync(() => {
           clearTimeout(timer);
+          clearTimeout(graceTimer);
           killGroup(child.pid);
         });
       }),
