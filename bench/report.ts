@@ -60,6 +60,8 @@ function wallRatios(
   put("agentloop.w10.sqlite/floor.bare", us("agentloop.w10.sqlite"), us("floor.bare"));
   put("agentloop.w10.memory/floor.bare", us("agentloop.w10.memory"), us("floor.bare"));
   put("agentloop.w10.sqlite/agentloop.w10.memory", us("agentloop.w10.sqlite"), us("agentloop.w10.memory"));
+  put("floor.statecharts/floor.bare+sqlite", us("floor.statecharts"), us("floor.bare+sqlite"));
+  put("agentloop.w10.memory/floor.statecharts", us("agentloop.w10.memory"), us("floor.statecharts"));
   const ledger = find(results, "ledger.append");
   const raw = pickNested(ledger?.raw as Nested | undefined);
   const perBatch = pickNested(ledger?.perBatchRunPromise as Nested | undefined);

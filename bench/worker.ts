@@ -14,6 +14,7 @@ import { benchLedgerAppend } from "./workloads/ledgerAppend.js";
 import { benchPeer } from "./workloads/peers.js";
 import { benchProjection } from "./workloads/projection.js";
 import { benchScale } from "./workloads/scale.js";
+import { benchStatecharts } from "./workloads/statecharts.js";
 
 const BENCHMARKS: Readonly<Record<BenchId, (options: BenchOptions) => Promise<BenchResult>>> = {
   "agentloop.w10.sqlite": (options) => benchAgentloop("sqlite", options),
@@ -21,6 +22,7 @@ const BENCHMARKS: Readonly<Record<BenchId, (options: BenchOptions) => Promise<Be
   "floor.bare": (options) => benchFloor("none", options),
   "floor.bare+sqlite": (options) => benchFloor("step", options),
   "floor.bare+sqlite.writeahead": (options) => benchFloor("writeahead", options),
+  "floor.statecharts": benchStatecharts,
   "ledger.append": benchLedgerAppend,
   "scale.concurrent": benchScale,
   "projection.100k": benchProjection,

@@ -5,6 +5,7 @@ export const CORE_IDS = [
   "floor.bare",
   "floor.bare+sqlite",
   "floor.bare+sqlite.writeahead",
+  "floor.statecharts",
   "ledger.append",
   "scale.concurrent",
   "projection.100k",
