@@ -2,7 +2,7 @@ import * as Reactivity from "@effect/experimental/Reactivity";
 import { SqlClient, SqlError, Statement } from "@effect/sql";
 import type { Connection } from "@effect/sql/SqlConnection";
 import Sqlite from "better-sqlite3";
-import { Context, Effect, Layer, Scope } from "effect";
+import { Context, Effect, Layer, Option, Scope } from "effect";
 
 /**
  * agentloop's SQLite client: @effect/sql's `SqlClient` over one better-sqlite3 connection, and
@@ -19,9 +19,10 @@ export interface SqliteConnectionShape {
   /** A statement prepared once per SQL text (a bounded cache). */
   readonly prepare: (sql: string) => Sqlite.Statement;
   /**
-   * Runs `work` synchronously on the connection. When a SqlClient transaction is open on it (its
-   * BEGIN ran and an Effect is between statements), waits for that transaction to end first, so
-   * the work never joins someone else's transaction.
+   * Runs `work` synchronously on the connection. When another fiber's SqlClient transaction is open
+   * on it (its BEGIN ran and an Effect is between statements), waits for that transaction to end
+   * first, so the work never joins someone else's transaction; inside the caller's own SqlClient
+   * transaction it joins that one.
    */
   readonly exclusive: <A>(work: (db: Sqlite.Database) => A) => Effect.Effect<A, SqlError.SqlError>;
 }
@@ -135,8 +136,12 @@ const make = (options: SqliteClientOptions) =>
 
     const runWork = <A>(work: (db: Sqlite.Database) => A) =>
       Effect.try({ try: () => work(db), catch: failure("Failed to execute statement") });
+    // Inside a SqlClient transaction of its own fiber the work joins it (better-sqlite3 nests it as
+    // a savepoint); waiting for that transaction's lock there would wait forever.
     const exclusive: SqliteConnectionShape["exclusive"] = (work) =>
-      Effect.suspend(() => (db.inTransaction ? lock.withPermits(1)(runWork(work)) : runWork(work)));
+      Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) =>
+        Option.isSome(transaction) || !db.inTransaction ? runWork(work) : lock.withPermits(1)(runWork(work)),
+      );
 
     return Context.make(SqlClient.SqlClient, client).pipe(
       Context.add(SqliteConnection, SqliteConnection.of({ db, prepare, exclusive })),

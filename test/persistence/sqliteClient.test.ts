@@ -54,6 +54,25 @@ describe("sqliteClientLayer", () => {
     }).pipe(Effect.provide(sqliteClientLayer({ filename: ":memory:" }))),
   );
 
+  it.effect("joins the caller's own SqlClient transaction instead of waiting for it", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient;
+      const { exclusive } = yield* SqliteConnection;
+      yield* sql`CREATE TABLE t (n INTEGER)`;
+      const failed = yield* Effect.either(
+        sql.withTransaction(
+          Effect.gen(function* () {
+            yield* exclusive((db) => db.prepare("INSERT INTO t VALUES (1)").run());
+            return yield* Effect.fail("roll back");
+          }),
+        ),
+      );
+      expect(failed._tag).toBe("Left");
+      // The insert was part of the rolled-back transaction.
+      expect(yield* sql`SELECT COUNT(*) AS n FROM t`).toEqual([{ n: 0 }]);
+    }).pipe(Effect.provide(sqliteClientLayer({ filename: ":memory:" }))),
+  );
+
   it.effect("turns a failing statement into an SqlError, not a thrown exception", () =>
     Effect.gen(function* () {
       const { exclusive } = yield* SqliteConnection;
