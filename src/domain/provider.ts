@@ -33,6 +33,7 @@ export const TokenUsage = z.strictObject({
   inputTokens: z.number().int().nonnegative(),
   outputTokens: z.number().int().nonnegative(),
 });
+export type TokenUsage = z.infer<typeof TokenUsage>;
 
 /** A protocol irregularity the provider adapter saw and repaired or reported (ledger: provider_anomaly). */
 export const ProviderAnomaly = z.strictObject({

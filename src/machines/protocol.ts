@@ -11,6 +11,7 @@ import type {
   ReasonCode,
   TerminalPayload,
   TerminalState,
+  TokenUsage,
   ToolChoice,
   ToolKind,
   ToolSettlement,
@@ -50,6 +51,8 @@ export type SampleOutcome =
       readonly malformed: ReadonlyArray<MalformedToolCall>;
       readonly anomalies: ReadonlyArray<ProviderAnomaly>;
       readonly streamed: boolean;
+      /** Tokens the provider reported for this call (for spans; the machine does not read it). */
+      readonly usage?: TokenUsage;
     }
   | { readonly type: "failure"; readonly reason: "provider_error" | "script_exhausted"; readonly message: string };
 

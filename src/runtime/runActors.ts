@@ -142,6 +142,7 @@ export function runOperations(wiring: RunWiring) {
               malformed: response.malformedToolCalls,
               anomalies: response.anomalies,
               streamed: response.streamed,
+              ...(response.usage ? { usage: response.usage } : {}),
               calls: planCalls(response.toolCalls, {
                 tools: wiring.tools,
                 allowed: wiring.allowedTools,

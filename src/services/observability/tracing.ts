@@ -207,6 +207,12 @@ export function observeRun(init: RunObservationInit): RunObserver {
                   "agentloop.tool_calls.parsed": outcome.calls.length,
                   "agentloop.tool_calls.malformed": outcome.malformed.length,
                   "agentloop.anomalies": outcome.anomalies.map((anomaly) => anomaly.code),
+                  ...(outcome.usage
+                    ? {
+                        "gen_ai.usage.input_tokens": outcome.usage.inputTokens,
+                        "gen_ai.usage.output_tokens": outcome.usage.outputTokens,
+                      }
+                    : {}),
                 }),
                 log("provider.response", {
                   step,

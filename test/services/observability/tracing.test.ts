@@ -43,6 +43,22 @@ function ancestry(span: ReadableSpan, spans: ReadonlyArray<ReadableSpan>): strin
 }
 
 describe("run spans", () => {
+  it("puts the token usage a provider reports on its provider span (GenAI names)", async () => {
+    const { runtime, exporter } = await tracedRuntime();
+    const scripted = scriptedProvider([textStep("Item 1 is 'item'.")]);
+    const provider = {
+      ...scripted,
+      sample: (request: Parameters<typeof scripted.sample>[0]) =>
+        Effect.map(scripted.sample(request), (response) => ({
+          ...response,
+          usage: { inputTokens: 42, outputTokens: 7 },
+        })),
+    };
+    const result = await runtime.startRun({ sessionId: "s", input: "Item 1?", provider }).result;
+    const call = spansOf(exporter, result.traceId).find((span) => span.name === SPAN.provider)!;
+    expect(call.attributes).toMatchObject({ "gen_ai.usage.input_tokens": 42, "gen_ai.usage.output_tokens": 7 });
+  });
+
   it("puts every span of a run under one agent.run root that carries the run's trace id", async () => {
     const { runtime, exporter } = await tracedRuntime();
     const result = await runtime.startRun(lookupRun()).result;
