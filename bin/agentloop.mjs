@@ -1,7 +1,13 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI through tsx, resolved from this package, so a clean clone needs no build step.
-import { register } from "tsx/esm/api";
-
-register();
-const { main } = await import("../src/cli/main.ts");
-process.exitCode = await main(process.argv.slice(2));
+// The `agentloop` command: the compiled CLI (dist/), run by plain node.
+let cli;
+try {
+  cli = await import("../dist/cli/process.js");
+} catch (error) {
+  if (error?.code !== "ERR_MODULE_NOT_FOUND" || !String(error.message).includes("dist")) throw error;
+  process.stderr.write(
+    "agentloop: the compiled CLI (dist/) is missing; run `npm run build` in the agentloop package\n",
+  );
+  process.exit(1);
+}
+await cli.runAsProcess(process.argv.slice(2));

@@ -4,6 +4,7 @@ import { writeHtmlReport } from "../services/eval/htmlReport.js";
 import { CassetteError, loadCassettes } from "../services/eval/loadCassettes.js";
 import { type CaseResult, type EvalReport, runEval } from "../services/eval/runEval.js";
 import { CliFailure, type CliIO } from "./output.js";
+import { closeOnShutdown } from "./shutdown.js";
 
 /** The evaluation suite shipped with the package. */
 export const BUILTIN_SUITE = fileURLToPath(new URL("../../eval/", import.meta.url));
@@ -64,6 +65,7 @@ export async function evalCommand(
   const runtime = await AgentRuntime.make({ database: options.db, retry: EVAL_RETRY }).catch((error: unknown) => {
     throw new CliFailure((error as { message?: string }).message ?? String(error));
   });
+  const releaseOnShutdown = closeOnShutdown(runtime);
   try {
     const progress = io.isTTY && !options.json;
     const report = await runEval(runtime, cases, {
@@ -85,6 +87,7 @@ export async function evalCommand(
     if (error instanceof CassetteError) throw new CliFailure(error.message, 2);
     throw error;
   } finally {
+    releaseOnShutdown();
     await runtime.dispose();
   }
 }

@@ -1,20 +1,16 @@
 import { type Command, Option } from "commander";
-import { Effect, Either } from "effect";
+import { Effect } from "effect";
 import { TerminalState } from "../domain/index.js";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
-import { ledgerLayer } from "../persistence/ledger.js";
 import { describeEvent } from "../services/eval/htmlReport.js";
 import { CliFailure, type CliIO } from "./output.js";
+import { readLedger } from "./readLedger.js";
 
 const DEFAULT_DB = "./agentloop.db";
 
-async function withStore<A>(db: string, use: (store: AgentRunStore["Type"]) => Effect.Effect<A, { message: string }>) {
-  const result = await Effect.runPromise(
-    Effect.either(Effect.flatMap(AgentRunStore, use).pipe(Effect.provide(ledgerLayer({ filename: db })))),
-  );
-  if (Either.isLeft(result)) throw new CliFailure(result.left.message);
-  return result.right;
-}
+/** Runs `use` on the ledger's store, opened read-only: inspecting never creates or migrates the file. */
+const withStore = <A>(db: string, use: (store: AgentRunStore["Type"]) => Effect.Effect<A, { message: string }>) =>
+  readLedger(db, Effect.flatMap(AgentRunStore, use));
 
 function durationMs(startedAt: string, endedAt: string | null): number | null {
   return endedAt ? Date.parse(endedAt) - Date.parse(startedAt) : null;

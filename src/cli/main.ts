@@ -6,6 +6,7 @@ import { registerMemoryCommands } from "./memoryCommands.js";
 import { registerObservabilityCommands } from "./observabilityCommands.js";
 import { CliFailure, type CliIO, firstLine, processIO } from "./output.js";
 import { registerRunCommand } from "./runCommand.js";
+import { readPackageVersion } from "./version.js";
 import { writeVisualizations } from "./visualize.js";
 import { registerWorkspaceCommands } from "./workspaceCommands.js";
 
@@ -15,6 +16,7 @@ const DEFAULT_DB = "./agentloop.db";
 export function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
   const program = new Command("agentloop")
     .description("agent runs whose completion is asserted by evidence")
+    .version(readPackageVersion(), "-V, --version", "print the agentloop version")
     .exitOverride()
     .configureOutput({
       writeOut: (text) => io.out(text.trimEnd()),
@@ -75,10 +77,10 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
 
 export async function main(argv: ReadonlyArray<string>, io: CliIO = processIO): Promise<number> {
   let exitCode = 0;
-  const program = buildProgram(io, (code) => {
-    exitCode = code;
-  });
   try {
+    const program = buildProgram(io, (code) => {
+      exitCode = code;
+    });
     await program.parseAsync([...argv], { from: "user" });
     return exitCode;
   } catch (error) {

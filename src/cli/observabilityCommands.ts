@@ -1,45 +1,17 @@
-import { existsSync } from "node:fs";
 import { SqlClient } from "@effect/sql";
 import { type Command, Option } from "commander";
-import { Effect, Either, Layer } from "effect";
+import { Effect } from "effect";
 import { AgentloopFlags, DEFAULT_FLAGS, FlagsError, loadFlags, ROLLOUT_STAGES, rolloutStage } from "../config/flags.js";
 import type { ExecutionReceipt, LedgerEvent, RunRecord } from "../domain/index.js";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
-import { inspectDatabase } from "../persistence/database.js";
 import { redactText } from "../persistence/payloadHygiene.js";
-import { makeSqliteAgentRunStore } from "../persistence/SqliteAgentRunStore.js";
-import { sqliteClientLayer } from "../persistence/sqliteClient.js";
 import { computeHealth, type HealthReport, parseWindow } from "../services/observability/health.js";
 import { ledgerMetricFamilies } from "../services/observability/ledgerMetrics.js";
 import { renderFamilies } from "../services/observability/prometheus.js";
 import { CliFailure, type CliIO } from "./output.js";
+import { readLedger } from "./readLedger.js";
 
 const DEFAULT_DB = "./agentloop.db";
-/** The first schema version with the run ledger (migration 0002). */
-const LEDGER_SCHEMA_VERSION = 2;
-
-/**
- * Runs `effect` against a ledger file opened read-only (an inspection never migrates, backs up or
- * writes): the SqlClient and an AgentRunStore over it. Every failure is one CliFailure line.
- */
-async function readLedger<A>(
-  db: string,
-  effect: Effect.Effect<A, { readonly message: string }, SqlClient.SqlClient | AgentRunStore>,
-): Promise<A> {
-  if (!existsSync(db)) throw new CliFailure(`no ledger database at ${db}`);
-  const inspection = await Effect.runPromise(Effect.either(inspectDatabase(db)));
-  if (Either.isLeft(inspection)) throw new CliFailure(inspection.left.message);
-  if (inspection.right.schemaVersion < LEDGER_SCHEMA_VERSION) {
-    throw new CliFailure(
-      `${db} has no run ledger (schema version ${inspection.right.schemaVersion}); run agentloop migrate --db ${db}`,
-    );
-  }
-  const client = sqliteClientLayer({ filename: db, readonly: true });
-  const layer = Layer.effect(AgentRunStore, makeSqliteAgentRunStore()).pipe(Layer.provideMerge(client), Layer.orDie);
-  const result = await Effect.runPromise(Effect.either(effect.pipe(Effect.provide(layer))));
-  if (Either.isLeft(result)) throw new CliFailure(result.left.message);
-  return result.right;
-}
 
 // --- trace ----------------------------------------------------------------------------------
 

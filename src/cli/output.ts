@@ -25,3 +25,18 @@ export function firstLine(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   return text.split("\n")[0] ?? "unknown error";
 }
+
+/**
+ * Ends the process quietly when the reader of `stream` goes away (`agentloop metrics | head -1`):
+ * a closed pipe means the consumer has all it wanted, so it is exit 0, not an EPIPE stack trace.
+ * Any other write error is one `agentloop:` line on stderr and exit 1. For the process entry only:
+ * it calls process.exit.
+ */
+export function exitQuietlyOnBrokenPipe(stream: NodeJS.WritableStream = process.stdout): void {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(0);
+    // Reporting a failure of stderr on stderr could only fail again.
+    if (stream !== process.stderr) process.stderr.write(`agentloop: ${firstLine(error)}\n`);
+    process.exit(1);
+  });
+}

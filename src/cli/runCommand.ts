@@ -21,6 +21,7 @@ import { builtinTools } from "../services/tools/builtin/index.js";
 import { buildSystemPrompt } from "../services/workspace/prompt.js";
 import { scanSkills } from "../services/workspace/skills.js";
 import { CliFailure, type CliIO } from "./output.js";
+import { closeOnShutdown } from "./shutdown.js";
 
 const DEFAULT_DB = "./agentloop.db";
 
@@ -105,6 +106,7 @@ export async function runCommand(io: CliIO, task: string, options: RunCommandOpt
   }).catch((error: unknown) => {
     throw new CliFailure((error as { message?: string }).message ?? String(error));
   });
+  const releaseOnShutdown = closeOnShutdown(runtime);
   const policy = policyOf(options.policy);
   const channel = consoleChannel();
   const router = policy && !options.json ? createRouter({ runtime, channels: [{ channel, policy }] }) : undefined;
@@ -136,6 +138,7 @@ export async function runCommand(io: CliIO, task: string, options: RunCommandOpt
     return result.terminalState === "completed" ? 0 : 1;
   } finally {
     router?.dispose();
+    releaseOnShutdown();
     await runtime.dispose();
   }
 }

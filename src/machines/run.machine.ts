@@ -63,7 +63,7 @@ export interface RunInput {
 /** At most one correction turn per run (seed §4 Phase 3). */
 export const MAX_CORRECTION_TURNS = 1;
 
-interface RunContext extends RunInput {
+export interface RunContext extends RunInput {
   readonly step: number;
   /** Last sequence number known durable in the ledger. */
   readonly sequence: number;

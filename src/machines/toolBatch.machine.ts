@@ -17,7 +17,7 @@ export interface ToolBatchInput {
   readonly cancelled: boolean;
 }
 
-interface ToolBatchContext extends ToolBatchInput {
+export interface ToolBatchContext extends ToolBatchInput {
   readonly settlements: ReadonlyArray<ToolSettlement | null>;
   /** Next index in `calls` that may be started (refused calls are started at once, they run nothing). */
   readonly nextIndex: number;

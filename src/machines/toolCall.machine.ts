@@ -21,7 +21,7 @@ export interface ExecuteToolInput {
   readonly planned: PlannedCall;
 }
 
-interface ToolCallContext extends ToolCallInput {
+export interface ToolCallContext extends ToolCallInput {
   readonly settlement: ToolSettlement | null;
 }
 

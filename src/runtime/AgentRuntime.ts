@@ -7,13 +7,16 @@ import {
   CompletionContract,
   type CompletionContractInput,
   type ContextMessage,
+  type ExecutionReceipt,
+  type LedgerEvent,
   type Locale,
   type LoopEvent,
   NONE_CONTRACT,
+  type RunRecord,
 } from "../domain/index.js";
 import type { ReceiptVerificationMode } from "../machines/protocol.js";
 import type { runMachine } from "../machines/run.machine.js";
-import type { RecoveredRun } from "../persistence/AgentRunStore.js";
+import type { RecoveredRun, RunListFilter } from "../persistence/AgentRunStore.js";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
 import type { DatabaseError } from "../persistence/database.js";
 import { ledgerLayer } from "../persistence/ledger.js";
@@ -37,47 +40,51 @@ import { createRunRegistry, createTranscriptStore, type RunRegistry, type Transc
 export interface AgentRuntimeConfig {
   /** SQLite file for the ledger, or ":memory:". */
   readonly database: string;
-  readonly provider?: Provider;
-  readonly tools?: ReadonlyArray<AnyToolDefinition>;
+  readonly provider?: Provider | undefined;
+  readonly tools?: ReadonlyArray<AnyToolDefinition> | undefined;
   /** The seed calls 128 too high; 24 is the default. */
-  readonly maxSteps?: number;
-  readonly doomLoopThreshold?: number;
-  readonly maxProtocolRepairs?: number;
-  readonly toolConcurrency?: number;
-  readonly defaultToolTimeoutMs?: number;
-  readonly retry?: RetryPolicy;
-  readonly payloadCapBytes?: number;
-  readonly locale?: Locale;
+  readonly maxSteps?: number | undefined;
+  readonly doomLoopThreshold?: number | undefined;
+  readonly maxProtocolRepairs?: number | undefined;
+  readonly toolConcurrency?: number | undefined;
+  readonly defaultToolTimeoutMs?: number | undefined;
+  readonly retry?: RetryPolicy | undefined;
+  readonly payloadCapBytes?: number | undefined;
+  readonly locale?: Locale | undefined;
   /** Rollout switch (seed §3.3): `observe` records verdicts but reports as `off`; default `enforce`. */
-  readonly receiptVerification?: ReceiptVerificationMode;
+  readonly receiptVerification?: ReceiptVerificationMode | undefined;
   /** Close runs a crashed process left open (default true). */
-  readonly recoverOnStart?: boolean;
+  readonly recoverOnStart?: boolean | undefined;
   // [observability] issue J
   /** Structured run logs: `json` (JSON lines on stderr, redacted) or `off` (default). */
-  readonly logs?: LogMode;
+  readonly logs?: LogMode | undefined;
   /** Receives the run logs instead of the JSON logger (redacted the same way); implies logging on. */
-  readonly logger?: Logger.Logger<unknown, unknown>;
+  readonly logger?: Logger.Logger<unknown, unknown> | undefined;
   /** A tracing layer (e.g. `otelTracingLayer(...)`, `Layer.setTracer(...)`); default: Effect's tracer, nothing exported. */
-  readonly tracing?: Layer.Layer<never>;
+  readonly tracing?: Layer.Layer<never> | undefined;
+  /** How long `dispose()` waits for cancelled runs to write their terminal state (default 10 s). */
+  readonly shutdownTimeoutMs?: number | undefined;
 }
 
 export interface StartRunOptions {
   readonly sessionId: string;
   readonly input: string;
-  readonly contract?: CompletionContractInput;
+  readonly contract?: CompletionContractInput | undefined;
   /** Replaces the runtime's tools for this run. */
-  readonly tools?: ReadonlyArray<AnyToolDefinition>;
+  readonly tools?: ReadonlyArray<AnyToolDefinition> | undefined;
   /** Names this run may call (default: all its tools). */
-  readonly allowedTools?: ReadonlyArray<string>;
-  readonly provider?: Provider;
+  readonly allowedTools?: ReadonlyArray<string> | undefined;
+  readonly provider?: Provider | undefined;
   /** Messages before this run's user input (system prompt, replayed history). */
-  readonly history?: ReadonlyArray<ContextMessage>;
-  readonly maxSteps?: number;
-  readonly locale?: Locale;
-  readonly runId?: string;
-  readonly traceId?: string;
+  readonly history?: ReadonlyArray<ContextMessage> | undefined;
+  readonly maxSteps?: number | undefined;
+  readonly locale?: Locale | undefined;
+  readonly runId?: string | undefined;
+  readonly traceId?: string | undefined;
   /** [observability] The host's span to hang the run's root span under (its trace id becomes the run's). */
-  readonly parentSpan?: Tracer.AnySpan;
+  readonly parentSpan?: Tracer.AnySpan | undefined;
+  /** Aborting it cancels the run exactly like `actor.send({ type: "CANCEL" })`. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 export type RunActor = Actor<typeof runMachine>;
@@ -103,13 +110,34 @@ export interface RunHandle {
   readonly events: AsyncIterable<LoopEvent>;
   readonly result: Promise<AgentRunResult>;
   readonly transcript: TranscriptStore;
+  /** The same as `actor.send({ type: "CANCEL" })`: the run ends `cancelled`, open calls get `cancelled` receipts. */
+  cancel(): void;
 }
+
+/** The ledger, read through Promises (for hosts that do not use Effect). */
+export interface LedgerReader {
+  getRun(runId: string): Promise<RunRecord | undefined>;
+  listRuns(filter?: RunListFilter): Promise<ReadonlyArray<RunRecord>>;
+  listSessionRuns(sessionId: string): Promise<ReadonlyArray<RunRecord>>;
+  listEvents(runId: string): Promise<ReadonlyArray<LedgerEvent>>;
+  listReceipts(runId: string): Promise<ReadonlyArray<ExecutionReceipt>>;
+  findRunByTrace(traceId: string): Promise<RunRecord | undefined>;
+}
+
+interface InFlightRun {
+  readonly actor: RunActor;
+  readonly result: Promise<AgentRunResult>;
+}
+
+const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 
 /** The composed runtime: one ManagedRuntime over the ledger layer, many concurrent run actors. */
 export class AgentRuntime {
   readonly registry: RunRegistry = createRunRegistry();
   /** The I/O of each run in flight, by run id: what the machine's actors call. */
   private readonly operations = new Map<string, RunOperations>();
+  private readonly inFlight = new Map<string, InFlightRun>();
+  private disposal: Promise<void> | undefined;
   private readonly machine = provideRunMachine((runId) => {
     const operations = this.operations.get(runId);
     if (!operations) throw new Error(`no run ${runId} in flight on this runtime`);
@@ -163,7 +191,19 @@ export class AgentRuntime {
     return metricsText();
   }
 
+  /** The ledger this runtime writes, read through Promises. */
+  readonly ledger: LedgerReader = {
+    getRun: (runId) => this.run(Effect.flatMap(AgentRunStore, (store) => store.getRun(runId))),
+    listRuns: (filter) => this.run(Effect.flatMap(AgentRunStore, (store) => store.listRuns(filter))),
+    listSessionRuns: (sessionId) =>
+      this.run(Effect.flatMap(AgentRunStore, (store) => store.listSessionRuns(sessionId))),
+    listEvents: (runId) => this.run(Effect.flatMap(AgentRunStore, (store) => store.listRunEvents(runId))),
+    listReceipts: (runId) => this.run(Effect.flatMap(AgentRunStore, (store) => store.listReceipts(runId))),
+    findRunByTrace: (traceId) => this.run(Effect.flatMap(AgentRunStore, (store) => store.findRunByTrace(traceId))),
+  };
+
   startRun(options: StartRunOptions): RunHandle {
+    if (this.disposal) throw new Error("this AgentRuntime is disposed: start runs on a new one");
     const provider = options.provider ?? this.config.provider;
     if (!provider) throw new Error("startRun needs a provider: pass one in the runtime config or the run options");
     const runId = options.runId ?? `run_${randomUUID()}`;
@@ -231,19 +271,50 @@ export class AgentRuntime {
       events.push(event as LoopEvent);
       if (event.type === "done") events.close();
     });
+    const cancel = () => actor.send({ type: "CANCEL" });
+    const { signal } = options;
+    signal?.addEventListener("abort", cancel, { once: true });
     const result = observer.ended(toPromise(actor)).finally(() => {
+      signal?.removeEventListener("abort", cancel);
       this.operations.delete(runId);
+      this.inFlight.delete(runId);
       events.close();
       this.registry.trigger.ended({ runId });
     });
+    this.inFlight.set(runId, { actor, result });
     this.registry.trigger.started({
       run: { runId, traceId, sessionId: options.sessionId, startedAt: new Date().toISOString(), status: "running" },
     });
     actor.start();
-    return { runId, traceId, actor, events, result, transcript };
+    if (signal?.aborted) cancel();
+    return { runId, traceId, actor, events, result, transcript, cancel };
   }
 
-  async dispose(): Promise<void> {
+  /**
+   * Cancels every run in flight (each ends `cancelled`, its open calls with `cancelled` receipts
+   * and their process groups killed), waits for their terminal rows, then closes the ledger.
+   * Resolves only then; later calls return the same promise. A run that cannot finish within
+   * `shutdownTimeoutMs` stays `running` in the ledger, and the next start's recovery closes it.
+   */
+  dispose(): Promise<void> {
+    this.disposal ??= this.shutdown();
+    return this.disposal;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.dispose();
+  }
+
+  private async shutdown(): Promise<void> {
+    const runs = [...this.inFlight.values()];
+    for (const run of runs) run.actor.send({ type: "CANCEL" });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, this.config.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
+    });
+    await Promise.race([Promise.allSettled(runs.map((run) => run.result)), deadline]);
+    clearTimeout(timer);
+    for (const run of runs) run.actor.stop();
     await this.managed.dispose();
   }
 }

@@ -31,6 +31,7 @@ import type { Provider } from "../services/providers/Provider.js";
 import { type RetryPolicy, withProviderRetry } from "../services/providers/retry.js";
 import { planCalls } from "../services/tools/callPlanner.js";
 import { canonicalJson, sha256 } from "../services/tools/fingerprint.js";
+import { invokeTool } from "../services/tools/invokeTool.js";
 import { type AnyToolDefinition, describeTool } from "../services/tools/Tool.js";
 import { callIdsOf } from "../services/transcriptProjector.js";
 import { verifyAnswer } from "../services/verification.js";
@@ -179,24 +180,33 @@ export function runOperations(wiring: RunWiring) {
     const tool = wiring.tools.get(call.name)!;
     const startedAt = wiring.now();
     wiring.callStartedAt.set(call.id, startedAt);
-    const execution = Effect.suspend(() =>
-      tool.execute!(tool.input.parse(call.arguments), {
-        runId: input.runId,
-        callId: call.id,
-        step: input.step,
-        signal,
-      }),
-    ).pipe(
-      Effect.map(
-        (result): ExecutorResult => ({
+    const execution = invokeTool(tool, call.arguments, {
+      runId: input.runId,
+      callId: call.id,
+      step: input.step,
+      signal,
+    }).pipe(
+      Effect.map((invocation): ExecutorResult => {
+        if (invocation.kind === "invalid_arguments") {
+          return {
+            status: "error",
+            reason: "invalid_arguments",
+            output: { error: invocation.problem },
+            evidence: {},
+            startedAt,
+            finishedAt: wiring.now(),
+          };
+        }
+        const { result } = invocation;
+        return {
           status: result.status,
           ...(result.status === "error" ? { reason: "tool_error" as const } : {}),
           output: result.output,
           evidence: { ...(result.evidence ?? {}) },
           startedAt,
           finishedAt: wiring.now(),
-        }),
-      ),
+        };
+      }),
       Effect.catchAllCause((cause) =>
         Cause.isInterruptedOnly(cause)
           ? Effect.failCause(cause)

@@ -46,16 +46,18 @@ const MIN_PAGE_SIZE = 8;
 export interface TurnOptions {
   readonly sessionId: string;
   readonly input: string;
-  readonly signals?: ContractSignals;
+  readonly signals?: ContractSignals | undefined;
   readonly provider: Provider;
-  readonly tools?: ReadonlyArray<AnyToolDefinition>;
-  readonly allowedTools?: ReadonlyArray<string>;
-  readonly system?: string;
-  readonly skills?: ReadonlyArray<Pick<SkillManifest, "name" | "description">>;
-  readonly maxSteps?: number;
-  readonly locale?: Locale;
+  readonly tools?: ReadonlyArray<AnyToolDefinition> | undefined;
+  readonly allowedTools?: ReadonlyArray<string> | undefined;
+  readonly system?: string | undefined;
+  readonly skills?: ReadonlyArray<Pick<SkillManifest, "name" | "description">> | undefined;
+  readonly maxSteps?: number | undefined;
+  readonly locale?: Locale | undefined;
   /** Active memory offered to this turn (for the conflict rule; the prompt section is in `system`). */
-  readonly memory?: ReadonlyArray<MemoryItem>;
+  readonly memory?: ReadonlyArray<MemoryItem> | undefined;
+  /** Aborting it cancels the turn's run. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 export interface SessionHistory {
@@ -207,6 +209,7 @@ export class SessionRunner {
       ...(options.allowedTools ? { allowedTools: options.allowedTools } : {}),
       ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),
       ...(options.locale ? { locale: options.locale } : {}),
+      signal: options.signal,
     });
     const settled = handle.result.then(async (result) => {
       await this.dualWrite(options, result);

@@ -14,11 +14,60 @@ export interface ToolContext {
 export interface ToolResult {
   readonly status: "ok" | "error";
   readonly output: JsonValue;
-  readonly evidence?: Readonly<Record<string, JsonValue>>;
+  readonly evidence?: Readonly<Record<string, JsonValue>> | undefined;
 }
 
 /**
- * A tool a run may call: zod input schema, risk kind, and an executor. A tool declared without
+ * The Standard Schema v1 interface (standardschema.dev), as far as agentloop reads it: zod (3.24+,
+ * 4), valibot, arktype and others implement it. When the schema also implements Standard JSON
+ * Schema (`~standard.jsonSchema`, zod ≥ 4.2), the model is shown that JSON Schema.
+ */
+export interface StandardSchemaV1<Input = unknown, Output = Input> {
+  readonly "~standard": {
+    readonly version: 1;
+    readonly vendor: string;
+    validate(value: unknown, options?: unknown): StandardResult<Output> | Promise<StandardResult<Output>>;
+    readonly types?: { readonly input: Input; readonly output: Output } | undefined;
+    readonly jsonSchema?:
+      | {
+          input(options: {
+            readonly target: string;
+            readonly libraryOptions?: Record<string, unknown>;
+          }): Record<string, unknown>;
+        }
+      | undefined;
+  };
+}
+
+export type StandardResult<Output> =
+  | { readonly value: Output; readonly issues?: undefined }
+  | {
+      readonly issues: ReadonlyArray<{
+        readonly message: string;
+        readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined;
+      }>;
+    };
+
+/**
+ * A plain JSON Schema object with an optional validator. An ajv `ValidateFunction` fits as it is:
+ * it returns whether the value is valid and leaves the reasons in `errors`. Without `validate`,
+ * any JSON object is accepted.
+ */
+export interface JsonSchemaInput<Args = unknown> {
+  readonly jsonSchema: Readonly<Record<string, unknown>>;
+  readonly validate?: JsonSchemaValidator<Args> | undefined;
+}
+
+export type JsonSchemaValidator<Args> = ((value: unknown) => value is Args) | ((value: unknown) => boolean);
+
+/** What a tool's arguments may be described with: zod 4, any Standard Schema, or JSON Schema + validator. */
+export type ToolInputSchema<Args> = z.ZodType<Args> | StandardSchemaV1<unknown, Args> | JsonSchemaInput<Args>;
+
+/** An executor's return: an Effect, or a Promise (an async function). Both get the same receipts. */
+export type ToolExecution = Effect.Effect<ToolResult, unknown> | PromiseLike<ToolResult>;
+
+/**
+ * A tool a run may call: an input schema, risk kind, and an executor. A tool declared without
  * an executor is still offered (hosts may declare before they wire), and every call to it gets an
  * `error` / `tool_executor_missing` receipt without anything running.
  */
@@ -26,10 +75,15 @@ export interface ToolDefinition<Args = unknown> {
   readonly name: string;
   readonly description: string;
   readonly kind: ToolKind;
-  readonly input: z.ZodType<Args>;
-  readonly timeoutMs?: number;
-  /** Failures of this effect become `error` / `tool_threw` receipts. */
-  readonly execute?: (args: Args, context: ToolContext) => Effect.Effect<ToolResult, unknown>;
+  readonly input: ToolInputSchema<Args>;
+  /** Shown to the model instead of the JSON Schema derived from `input` (for validators that cannot describe themselves). */
+  readonly jsonSchema?: Readonly<Record<string, unknown>> | undefined;
+  readonly timeoutMs?: number | undefined;
+  /**
+   * Failures (a failed Effect, a rejected Promise, a throw) become `error` / `tool_threw` receipts.
+   * A Promise executor should stop when `context.signal` aborts (timeout or cancel).
+   */
+  readonly execute?: ((args: Args, context: ToolContext) => ToolExecution) | undefined;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds tools of every argument type
@@ -39,10 +93,39 @@ export function defineTool<Args>(definition: ToolDefinition<Args>): ToolDefiniti
   return definition;
 }
 
+/** Types a JSON Schema input by its validator (a type guard, e.g. ajv's compiled `ValidateFunction<T>`). */
+export function jsonSchemaInput<Args = Record<string, unknown>>(
+  jsonSchema: Readonly<Record<string, unknown>>,
+  validate?: JsonSchemaValidator<Args>,
+): JsonSchemaInput<Args> {
+  return validate ? { jsonSchema, validate } : { jsonSchema };
+}
+
+const isStandardSchema = (input: unknown): input is StandardSchemaV1 =>
+  typeof input === "object" && input !== null && "~standard" in input;
+
 /** Descriptors by definition: a tool's JSON Schema is derived once, not once per run. */
 const descriptors = new WeakMap<AnyToolDefinition, ToolDescriptor>();
 
-/** What the model is shown: name, description, kind and the JSON Schema of the zod input. */
+const ANY_OBJECT_SCHEMA = { type: "object" } as const;
+
+function inputJsonSchema(tool: AnyToolDefinition): Record<string, unknown> {
+  if (tool.jsonSchema) return { ...tool.jsonSchema };
+  const input: unknown = tool.input;
+  if (isStandardSchema(input)) {
+    // The schema describes itself (its own library's converter, so a host's zod copy is read by
+    // that copy); `input` because the model writes what the schema accepts, defaults optional.
+    const converter = input["~standard"].jsonSchema;
+    if (converter) return converter.input({ target: "draft-2020-12", libraryOptions: { unrepresentable: "any" } });
+    if ("_zod" in (input as object)) {
+      return z.toJSONSchema(input as z.ZodType, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+    }
+    return { ...ANY_OBJECT_SCHEMA };
+  }
+  return { ...(input as JsonSchemaInput).jsonSchema };
+}
+
+/** What the model is shown: name, description, kind and the JSON Schema of the input. */
 export function describeTool(tool: AnyToolDefinition): ToolDescriptor {
   const known = descriptors.get(tool);
   if (known) return known;
@@ -50,10 +133,60 @@ export function describeTool(tool: AnyToolDefinition): ToolDescriptor {
     name: tool.name,
     description: tool.description,
     kind: tool.kind,
-    inputSchema: z.toJSONSchema(tool.input, { unrepresentable: "any" }) as Record<string, unknown>,
+    inputSchema: inputJsonSchema(tool),
   };
   descriptors.set(tool, descriptor);
   return descriptor;
+}
+
+export type ArgumentCheck =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly problem: string };
+
+function pathText(path: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined): string {
+  if (!path || path.length === 0) return "arguments";
+  return path.map((segment) => String(typeof segment === "object" ? segment.key : segment)).join(".");
+}
+
+function standardCheck(result: StandardResult<unknown>): ArgumentCheck {
+  if (!result.issues) return { ok: true, value: result.value };
+  const issue = result.issues[0];
+  return {
+    ok: false,
+    problem: issue ? `${pathText(issue.path)}: ${issue.message}` : "arguments do not match the tool's schema",
+  };
+}
+
+interface AjvLikeError {
+  readonly instancePath?: string;
+  readonly message?: string;
+}
+
+/**
+ * Validates a call's arguments against the tool's input. Synchronous for zod and JSON Schema;
+ * a Standard Schema validator may answer with a Promise (async refinements).
+ */
+export function checkToolArguments(tool: AnyToolDefinition, args: unknown): ArgumentCheck | Promise<ArgumentCheck> {
+  const input: unknown = tool.input;
+  if (isStandardSchema(input)) {
+    const result = input["~standard"].validate(args);
+    return result instanceof Promise ? result.then(standardCheck) : standardCheck(result);
+  }
+  const { validate } = input as JsonSchemaInput;
+  if (!validate) {
+    return typeof args === "object" && args !== null && !Array.isArray(args)
+      ? { ok: true, value: args }
+      : { ok: false, problem: "arguments: expected a JSON object" };
+  }
+  if (validate(args)) return { ok: true, value: args };
+  const errors = (validate as { errors?: ReadonlyArray<AjvLikeError> | null }).errors;
+  const first = errors?.[0];
+  return {
+    ok: false,
+    problem: first
+      ? `${first.instancePath ? first.instancePath.slice(1).replaceAll("/", ".") : "arguments"}: ${first.message ?? "invalid"}`
+      : "arguments do not match the tool's schema",
+  };
 }
 
 /** Accepts any JSON object: for fixture tools whose arguments are not modelled. */

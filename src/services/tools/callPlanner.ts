@@ -1,6 +1,6 @@
 import type { CallDisposition, PlannedCall, ToolCall } from "../../domain/index.js";
 import { inputFingerprint } from "./fingerprint.js";
-import type { AnyToolDefinition } from "./Tool.js";
+import { type AnyToolDefinition, type ArgumentCheck, checkToolArguments } from "./Tool.js";
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
 
@@ -13,11 +13,16 @@ export interface CallPlannerOptions {
   readonly usedCallIds: Set<string>;
 }
 
-function firstIssue(error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> }): string {
-  const issue = error.issues[0];
-  if (!issue) return "arguments do not match the tool's schema";
-  const path = issue.path.length > 0 ? issue.path.map(String).join(".") : "arguments";
-  return `${path}: ${issue.message}`;
+/** A validator that throws is the host's defect; the call is refused, the run goes on. */
+export function checkArgumentsSafely(tool: AnyToolDefinition, args: unknown): ArgumentCheck | Promise<ArgumentCheck> {
+  try {
+    return checkToolArguments(tool, args);
+  } catch (error) {
+    return {
+      ok: false,
+      problem: `the tool's validator threw: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
 }
 
 function uniqueCallId(id: string, used: Set<string>): string {
@@ -49,8 +54,9 @@ export function planCalls(calls: ReadonlyArray<ToolCall>, options: CallPlannerOp
     if (!options.allowed.has(call.name)) return plan("not_allowed", `${call.name} is not allowed in this run`);
     if (!tool.execute) return plan("executor_missing", `${call.name} has no executor`);
     if (typeof call.arguments === "string") return plan("invalid_arguments", "arguments are not valid JSON");
-    const parsed = tool.input.safeParse(call.arguments);
-    if (!parsed.success) return plan("invalid_arguments", firstIssue(parsed.error));
+    const check = checkArgumentsSafely(tool, call.arguments);
+    // An asynchronous validator answers when the call runs (an `invalid_arguments` receipt then).
+    if (!(check instanceof Promise) && !check.ok) return plan("invalid_arguments", check.problem);
     return plan("run");
   });
 }

@@ -1,9 +1,9 @@
-import { Effect } from "effect";
 import { describe, expect, it } from "vitest";
 import type { FinalMessage } from "../../../src/domain/delivery.js";
 import { channelMessageSender } from "../../../src/services/channels/Channel.js";
 import { outboxChannel } from "../../../src/services/channels/outbox.js";
 import { sendMessageTool } from "../../../src/services/tools/builtin/sendMessage.js";
+import { executeTool } from "../../support/executeTool.js";
 
 const final: FinalMessage = {
   kind: "final",
@@ -40,12 +40,7 @@ describe("channelMessageSender", () => {
   it("lets the send_message tool deliver through a channel, with the channel's message id as evidence", async () => {
     const outbox = outboxChannel({ id: "chat" });
     const tool = sendMessageTool([channelMessageSender(outbox)]);
-    const result = await Effect.runPromise(
-      tool.execute!(
-        { text: "Your report is ready." },
-        { runId: "run-7", callId: "call_1", step: 1, signal: new AbortController().signal },
-      ),
-    );
+    const result = await executeTool(tool, { text: "Your report is ready." }, { runId: "run-7", callId: "call_1" });
     expect(result).toMatchObject({ status: "ok", evidence: { message_id: "chat-1" } });
     expect(outbox.sent[0]!.message).toEqual({
       kind: "message",

@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Effect } from "effect";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { JsonValue } from "../../../src/domain/index.js";
 import { scriptedProvider } from "../../../src/services/providers/scripted.js";
 import { type RunCommandOptions, runCommandTool } from "../../../src/services/tools/builtin/runCommand.js";
 import type { ToolResult } from "../../../src/services/tools/Tool.js";
+import { executeTool } from "../../support/executeTool.js";
 import { callStep, finish, textStep, useRuntimeHarness } from "../../support/runtimeHarness.js";
 import { useTempDir } from "../../support/tempDir.js";
 
@@ -42,8 +42,7 @@ afterEach(() => {
 
 function run(args: Record<string, JsonValue>, options: RunCommandOptions = {}, workspace = ws): Promise<ToolResult> {
   const tool = runCommandTool(workspace, options);
-  const context = { runId: "run-1", callId: "call-1", step: 1, signal: new AbortController().signal };
-  return Effect.runPromise(tool.execute!(tool.input.parse(args), context));
+  return executeTool(tool, args);
 }
 
 const outputOf = (result: ToolResult) =>

@@ -1,9 +1,9 @@
-import { Effect } from "effect";
 import { describe, expect, it } from "vitest";
 import type { CompletionContractInput, JsonValue } from "../../../src/domain/index.js";
 import { scriptedProvider } from "../../../src/services/providers/scripted.js";
 import { type MessageSender, sendMessageTool } from "../../../src/services/tools/builtin/sendMessage.js";
 import type { ToolResult } from "../../../src/services/tools/Tool.js";
+import { executeTool } from "../../support/executeTool.js";
 import { callStep, finish, receiptSummary, textStep, useRuntimeHarness } from "../../support/runtimeHarness.js";
 
 /**
@@ -53,8 +53,7 @@ const throwing = (channelId = "outbox"): MessageSender => ({
 
 function send(senders: ReadonlyArray<MessageSender>, args: Record<string, JsonValue>): Promise<ToolResult> {
   const tool = sendMessageTool(senders);
-  const context = { runId: "run-1", callId: "call-1", step: 1, signal: new AbortController().signal };
-  return Effect.runPromise(tool.execute!(tool.input.parse(args), context));
+  return executeTool(tool, args);
 }
 
 const DELIVER: CompletionContractInput = { evidenceMode: "deliver" };

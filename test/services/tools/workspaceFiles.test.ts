@@ -10,7 +10,6 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { Effect } from "effect";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { JsonValue } from "../../../src/domain/index.js";
 import {
@@ -19,6 +18,7 @@ import {
   workspaceWriteTool,
 } from "../../../src/services/tools/builtin/workspaceFiles.js";
 import type { AnyToolDefinition, ToolResult } from "../../../src/services/tools/Tool.js";
+import { executeTool } from "../../support/executeTool.js";
 import { listDir, useTempDir } from "../../support/tempDir.js";
 
 /**
@@ -49,8 +49,7 @@ beforeEach(() => {
 });
 
 function execute(tool: AnyToolDefinition, args: Record<string, JsonValue>): Promise<ToolResult> {
-  const context = { runId: "run-1", callId: "call-1", step: 1, signal: new AbortController().signal };
-  return Effect.runPromise(tool.execute!(tool.input.parse(args), context));
+  return executeTool(tool, args);
 }
 const read = (path: string) => execute(workspaceReadTool(ws), { path });
 const list = (path: string) => execute(workspaceListTool(ws), { path });

@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Effect } from "effect";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { ToolResult } from "../../../src/services/tools/Tool.js";
 import { buildSystemPrompt } from "../../../src/services/workspace/prompt.js";
 import { discoverSkills, scanSkills, skillBody, skillLoadTool } from "../../../src/services/workspace/skills.js";
+import { executeTool } from "../../support/executeTool.js";
 import { useTempDir } from "../../support/tempDir.js";
 
 /**
@@ -41,8 +41,7 @@ function writeSkill(folder: string, markdown: string): string {
 
 function load(name: string): Promise<ToolResult> {
   const tool = skillLoadTool(ws);
-  const context = { runId: "run-1", callId: "call-1", step: 1, signal: new AbortController().signal };
-  return Effect.runPromise(tool.execute!(tool.input.parse({ name }), context));
+  return executeTool(tool, { name });
 }
 
 describe("scanSkills", () => {

@@ -1,0 +1,80 @@
+import { existsSync, statSync } from "node:fs";
+import type { SqlClient } from "@effect/sql";
+import Sqlite from "better-sqlite3";
+import { Cause, Effect, Either, Exit, Layer } from "effect";
+import { AgentRunStore } from "../persistence/AgentRunStore.js";
+import { inspectDatabase } from "../persistence/database.js";
+import { makeSqliteAgentRunStore } from "../persistence/SqliteAgentRunStore.js";
+import { sqliteClientLayer } from "../persistence/sqliteClient.js";
+import { CliFailure, firstLine } from "./output.js";
+
+/** The first schema version with the run ledger (migration 0002). */
+const LEDGER_SCHEMA_VERSION = 2;
+
+const walCompanions = (db: string) => [`${db}-wal`, `${db}-shm`] as const;
+
+/**
+ * A read-only connection to a WAL database creates its -wal and -shm files but, unable to
+ * checkpoint, never deletes them. A read-write connection that is the last one to close does, so
+ * one is opened (query_only, file must exist) and closed again — and only while the WAL is empty,
+ * so there is nothing to checkpoint into the database file. While another process has the database
+ * open, SQLite itself leaves the files alone.
+ */
+function removeEmptyWalCompanions(db: string): void {
+  const [wal] = walCompanions(db);
+  if (!existsSync(wal) || statSync(wal).size > 0) return;
+  try {
+    const connection = new Sqlite(db, { fileMustExist: true });
+    try {
+      connection.pragma("query_only = ON");
+      // A read opens the WAL, so closing the connection takes the last-connection path.
+      connection.prepare("SELECT COUNT(*) FROM sqlite_master").get();
+    } finally {
+      connection.close();
+    }
+  } catch {
+    // Tidying is best effort: the command's own result stands, and leftover empty companions are harmless.
+  }
+}
+
+const messageOf = (reason: unknown): string =>
+  typeof reason === "object" && reason !== null && "message" in reason ? String(reason.message) : String(reason);
+
+/**
+ * Runs `effect` against a ledger file opened read-only: the SqlClient and an AgentRunStore over
+ * it. Inspecting commands must never create, back up, migrate or otherwise write the file (unlike
+ * `ledgerLayer`), so a missing file or one without the ledger schema is refused rather than
+ * prepared. Every failure is one CliFailure line.
+ */
+export async function readLedger<A>(
+  db: string,
+  effect: Effect.Effect<A, { readonly message: string }, SqlClient.SqlClient | AgentRunStore>,
+): Promise<A> {
+  // Checked before anything opens the file: even a read-only open of a missing path is an error
+  // we want to word ourselves, and a read-write open would create it.
+  if (!existsSync(db)) throw new CliFailure(`no ledger database at ${db}`);
+  const hadWalCompanions = walCompanions(db).some((file) => existsSync(file));
+  try {
+    return await readExistingLedger(db, effect);
+  } finally {
+    if (!hadWalCompanions) removeEmptyWalCompanions(db);
+  }
+}
+
+async function readExistingLedger<A>(
+  db: string,
+  effect: Effect.Effect<A, { readonly message: string }, SqlClient.SqlClient | AgentRunStore>,
+): Promise<A> {
+  const inspection = await Effect.runPromise(Effect.either(inspectDatabase(db)));
+  if (Either.isLeft(inspection)) throw new CliFailure(inspection.left.message);
+  if (inspection.right.schemaVersion < LEDGER_SCHEMA_VERSION) {
+    throw new CliFailure(
+      `${db} has no run ledger (schema version ${inspection.right.schemaVersion}); run agentloop migrate --db ${db}`,
+    );
+  }
+  const client = sqliteClientLayer({ filename: db, readonly: true });
+  const layer = Layer.effect(AgentRunStore, makeSqliteAgentRunStore()).pipe(Layer.provideMerge(client));
+  const exit = await Effect.runPromiseExit(effect.pipe(Effect.provide(layer)));
+  if (Exit.isFailure(exit)) throw new CliFailure(firstLine(messageOf(Cause.squash(exit.cause))));
+  return exit.value;
+}

@@ -1,0 +1,22 @@
+/** `agentloop/tools`: defining tools, the built-in workspace tools, and allowlists. */
+export { allowedToolNames } from "../services/tools/allowlist.js";
+export {
+  BUILTIN_TOOL_NAMES,
+  type BuiltinToolName,
+  type BuiltinToolOptions,
+  builtinTools,
+  type MessageSender,
+} from "../services/tools/builtin/index.js";
+export {
+  type AnyToolDefinition,
+  defineTool,
+  describeTool,
+  type JsonSchemaInput,
+  jsonSchemaInput,
+  type StandardSchemaV1,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolExecution,
+  type ToolInputSchema,
+  type ToolResult,
+} from "../services/tools/Tool.js";
