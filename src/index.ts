@@ -21,6 +21,19 @@ export {
   TerminalState,
   ToolKind,
 } from "./domain/index.js";
+// Channels: delivering a run's messages to people.
+export type { Channel } from "./host/channels/Channel.js";
+export { consoleChannel } from "./host/channels/console.js";
+export { outboxChannel } from "./host/channels/outbox.js";
+export { sseHandler } from "./host/channels/sse.js";
+export { webhookChannel } from "./host/channels/webhook.js";
+export { type ChannelRoute, makeRouter } from "./host/router.js";
+export {
+  SessionRunner,
+  type SessionRunnerOptions,
+  type TurnHandle,
+  type TurnOptions,
+} from "./host/sessionRunner.js";
 export type { RunListFilter } from "./persistence/AgentRunStore.js";
 export { LedgerError } from "./persistence/AgentRunStore.js";
 export { DatabaseError } from "./persistence/database.js";
@@ -34,25 +47,12 @@ export {
   type StartRunOptions,
 } from "./runtime/AgentRuntime.js";
 export type { ActiveRun, RunRegistry, TranscriptStore } from "./runtime/stores.js";
-// Channels: delivering a run's messages to people.
-export type { Channel } from "./services/channels/Channel.js";
-export { consoleChannel } from "./services/channels/console.js";
-export { outboxChannel } from "./services/channels/outbox.js";
-export { sseHandler } from "./services/channels/sse.js";
-export { webhookChannel } from "./services/channels/webhook.js";
 // Observability.
 export { otelTracingLayer } from "./services/observability/otel.js";
 export { metricsHandler } from "./services/observability/prometheus.js";
 // Providers (the implementations: agentloop/providers).
 export { type Provider, ProviderError, type ProviderRequest } from "./services/providers/Provider.js";
 export type { RetryPolicy } from "./services/providers/retry.js";
-export { type ChannelRoute, createRouter } from "./services/router.js";
-export {
-  SessionRunner,
-  type SessionRunnerOptions,
-  type TurnHandle,
-  type TurnOptions,
-} from "./services/sessionRunner.js";
 // Tools a host defines (built-in tools: agentloop/tools).
 export {
   defineTool,

@@ -18,12 +18,10 @@ type Kind = "guards" | "actions" | "actors" | "delays";
 const KINDS: ReadonlyArray<Kind> = ["guards", "actions", "actors", "delays"];
 
 /**
- * Implementations of setup() that the config cannot reference, by machine: actors spawned from
- * inside an action (`enqueue.spawnChild("toolCall", ...)`) never appear in the config.
+ * Implementations of setup() that the config cannot reference, by machine (an actor spawned from
+ * inside an action never appears in the config). None today.
  */
-const USED_OUTSIDE_CONFIG: Readonly<Record<string, Partial<Record<Kind, ReadonlyArray<string>>>>> = {
-  toolBatch: { actors: ["toolCall"] },
-};
+const USED_OUTSIDE_CONFIG: Readonly<Record<string, Partial<Record<Kind, ReadonlyArray<string>>>>> = {};
 
 function committed(file: string): string | undefined {
   try {
@@ -94,10 +92,10 @@ function stateNodes(node: AnyStateNode): AnyStateNode[] {
 
 const sorted = (names: Iterable<string>) => [...names].sort();
 
-describe.each(MACHINES.map(({ name, machine }) => ({ name, machine })))(
+describe.each(MACHINES.map(({ name, machine, source }) => ({ name, machine, source })))(
   "visualizations of $name",
-  ({ name, machine }) => {
-    const exports = renderMachineExports(machine, name);
+  ({ name, machine, source }) => {
+    const exports = renderMachineExports(machine, name, source);
 
     it.each([
       [`${name}.machine.ts`, exports.ts],
@@ -114,7 +112,7 @@ describe.each(MACHINES.map(({ name, machine }) => ({ name, machine })))(
       expect(recreated!.id).toBe(machine.id);
       expect(machineConfigJson(recreated!)).toBe(machineConfigJson(machine));
       // Same states, transitions, targets and guard names as the original.
-      expect(renderMachineExports(recreated!, name).mmd).toBe(exports.mmd);
+      expect(renderMachineExports(recreated!, name, source).mmd).toBe(exports.mmd);
     });
 
     it("the JSON names every guard, action, actor and delay of setup(), and only those", () => {
@@ -175,8 +173,10 @@ describe("writeVisualizations", () => {
           join(dir, "out", file),
         ),
       );
-      for (const { name, machine } of MACHINES) {
-        expect(readFileSync(join(dir, "out", `${name}.json`), "utf8")).toBe(renderMachineExports(machine, name).json);
+      for (const { name, machine, source } of MACHINES) {
+        expect(readFileSync(join(dir, "out", `${name}.json`), "utf8")).toBe(
+          renderMachineExports(machine, name, source).json,
+        );
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { Effect, ManagedRuntime } from "effect";
 import { AgentRunStore, type AgentRunStoreShape } from "../../src/persistence/AgentRunStore.js";
-import { ledgerLayer } from "../../src/persistence/ledger.js";
+import * as Ledger from "../../src/persistence/ledger.js";
 import { type LoopMeasurement, loopFields, loopPlan, measureSequential } from "../lib/measure.js";
 import { countEvents, migrateFile, openRawLedger, type RawLedger } from "../lib/rawLedger.js";
 import type { BenchOptions, BenchResult } from "../lib/types.js";
@@ -111,7 +111,7 @@ export async function benchLedgerAppend(options: BenchOptions): Promise<BenchRes
   assertRows(rawFile, raw.runs);
 
   const storeFile = join(options.dir, "store.db");
-  const runtime = ManagedRuntime.make(ledgerLayer({ filename: storeFile })) as ManagedRuntime.ManagedRuntime<
+  const runtime = ManagedRuntime.make(Ledger.layer({ filename: storeFile })) as ManagedRuntime.ManagedRuntime<
     AgentRunStore,
     never
   >;

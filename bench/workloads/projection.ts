@@ -21,7 +21,7 @@ const SERVICES = new URL("../../src/services/", import.meta.url);
 export const PROJECTOR_MODULE = fileURLToPath(new URL("transcriptProjector.ts", SERVICES));
 export const SKIPPED_WITHOUT_F = "needs issue F (TranscriptProjector)";
 
-type SessionRunnerModule = typeof import("../../src/services/sessionRunner.js");
+type SessionRunnerModule = typeof import("../../src/host/sessionRunner.js");
 type ProjectorModule = typeof import("../../src/services/transcriptProjector.js");
 type ContextBuilderModule = typeof import("../../src/services/contextBuilder.js");
 type TokensModule = typeof import("../../src/services/tokens.js");

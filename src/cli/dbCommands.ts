@@ -1,7 +1,7 @@
 import { Effect, Either } from "effect";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
 import { migrateDatabase } from "../persistence/database.js";
-import { ledgerLayer } from "../persistence/ledger.js";
+import * as Ledger from "../persistence/ledger.js";
 import { CliFailure, type CliIO } from "./output.js";
 
 async function runOrFail<A>(effect: Effect.Effect<A, { readonly message: string }>): Promise<A> {
@@ -25,7 +25,7 @@ export async function migrateCommand(io: CliIO, options: { db: string; json?: bo
 export async function recoverCommand(io: CliIO, options: { db: string; json?: boolean }): Promise<number> {
   const recovered = await runOrFail(
     Effect.flatMap(AgentRunStore, (store) => store.recoverInterrupted()).pipe(
-      Effect.provide(ledgerLayer({ filename: options.db })),
+      Effect.provide(Ledger.layer({ filename: options.db })),
     ),
   );
   if (options.json) {

@@ -1,8 +1,8 @@
 import { fileURLToPath } from "node:url";
+import { writeHtmlReport } from "../host/eval/htmlReport.js";
+import { CassetteError, loadCassettes } from "../host/eval/loadCassettes.js";
+import { type CaseResult, type EvalReport, runEval } from "../host/eval/runEval.js";
 import { AgentRuntime } from "../runtime/AgentRuntime.js";
-import { writeHtmlReport } from "../services/eval/htmlReport.js";
-import { CassetteError, loadCassettes } from "../services/eval/loadCassettes.js";
-import { type CaseResult, type EvalReport, runEval } from "../services/eval/runEval.js";
 import { CliFailure, type CliIO } from "./output.js";
 import { closeOnShutdown } from "./shutdown.js";
 

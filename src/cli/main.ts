@@ -1,18 +1,21 @@
 import { Command, CommanderError, Option } from "commander";
-import { migrateCommand, recoverCommand } from "./dbCommands.js";
-import { evalCommand } from "./evalCommand.js";
 import { registerInspectCommands } from "./inspectCommands.js";
 import { registerMemoryCommands } from "./memoryCommands.js";
 import { registerObservabilityCommands } from "./observabilityCommands.js";
 import { CliFailure, type CliIO, firstLine, processIO } from "./output.js";
 import { registerRunCommand } from "./runCommand.js";
 import { readPackageVersion } from "./version.js";
-import { writeVisualizations } from "./visualize.js";
 import { registerWorkspaceCommands } from "./workspaceCommands.js";
 
 const DEFAULT_DB = "./agentloop.db";
 
-/** Builds the command tree; each action resolves to the process exit code. */
+/**
+ * Builds the command tree; each action resolves to the process exit code.
+ *
+ * Only commander and light modules are loaded here, so `--help`, `--version` and usage errors
+ * start fast: every command's implementation (effect, SQLite, provider SDKs, …) is imported by
+ * its action, when that command runs. test/cli/lazyLoad.test.ts keeps it so.
+ */
 export function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
   const program = new Command("agentloop")
     .description("agent runs whose completion is asserted by evidence")
@@ -37,14 +40,24 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
     .description("create or migrate a ledger database (backs up an existing file first)")
     .requiredOption("--db <file>", "SQLite database file")
     .option("--json", "machine-readable output")
-    .action(action<{ db: string; json?: boolean }>((options) => migrateCommand(io, options)));
+    .action(
+      action<{ db: string; json?: boolean }>(async (options) => {
+        const { migrateCommand } = await import("./dbCommands.js");
+        return migrateCommand(io, options);
+      }),
+    );
 
   program
     .command("recover")
     .description("close runs left open by a crashed process as failed/interrupted")
     .addOption(new Option("--db <file>", "SQLite database file").default(DEFAULT_DB))
     .option("--json", "machine-readable output")
-    .action(action<{ db: string; json?: boolean }>((options) => recoverCommand(io, options)));
+    .action(
+      action<{ db: string; json?: boolean }>(async (options) => {
+        const { recoverCommand } = await import("./dbCommands.js");
+        return recoverCommand(io, options);
+      }),
+    );
 
   program
     .command("eval")
@@ -53,7 +66,12 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
     .addOption(new Option("--db <file>", "SQLite ledger file").default(DEFAULT_DB))
     .option("--json", "machine-readable output")
     .option("--report <dir>", "write a self-contained HTML report (summary, timelines, statechart paths)")
-    .action(action<{ db: string; json?: boolean; report?: string }>((options, args) => evalCommand(io, args, options)));
+    .action(
+      action<{ db: string; json?: boolean; report?: string }>(async (options, args) => {
+        const { evalCommand } = await import("./evalCommand.js");
+        return evalCommand(io, args, options);
+      }),
+    );
 
   program
     .command("visualize")
@@ -61,6 +79,7 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
     .option("--dir <dir>", "output folder", "visualizations")
     .action(
       action<{ dir: string }>(async (options) => {
+        const { writeVisualizations } = await import("./visualize.js");
         for (const path of writeVisualizations(options.dir)) io.out(path);
         return 0;
       }),

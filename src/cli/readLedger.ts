@@ -2,10 +2,10 @@ import { existsSync, statSync } from "node:fs";
 import type { SqlClient } from "@effect/sql";
 import Sqlite from "better-sqlite3";
 import { Cause, Effect, Either, Exit, Layer } from "effect";
-import { AgentRunStore } from "../persistence/AgentRunStore.js";
+import type { AgentRunStore } from "../persistence/AgentRunStore.js";
 import { inspectDatabase } from "../persistence/database.js";
-import { makeSqliteAgentRunStore } from "../persistence/SqliteAgentRunStore.js";
-import { sqliteClientLayer } from "../persistence/sqliteClient.js";
+import * as SqliteAgentRunStore from "../persistence/SqliteAgentRunStore.js";
+import * as SqliteLayer from "../persistence/sqlite.js";
 import { CliFailure, firstLine } from "./output.js";
 
 /** The first schema version with the run ledger (migration 0002). */
@@ -72,8 +72,8 @@ async function readExistingLedger<A>(
       `${db} has no run ledger (schema version ${inspection.right.schemaVersion}); run agentloop migrate --db ${db}`,
     );
   }
-  const client = sqliteClientLayer({ filename: db, readonly: true });
-  const layer = Layer.effect(AgentRunStore, makeSqliteAgentRunStore()).pipe(Layer.provideMerge(client));
+  const client = SqliteLayer.layer({ filename: db, readonly: true });
+  const layer = SqliteAgentRunStore.layer().pipe(Layer.provideMerge(client));
   const exit = await Effect.runPromiseExit(effect.pipe(Effect.provide(layer)));
   if (Exit.isFailure(exit)) throw new CliFailure(firstLine(messageOf(Cause.squash(exit.cause))));
   return exit.value;

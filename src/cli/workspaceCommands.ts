@@ -1,8 +1,10 @@
 import type { Command } from "commander";
-import { diffWorkspace, initWorkspace } from "../services/workspace/templates.js";
 import type { CliIO } from "./output.js";
 
-/** `agentloop workspace init|diff DIR`: templates are written where missing, never over a file. */
+/**
+ * `agentloop workspace init|diff DIR`: templates are written where missing, never over a file.
+ * The templates are imported when a command runs, like every command's implementation.
+ */
 export function registerWorkspaceCommands(program: Command, io: CliIO, setExit: (code: number) => void): void {
   const workspace = program.command("workspace").description("workspace templates (AGENTS.md, SOUL.md, USER.md)");
   workspace
@@ -10,7 +12,8 @@ export function registerWorkspaceCommands(program: Command, io: CliIO, setExit: 
     .description("write the template files that are missing; existing files are never overwritten")
     .argument("<dir>", "workspace folder")
     .option("--json", "machine-readable output")
-    .action((dir: string, options: { json?: boolean }) => {
+    .action(async (dir: string, options: { json?: boolean }) => {
+      const { initWorkspace } = await import("../services/workspace/templates.js");
       const result = initWorkspace(dir);
       if (options.json) io.out(JSON.stringify(result));
       else {
@@ -24,7 +27,8 @@ export function registerWorkspaceCommands(program: Command, io: CliIO, setExit: 
     .description("show how the workspace files differ from the current templates (reads only)")
     .argument("<dir>", "workspace folder")
     .option("--json", "machine-readable output")
-    .action((dir: string, options: { json?: boolean }) => {
+    .action(async (dir: string, options: { json?: boolean }) => {
+      const { diffWorkspace } = await import("../services/workspace/templates.js");
       const diffs = diffWorkspace(dir);
       if (options.json) io.out(JSON.stringify(diffs));
       else {

@@ -1,6 +1,10 @@
 import { existsSync, readFileSync } from "node:fs";
+import { Data } from "effect";
 import { z } from "zod";
 import type { DeliveryPolicy } from "../domain/delivery.js";
+import { AgentloopFlags, DEFAULT_FLAGS, ROLLOUT_STAGES, type RolloutStage } from "./rollout.js";
+
+export * from "./rollout.js";
 
 /**
  * The rollout flags of seed §3.3 in one validated config: defaults < JSON file < environment.
@@ -13,36 +17,6 @@ import type { DeliveryPolicy } from "../domain/delivery.js";
  * | legacyHistoryMode      | AGENTLOOP_LEGACY_HISTORY_MODE         | fallback / off          | fallback   |
  * | memoryGate             | AGENTLOOP_MEMORY_GATE                 | off / observe / enforce | enforce    |
  */
-
-export const ReceiptVerificationFlag = z.enum(["off", "observe", "enforce"]);
-export const LegacyHistoryModeFlag = z.enum(["fallback", "off"]);
-export const MemoryGateFlag = z.enum(["off", "observe", "enforce"]);
-
-export const AgentloopFlags = z.strictObject({
-  /** Session history is read from the canonical ledger (false: the old visible turns only). Runs always write it. */
-  canonicalLedgerEnabled: z.boolean(),
-  /** `off`: no verdict; `observe`: verdict recorded on the terminal event, users see the old behaviour; `enforce`. */
-  receiptVerification: ReceiptVerificationFlag,
-  /** Routes that ask for progress get it (a route's default is final_only); false: every channel is `final_only`. */
-  channelProgressEnabled: z.boolean(),
-  /** History without a ledger: fall back to visible turns, or ignore them. */
-  legacyHistoryMode: LegacyHistoryModeFlag,
-  /** The memory provenance gate of consolidation (seed §4 Phase 6). */
-  memoryGate: MemoryGateFlag,
-});
-export type AgentloopFlags = z.infer<typeof AgentloopFlags>;
-
-/**
- * The fully rolled-out configuration (the last stage of §7.1) and the runtime's own defaults.
- * Progress still reaches only the routes that ask for it: a route's policy defaults to final_only.
- */
-export const DEFAULT_FLAGS: AgentloopFlags = {
-  canonicalLedgerEnabled: true,
-  receiptVerification: "enforce",
-  channelProgressEnabled: true,
-  legacyHistoryMode: "fallback",
-  memoryGate: "enforce",
-};
 
 export const FLAG_ENV: Readonly<Record<keyof AgentloopFlags, string>> = {
   canonicalLedgerEnabled: "AGENTLOOP_CANONICAL_LEDGER_ENABLED",
@@ -61,10 +35,23 @@ const SNAKE_KEYS: Readonly<Record<string, keyof AgentloopFlags>> = {
   memory_gate: "memoryGate",
 };
 
-/** A bad flag value or file: one line naming the variable or key. */
-export class FlagsError extends Error {
-  override readonly name = "FlagsError";
-}
+export type FlagsErrorReason =
+  /** A variable or key holds a value the flag does not take. */
+  | "invalid_value"
+  /** A key that names no flag. */
+  | "unknown_flag"
+  /** The flags file is missing, not JSON, or not a JSON object. */
+  | "file_missing"
+  | "file_not_json"
+  | "not_an_object"
+  /** `--stage` names no rollout stage. */
+  | "unknown_stage";
+
+/** A bad flag value or file: `message` is one line naming the variable or key. */
+export class FlagsError extends Data.TaggedError("FlagsError")<{
+  readonly reason: FlagsErrorReason;
+  readonly message: string;
+}> {}
 
 const BOOLEAN_TEXT: Readonly<Record<string, boolean>> = {
   true: true,
@@ -90,7 +77,11 @@ function parseEnvValue(key: keyof AgentloopFlags, raw: string): unknown {
 
 function checked(key: keyof AgentloopFlags, value: unknown, where: string): AgentloopFlags[typeof key] {
   const parsed = AgentloopFlags.shape[key].safeParse(value);
-  if (!parsed.success) throw new FlagsError(`${where} must be ${expected(key)}, got ${JSON.stringify(value)}`);
+  if (!parsed.success)
+    throw new FlagsError({
+      reason: "invalid_value",
+      message: `${where} must be ${expected(key)}, got ${JSON.stringify(value)}`,
+    });
   return parsed.data;
 }
 
@@ -101,15 +92,16 @@ export function flagsFromObject(value: unknown, source = "flags"): Partial<Agent
     object = (object as { agent_runtime: unknown }).agent_runtime;
   }
   if (object === null || typeof object !== "object" || Array.isArray(object)) {
-    throw new FlagsError(`${source}: expected a JSON object of flags`);
+    throw new FlagsError({ reason: "not_an_object", message: `${source}: expected a JSON object of flags` });
   }
   const flags: Record<string, unknown> = {};
   for (const [rawKey, raw] of Object.entries(object)) {
     const key = (rawKey in AgentloopFlags.shape ? rawKey : SNAKE_KEYS[rawKey]) as keyof AgentloopFlags | undefined;
     if (!key) {
-      throw new FlagsError(
-        `${source}: unknown flag "${rawKey}" (known: ${Object.keys(AgentloopFlags.shape).join(", ")})`,
-      );
+      throw new FlagsError({
+        reason: "unknown_flag",
+        message: `${source}: unknown flag "${rawKey}" (known: ${Object.keys(AgentloopFlags.shape).join(", ")})`,
+      });
     }
     flags[key] = checked(key, raw, `${source}: ${rawKey}`);
   }
@@ -140,14 +132,17 @@ export interface LoadFlagsOptions {
 export function loadFlags(options: LoadFlagsOptions = {}): AgentloopFlags {
   let fromFile: Partial<AgentloopFlags> = {};
   if (options.file !== undefined) {
-    if (!existsSync(options.file)) throw new FlagsError(`flags file ${options.file} does not exist`);
+    if (!existsSync(options.file)) {
+      throw new FlagsError({ reason: "file_missing", message: `flags file ${options.file} does not exist` });
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(readFileSync(options.file, "utf8"));
     } catch (error) {
-      throw new FlagsError(
-        `flags file ${options.file} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      throw new FlagsError({
+        reason: "file_not_json",
+        message: `flags file ${options.file} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+      });
     }
     fromFile = flagsFromObject(parsed, `flags file ${options.file}`);
   }
@@ -158,88 +153,15 @@ export function loadFlags(options: LoadFlagsOptions = {}): AgentloopFlags {
   });
 }
 
-/** The rollout order of seed §7.1, as data: each stage's flags. */
-export interface RolloutStage {
-  readonly stage: number;
-  readonly name: string;
-  readonly description: string;
-  readonly flags: AgentloopFlags;
-}
-
-const OBSERVABILITY_ONLY: AgentloopFlags = {
-  canonicalLedgerEnabled: false,
-  receiptVerification: "off",
-  channelProgressEnabled: false,
-  legacyHistoryMode: "fallback",
-  memoryGate: "off",
-};
-
-export const ROLLOUT_STAGES: ReadonlyArray<RolloutStage> = [
-  {
-    stage: 1,
-    name: "observability",
-    description:
-      "Phase 0: trace ids, metrics, structured logs; baseline of the old behaviour (nothing user-visible changes)",
-    flags: OBSERVABILITY_ONLY,
-  },
-  {
-    stage: 2,
-    name: "ledger_dual_write",
-    description:
-      "Phase 1 ledger with dual-write to memory_turns; history and channels keep the old behaviour; verdicts and gate decisions are recorded, not enforced",
-    flags: { ...OBSERVABILITY_ONLY, receiptVerification: "observe", memoryGate: "observe" },
-  },
-  {
-    stage: 3,
-    name: "terminal_states",
-    description: "Phase 2/3 terminal states and receipt guard enforced (test workspaces first)",
-    flags: { ...OBSERVABILITY_ONLY, receiptVerification: "enforce", memoryGate: "observe" },
-  },
-  {
-    stage: 4,
-    name: "progress_layering",
-    description: "progress for the internal web UI's routes; message channels stay final_only",
-    flags: {
-      ...OBSERVABILITY_ONLY,
-      receiptVerification: "enforce",
-      memoryGate: "observe",
-      channelProgressEnabled: true,
-    },
-  },
-  {
-    stage: 5,
-    name: "canonical_history",
-    description: "history read from the canonical ledger (compare old/new context and token cost)",
-    flags: {
-      ...OBSERVABILITY_ONLY,
-      receiptVerification: "enforce",
-      memoryGate: "observe",
-      channelProgressEnabled: true,
-      canonicalLedgerEnabled: true,
-    },
-  },
-  {
-    stage: 6,
-    name: "memory_gate",
-    description: "memory provenance gate enforced last; old memory is down-ranked, never bulk-deleted",
-    flags: {
-      canonicalLedgerEnabled: true,
-      receiptVerification: "enforce",
-      channelProgressEnabled: true,
-      legacyHistoryMode: "fallback",
-      memoryGate: "enforce",
-    },
-  },
-];
-
 export function rolloutStage(nameOrNumber: string | number): RolloutStage {
   const stage = ROLLOUT_STAGES.find(
     (candidate) => candidate.name === nameOrNumber || String(candidate.stage) === String(nameOrNumber),
   );
   if (!stage) {
-    throw new FlagsError(
-      `unknown rollout stage ${JSON.stringify(nameOrNumber)} (known: ${ROLLOUT_STAGES.map((s) => `${s.stage} ${s.name}`).join(", ")})`,
-    );
+    throw new FlagsError({
+      reason: "unknown_stage",
+      message: `unknown rollout stage ${JSON.stringify(nameOrNumber)} (known: ${ROLLOUT_STAGES.map((s) => `${s.stage} ${s.name}`).join(", ")})`,
+    });
   }
   return stage;
 }

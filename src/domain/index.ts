@@ -10,6 +10,7 @@ export * from "./memory.js";
 export * from "./provider.js";
 export * from "./receipt.js";
 export * from "./run.js";
+export * from "./runProtocol.js";
 export * from "./skill.js";
 export * from "./terminal.js";
 export * from "./terminalMessages.js";

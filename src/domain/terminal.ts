@@ -28,6 +28,3 @@ export const ReasonCode = z.enum([
   "internal_error",
 ]);
 export type ReasonCode = z.infer<typeof ReasonCode>;
-
-/** The reasons a run may legitimately end `completed` with. */
-export const COMPLETED_REASONS: ReadonlySet<ReasonCode> = new Set(["answered", "receipts_satisfied"]);

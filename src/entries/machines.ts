@@ -1,5 +1,5 @@
 /** `agentloop/machines`: the pure statecharts, for the Stately visualizer and model-based tests. */
 export { deliveryMachine } from "../machines/delivery.machine.js";
-export { type RunContext, runMachine } from "../machines/run.machine.js";
-export { type ToolBatchContext, toolBatchMachine } from "../machines/toolBatch.machine.js";
-export { type ToolCallContext, toolCallMachine } from "../machines/toolCall.machine.js";
+export type { RunContext, RunInput } from "../machines/run/context.js";
+export { type RunEvent, runMachine } from "../machines/run/machine.js";
+export { type ToolBatchContext, type ToolBatchInput, toolBatchMachine } from "../machines/toolBatch/machine.js";

@@ -1,4 +1,6 @@
-import type { CallFingerprint } from "./protocol.js";
+import type { CallFingerprint } from "../domain/index.js";
+
+export type { CallFingerprint };
 
 const sameInput = (a: CallFingerprint, b: CallFingerprint) =>
   a.toolName === b.toolName && a.inputFingerprint === b.inputFingerprint;

@@ -1,5 +1,5 @@
 import { SqlClient, type SqlError } from "@effect/sql";
-import { Context, Data, Effect, Layer } from "effect";
+import { Context, Data, Effect } from "effect";
 import { type DeliveryAttempt, DeliveryStatus, MessageKind } from "../domain/delivery.js";
 import { redactText } from "./payloadHygiene.js";
 
@@ -72,7 +72,10 @@ const failWith = (context: string) => (error: SqlError.SqlError) =>
     cause: error,
   });
 
-export const makeDeliveryLog = (options: { readonly now?: () => string } = {}) =>
+/** The log over whatever SqlClient is provided (the runtime's: `runtime.run(...)` provides one). */
+export const make = (
+  options: { readonly now?: () => string } = {},
+): Effect.Effect<DeliveryLogShape, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient;
     const now = options.now ?? (() => new Date().toISOString());
@@ -106,6 +109,3 @@ export const makeDeliveryLog = (options: { readonly now?: () => string } = {}) =
 
     return DeliveryLog.of({ record, listRunDeliveries });
   });
-
-/** The log over whatever SqlClient is provided (the runtime's: `runtime.run(...)` provides one). */
-export const DeliveryLogLive = Layer.effect(DeliveryLog, makeDeliveryLog());

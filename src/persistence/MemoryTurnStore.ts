@@ -33,66 +33,64 @@ export class MemoryTurnStore extends Context.Tag("agentloop/MemoryTurnStore")<
 const storageFailure = (context: string) => (error: SqlError.SqlError) =>
   new LedgerError({ reason: "storage_failure", message: `${context}: ${error.message}`, cause: error });
 
-export const MemoryTurnStoreLive = Layer.effect(
-  MemoryTurnStore,
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient;
-    return MemoryTurnStore.of({
-      append: (turns) =>
-        turns.length === 0
-          ? Effect.void
-          : sql
-              .withTransaction(
-                sql`INSERT INTO memory_turns ${sql.insert(
-                  turns.map((turn) => ({
-                    session_id: turn.sessionId,
-                    role: turn.role,
-                    content: turn.content,
-                    source: turn.source,
-                    metadata: JSON.stringify(turn.metadata ?? {}),
-                    created_at: turn.createdAt ?? new Date().toISOString(),
-                  })),
-                )}`,
-              )
-              .pipe(Effect.asVoid, Effect.mapError(storageFailure("MemoryTurnStore.append"))),
-      listSession: (sessionId) =>
-        sql<{
-          id: number;
-          session_id: string;
-          role: MemoryTurn["role"];
-          content: string;
-          source: string;
-          metadata: string;
-          created_at: string;
-        }>`
-          SELECT * FROM memory_turns WHERE session_id = ${sessionId} ORDER BY created_at, id`.pipe(
-          Effect.map((rows) =>
-            rows.map(
-              (row): MemoryTurn => ({
-                id: row.id,
-                sessionId: row.session_id,
-                role: row.role,
-                content: row.content,
-                source: row.source,
-                metadata: safeJson(row.metadata),
-                createdAt: row.created_at,
-              }),
-            ),
+/** The MemoryTurnStore over whatever SqlClient is provided. */
+export const make: Effect.Effect<MemoryTurnStoreShape, never, SqlClient.SqlClient> = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient;
+  return MemoryTurnStore.of({
+    append: (turns) =>
+      turns.length === 0
+        ? Effect.void
+        : sql
+            .withTransaction(
+              sql`INSERT INTO memory_turns ${sql.insert(
+                turns.map((turn) => ({
+                  session_id: turn.sessionId,
+                  role: turn.role,
+                  content: turn.content,
+                  source: turn.source,
+                  metadata: JSON.stringify(turn.metadata ?? {}),
+                  created_at: turn.createdAt ?? new Date().toISOString(),
+                })),
+              )}`,
+            )
+            .pipe(Effect.asVoid, Effect.mapError(storageFailure("MemoryTurnStore.append"))),
+    listSession: (sessionId) =>
+      sql<{
+        id: number;
+        session_id: string;
+        role: MemoryTurn["role"];
+        content: string;
+        source: string;
+        metadata: string;
+        created_at: string;
+      }>`
+        SELECT * FROM memory_turns WHERE session_id = ${sessionId} ORDER BY created_at, id`.pipe(
+        Effect.map((rows) =>
+          rows.map(
+            (row): MemoryTurn => ({
+              id: row.id,
+              sessionId: row.session_id,
+              role: row.role,
+              content: row.content,
+              source: row.source,
+              metadata: safeJson(row.metadata),
+              createdAt: row.created_at,
+            }),
           ),
-          Effect.mapError(storageFailure("MemoryTurnStore.listSession")),
         ),
-      listSessions: () =>
-        sql<{ session_id: string; turns: number; last_at: string }>`
-          SELECT session_id, COUNT(*) AS turns, MAX(created_at) AS last_at FROM memory_turns
-          GROUP BY session_id ORDER BY last_at DESC`.pipe(
-          Effect.map((rows) =>
-            rows.map((row) => ({ sessionId: row.session_id, turns: row.turns, lastAt: row.last_at })),
-          ),
-          Effect.mapError(storageFailure("MemoryTurnStore.listSessions")),
-        ),
-    });
-  }),
-);
+        Effect.mapError(storageFailure("MemoryTurnStore.listSession")),
+      ),
+    listSessions: () =>
+      sql<{ session_id: string; turns: number; last_at: string }>`
+        SELECT session_id, COUNT(*) AS turns, MAX(created_at) AS last_at FROM memory_turns
+        GROUP BY session_id ORDER BY last_at DESC`.pipe(
+        Effect.map((rows) => rows.map((row) => ({ sessionId: row.session_id, turns: row.turns, lastAt: row.last_at }))),
+        Effect.mapError(storageFailure("MemoryTurnStore.listSessions")),
+      ),
+  });
+});
+
+export const layer: Layer.Layer<MemoryTurnStore, never, SqlClient.SqlClient> = Layer.effect(MemoryTurnStore, make);
 
 function safeJson(text: string): Record<string, JsonValue> {
   try {

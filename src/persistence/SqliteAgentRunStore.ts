@@ -1,4 +1,4 @@
-import { SqlClient, SqlError } from "@effect/sql";
+import { SqlClient, type SqlError } from "@effect/sql";
 import { Effect, Layer } from "effect";
 import {
   CompletionContract,
@@ -17,9 +17,8 @@ import {
   type RecoveredRun,
   type RunListFilter,
 } from "./AgentRunStore.js";
-import { makeLedgerWriter, toLedgerError } from "./ledgerWriter.js";
+import * as LedgerWriter from "./ledgerWriter.js";
 import { DEFAULT_PAYLOAD_CAP_BYTES } from "./payloadHygiene.js";
-import { SqliteConnection } from "./sqliteClient.js";
 
 export interface SqliteAgentRunStoreOptions {
   /** Payloads larger than this (after redaction) are stored as summary + sha256 + size. */
@@ -93,24 +92,26 @@ function toReceipt(row: ReceiptRow): ExecutionReceipt {
   };
 }
 
-export const makeSqliteAgentRunStore = (options: SqliteAgentRunStoreOptions = {}) =>
+/**
+ * The AgentRunStore over whatever SqlClient is provided (see `sqlite.ts`: a file or `:memory:`).
+ * Writes go through the ledger writer (one transaction per batch); reads are plain queries.
+ */
+export const make = (
+  options: SqliteAgentRunStoreOptions = {},
+): Effect.Effect<AgentRunStoreShape, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient;
-    const connection = yield* SqliteConnection;
     const capBytes = options.payloadCapBytes ?? DEFAULT_PAYLOAD_CAP_BYTES;
     const now = options.now ?? (() => new Date().toISOString());
+    const writer = yield* LedgerWriter.make({ capBytes, now });
 
     const refuse =
       (context: string) =>
       <A, R>(effect: Effect.Effect<A, SqlError.SqlError, R>) =>
-        Effect.mapError(effect, (error) => toLedgerError(error, context));
-
-    const writer = makeLedgerWriter(connection.db, capBytes, now);
-    const write = (context: string, work: () => void) =>
-      connection.exclusive(work).pipe(Effect.mapError((error) => toLedgerError(error, context)));
+        Effect.mapError(effect, (error) => LedgerWriter.toLedgerError(error, context));
 
     const createRun: AgentRunStoreShape["createRun"] = (run: NewRun, events = []) =>
-      write(`createRun ${run.runId}`, () => writer.open(run, events));
+      writer.open(run, events).pipe(refuse(`createRun ${run.runId}`));
 
     const appendEvents: AgentRunStoreShape["appendEvents"] = (runId, events, receipts = []) =>
       events.some((event) => event.type === "terminal")
@@ -120,13 +121,13 @@ export const makeSqliteAgentRunStore = (options: SqliteAgentRunStoreOptions = {}
               message: `appendEvents ${runId}: a terminal event is written only by finishRun, with the run row`,
             }),
           )
-        : write(`appendEvents ${runId}`, () => writer.append(runId, events, receipts));
+        : writer.append(runId, events, receipts).pipe(refuse(`appendEvents ${runId}`));
 
     const recordReceipt: AgentRunStoreShape["recordReceipt"] = (receipt) =>
-      write(`recordReceipt ${receipt.runId}/${receipt.callId}`, () => writer.append(receipt.runId, [], [receipt]));
+      writer.append(receipt.runId, [], [receipt]).pipe(refuse(`recordReceipt ${receipt.runId}/${receipt.callId}`));
 
     const finishRun: AgentRunStoreShape["finishRun"] = (runId, closure) =>
-      write(`finishRun ${runId}`, () => writer.finish(runId, closure));
+      writer.finish(runId, closure).pipe(refuse(`finishRun ${runId}`));
 
     const getRun: AgentRunStoreShape["getRun"] = (runId) =>
       sql<RunRow>`SELECT * FROM agent_runs WHERE run_id = ${runId}`.pipe(
@@ -263,16 +264,12 @@ export const makeSqliteAgentRunStore = (options: SqliteAgentRunStoreOptions = {}
           evidence: { note: "the process ended before this call reported; its side effects are unknown" },
           verificationStatus: "unverified",
         }));
-        // Inside this SqlClient transaction the writer's own transaction nests as a savepoint.
-        yield* Effect.try({
-          try: () =>
-            writer.finish(run.runId, {
-              sequence: (tail[0]?.sequence ?? 0) + 1,
-              receipts,
-              terminal: { terminalState: "failed", reason: "interrupted", finalText: "", steps: 0, correctionTurns: 0 },
-              failureDetail: "the process ended before the run reached a terminal state",
-            }),
-          catch: (cause) => new SqlError.SqlError({ cause, message: "Failed to close an interrupted run" }),
+        // Inside this transaction the writer's own transaction nests as a savepoint.
+        yield* writer.finish(run.runId, {
+          sequence: (tail[0]?.sequence ?? 0) + 1,
+          receipts,
+          terminal: { terminalState: "failed", reason: "interrupted", finalText: "", steps: 0, correctionTurns: 0 },
+          failureDetail: "the process ended before the run reached a terminal state",
         });
         const recovered: RecoveredRun = {
           runId: run.runId,
@@ -315,6 +312,7 @@ export const makeSqliteAgentRunStore = (options: SqliteAgentRunStoreOptions = {}
     });
   });
 
-/** The store over whatever SqlClient is provided (a file or `:memory:`, see `sqliteLayer`). */
-export const SqliteAgentRunStoreLive = (options: SqliteAgentRunStoreOptions = {}) =>
-  Layer.effect(AgentRunStore, makeSqliteAgentRunStore(options));
+/** The store as a layer over whatever SqlClient is provided. */
+export const layer = (
+  options: SqliteAgentRunStoreOptions = {},
+): Layer.Layer<AgentRunStore, never, SqlClient.SqlClient> => Layer.effect(AgentRunStore, make(options));

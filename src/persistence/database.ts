@@ -1,10 +1,10 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { Migrator, SqlClient } from "@effect/sql";
-import Sqlite from "better-sqlite3";
-import { Data, Effect, Layer } from "effect";
+import BetterSqlite from "better-sqlite3";
+import { Data, Effect } from "effect";
 import { LATEST_SCHEMA_VERSION, MIGRATIONS_TABLE, migrationLoader } from "./migrations/index.js";
-import { type SqliteConnection, sqliteClientLayer } from "./sqliteClient.js";
+import * as Sqlite from "./sqlite.js";
 
 export type DatabaseErrorReason =
   | "not_sqlite"
@@ -65,9 +65,9 @@ export const inspectDatabase = (filename: string): Effect.Effect<DatabaseInspect
       if (readHeader(filename) !== SQLITE_HEADER) {
         throw new DatabaseError({ reason: "not_sqlite", message: `${filename} is not a SQLite database` });
       }
-      let db: Sqlite.Database | undefined;
+      let db: BetterSqlite.Database | undefined;
       try {
-        db = new Sqlite(filename, { readonly: true, fileMustExist: true });
+        db = new BetterSqlite(filename, { readonly: true, fileMustExist: true });
         const tables = new Set(
           (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map(
             (row) => row.name,
@@ -129,7 +129,7 @@ export function backupPath(filename: string, from: number, to: number, now = new
 export const backupDatabase = (filename: string, destination: string) =>
   Effect.try({
     try: () => {
-      const db = new Sqlite(filename, { readonly: true, fileMustExist: true });
+      const db = new BetterSqlite(filename, { readonly: true, fileMustExist: true });
       try {
         db.prepare("VACUUM INTO ?").run(destination);
       } finally {
@@ -144,10 +144,6 @@ export const backupDatabase = (filename: string, destination: string) =>
         cause,
       }),
   });
-
-/** The SQLite client layer (see sqliteClient.ts): WAL, synchronous NORMAL, foreign keys on. */
-export const sqliteLayer = (filename: string): Layer.Layer<SqlClient.SqlClient | SqliteConnection> =>
-  sqliteClientLayer({ filename }).pipe(Layer.orDie);
 
 export const LATEST_VERSION_CHECK = {
   latest: LATEST_SCHEMA_VERSION,
@@ -231,7 +227,7 @@ export const migrateDatabase = (filename: string, options: { migrations?: Migrat
     const { applied, toVersion } = yield* Effect.gen(function* () {
       const applied = yield* runMigrations(options.migrations);
       return { applied, toVersion: yield* currentSchemaVersion };
-    }).pipe(Effect.provide(sqliteLayer(filename)));
+    }).pipe(Effect.provide(Sqlite.layer({ filename })));
     const report: MigrationReport = {
       filename,
       fromVersion: inspection.schemaVersion,

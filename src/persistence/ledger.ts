@@ -9,11 +9,11 @@ import {
   inspectDatabase,
   LATEST_VERSION_CHECK,
   runMigrations,
-  sqliteLayer,
 } from "./database.js";
-import { makeSqliteAgentRunStore, type SqliteAgentRunStoreOptions } from "./SqliteAgentRunStore.js";
+import * as SqliteAgentRunStore from "./SqliteAgentRunStore.js";
+import * as Sqlite from "./sqlite.js";
 
-export interface LedgerOptions extends SqliteAgentRunStoreOptions {
+export interface LedgerOptions extends SqliteAgentRunStore.SqliteAgentRunStoreOptions {
   readonly filename: string;
 }
 
@@ -21,7 +21,7 @@ export interface LedgerOptions extends SqliteAgentRunStoreOptions {
  * The ledger as a layer: checks the file, backs it up when a migration will change it, migrates,
  * and provides the AgentRunStore (plus the SqlClient, for the memory_turns projection).
  */
-export const ledgerLayer = (options: LedgerOptions): Layer.Layer<AgentRunStore | SqlClient.SqlClient, DatabaseError> =>
+export const layer = (options: LedgerOptions): Layer.Layer<AgentRunStore | SqlClient.SqlClient, DatabaseError> =>
   Layer.unwrapEffect(
     Effect.gen(function* () {
       const inspection = yield* inspectDatabase(options.filename);
@@ -32,7 +32,7 @@ export const ledgerLayer = (options: LedgerOptions): Layer.Layer<AgentRunStore |
           backupPath(options.filename, inspection.schemaVersion, LATEST_VERSION_CHECK.latest),
         );
       }
-      const store = Layer.effect(AgentRunStore, Effect.zipRight(runMigrations(), makeSqliteAgentRunStore(options)));
-      return store.pipe(Layer.provideMerge(sqliteLayer(options.filename)));
+      const store = Layer.effect(AgentRunStore, Effect.zipRight(runMigrations(), SqliteAgentRunStore.make(options)));
+      return store.pipe(Layer.provideMerge(Sqlite.layer({ filename: options.filename })));
     }),
   );

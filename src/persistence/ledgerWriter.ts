@@ -1,4 +1,5 @@
-import type Sqlite from "better-sqlite3";
+import { SqlClient, SqlError } from "@effect/sql";
+import { Effect } from "effect";
 import type { ExecutionReceipt, JsonValue } from "../domain/index.js";
 import {
   type EventToAppend,
@@ -11,29 +12,66 @@ import {
 import { sanitizedJson } from "./payloadHygiene.js";
 
 /**
- * The ledger's write side as synchronous prepared statements: each batch (a run's opening rows,
- * a step's rows, the terminal rows with the run row) is one `db.transaction` — BEGIN, the inserts,
- * COMMIT in one call, all or nothing. Redaction and the payload cap happen here, on the way in,
- * so nothing unsanitized reaches a row. The triggers of migration 0002 still guard every row.
+ * The ledger's write side, written once over @effect/sql's `SqlClient` (no driver handle), so the
+ * same code serves any SqlClient. Each batch — a run's opening rows, a step's rows, the terminal
+ * rows with the run row — is one transaction holding at most one statement per table: a multi-row
+ * INSERT of the events, one of the receipts, and for the terminal the run row's UPDATE. A batch
+ * that comes down to a single statement runs it on its own: one statement is one transaction
+ * already (all rows or none), so BEGIN/COMMIT would add nothing but their cost. The SQL text only
+ * depends on the number of rows, so each shape is prepared once and then served from the client's
+ * statement cache.
+ *
+ * Redaction and the payload cap happen here, on the way in, so nothing unsanitized reaches a row.
+ * The database's triggers and constraints still guard every row (migrations 0002 and 0005);
+ * `toLedgerError` turns their refusals into typed LedgerErrors.
+ *
+ * A batch, once started, is not interrupted half-way: it commits or rolls back as a whole. It is
+ * traced by its caller's span alone (no span per statement or transaction beneath it).
  */
 export interface LedgerWriter {
   /** The run row (`running`) and its first events. */
-  readonly open: (run: NewRun, events: ReadonlyArray<EventToAppend>) => void;
+  readonly open: (run: NewRun, events: ReadonlyArray<EventToAppend>) => Effect.Effect<void, SqlError.SqlError>;
   /** Events in order, then receipts. */
   readonly append: (
     runId: string,
     events: ReadonlyArray<EventToAppend>,
     receipts: ReadonlyArray<ExecutionReceipt>,
-  ) => void;
+  ) => Effect.Effect<void, SqlError.SqlError>;
   /** Leading events, the terminal event, receipts and the run row's terminal state. */
-  readonly finish: (runId: string, closure: RunClosure) => void;
+  readonly finish: (runId: string, closure: RunClosure) => Effect.Effect<void, SqlError.SqlError>;
+}
+
+export interface LedgerWriterOptions {
+  /** Payloads larger than this (after redaction) are stored as summary + sha256 + size. */
+  readonly capBytes: number;
+  readonly now: () => string;
 }
 
 const refusalSet: ReadonlySet<string> = new Set(LEDGER_REFUSALS);
 
 /**
- * Maps a trigger's `ledger:<reason>` (or a constraint violation) onto a typed LedgerError. `error`
- * is what SQLite threw, directly or wrapped in an SqlError's `cause`.
+ * Constraint violations that stand for a ledger refusal: the schema enforces these itself, so the
+ * triggers do not repeat them (migration 0005). Matched on SQLite's extended result code and its
+ * message, which names the constraint's columns.
+ */
+const CONSTRAINT_REFUSALS: ReadonlyArray<readonly [code: string, message: RegExp, reason: LedgerRefusal]> = [
+  // The only foreign keys are the ledger tables' run_id → agent_runs(run_id).
+  ["SQLITE_CONSTRAINT_FOREIGNKEY", /./, "unknown_run"],
+  ["SQLITE_CONSTRAINT_PRIMARYKEY", /\bagent_runs\.run_id\b/, "duplicate_run"],
+  ["SQLITE_CONSTRAINT_UNIQUE", /\bagent_run_events\.run_id, agent_run_events\.sequence\b/, "duplicate_sequence"],
+  // The unique partial index of terminal events: a second terminal event of a run.
+  ["SQLITE_CONSTRAINT_UNIQUE", /\bagent_run_events\.run_id$/, "event_after_terminal"],
+  [
+    "SQLITE_CONSTRAINT_UNIQUE",
+    /\bagent_execution_receipts\.run_id, agent_execution_receipts\.call_id\b/,
+    "duplicate_receipt",
+  ],
+  ["SQLITE_CONSTRAINT_PRIMARYKEY", /\bagent_execution_receipts\.receipt_id\b/, "duplicate_receipt"],
+];
+
+/**
+ * Maps a trigger's `ledger:<reason>` or a constraint violation onto a typed LedgerError. `error` is
+ * what SQLite threw, directly or (as @effect/sql reports it) in an SqlError's `cause`.
  */
 export function toLedgerError(error: unknown, context: string): LedgerError {
   const wrapped = error as { message?: string; code?: string; cause?: { message?: string; code?: string } };
@@ -47,13 +85,11 @@ export function toLedgerError(error: unknown, context: string): LedgerError {
       cause: error,
     });
   }
-  if (cause.code === "SQLITE_CONSTRAINT_PRIMARYKEY" && context.startsWith("createRun")) {
-    return new LedgerError({ reason: "duplicate_run", message: `${context}: run already exists`, cause: error });
-  }
-  if (cause.code === "SQLITE_CONSTRAINT_UNIQUE" && /agent_run_events/.test(text)) {
+  const constraint = CONSTRAINT_REFUSALS.find(([code, message]) => cause.code === code && message.test(text));
+  if (constraint) {
     return new LedgerError({
-      reason: "duplicate_sequence",
-      message: `${context}: ledger refused (duplicate_sequence)`,
+      reason: constraint[2],
+      message: `${context}: ledger refused (${constraint[2]})`,
       cause: error,
     });
   }
@@ -67,98 +103,107 @@ export function receiptEvidenceJson(receipt: ExecutionReceipt, capBytes: number)
   return sanitizedJson(evidence, capBytes);
 }
 
-/** Statements are prepared on first use, so a read-only connection can carry a writer it never uses. */
-function lazy<A>(make: () => A): () => A {
-  let value: A | undefined;
-  return () => {
-    if (value === undefined) value = make();
-    return value;
-  };
-}
+export const make = (options: LedgerWriterOptions): Effect.Effect<LedgerWriter, never, SqlClient.SqlClient> =>
+  Effect.map(SqlClient.SqlClient, (sql) => {
+    const { capBytes, now } = options;
+    type Write = Effect.Effect<unknown, SqlError.SqlError>;
 
-export function makeLedgerWriter(db: Sqlite.Database, capBytes: number, now: () => string): LedgerWriter {
-  const statements = lazy(() => ({
-    insertRun: db.prepare(
-      `INSERT INTO agent_runs (run_id, session_id, workspace_id, provider_id, model, api_family, terminal_state,
-         completion_contract_json, trace_id, started_at, ended_at, failure_code, failure_detail)
-       VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, NULL, NULL, NULL)`,
-    ),
-    insertEvent: db.prepare(
-      "INSERT INTO agent_run_events (run_id, sequence, event_type, payload_json, created_at) VALUES (?, ?, ?, ?, ?)",
-    ),
-    insertReceipt: db.prepare(
-      `INSERT INTO agent_execution_receipts (receipt_id, run_id, call_id, tool_name, status, verification_status,
-         input_fingerprint, evidence_json, started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    closeRun: db.prepare(
-      `UPDATE agent_runs SET terminal_state = ?, ended_at = ?, failure_code = ?, failure_detail = ?
-       WHERE run_id = ?`,
-    ),
-  }));
+    const insertEvents = (runId: string, events: ReadonlyArray<EventToAppend>, createdAt: string): Write =>
+      sql`INSERT INTO agent_run_events ${sql.insert(
+        events.map((event) => ({
+          run_id: runId,
+          sequence: event.sequence,
+          event_type: event.type,
+          payload_json: sanitizedJson(event.payload, capBytes),
+          created_at: createdAt,
+        })),
+      )}`;
 
-  const insertRows = (
-    runId: string,
-    events: ReadonlyArray<EventToAppend>,
-    receipts: ReadonlyArray<ExecutionReceipt>,
-    createdAt: string,
-  ) => {
-    const { insertEvent, insertReceipt } = statements();
-    for (const event of events) {
-      insertEvent.run(runId, event.sequence, event.type, sanitizedJson(event.payload, capBytes), createdAt);
-    }
-    for (const receipt of receipts) {
-      insertReceipt.run(
-        receipt.receiptId,
-        receipt.runId,
-        receipt.callId,
-        receipt.toolName,
-        receipt.status,
-        receipt.verificationStatus,
-        receipt.inputFingerprint,
-        receiptEvidenceJson(receipt, capBytes),
-        receipt.startedAt,
-        receipt.finishedAt,
+    const insertReceipts = (receipts: ReadonlyArray<ExecutionReceipt>): Write =>
+      sql`INSERT INTO agent_execution_receipts ${sql.insert(
+        receipts.map((receipt) => ({
+          receipt_id: receipt.receiptId,
+          run_id: receipt.runId,
+          call_id: receipt.callId,
+          tool_name: receipt.toolName,
+          status: receipt.status,
+          verification_status: receipt.verificationStatus,
+          input_fingerprint: receipt.inputFingerprint,
+          evidence_json: receiptEvidenceJson(receipt, capBytes),
+          started_at: receipt.startedAt,
+          finished_at: receipt.finishedAt,
+        })),
+      )}`;
+
+    const rows = (
+      runId: string,
+      events: ReadonlyArray<EventToAppend>,
+      receipts: ReadonlyArray<ExecutionReceipt>,
+      createdAt: string,
+    ): Write[] => [
+      ...(events.length > 0 ? [insertEvents(runId, events, createdAt)] : []),
+      ...(receipts.length > 0 ? [insertReceipts(receipts)] : []),
+    ];
+
+    const runAll = (statements: ReadonlyArray<Write>) =>
+      Effect.forEach(statements, (statement) => statement, { discard: true });
+
+    /**
+     * Builds the batch's statements (redacting and capping the payloads: a payload that cannot be
+     * serialized fails the batch before anything is written), then runs them as one transaction.
+     */
+    const batch = (context: string, build: () => ReadonlyArray<Write>): Effect.Effect<void, SqlError.SqlError> =>
+      Effect.try({
+        try: build,
+        catch: (cause) => new SqlError.SqlError({ cause, message: `${context}: cannot serialize the rows` }),
+      }).pipe(
+        Effect.flatMap((statements) =>
+          statements.length === 0
+            ? Effect.void
+            : statements.length === 1
+              ? Effect.asVoid(statements[0]!)
+              : sql.withTransaction(runAll(statements)),
+        ),
+        Effect.uninterruptible,
+        // The caller's span (the runtime's one span per ledger write) stands for the batch: no
+        // `sql.transaction` / `sql.execute` spans beneath it, and none of their cost per statement.
+        Effect.withTracerEnabled(false),
       );
-    }
-  };
 
-  const open = db.transaction((run: NewRun, events: ReadonlyArray<EventToAppend>) => {
-    const startedAt = run.startedAt ?? now();
-    statements().insertRun.run(
-      run.runId,
-      run.sessionId,
-      run.workspaceId ?? null,
-      run.providerId ?? null,
-      run.model ?? null,
-      run.apiFamily ?? null,
-      JSON.stringify(run.contract),
-      run.traceId,
-      startedAt,
-    );
-    insertRows(run.runId, events, [], startedAt);
+    const open: LedgerWriter["open"] = (run, events) =>
+      batch("open", () => {
+        const startedAt = run.startedAt ?? now();
+        return [
+          sql`INSERT INTO agent_runs ${sql.insert({
+            run_id: run.runId,
+            session_id: run.sessionId,
+            workspace_id: run.workspaceId ?? null,
+            provider_id: run.providerId ?? null,
+            model: run.model ?? null,
+            api_family: run.apiFamily ?? null,
+            terminal_state: "running",
+            completion_contract_json: JSON.stringify(run.contract),
+            trace_id: run.traceId,
+            started_at: startedAt,
+          })}`,
+          ...rows(run.runId, events, [], startedAt),
+        ];
+      });
+
+    const append: LedgerWriter["append"] = (runId, events, receipts) =>
+      batch("append", () => rows(runId, events, receipts, now()));
+
+    const finish: LedgerWriter["finish"] = (runId, closure) =>
+      batch("finish", () => {
+        const endedAt = now();
+        const terminal: EventToAppend = { sequence: closure.sequence, type: "terminal", payload: closure.terminal };
+        return [
+          ...rows(runId, [...(closure.events ?? []), terminal], closure.receipts ?? [], endedAt),
+          sql`UPDATE agent_runs SET terminal_state = ${closure.terminal.terminalState}, ended_at = ${endedAt},
+                failure_code = ${closure.terminal.reason}, failure_detail = ${closure.failureDetail ?? null}
+              WHERE run_id = ${runId}`,
+        ];
+      });
+
+    return { open, append, finish };
   });
-
-  const append = db.transaction(
-    (runId: string, events: ReadonlyArray<EventToAppend>, receipts: ReadonlyArray<ExecutionReceipt>) =>
-      insertRows(runId, events, receipts, now()),
-  );
-
-  const finish = db.transaction((runId: string, closure: RunClosure) => {
-    const endedAt = now();
-    insertRows(
-      runId,
-      [...(closure.events ?? []), { sequence: closure.sequence, type: "terminal", payload: closure.terminal }],
-      closure.receipts ?? [],
-      endedAt,
-    );
-    statements().closeRun.run(
-      closure.terminal.terminalState,
-      endedAt,
-      closure.terminal.reason,
-      closure.failureDetail ?? null,
-      runId,
-    );
-  });
-
-  return { open, append, finish };
-}

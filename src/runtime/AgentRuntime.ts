@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { SqlClient } from "@effect/sql";
 import { Effect, Layer, type Logger, ManagedRuntime, type Tracer } from "effect";
-import { type Actor, createActor, toPromise } from "xstate";
+import { type Actor, createActor, type InspectionEvent, toPromise } from "xstate";
 import {
   type AgentRunResult,
   CompletionContract,
@@ -12,30 +12,31 @@ import {
   type Locale,
   type LoopEvent,
   NONE_CONTRACT,
+  type ReceiptVerificationMode,
   type RunRecord,
 } from "../domain/index.js";
-import type { ReceiptVerificationMode } from "../machines/protocol.js";
-import type { runMachine } from "../machines/run.machine.js";
+import type { runMachine } from "../machines/run/machine.js";
 import type { RecoveredRun, RunListFilter } from "../persistence/AgentRunStore.js";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
 import type { DatabaseError } from "../persistence/database.js";
-import { ledgerLayer } from "../persistence/ledger.js";
+import * as Ledger from "../persistence/ledger.js";
 import type { MemoryItemStore } from "../persistence/MemoryItemStore.js";
-import { MemoryItemStoreLive } from "../persistence/MemoryItemStore.js";
-import { type MemoryTurnStore, MemoryTurnStoreLive } from "../persistence/MemoryTurnStore.js";
-import { type MemoryService, MemoryServiceLive } from "../services/memory/MemoryService.js";
+import { layer as memoryItemStoreLayer } from "../persistence/MemoryItemStore.js";
+import { type MemoryTurnStore, layer as memoryTurnStoreLayer } from "../persistence/MemoryTurnStore.js";
+import { type MemoryService, memoryServiceLayer } from "../services/memory/MemoryService.js";
 // [observability] issue J: run spans, run logs, metrics
 import { type LogMode, loggingEnabled, loggingLayer } from "../services/observability/logging.js";
 import { metricsText } from "../services/observability/prometheus.js";
+import type { RunTrace } from "../services/observability/runRoots.js";
 import { observeRun } from "../services/observability/tracing.js";
 import type { Provider } from "../services/providers/Provider.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../services/providers/retry.js";
 import { DEFAULT_TOOL_TIMEOUT_MS } from "../services/tools/callPlanner.js";
 import type { AnyToolDefinition } from "../services/tools/Tool.js";
 import { EventStream } from "./eventStream.js";
-import { runOperations } from "./runActors.js";
-import { provideRunMachine, type RunOperations } from "./runMachine.js";
-import { createRunRegistry, createTranscriptStore, type RunRegistry, type TranscriptStore } from "./stores.js";
+import { provideRunMachine } from "./runIO.js";
+import { type RunOperations, runOperations } from "./runOperations.js";
+import { makeRunRegistry, makeTranscriptStore, type RunRegistry, type TranscriptStore } from "./stores.js";
 
 export interface AgentRuntimeConfig {
   /** SQLite file for the ledger, or ":memory:". */
@@ -64,6 +65,8 @@ export interface AgentRuntimeConfig {
   readonly tracing?: Layer.Layer<never> | undefined;
   /** How long `dispose()` waits for cancelled runs to write their terminal state (default 10 s). */
   readonly shutdownTimeoutMs?: number | undefined;
+  /** XState's inspection API for every run actor (e.g. the Stately inspector): events, snapshots, actors. */
+  readonly inspect?: ((event: InspectionEvent) => void) | undefined;
 }
 
 export interface StartRunOptions {
@@ -112,6 +115,8 @@ export interface RunHandle {
   readonly transcript: TranscriptStore;
   /** The same as `actor.send({ type: "CANCEL" })`: the run ends `cancelled`, open calls get `cancelled` receipts. */
   cancel(): void;
+  /** The run's root span and tracer when tracing is on (deliveries after the run join its tree). */
+  readonly trace: RunTrace | undefined;
 }
 
 /** The ledger, read through Promises (for hosts that do not use Effect). */
@@ -133,48 +138,40 @@ const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 
 /** The composed runtime: one ManagedRuntime over the ledger layer, many concurrent run actors. */
 export class AgentRuntime {
-  readonly registry: RunRegistry = createRunRegistry();
+  readonly registry: RunRegistry = makeRunRegistry();
   /** The I/O of each run in flight, by run id: what the machine's actors call. */
   private readonly operations = new Map<string, RunOperations>();
   private readonly inFlight = new Map<string, InFlightRun>();
   private disposal: Promise<void> | undefined;
-  private readonly machine = provideRunMachine((runId) => {
-    const operations = this.operations.get(runId);
-    if (!operations) throw new Error(`no run ${runId} in flight on this runtime`);
-    return operations;
-  });
+  private machine: ReturnType<typeof provideRunMachine> | undefined;
 
   private constructor(
     private readonly config: AgentRuntimeConfig,
-    readonly managed: ManagedRuntime.ManagedRuntime<RuntimeServices, never>,
+    readonly managed: ManagedRuntime.ManagedRuntime<RuntimeServices, DatabaseError>,
     readonly recovered: ReadonlyArray<RecoveredRun>,
   ) {}
 
   /** Opens (migrating and, if needed, backing up) the ledger and recovers interrupted runs. */
   static async make(config: AgentRuntimeConfig): Promise<AgentRuntime> {
-    const layer = ledgerLayer({
+    const layer = Ledger.layer({
       filename: config.database,
       ...(config.payloadCapBytes ? { payloadCapBytes: config.payloadCapBytes } : {}),
     });
     const managed = ManagedRuntime.make(
       Layer.mergeAll(
-        MemoryTurnStoreLive,
-        MemoryServiceLive.pipe(Layer.provideMerge(MemoryItemStoreLive)),
+        memoryTurnStoreLayer,
+        memoryServiceLayer.pipe(Layer.provideMerge(memoryItemStoreLayer)),
         loggingLayer(config), // [observability]
         config.tracing ?? Layer.empty, // [observability]
       ).pipe(Layer.provideMerge(layer)),
-    ) as ManagedRuntime.ManagedRuntime<RuntimeServices, DatabaseError>;
+    );
     try {
       await managed.runtime(); // [observability] built before the first startRun opens a root span synchronously
       const recovered =
         config.recoverOnStart === false
           ? []
           : await managed.runPromise(Effect.flatMap(AgentRunStore, (store) => store.recoverInterrupted()));
-      return new AgentRuntime(
-        config,
-        managed as unknown as ManagedRuntime.ManagedRuntime<RuntimeServices, never>,
-        recovered,
-      );
+      return new AgentRuntime(config, managed, recovered);
     } catch (error) {
       await managed.dispose();
       throw error;
@@ -225,14 +222,14 @@ export class AgentRuntime {
         ? toolList.filter((t) => allowedTools.has(t.name)).map((t) => t.name)
         : [],
       logging: loggingEnabled(this.config),
+      tracing: this.config.tracing !== undefined || options.parentSpan !== undefined,
     });
     const traceId = observer.traceId;
-    const transcript = createTranscriptStore(options.history ?? []);
+    const transcript = makeTranscriptStore(options.history ?? []);
 
     this.operations.set(
       runId,
       runOperations({
-        runtime: this.managed,
         runId,
         provider,
         tools,
@@ -242,13 +239,18 @@ export class AgentRuntime {
         defaultToolTimeoutMs: this.config.defaultToolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
         now: () => new Date().toISOString(),
         receiptVerification: this.config.receiptVerification ?? "enforce",
-        callStartedAt: new Map(),
         observer, // [observability]
       }),
     );
 
+    this.machine ??= provideRunMachine(this.managed, (id) => {
+      const operations = this.operations.get(id);
+      if (!operations) throw new Error(`no run ${id} in flight on this runtime`);
+      return operations;
+    });
     const actor = createActor(this.machine, {
       id: runId,
+      ...(this.config.inspect ? { inspect: this.config.inspect } : {}),
       input: {
         runId,
         traceId,
@@ -287,7 +289,7 @@ export class AgentRuntime {
     });
     actor.start();
     if (signal?.aborted) cancel();
-    return { runId, traceId, actor, events, result, transcript, cancel };
+    return { runId, traceId, actor, events, result, transcript, cancel, trace: observer.trace };
   }
 
   /**

@@ -6,7 +6,7 @@ import type { ContextMessage, RunStatus } from "../domain/index.js";
  * provider sees next. Only the run's actors append to it, after the matching ledger rows are
  * durable; hosts and UIs may subscribe.
  */
-export function createTranscriptStore(initial: ReadonlyArray<ContextMessage>) {
+export function makeTranscriptStore(initial: ReadonlyArray<ContextMessage>) {
   return createStore({
     context: { messages: initial as ReadonlyArray<ContextMessage> },
     on: {
@@ -15,7 +15,7 @@ export function createTranscriptStore(initial: ReadonlyArray<ContextMessage>) {
     },
   });
 }
-export type TranscriptStore = ReturnType<typeof createTranscriptStore>;
+export type TranscriptStore = ReturnType<typeof makeTranscriptStore>;
 
 export interface ActiveRun {
   readonly runId: string;
@@ -26,7 +26,7 @@ export interface ActiveRun {
 }
 
 /** The runtime's registry of active runs; a run leaves it when its terminal state is durable. */
-export function createRunRegistry() {
+export function makeRunRegistry() {
   return createStore({
     context: { runs: {} as Readonly<Record<string, ActiveRun>> },
     on: {
@@ -38,4 +38,4 @@ export function createRunRegistry() {
     },
   });
 }
-export type RunRegistry = ReturnType<typeof createRunRegistry>;
+export type RunRegistry = ReturnType<typeof makeRunRegistry>;

@@ -1,3 +1,4 @@
+import { Data } from "effect";
 import { parse as parseYaml } from "yaml";
 import {
   ADDRESS_KINDS,
@@ -76,9 +77,11 @@ export function resolveContract(
   return contract("none", "default");
 }
 
-export class SkillManifestError extends Error {
-  readonly _tag = "SkillManifestError";
-}
+/** A SKILL.md whose front matter is not a valid manifest; `message` names the field. */
+export class SkillManifestError extends Data.TaggedError("SkillManifestError")<{
+  readonly reason: "invalid_manifest";
+  readonly message: string;
+}> {}
 
 /** Reads the YAML front matter of a SKILL.md; the body stays unread until the skill is loaded. */
 export function parseSkillManifest(markdown: string, fallbackName?: string): SkillManifest {
@@ -88,7 +91,10 @@ export function parseSkillManifest(markdown: string, fallbackName?: string): Ski
   const parsed = SkillManifest.safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new SkillManifestError(`skill manifest: ${issue.path.join(".") || "front matter"}: ${issue.message}`);
+    throw new SkillManifestError({
+      reason: "invalid_manifest",
+      message: `skill manifest: ${issue.path.join(".") || "front matter"}: ${issue.message}`,
+    });
   }
   return parsed.data;
 }

@@ -1,5 +1,5 @@
+import type { Verdict, VerifyInput } from "../domain/index.js";
 import { CORRECTION_MESSAGE, correctionText, evidenceGap, type ProviderCapabilities } from "../domain/index.js";
-import type { Verdict, VerifyInput } from "../machines/protocol.js";
 import { type Claim, detectClaims, unbackedClaims } from "./claims.js";
 
 export { CORRECTION_MESSAGE, correctionText };

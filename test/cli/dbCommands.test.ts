@@ -98,7 +98,9 @@ describe("agentloop migrate / recover (in-process)", () => {
         `${file}: schema version ${LATEST_SCHEMA_VERSION}`,
         `applied: ${Object.keys(MIGRATIONS).join(", ")}`,
       ]);
-      const backup = /^backup: (.+\.bak-1-4-\d{8}T\d{6}Z)$/.exec(result.out[2] ?? "")?.[1];
+      const backup = new RegExp(`^backup: (.+\\.bak-1-${LATEST_SCHEMA_VERSION}-\\d{8}T\\d{6}Z)$`).exec(
+        result.out[2] ?? "",
+      )?.[1];
       expect(backup && existsSync(backup)).toBe(true);
     }),
   );
@@ -230,7 +232,9 @@ describe("bin/agentloop.mjs (child process)", () => {
         expect(result.err).toEqual([]);
         expect(result.code).toBe(0);
         expect(result.out[0]).toBe(`${file}: schema version ${LATEST_SCHEMA_VERSION}`);
-        expect(result.out[2]).toMatch(/^backup: .+\/host\.db\.bak-1-4-\d{8}T\d{6}Z$/);
+        expect(result.out[2]).toMatch(
+          new RegExp(`^backup: .+/host\\.db\\.bak-1-${LATEST_SCHEMA_VERSION}-\\d{8}T\\d{6}Z$`),
+        );
       }),
     CHILD_TIMEOUT,
   );

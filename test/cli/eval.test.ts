@@ -5,7 +5,7 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
 import type { CliIO } from "../../src/cli/output.js";
-import { loadCassettes } from "../../src/services/eval/loadCassettes.js";
+import { loadCassettes } from "../../src/host/eval/loadCassettes.js";
 import { useTempDir } from "../support/tempDir.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));

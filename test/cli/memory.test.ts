@@ -1,9 +1,10 @@
-import { Effect, Layer } from "effect";
+import { Effect, Layer, Metric } from "effect";
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
 import type { MemoryItem, MemoryItemInput } from "../../src/domain/index.js";
-import { ledgerLayer } from "../../src/persistence/ledger.js";
-import { MemoryItemStore, MemoryItemStoreLive } from "../../src/persistence/MemoryItemStore.js";
+import * as Ledger from "../../src/persistence/ledger.js";
+import { MemoryItemStore, layer as memoryItemStoreLayer } from "../../src/persistence/MemoryItemStore.js";
+import { memoryRejectedTotal } from "../../src/services/observability/metrics.js";
 import { useTempDir } from "../support/tempDir.js";
 
 const tmp = useTempDir("agentloop-cli-memory-");
@@ -25,7 +26,7 @@ async function cli(...argv: string[]): Promise<CliResult> {
 const useStore = <A>(file: string, use: (store: MemoryItemStore["Type"]) => Effect.Effect<A, unknown>) =>
   Effect.runPromise(
     Effect.flatMap(MemoryItemStore, use).pipe(
-      Effect.provide(MemoryItemStoreLive.pipe(Layer.provide(ledgerLayer({ filename: file })))),
+      Effect.provide(memoryItemStoreLayer.pipe(Layer.provide(Ledger.layer({ filename: file })))),
     ),
   );
 
@@ -68,6 +69,10 @@ async function seeded(): Promise<{ file: string; pending: MemoryItem; verified: 
 }
 
 const itemById = (file: string, id: string) => useStore(file, (store) => store.get(id));
+
+/** This process's `agent_memory_rejected_total{reason}` (the commands run in-process). */
+const rejectedCount = (reason: string) =>
+  Effect.runSync(Metric.value(Metric.tagged(memoryRejectedTotal, "reason", reason))).count;
 
 describe("agentloop memory list", () => {
   it("lists only the pending candidates by default", async () => {
@@ -138,6 +143,19 @@ describe("agentloop memory approve / reject", () => {
       verificationStatus: "rejected",
       content: "https://old.example.com/hook",
     });
+  });
+
+  it('counts a rejection as agent_memory_rejected_total{reason="admin_reject"}, once per item', async () => {
+    const { file, pending, verified } = await seeded();
+    const before = rejectedCount("admin_reject");
+    await cli("memory", "approve", verified.id, "--db", file);
+    expect(rejectedCount("admin_reject")).toBe(before);
+    expect((await cli("memory", "reject", pending.id, "--db", file)).code).toBe(0);
+    expect(rejectedCount("admin_reject")).toBe(before + 1);
+    // Rejecting it again changes nothing, and an unknown id is no rejection.
+    await cli("memory", "reject", pending.id, "--db", file);
+    await cli("memory", "reject", "mem-missing", "--db", file);
+    expect(rejectedCount("admin_reject")).toBe(before + 1);
   });
 
   it("drops a rejected candidate from the default pending list", async () => {

@@ -12,12 +12,12 @@ import {
   runtimeFlagOptions,
   sessionFlagOptions,
 } from "../../src/config/flags.js";
+import { SessionRunner } from "../../src/host/sessionRunner.js";
 import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
 import { MemoryTurnStore } from "../../src/persistence/MemoryTurnStore.js";
 import type { AgentRuntime } from "../../src/runtime/AgentRuntime.js";
 import { MemoryService } from "../../src/services/memory/MemoryService.js";
 import { scriptedProvider } from "../../src/services/providers/scripted.js";
-import { SessionRunner } from "../../src/services/sessionRunner.js";
 import { sampleValue } from "../services/observability/support.js";
 import { lookupTool, textStep, useRuntimeHarness } from "../support/runtimeHarness.js";
 
@@ -71,8 +71,17 @@ describe("loadFlags", () => {
 
   it("rejects a bad variable value with one error naming the variable", () => {
     expect(() => loadFlags({ env: { AGENTLOOP_RECEIPT_VERIFICATION: "maybe" } })).toThrow(
-      new FlagsError('AGENTLOOP_RECEIPT_VERIFICATION must be one of off, observe, enforce, got "maybe"'),
+      new FlagsError({
+        reason: "invalid_value",
+        message: 'AGENTLOOP_RECEIPT_VERIFICATION must be one of off, observe, enforce, got "maybe"',
+      }),
     );
+    try {
+      loadFlags({ env: { AGENTLOOP_RECEIPT_VERIFICATION: "maybe" } });
+    } catch (error) {
+      expect(error).toBeInstanceOf(FlagsError);
+      expect(error).toMatchObject({ _tag: "FlagsError", reason: "invalid_value" });
+    }
   });
 
   it("rejects a bad boolean variable naming the variable", () => {

@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { loadCassettes } from "../../src/services/eval/loadCassettes.js";
-import { runEval } from "../../src/services/eval/runEval.js";
+import { loadCassettes } from "../../src/host/eval/loadCassettes.js";
+import { runEval } from "../../src/host/eval/runEval.js";
 import { useRuntimeHarness } from "../support/runtimeHarness.js";
 
 const CASSETTES = fileURLToPath(new URL("./cassettes/", import.meta.url));

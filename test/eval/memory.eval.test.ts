@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { loadCassettes } from "../../src/services/eval/loadCassettes.js";
-import { runEval } from "../../src/services/eval/runEval.js";
+import { loadCassettes } from "../../src/host/eval/loadCassettes.js";
+import { runEval } from "../../src/host/eval/runEval.js";
 import { useRuntimeHarness } from "../support/runtimeHarness.js";
 
 const MEMORY = fileURLToPath(new URL("./cassettes/memory.json", import.meta.url));

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { CallFingerprint } from "../../src/domain/index.js";
 import { isDoomLoop } from "../../src/machines/loopGuards.js";
-import type { CallFingerprint } from "../../src/machines/protocol.js";
 
 const entry = (toolName: string, input = "in", result = "out"): CallFingerprint => ({
   toolName,

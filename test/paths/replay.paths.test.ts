@@ -1,61 +1,64 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Effect } from "effect";
+import { Effect, ManagedRuntime } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AnyMachineSnapshot, EventObject } from "xstate";
+import { type AnyMachineSnapshot, createActor, type EventObject, toPromise } from "xstate";
 import type {
   AgentRunResult,
   CassetteModelStep,
-  ExecutionReceipt,
   FixtureOutcome,
+  RunCommand,
+  RunReply,
+  SampleOutcome,
   TerminalPayload,
   ToolSettlement,
 } from "../../src/domain/index.js";
-import type { FinishRunInput, SampleOutcome, Verdict, VerifyInput } from "../../src/machines/protocol.js";
-import { type RunInput, runMachine } from "../../src/machines/run.machine.js";
+import type { RunInput } from "../../src/machines/run/context.js";
+import { runMachine } from "../../src/machines/run/machine.js";
 import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
-import { AgentRuntime } from "../../src/runtime/AgentRuntime.js";
+import * as Ledger from "../../src/persistence/ledger.js";
+import { provideRunMachine } from "../../src/runtime/runIO.js";
+import { type RunOperations, runOperations } from "../../src/runtime/runOperations.js";
+import { makeTranscriptStore } from "../../src/runtime/stores.js";
 import { scriptedProvider } from "../../src/services/providers/scripted.js";
 import { canonicalJson } from "../../src/services/tools/fingerprint.js";
 import { fixtureTool } from "../../src/services/tools/fixtureTool.js";
 import { verifyAnswer } from "../../src/services/verification.js";
+import { ledgerViolations, type RunLedger } from "../support/runtimeHarness.js";
+import { buildGraph, completePaths, type GraphOptions, type GraphPath, keyOf, shortestPath } from "./coverage.js";
 import {
-  buildGraph,
-  closedLedgerViolations,
-  completePaths,
+  batchOf,
   describeEvent,
-  type GraphOptions,
-  type GraphPath,
-  invokeInput,
-  isActorError,
-  keyOf,
+  LEDGER_DOWN,
   type LedgerRow,
   ledgerWrite,
   type ModelLedger,
   OBSERVE_LOOKUP,
+  pendingOf,
   runEvents,
+  runImpossible,
   runInput,
+  runOptions,
   TOOL,
   TOOL_TIMEOUT_MS,
-} from "./coverage.js";
+  WRITE_DONE,
+} from "./runModel.js";
 
 /**
- * Replays a deterministic sample of run-machine paths through the real runtime (issues B, D): each
- * path's provider outcomes become a scripted provider's steps, its tool settlements a fixture
+ * Replays a deterministic sample of run-machine paths on live actors through the real runtime
+ * bridge (issues B, D and M): the run machine provided with the runtime's I/O actor
+ * (`provideRunMachine`) performing `runOperations` against a real SQLite ledger file. Each
+ * path's SAMPLED answers become a scripted provider's steps, its tool batch's settlements a fixture
  * tool's outcomes; the live run must end where the path ends, with the ledger rows the model
- * predicts (a well-formed ledger, the same row types in the same order, the same correction rows).
+ * predicts and a well-formed ledger (one terminal, last; contiguous sequence; no result before
+ * its call; one receipt per call).
  *
- * Only paths the live system can take on purpose are replayed: no ledger write failures or actor
- * crashes (error.actor.*), no CANCEL (see the dedicated test), and — the choice for issue D's
- * correction turn — only the verifier verdicts the real verifier gives for that input: a
- * `done.verifyAnswer` step is kept only when its modelled verdict equals (all fields: verdict,
- * reason, missing, correction) what src/services/verification.ts `verifyAnswer` returns for the
- * input the machine gives the verifier. The live runtime then decides exactly as the path does:
- * a path through `correcting` makes the live run take its correction turn, and the path's next
- * `done.sampleModel` is the scripted model step that answers it. (Mapping every modelled verdict
- * to the live one instead would change the path's later steps, so the sample would no longer be
- * paths of the model.)
+ * Only paths the live system can take on purpose are replayed: no crash of the verifier or the
+ * batch, no CANCEL (see the dedicated test), a refused ledger write only where the test makes the
+ * I/O refuse it (see the failure tests), and only the verdicts the real verifier gives: a
+ * VERIFIED step is kept only when its modelled verdict equals (all fields) what
+ * src/services/verification.ts `verifyAnswer` returns for the VERIFY command the machine sent.
  */
 
 const INPUT = runInput(OBSERVE_LOOKUP);
@@ -63,50 +66,68 @@ const SAMPLE_SIZE = 24;
 /** Longer than the tool's timeout: the fixture call times out. */
 const SLOW_MS = 10 * TOOL_TIMEOUT_MS;
 
-const DONE = "xstate.done.actor.";
-const outputOf = <T>(event: EventObject) => (event as EventObject & { output: T }).output;
-
-/** Whether the live system can take this step on purpose. */
+/** Whether the live system can take this step on purpose (a refused write: only where injected). */
 function replayable(state: AnyMachineSnapshot, event: EventObject): boolean {
-  if (isActorError(event) || event.type === "CANCEL") return false;
-  if (event.type === `${DONE}verifyAnswer`) {
-    const input = invokeInput<VerifyInput>(state, "verifyAnswer")!;
+  if (event.type === "VERIFY_FAILED" || event.type === "xstate.error.actor.toolBatch" || event.type === "CANCEL") {
+    return false;
+  }
+  if (event.type === "VERIFIED") {
+    const command = pendingOf(state);
+    if (command?.type !== "VERIFY") return false;
+    const { type: _, ...input } = command;
     const real = verifyAnswer({ ...input, capabilities: INPUT.capabilities });
-    return canonicalJson(real) === canonicalJson(outputOf<Verdict>(event));
+    return canonicalJson(real) === canonicalJson((event as Extract<RunReply, { type: "VERIFIED" }>).verdict);
   }
   return true;
 }
 
 /**
- * The replay's graph offers only the steps the live system can take on purpose, plus CANCEL (for
- * the dedicated test): the rest of the run model's alphabet (actor errors, verdicts the live
- * verifier would not give) is declared impossible here, which keeps this graph small.
+ * The replay's graph offers only what the live system can do (plus LEDGER_FAILED and a CANCEL
+ * while the batch runs, for the dedicated tests): the rest of the run model's alphabet is declared impossible here, which
+ * keeps this graph small.
  */
-const replayOptions = (input: RunInput): GraphOptions => ({
-  input,
-  events: (snapshot) => runEvents(snapshot).filter((event) => event.type === "CANCEL" || replayable(snapshot, event)),
-  impossible: (snapshot) => {
-    const events = runEvents(snapshot);
-    const offered = new Set(
-      events.filter((event) => event.type === "CANCEL" || replayable(snapshot, event)).map((event) => event.type),
-    );
-    return events.map((event) => event.type).filter((type) => !offered.has(type));
-  },
-});
+const replayOptions = (input: RunInput): GraphOptions => {
+  const options = runOptions(input);
+  const known = new WeakMap<AnyMachineSnapshot, EventObject[]>();
+  const offered = (snapshot: AnyMachineSnapshot) => {
+    let events = known.get(snapshot);
+    if (!events) {
+      // CANCEL only while the batch runs (the dedicated test cancels mid-tool).
+      events = runEvents(snapshot).filter((event) =>
+        event.type === "CANCEL"
+          ? batchOf(snapshot) !== undefined
+          : event.type === "LEDGER_FAILED" || replayable(snapshot, event),
+      );
+      known.set(snapshot, events);
+    }
+    return events;
+  };
+  return {
+    ...options,
+    events: offered,
+    impossible: (snapshot) => {
+      const types = new Set(offered(snapshot).map((event) => event.type));
+      return [
+        ...runImpossible(snapshot),
+        ...runEvents(snapshot)
+          .map((e) => e.type)
+          .filter((t) => !types.has(t)),
+      ];
+    },
+  };
+};
 const OPTIONS = replayOptions(INPUT);
 
-const throughCorrection = (path: GraphPath) => path.steps.some((step) => step.event.type === `${DONE}recordCorrection`);
-
+const NOISE = new Set(["OPENED", "CALLS_RECORDED", "RESULTS_RECORDED", "TURN_RECORDED", "FINISHED"]);
 const describePath = (path: GraphPath) =>
   path.steps
     .map((step) => describeEvent(step.event))
-    .filter((label) => label !== "CALL_STARTED" && !/^done:(openRun|record|finishRun)/.test(label))
+    .filter((label) => !NOISE.has(label.replace(/\(.*$/, "")))
     .join(" → ");
 
-const outcomeOf = (path: GraphPath) => {
-  const output = path.state.output as AgentRunResult;
-  return `${output.terminalState}/${output.terminalReason}`;
-};
+const outputOf = (path: GraphPath) => path.state.output as AgentRunResult;
+const outcomeOf = (path: GraphPath) => `${outputOf(path).terminalState}/${outputOf(path).terminalReason}`;
+const throughCorrection = (path: GraphPath) => outputOf(path).correctionTurns > 0;
 
 /**
  * A deterministic sample: the shortest path of every distinct ending (state/reason), the shortest
@@ -132,13 +153,13 @@ function samplePaths(paths: ReadonlyArray<GraphPath>, size: number): GraphPath[]
   return chosen;
 }
 
-/** The cassette a path stands for: model steps from sampleModel outputs, fixture outcomes from settlements. */
+/** The cassette a path stands for: model steps from SAMPLED answers, fixture outcomes from the batch's settlements. */
 function cassetteOf(path: GraphPath): { steps: CassetteModelStep[]; outcomes: FixtureOutcome[] } {
   const steps: CassetteModelStep[] = [];
   const outcomes: FixtureOutcome[] = [];
   for (const { event } of path.steps) {
-    if (event.type === `${DONE}sampleModel`) {
-      const outcome = outputOf<SampleOutcome>(event);
+    if (event.type === "SAMPLED") {
+      const outcome: SampleOutcome = (event as Extract<RunReply, { type: "SAMPLED" }>).outcome;
       if (outcome.type === "failure") {
         // script_exhausted: the script simply has no step left.
         if (outcome.reason === "provider_error") steps.push({ error: { status: 500 } });
@@ -158,24 +179,24 @@ function cassetteOf(path: GraphPath): { steps: CassetteModelStep[]; outcomes: Fi
           : {}),
       });
     }
-    if (event.type === `${DONE}toolBatch`) {
-      for (const settlement of outputOf<ReadonlyArray<ToolSettlement>>(event)) {
-        if (settlement.status === "timed_out") outcomes.push({ status: "ok", output: null, delayMs: SLOW_MS });
-        else if (settlement.status === "ok" || settlement.status === "error") {
-          outcomes.push({ status: settlement.status, output: settlement.output });
-        } else throw new Error(`a replayed path cannot settle a call as ${settlement.status}`);
+    if (event.type === "xstate.done.actor.toolBatch") {
+      for (const settlement of (event as EventObject & { output: ReadonlyArray<ToolSettlement> }).output) {
+        // A call that timed out, or that a CANCEL settled, is one that runs long.
+        if (settlement.status === "timed_out" || settlement.status === "cancelled") {
+          outcomes.push({ status: "ok", output: null, delayMs: SLOW_MS });
+        } else outcomes.push({ status: settlement.status, output: settlement.output });
       }
     }
   }
   return { steps, outcomes };
 }
 
-/** The ledger the model says the path writes: each actor's write, from the input the machine gave it. */
+/** The ledger the model says the path writes: each write the I/O actor reports done, from the command it answers. */
 function modelledLedger(path: GraphPath): ModelLedger {
   let ledger: ModelLedger = { rows: [], receipts: [] };
   for (const { state, event } of path.steps) {
-    if (!event.type.startsWith(DONE)) continue;
-    const written = ledgerWrite(state, event.type.slice(DONE.length), ledger);
+    if (!WRITE_DONE.has(event.type)) continue;
+    const written = ledgerWrite(pendingOf(state)!, ledger);
     if (written?.refused !== undefined) throw new Error(`the model's ledger refuses ${event.type}: ${written.refused}`);
     if (written) ledger = written.ledger;
   }
@@ -183,7 +204,7 @@ function modelledLedger(path: GraphPath): ModelLedger {
 }
 
 /** The runtime-owned correction messages a ledger holds (user_input rows of origin runtime_correction). */
-const correctionRows = (rows: ReadonlyArray<LedgerRow>) =>
+const correctionRows = (rows: ReadonlyArray<Pick<LedgerRow, "type" | "payload">>) =>
   rows
     .filter(
       (row) =>
@@ -192,63 +213,152 @@ const correctionRows = (rows: ReadonlyArray<LedgerRow>) =>
     .map((row) => row.payload);
 
 const graph = buildGraph(runMachine, OPTIONS);
-const replayablePaths = completePaths(graph, keyOf(OPTIONS), replayable);
-const SAMPLE = samplePaths(
-  replayablePaths.filter((path) => path.state.status === "done"),
-  SAMPLE_SIZE,
+const key = keyOf(OPTIONS);
+const calmPaths = completePaths(
+  graph,
+  key,
+  (state, event) => event.type !== "LEDGER_FAILED" && replayable(state, event),
 );
+const SAMPLE = samplePaths(calmPaths, SAMPLE_SIZE);
+
+/** The writes a test can make the I/O refuse once (OPEN: the run would not exist at all). */
+type RefusableWrite = "RECORD_CALLS" | "RECORD_TURN" | "RECORD_RESULTS" | "FINISH";
+const REFUSABLE: ReadonlyArray<RefusableWrite> = ["RECORD_CALLS", "RECORD_RESULTS", "RECORD_TURN", "FINISH"];
+
+/** For each write, a shortest path that closes the run (FINISHED) after refusing that write, and only that one, once. */
+const refusalPaths = REFUSABLE.map((write) => {
+  const path = shortestPath(
+    graph,
+    key,
+    (state, event) =>
+      replayable(state, event) &&
+      (event.type !== "LEDGER_FAILED" ||
+        (pendingOf(state)?.type === write &&
+          (state.context as { outcome: { reason: string } | null }).outcome?.reason !== "ledger_write_failed")),
+    (snapshot, last) =>
+      last.type === "FINISHED" && (snapshot.output as AgentRunResult).terminalReason === "ledger_write_failed",
+  );
+  return [write, path] as const;
+});
 
 /** The rollout switch at `observe`: the same model, reporting as `off` would. */
-const OBSERVE_INPUT = runInput(OBSERVE_LOOKUP, { receiptVerification: "observe" });
+const OBSERVE_INPUT = runInput(OBSERVE_LOOKUP, { receiptVerification: "observe", maxSteps: 2 });
 
 let dir: string;
-let runtime: AgentRuntime;
-let observeRuntime: AgentRuntime;
-
-const makeRuntime = (input: RunInput, file: string) =>
-  AgentRuntime.make({
-    database: join(dir, file),
-    retry: { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 },
-    doomLoopThreshold: input.doomLoopThreshold,
-    maxProtocolRepairs: input.maxProtocolRepairs,
-    toolConcurrency: input.toolConcurrency,
-    receiptVerification: input.receiptVerification,
-  });
+let managed: ManagedRuntime.ManagedRuntime<AgentRunStore, unknown>;
+let machine: ReturnType<typeof provideRunMachine>;
+/** The I/O of each run in flight, by run id (what the I/O actor performs). */
+const wired = new Map<string, RunOperations>();
+let runs = 0;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "agentloop-paths-"));
-  runtime = await makeRuntime(INPUT, "ledger.db");
-  observeRuntime = await makeRuntime(OBSERVE_INPUT, "observe.db");
+  managed = ManagedRuntime.make(Ledger.layer({ filename: join(dir, "ledger.db") })) as ManagedRuntime.ManagedRuntime<
+    AgentRunStore,
+    unknown
+  >;
+  await managed.runtime();
+  machine = provideRunMachine(managed, (runId) => {
+    const operations = wired.get(runId);
+    if (!operations) throw new Error(`no run ${runId} in flight`);
+    return operations;
+  });
 });
 
 afterAll(async () => {
-  await runtime?.dispose();
-  await observeRuntime?.dispose();
+  await managed?.dispose();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-async function ledgerOf(
-  runId: string,
-  on: AgentRuntime = runtime,
-): Promise<{ rows: LedgerRow[]; receipts: ReadonlyArray<ExecutionReceipt> }> {
-  const rows = await on.run(Effect.flatMap(AgentRunStore, (store) => store.listRunEvents(runId)));
-  const receipts = await on.run(Effect.flatMap(AgentRunStore, (store) => store.listReceipts(runId)));
-  return { rows: rows.map((row) => ({ sequence: row.sequence, type: row.type, payload: row.payload })), receipts };
+const readLedger = (runId: string): Promise<RunLedger> =>
+  managed.runPromise(
+    Effect.flatMap(AgentRunStore, (store) =>
+      Effect.all({ run: store.getRun(runId), events: store.listRunEvents(runId), receipts: store.listReceipts(runId) }),
+    ),
+  );
+
+/** Makes the first `write` command answer LEDGER_FAILED without writing anything (as a refused write does). */
+function refusingOnce(operations: RunOperations, write: RefusableWrite): RunOperations {
+  let refused = false;
+  const once =
+    <I, A>(perform: (input: I) => Effect.Effect<A, never, AgentRunStore>) =>
+    (input: I): Effect.Effect<A, never, AgentRunStore> => {
+      if (refused) return perform(input);
+      refused = true;
+      return Effect.succeed({ type: "LEDGER_FAILED", detail: LEDGER_DOWN } as A);
+    };
+  switch (write) {
+    case "RECORD_CALLS":
+      return { ...operations, recordCalls: once(operations.recordCalls) };
+    case "RECORD_TURN":
+      return { ...operations, recordTurn: once(operations.recordTurn) };
+    case "RECORD_RESULTS":
+      return { ...operations, recordResults: once(operations.recordResults) };
+    case "FINISH":
+      return { ...operations, finish: once(operations.finish) };
+  }
 }
 
-const toolSpec = (outcomes: FixtureOutcome[]) =>
-  fixtureTool({
+interface Replay {
+  readonly steps: ReadonlyArray<CassetteModelStep>;
+  readonly outcomes: ReadonlyArray<FixtureOutcome>;
+  readonly input?: RunInput;
+  readonly toolTimeoutMs?: number;
+  readonly refuse?: RefusableWrite;
+  /** Called with the live actor once it runs (to send it CANCEL …). */
+  readonly drive?: (actor: ReturnType<typeof createActor<typeof machine>>) => void;
+}
+
+/** Runs one live run through the real I/O actor and ledger; returns its result and its ledger. */
+async function replay({ steps, outcomes, input = INPUT, toolTimeoutMs = TOOL_TIMEOUT_MS, refuse, drive }: Replay) {
+  runs += 1;
+  const runId = `replay-${runs}`;
+  const tool = fixtureTool({
     name: TOOL,
     kind: "observe",
-    timeoutMs: TOOL_TIMEOUT_MS,
-    ...(outcomes.length > 0 ? { outcomes } : {}),
+    timeoutMs: toolTimeoutMs,
+    ...(outcomes.length > 0 ? { outcomes: [...outcomes] } : {}),
   });
+  const operations = runOperations({
+    runId,
+    provider: scriptedProvider(steps, { capabilities: input.capabilities }),
+    tools: new Map([[TOOL, tool]]),
+    allowedTools: new Set([TOOL]),
+    transcript: makeTranscriptStore([]),
+    retry: { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 },
+    defaultToolTimeoutMs: toolTimeoutMs,
+    now: () => new Date().toISOString(),
+    receiptVerification: input.receiptVerification,
+  });
+  wired.set(runId, refuse ? refusingOnce(operations, refuse) : operations);
+  try {
+    const actor = createActor(machine, { input: { ...input, runId } });
+    drive?.(actor);
+    actor.start();
+    const result = await toPromise(actor);
+    return { result, ledger: await readLedger(runId) };
+  } finally {
+    wired.delete(runId);
+  }
+}
 
-describe("run paths replayed through the runtime", () => {
+/** What a live run and a modelled path are compared on. */
+function comparable(result: AgentRunResult, rows: ReadonlyArray<Pick<LedgerRow, "type" | "payload">>) {
+  return {
+    terminal: `${result.terminalState}/${result.terminalReason}`,
+    correctionTurns: result.correctionTurns,
+    receipts: result.receipts.map((receipt) => `${receipt.callId}:${receipt.status}:${receipt.reason ?? ""}`),
+    rowTypes: rows.map((row) => row.type),
+    corrections: correctionRows(rows),
+    terminalRow: (rows.find((row) => row.type === "terminal")?.payload as TerminalPayload | undefined)?.terminalState,
+  };
+}
+
+describe("run paths replayed live through the runtime's I/O actor and a real ledger", () => {
   it("samples replayable paths that end in every reachable terminal state", () => {
-    const states = new Set(SAMPLE.map((path) => (path.state.output as AgentRunResult).terminalState));
+    const states = new Set(SAMPLE.map((path) => outputOf(path).terminalState));
     console.log(
-      `replay: ${replayablePaths.length} replayable complete paths, ${SAMPLE.length} sampled, ` +
+      `replay: ${calmPaths.length} replayable complete paths, ${SAMPLE.length} sampled, ` +
         `endings: ${[...new Set(SAMPLE.map(outcomeOf))].join(", ")}`,
     );
     expect(SAMPLE.length).toBeGreaterThanOrEqual(10);
@@ -262,116 +372,94 @@ describe("run paths replayed through the runtime", () => {
   it.each(SAMPLE.map((path) => [`${describePath(path)} ⇒ ${outcomeOf(path)}`, path] as const))(
     "replays %s live with the same ending and the ledger rows the model predicts",
     async (_, path) => {
-      const expected = path.state.output as AgentRunResult;
-      const { steps, outcomes } = cassetteOf(path);
-      const handle = runtime.startRun({
-        sessionId: "paths",
-        input: INPUT.input,
-        contract: OBSERVE_LOOKUP,
-        tools: [toolSpec(outcomes)],
-        provider: scriptedProvider(steps, { capabilities: INPUT.capabilities }),
-        maxSteps: INPUT.maxSteps,
-      });
-      const result = await handle.result;
-      const ledger = await ledgerOf(handle.runId);
-      const modelled = modelledLedger(path);
-      expect({
-        terminal: `${result.terminalState}/${result.terminalReason}`,
-        correctionTurns: result.correctionTurns,
-        receipts: result.receipts.map((receipt) => `${receipt.toolName}:${receipt.status}`),
-        violations: closedLedgerViolations(
-          ledger.rows,
-          ledger.receipts.map((receipt) => receipt.callId),
-        ),
-        rowTypes: ledger.rows.map((row) => row.type),
-        corrections: correctionRows(ledger.rows),
-        terminalRow: (ledger.rows.find((row) => row.type === "terminal")?.payload as { terminalState?: string })
-          ?.terminalState,
-      }).toEqual({
-        terminal: `${expected.terminalState}/${expected.terminalReason}`,
-        correctionTurns: expected.correctionTurns,
-        receipts: expected.receipts.map((receipt) => `${receipt.toolName}:${receipt.status}`),
+      const { result, ledger } = await replay(cassetteOf(path));
+      expect({ ...comparable(result, ledger.events), violations: ledgerViolations(ledger) }).toEqual({
+        ...comparable(outputOf(path), modelledLedger(path).rows),
         violations: [],
-        rowTypes: modelled.rows.map((row) => row.type),
-        corrections: correctionRows(modelled.rows),
-        terminalRow: expected.terminalState,
       });
     },
   );
 
-  it("ends cancelled, with a cancelled receipt for the call in flight, when CANCEL arrives mid-tool", async () => {
-    // The model's path: the call starts, CANCEL, the batch settles it as cancelled → cancelled.
-    const modelled = completePaths(
-      graph,
-      keyOf(OPTIONS),
-      (_, event) =>
-        !isActorError(event) &&
-        (event.type !== `${DONE}sampleModel` || outputOf<SampleOutcome>(event).type === "response"),
-    ).find((path) => describePath(path) === "done:sampleModel(tool_calls,1 call) → CANCEL → done:toolBatch(cancelled)");
-    expect((modelled?.state.output as AgentRunResult | undefined)?.terminalState).toBe("cancelled");
+  it.each(REFUSABLE.map((write) => [write] as const))(
+    "ends failed/ledger_write_failed with a well-formed ledger when the I/O refuses a %s write",
+    async (write) => {
+      const path = refusalPaths.find(([refused]) => refused === write)?.[1];
+      expect(path, `a model path whose one refused write is ${write}`).toBeDefined();
+      const { result, ledger } = await replay({ ...cassetteOf(path!), refuse: write });
+      expect({ ...comparable(result, ledger.events), violations: ledgerViolations(ledger) }).toEqual({
+        ...comparable(outputOf(path!), modelledLedger(path!).rows),
+        violations: [],
+      });
+      expect(result.terminalReason).toBe("ledger_write_failed");
+    },
+  );
 
-    const handle = runtime.startRun({
-      sessionId: "paths",
-      input: INPUT.input,
-      contract: OBSERVE_LOOKUP,
-      tools: [
-        fixtureTool({
-          name: TOOL,
-          kind: "observe",
-          timeoutMs: 60_000,
-          outcomes: [{ status: "ok", output: { found: "alpha" }, delayMs: 5_000 }],
-        }),
-      ],
-      provider: scriptedProvider([{ toolCalls: [{ id: "call-1-a", name: TOOL, arguments: { q: "alpha" } }] }]),
-      maxSteps: INPUT.maxSteps,
+  it("ends cancelled, with a cancelled receipt for the call in flight, when CANCEL arrives mid-tool", async () => {
+    // The model's path: the call runs, CANCEL, the batch settles it as cancelled → cancelled.
+    // (CANCEL only while the batch runs: no I/O command is pending then.)
+    const cancelled = shortestPath(
+      graph,
+      key,
+      (state, event) =>
+        event.type !== "LEDGER_FAILED" &&
+        (event.type === "CANCEL" ? pendingOf(state) === null : replayable(state, event)) &&
+        (event.type !== "SAMPLED" || describeEvent(event) === "SAMPLED(empty,tool_calls,1 call)") &&
+        (event.type !== "xstate.done.actor.toolBatch" || describeEvent(event) === "done:toolBatch(cancelled)"),
+      (snapshot) => (snapshot.output as AgentRunResult).terminalState === "cancelled",
+    );
+    expect(cancelled && describePath(cancelled)).toBe(
+      "SAMPLED(empty,tool_calls,1 call) → CANCEL → done:toolBatch(cancelled)",
+    );
+
+    const { result, ledger } = await replay({
+      ...cassetteOf(cancelled!),
+      toolTimeoutMs: 60_000,
+      drive: (actor) => actor.on("tool_started", () => actor.send({ type: "CANCEL" })),
     });
-    for await (const event of handle.events) {
-      if (event.type === "tool_started") handle.actor.send({ type: "CANCEL" });
-    }
-    const result = await handle.result;
-    const ledger = await ledgerOf(handle.runId);
     expect({
-      terminal: result.terminalState,
-      receipts: ledger.receipts.map((receipt) => `${receipt.callId}:${receipt.status}`),
-      violations: closedLedgerViolations(
-        ledger.rows,
-        ledger.receipts.map((receipt) => receipt.callId),
-      ),
-    }).toEqual({ terminal: "cancelled", receipts: ["call-1-a:cancelled"], violations: [] });
+      ...comparable(result, ledger.events),
+      receiptReasons: ledger.receipts.map((receipt) => `${receipt.callId}:${receipt.status}:${receipt.reason}`),
+      violations: ledgerViolations(ledger),
+    }).toEqual({
+      ...comparable(outputOf(cancelled!), modelledLedger(cancelled!).rows),
+      receiptReasons: ["call-1-a:cancelled:cancelled_by_user"],
+      violations: [],
+    });
   });
+
   it("completes under observe without any receipt, as off would, and records the verdict in the terminal row", async () => {
     // The model's path under observe: an answer without a tool call, the verifier asks for a
-    // correction, the run reports completed/answered anyway and hands finishRun the verdict.
+    // correction, the run reports completed/answered anyway and hands FINISH the verdict.
     const options = replayOptions(OBSERVE_INPUT);
-    const modelled = completePaths(buildGraph(runMachine, options), keyOf(options), replayable).find(
-      (path) => describePath(path) === "done:sampleModel(stop) → done:verifyAnswer(correct)",
-    );
-    const closing = modelled?.steps.find((step) => step.event.type === `${DONE}finishRun`);
-    const terminal = closing && invokeInput<FinishRunInput>(closing.state, "finishRun")?.terminal;
-    expect(terminal).toMatchObject({ terminalState: "completed", reason: "answered" });
-    expect(terminal?.verification).toMatchObject({ mode: "observe", verdict: "correct" });
-
-    const handle = observeRuntime.startRun({
-      sessionId: "paths",
-      input: OBSERVE_INPUT.input,
-      contract: OBSERVE_LOOKUP,
-      tools: [toolSpec([])],
-      provider: scriptedProvider(cassetteOf(modelled!).steps, { capabilities: OBSERVE_INPUT.capabilities }),
-      maxSteps: OBSERVE_INPUT.maxSteps,
+    const modelled = completePaths(
+      buildGraph(runMachine, options),
+      keyOf(options),
+      (state, event) => event.type !== "LEDGER_FAILED" && replayable(state, event),
+    ).find((path) => describePath(path) === "SAMPLED(stop) → VERIFIED(correct)");
+    const closing = modelled?.steps.find((step) => step.event.type === "FINISHED");
+    const finish = closing && (pendingOf(closing.state) as Extract<RunCommand, { type: "FINISH" }> | null);
+    expect(finish?.terminal).toMatchObject({ terminalState: "completed", reason: "answered" });
+    expect(finish?.terminal.verification).toMatchObject({ mode: "observe", verdict: "correct" });
+    const verdict = (
+      modelled!.steps.find((step) => step.event.type === "VERIFIED")!.event as Extract<RunReply, { type: "VERIFIED" }>
+    ).verdict;
+    expect(finish?.terminal.verification).toEqual({
+      mode: "observe",
+      verdict: verdict.verdict,
+      reason: verdict.reason,
+      missing: verdict.missing,
     });
-    const result = await handle.result;
-    const ledger = await ledgerOf(handle.runId, observeRuntime);
-    const row = ledger.rows.find((r) => r.type === "terminal")?.payload as TerminalPayload | undefined;
+
+    const { result, ledger } = await replay({ ...cassetteOf(modelled!), input: OBSERVE_INPUT });
+    const row = ledger.events.find((r) => r.type === "terminal")?.payload as TerminalPayload | undefined;
     expect({
-      terminal: `${result.terminalState}/${result.terminalReason}`,
-      receipts: result.receipts.length,
+      ...comparable(result, ledger.events),
       verification: row?.verification,
-      rowTypes: ledger.rows.map((r) => r.type),
+      violations: ledgerViolations(ledger),
     }).toEqual({
-      terminal: "completed/answered",
-      receipts: 0,
-      verification: terminal?.verification,
-      rowTypes: modelledLedger(modelled!).rows.map((r) => r.type),
+      ...comparable(outputOf(modelled!), modelledLedger(modelled!).rows),
+      verification: finish?.terminal.verification,
+      violations: [],
     });
   });
 });

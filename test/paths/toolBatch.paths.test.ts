@@ -1,160 +1,232 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { type AnyMachineSnapshot, type EventObject, initialTransition } from "xstate";
-import type { PlannedCall, ReceiptStatus, ToolSettlement } from "../../src/domain/index.js";
+import { type AnyMachineSnapshot, createEmptyActor, type EventObject } from "xstate";
+import type {
+  BatchReply,
+  CallDisposition,
+  ExecutorResult,
+  PlannedCall,
+  RunCommand,
+  ToolSettlement,
+} from "../../src/domain/index.js";
 import {
-  callActorId,
+  type BatchCall,
+  RUN_IO_SYSTEM_ID,
+  type ToolBatchContext,
   type ToolBatchEvent,
   type ToolBatchInput,
   toolBatchMachine,
-} from "../../src/machines/toolBatch.machine.js";
+} from "../../src/machines/toolBatch/machine.js";
+import { canonicalJson, inputFingerprint } from "../../src/services/tools/fingerprint.js";
 import {
-  actionsOf,
   buildGraph,
+  completePaths,
   coverageOf,
-  type ExecutedAction,
   endingPathCounts,
   finalNodes,
   type Graph,
   type GraphOptions,
+  type GraphPath,
   graphEdges,
   graphNodes,
   keyOf,
   nodeAt,
-  plannedCall,
+  type RecordedStep,
   reachableKeys,
-  settlementOf,
+  rootOf,
+  sentBy,
   simplePaths,
-  TOOL_TIMEOUT_MS,
+  stepInto,
   withoutEvents,
 } from "./coverage.js";
 
 /**
- * Model-based paths of one step's tool batch (issue B). The calls are actors the batch spawns;
- * during traversal they never run, so their reports are the batch's events: CALL_STARTED for a
- * call that was started and is running, the call actor's done event (its settlement as output) for
- * a call that is still unsettled and could settle now, CANCEL from the run.
+ * Model-based paths of one step's tool batch (issues B and M). Each call's lifecycle is data in the
+ * batch (planned → running → settled); the run's I/O actor executes a call when the batch sends it
+ * EXECUTE and reports back CALL_STARTED / CALL_SETTLED with its clock reading `at`. During traversal
+ * nothing runs, so those reports are the batch's events: CALL_STARTED for a call it dispatched
+ * that has not reported yet, CALL_SETTLED (ok or error) for a started call — and once more, late,
+ * for a call already timed out — the batch's one timer (the delayed event of `after:
+ * untilNextDeadline`) while a running call has a deadline, and CANCEL from the run.
  *
- * The batch forwards CALL_STARTED with `sendParent`; a traversed snapshot has no parent, so that
- * action is replaced by a no-op (the tests still see it run). States, transitions and guards are
- * unchanged.
+ * Time in the model: a report's `at` is the batch's latest clock reading, and the clock moves
+ * when the timer fires (to the earliest deadline), so every node's clock and deadlines are drawn
+ * from a small set and the graph stays finite.
  */
-const machine = toolBatchMachine.provide({ actions: { forwardStarted: () => {} } });
 
-interface BatchContext extends ToolBatchInput {
-  readonly settlements: ReadonlyArray<ToolSettlement | null>;
-  readonly nextIndex: number;
-  readonly running: number;
-  readonly cancelRequested: boolean;
-}
-const contextOf = (snapshot: AnyMachineSnapshot) => snapshot.context as BatchContext;
+const FIXED_TIME = "2024-05-01T00:00:00.000Z";
+/** The delayed event of the batch's one timer, read from the definition rather than guessed. */
+const TIMER = toolBatchMachine.root.states.running!.after[0]!.eventType;
+/** The longest delay the machine schedules while no running call has a deadline. */
+const NO_DEADLINE = 2 ** 31 - 1;
 
-const refused: PlannedCall = {
-  call: { id: "call-1-c", name: "missing_tool", arguments: {} },
-  disposition: "unknown_tool",
-  inputFingerprint: plannedCall(1, "a").inputFingerprint,
-  timeoutMs: TOOL_TIMEOUT_MS,
-  problem: "there is no tool named missing_tool",
+const call = (id: string, timeoutMs = 100, disposition: CallDisposition = "run"): PlannedCall => ({
+  call: { id, name: "lookup", arguments: { id } },
+  disposition,
+  inputFingerprint: inputFingerprint("lookup", { id }),
+  timeoutMs,
+  ...(disposition === "run" ? {} : { problem: `refused: ${disposition}` }),
+});
+
+const REFUSED_REASON: Record<Exclude<CallDisposition, "run">, string> = {
+  executor_missing: "tool_executor_missing",
+  not_allowed: "tool_not_allowed",
+  unknown_tool: "unknown_tool",
+  invalid_arguments: "invalid_arguments",
 };
-const CALLS: ReadonlyArray<PlannedCall> = [plannedCall(1, "a"), plannedCall(1, "b"), refused];
 
-const batchInput = (concurrency: number, cancelled: boolean, calls = CALLS): ToolBatchInput => ({
+const batchInput = (calls: ReadonlyArray<PlannedCall>, concurrency: number): ToolBatchInput => ({
   runId: "run-model",
   step: 1,
   calls,
   concurrency,
-  cancelled,
 });
 
-/** How the call at `index` may settle now. */
-function settleStatuses(context: BatchContext, index: number): ReceiptStatus[] {
-  const started = index < context.nextIndex;
-  // A call the batch never started settles only by being cancelled.
-  if (!started) return context.cancelRequested ? ["cancelled"] : [];
-  // A refused call settles as an error the moment it is started, before any CANCEL can reach it.
-  if (CALLS_BY_ID.get(context.calls[index]!.call.id)?.disposition !== "run") return ["error"];
-  return context.cancelRequested ? ["ok", "error", "timed_out", "cancelled"] : ["ok", "error", "timed_out"];
-}
-const CALLS_BY_ID = new Map(CALLS.map((planned) => [planned.call.id, planned]));
+const A = call("call-a");
+const B = call("call-b");
+const LONG_B = call("call-b", 250);
+const REFUSED = call("call-c", 100, "unknown_tool");
 
-const refusedSettlement = (planned: PlannedCall): ToolSettlement => ({
-  ...settlementOf(planned, "error"),
-  reason: "unknown_tool",
-  output: { error: planned.problem ?? "refused" },
-  startedAt: null,
-  finishedAt: null,
+const INPUTS: ReadonlyArray<{ readonly name: string; readonly input: ToolBatchInput }> = [
+  { name: "a, b, refused c; concurrency 1", input: batchInput([A, B, REFUSED], 1) },
+  { name: "a, b, refused c; concurrency 2", input: batchInput([A, B, REFUSED], 2) },
+  { name: "refused c, a; concurrency 1", input: batchInput([REFUSED, A], 1) },
+  { name: "a (100 ms), b (250 ms); concurrency 2", input: batchInput([A, LONG_B], 2) },
+  { name: "a, b (250 ms), d; concurrency 2", input: batchInput([A, LONG_B, call("call-d")], 2) },
+  { name: "a, b; concurrency 0", input: batchInput([A, B], 0) },
+  {
+    name: "every refusal, then a; concurrency 1",
+    input: batchInput(
+      [
+        call("missing", 100, "executor_missing"),
+        call("forbidden", 100, "not_allowed"),
+        call("ghost", 100, "unknown_tool"),
+        call("garbled", 100, "invalid_arguments"),
+        A,
+      ],
+      1,
+    ),
+  },
+  { name: "refused c only", input: batchInput([REFUSED], 2) },
+];
+
+const contextOf = (snapshot: AnyMachineSnapshot) => snapshot.context as ToolBatchContext;
+const isRunning = (batchCall: BatchCall) => batchCall.dispatched && batchCall.settlement === null;
+const slotsOf = (context: ToolBatchContext) => Math.max(1, context.concurrency);
+
+const executorResult = (status: "ok" | "error", id: string): ExecutorResult => ({
+  status,
+  ...(status === "error" ? { reason: "tool_error" as const } : {}),
+  output: status === "ok" ? { found: id } : { error: `no entry for ${id}` },
+  evidence: {},
+  startedAt: FIXED_TIME,
+  finishedAt: FIXED_TIME,
 });
-
-const isRunning = (context: BatchContext, index: number) =>
-  index < context.nextIndex && context.calls[index]!.disposition === "run" && context.settlements[index] === null;
 
 function batchEvents(snapshot: AnyMachineSnapshot): EventObject[] {
   const context = contextOf(snapshot);
-  const events: ToolBatchEvent[] = [{ type: "CANCEL" }];
-  context.calls.forEach((planned, index) => {
-    if (context.settlements[index] !== null) return;
-    if (isRunning(context, index)) {
-      events.push({ type: "CALL_STARTED", index, callId: planned.call.id, toolName: planned.call.name });
+  const at = context.clock;
+  const events: Array<ToolBatchEvent | EventObject> = [{ type: "CANCEL" }];
+  context.calls.forEach((batchCall, index) => {
+    const id = batchCall.planned.call.id;
+    if (isRunning(batchCall) && batchCall.startedAt === null) {
+      events.push({ type: "CALL_STARTED", index, at, startedAt: FIXED_TIME } satisfies BatchReply);
     }
-    for (const status of settleStatuses(context, index)) {
-      const settlement =
-        planned.disposition !== "run" && status === "error"
-          ? refusedSettlement(planned)
-          : settlementOf(planned, status);
-      events.push({ type: `xstate.done.actor.${callActorId(index)}`, output: settlement });
+    if (isRunning(batchCall) && batchCall.startedAt !== null) {
+      for (const status of ["ok", "error"] as const) {
+        events.push({ type: "CALL_SETTLED", index, at, result: executorResult(status, id) } satisfies BatchReply);
+      }
+    }
+    // A result already on its way when the call timed out.
+    if (batchCall.settlement?.status === "timed_out") {
+      events.push({ type: "CALL_SETTLED", index, at, result: executorResult("ok", id) } satisfies BatchReply);
     }
   });
+  if (context.calls.some((batchCall) => isRunning(batchCall) && batchCall.deadline !== null)) {
+    events.push({ type: TIMER });
+  }
   return events;
 }
 
-/** A call's done event (its settlement as output), as the batch's wildcard transition names it. */
-const CALL_DONE = "xstate.done.actor.*";
-
-/** CALL_STARTED cannot occur when no call is running (nothing was started, or all have settled). */
+/** Reports no call can make now, and the timer while no running call has a deadline (it would fire after ~25 days). */
 const impossible = (snapshot: AnyMachineSnapshot) => {
-  const context = contextOf(snapshot);
-  const running = context.calls.some((_, index) => isRunning(context, index));
-  const settling = context.calls.some(
-    (_, index) => context.settlements[index] === null && settleStatuses(context, index).length > 0,
-  );
-  return [...(running ? [] : ["CALL_STARTED"]), ...(settling ? [] : [CALL_DONE])];
+  const offered = new Set(batchEvents(snapshot).map((event) => event.type));
+  return ["CALL_STARTED", "CALL_SETTLED", TIMER].filter((type) => !offered.has(type));
 };
 
-const INPUTS: ReadonlyArray<ToolBatchInput> = [
-  batchInput(1, false),
-  batchInput(2, false),
-  batchInput(1, true),
-  batchInput(1, false, [refused, plannedCall(1, "a")]),
-];
 const optionsFor = (input: ToolBatchInput): GraphOptions => ({ input, events: batchEvents, impossible });
 
 const graphs: Graph[] = [];
-const pathsByInput: Array<ReturnType<typeof simplePaths>> = [];
+const pathsByInput: GraphPath[][] = [];
 beforeAll(() => {
-  for (const input of INPUTS) {
-    graphs.push(buildGraph(machine, optionsFor(input)));
-    pathsByInput.push(simplePaths(machine, optionsFor(input)));
+  for (const { input } of INPUTS) {
+    const graph = buildGraph(toolBatchMachine, optionsFor(input));
+    graphs.push(graph);
+    pathsByInput.push(completePaths(graph, keyOf({}), () => true));
   }
 });
 
-const sentTo = (actions: ReadonlyArray<ExecutedAction>, type: string) =>
-  actions
-    .filter((action) => action.type === "xstate.sendTo")
-    .map((action) => action.params as { to: { id: string } | string; event: EventObject })
-    .filter((params) => params.event.type === type)
-    .map((params) => (typeof params.to === "string" ? params.to : params.to.id))
-    .sort();
+/** The EXECUTE and ABORT commands a step sent to the I/O actor. */
+const ioCommandsOf = (step: RecordedStep) =>
+  sentBy(step)
+    .filter((sent) => sent.event.type === "EXECUTE" || sent.event.type === "ABORT")
+    .map((sent) => sent.event as RunCommand);
 
-const range = (from: number, to: number) =>
-  Array.from({ length: Math.max(0, to - from) }, (_, offset) => callActorId(from + offset)).sort();
+/** Every edge of every graph, plus the initial macrosteps (as edges from nothing). */
+function allSteps(): Array<{ before: ToolBatchContext | undefined; after: AnyMachineSnapshot; event?: EventObject }> {
+  const steps: Array<{ before: ToolBatchContext | undefined; after: AnyMachineSnapshot; event?: EventObject }> = [];
+  for (const graph of graphs) {
+    steps.push({ before: undefined, after: nodeAt(graph, rootOf(graph)).state });
+    for (const edge of graphEdges(graph)) {
+      steps.push({ before: contextOf(edge.state), after: edge.nextState, event: edge.event });
+    }
+  }
+  return steps;
+}
+
+/**
+ * The settlement the path's events give each call: the first report that settles it. A refused
+ * call settles as an error naming its refusal when the batch reaches it in call order (at once,
+ * unless a runnable call before it still waits for a slot); a CANCEL before that cancels it.
+ */
+function expectedSettlements(input: ToolBatchInput, path: GraphPath): Array<Partial<ToolSettlement>> {
+  const settled: Array<Partial<ToolSettlement> | null> = input.calls.map(() => null);
+  const refusals = (context: ToolBatchContext) =>
+    input.calls.forEach((planned, index) => {
+      if (planned.disposition !== "run" && context.calls[index]!.settlement?.status === "error") {
+        settled[index] ??= { status: "error", reason: REFUSED_REASON[planned.disposition] as ToolSettlement["reason"] };
+      }
+    });
+  for (const { state, event } of path.steps) {
+    const context = contextOf(state);
+    refusals(context);
+    if (event.type === "CALL_SETTLED") {
+      const { index, result } = event as Extract<BatchReply, { type: "CALL_SETTLED" }>;
+      settled[index] ??= { status: result.status, ...(result.reason ? { reason: result.reason } : {}) };
+    } else if (event.type === TIMER) {
+      const deadlines = context.calls.filter(isRunning).map((c) => c.deadline ?? Number.POSITIVE_INFINITY);
+      const earliest = Math.min(...deadlines);
+      context.calls.forEach((batchCall, index) => {
+        if (isRunning(batchCall) && batchCall.deadline === earliest) {
+          settled[index] ??= { status: "timed_out", reason: "timed_out" };
+        }
+      });
+    } else if (event.type === "CANCEL") {
+      input.calls.forEach((_, index) => {
+        settled[index] ??= { status: "cancelled", reason: "cancelled_by_user" };
+      });
+    }
+  }
+  refusals(contextOf(path.state));
+  return settled.map((settlement) => settlement ?? {});
+}
 
 describe("tool batch machine", () => {
   it("takes every state node and every transition of the tool batch machine on some edge", () => {
-    const coverage = coverageOf(machine, graphs);
-    const paths = pathsByInput.flat();
-    const ending = paths.filter((path) => path.state.status !== "active").length;
+    const coverage = coverageOf(toolBatchMachine, graphs);
+    const complete = pathsByInput.flat().length;
     console.log(
       `toolBatch: ${coverage.stateCount} states, ${coverage.transitionCount} transitions, ` +
-        `${coverage.nodeCount} graph nodes, ${coverage.edgeCount} edges, ${ending} ending simple paths ` +
+        `${coverage.nodeCount} graph nodes, ${coverage.edgeCount} edges, ${complete} complete paths ` +
         `(${INPUTS.length} inputs)`,
     );
     expect({ states: coverage.uncoveredStates, transitions: coverage.uncoveredTransitions }).toEqual({
@@ -163,119 +235,243 @@ describe("tool batch machine", () => {
     });
   });
 
-  it("ends every path in done with one settlement per call, in call order", () => {
+  it("finds with getSimplePaths exactly the complete paths the adjacency walk finds", () => {
+    // getSimplePaths searches paths to every node of the graph (cost: nodes × paths), so the other
+    // tests walk the adjacency map; on the smaller inputs both enumerations must agree.
+    const small = INPUTS.map((entry, position) => ({ ...entry, position })).filter(
+      ({ position }) => graphNodes(graphs[position]!).length <= 60,
+    );
+    expect(small.length).toBeGreaterThanOrEqual(3);
+    for (const { input, position } of small) {
+      const fromLibrary = simplePaths(toolBatchMachine, optionsFor(input))
+        .filter((path) => path.state.status !== "active")
+        .map((path) => canonicalJson(path.steps.slice(1).map((step) => step.event)))
+        .sort();
+      const walked = pathsByInput[position]!.map((path) => canonicalJson(path.steps.map((step) => step.event))).sort();
+      expect(fromLibrary).toEqual(walked);
+    }
+  });
+
+  it("ends every path in done with one settlement per call, in call order, as the path settled each", () => {
     const wrong: string[] = [];
-    for (const [position, input] of INPUTS.entries()) {
+    let outOfOrder = 0;
+    for (const [position, { input }] of INPUTS.entries()) {
       for (const path of pathsByInput[position]!) {
         if (path.state.status === "active") continue;
-        const output = path.state.output as ReadonlyArray<ToolSettlement | null> | undefined;
+        const output = path.state.output as ReadonlyArray<ToolSettlement> | undefined;
         const finals = finalNodes(path.state);
-        const ids = output?.map((settlement) => settlement?.callId ?? null);
+        const ids = output?.map((settlement) => settlement.callId);
+        const got = output?.map((settlement) => ({
+          status: settlement.status,
+          ...(settlement.reason ? { reason: settlement.reason } : {}),
+        }));
         if (
           path.state.status !== "done" ||
           finals.length !== 1 ||
           finals[0] !== "toolBatch.done" ||
-          JSON.stringify(ids) !== JSON.stringify(input.calls.map((planned) => planned.call.id))
+          canonicalJson(ids) !== canonicalJson(input.calls.map((planned) => planned.call.id)) ||
+          canonicalJson(got) !== canonicalJson(expectedSettlements(input, path))
         ) {
-          wrong.push(path.steps.map((step) => step.event.type).join(" → "));
+          wrong.push(
+            `${path.steps.map((step) => step.event.type).join(" → ")}: ${canonicalJson(got)} vs ${canonicalJson(expectedSettlements(input, path))}`,
+          );
+        }
+        // The order in which the path settled the runnable calls.
+        const settledOrder = path.steps
+          .filter((step) => step.event.type === "CALL_SETTLED")
+          .map((step) => (step.event as Extract<BatchReply, { type: "CALL_SETTLED" }>).index);
+        if (settledOrder.some((index, i) => i > 0 && index < settledOrder[i - 1]!)) outOfOrder += 1;
+      }
+    }
+    console.log(`toolBatch: ${outOfOrder} ending paths settle a later call before an earlier one`);
+    expect(outOfOrder).toBeGreaterThan(0);
+    expect(wrong).toEqual([]);
+  });
+
+  it("never runs more calls at once than its concurrency, and never leaves a slot idle while a call waits", () => {
+    const wrong: string[] = [];
+    for (const snapshot of graphs.flatMap(graphNodes)) {
+      const context = contextOf(snapshot);
+      const running = context.calls.filter(isRunning).length;
+      const waiting = context.calls.some(
+        (c) => !c.dispatched && c.settlement === null && c.planned.disposition === "run",
+      );
+      if (running > slotsOf(context)) wrong.push(`${running} running with concurrency ${context.concurrency}`);
+      if (snapshot.status === "active" && waiting && running < slotsOf(context)) {
+        wrong.push(`a slot idle while a call waits: ${canonicalJson(context.calls.map((c) => c.dispatched))}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it("sends EXECUTE once per runnable call, in call order, as its slot frees — never for a refused call", () => {
+    const wrong: string[] = [];
+    for (const { before, after } of allSteps()) {
+      const executed = ioCommandsOf(stepInto(after)).filter((command) => command.type === "EXECUTE");
+      const context = contextOf(after);
+      const dispatched = context.calls
+        .map((batchCall, index) => (batchCall.dispatched && !before?.calls[index]?.dispatched ? index : -1))
+        .filter((index) => index >= 0);
+      if (canonicalJson(executed.map((command) => command.index)) !== canonicalJson(dispatched)) {
+        wrong.push(`EXECUTE ${executed.map((command) => command.index)} for newly dispatched ${dispatched}`);
+      }
+      for (const command of executed) {
+        const planned = context.calls[command.index]!.planned;
+        if (
+          planned.disposition !== "run" ||
+          command.planned !== planned ||
+          command.runId !== context.runId ||
+          command.step !== context.step ||
+          command.replyTo === undefined
+        ) {
+          wrong.push(`EXECUTE ${command.index}: ${planned.call.id} (${planned.disposition})`);
         }
       }
     }
     expect(wrong).toEqual([]);
   });
 
-  it("never runs more runnable calls at once than its concurrency", () => {
-    const wrong = graphs.flatMap(graphNodes).filter((snapshot) => {
-      const context = contextOf(snapshot);
-      const running = context.calls.filter((_, index) => isRunning(context, index)).length;
-      return context.running !== running || running > context.concurrency;
-    });
-    expect(wrong.map((snapshot) => JSON.stringify(contextOf(snapshot).settlements))).toEqual([]);
+  it("settles refused calls at once, as errors naming the refusal, without executing them", () => {
+    const everyRefusal = graphs[INPUTS.findIndex(({ name }) => name.startsWith("every refusal"))]!;
+    const [initial] = graphNodes(everyRefusal);
+    const settlements = contextOf(initial!).calls.map((batchCall) =>
+      batchCall.settlement ? [batchCall.settlement.status, batchCall.settlement.reason] : null,
+    );
+    expect(settlements).toEqual([
+      ["error", "tool_executor_missing"],
+      ["error", "tool_not_allowed"],
+      ["error", "unknown_tool"],
+      ["error", "invalid_arguments"],
+      null,
+    ]);
+    // A batch of refused calls only is done before anything runs.
+    const onlyRefused = graphs[INPUTS.findIndex(({ name }) => name === "refused c only")]!;
+    expect(graphNodes(onlyRefused).map((snapshot) => snapshot.status)).toEqual(["done"]);
   });
 
-  it("sends START to each call once, in order, and to none when cancelled at start", () => {
+  it("keeps one timer, set for the earliest deadline of the running calls", () => {
     const wrong: string[] = [];
-    for (const input of INPUTS) {
-      const [initial, actions] = initialTransition(machine, input);
-      const first = sentTo(actionsOfInitial(actions), "START");
-      if (JSON.stringify(first) !== JSON.stringify(range(0, contextOf(initial).nextIndex)))
-        wrong.push(`initial: ${first}`);
-      if (input.cancelled && first.length > 0) wrong.push("started calls although cancelled at start");
-    }
-    for (const graph of graphs) {
-      for (const edge of graphEdges(graph)) {
-        const started = sentTo(actionsOf(machine, edge.state, edge.event), "START");
-        const expected = range(contextOf(edge.state).nextIndex, contextOf(edge.nextState).nextIndex);
-        if (JSON.stringify(started) !== JSON.stringify(expected)) wrong.push(`${edge.event.type}: ${started}`);
-        if (contextOf(edge.state).cancelRequested && started.length > 0) wrong.push("started a call after CANCEL");
+    let deadlines = 0;
+    for (const { after } of allSteps()) {
+      if (after.status !== "active") continue;
+      const context = contextOf(after);
+      const scheduled = stepInto(after)
+        .actions.filter((action) => action.type === "xstate.raise")
+        .map((action) => (action.params as { delay?: number }).delay)
+        .filter((delay) => delay !== undefined);
+      const running = context.calls.filter((c) => isRunning(c) && c.deadline !== null).map((c) => c.deadline!);
+      const expected = running.length === 0 ? NO_DEADLINE : Math.min(...running) - context.clock;
+      if (running.length > 1) deadlines += 1;
+      if (scheduled.length !== 1 || scheduled[0] !== expected) {
+        wrong.push(`scheduled ${scheduled} for deadlines ${running} at ${context.clock}`);
       }
     }
+    expect(deadlines).toBeGreaterThan(0);
     expect(wrong).toEqual([]);
   });
 
-  it("starts every call and ends without any CANCEL: no state waits forever", () => {
-    const stuck = INPUTS.flatMap((input, position) => (input.cancelled ? [] : stuckStates(graphs[position]!, input)));
-    expect(stuck).toEqual([]);
+  it("times out exactly the running calls whose deadline came, and aborts them", () => {
+    const wrong: string[] = [];
+    let timers = 0;
+    for (const graph of graphs) {
+      for (const edge of graphEdges(graph).filter((e) => e.event.type === TIMER)) {
+        timers += 1;
+        const before = contextOf(edge.state);
+        const after = contextOf(edge.nextState);
+        const earliest = Math.min(...before.calls.filter(isRunning).map((c) => c.deadline ?? Number.POSITIVE_INFINITY));
+        const due = before.calls
+          .map((c, index) => (isRunning(c) && c.deadline === earliest ? index : -1))
+          .filter((index) => index >= 0);
+        const timedOut = after.calls
+          .map((c, index) =>
+            before.calls[index]!.settlement === null && c.settlement?.status === "timed_out" ? index : -1,
+          )
+          .filter((index) => index >= 0);
+        const aborted = ioCommandsOf(stepInto(edge.nextState))
+          .filter((command) => command.type === "ABORT")
+          .map((command) => command.callId);
+        if (
+          canonicalJson(timedOut) !== canonicalJson(due) ||
+          canonicalJson(aborted) !== canonicalJson(due.map((index) => before.calls[index]!.planned.call.id)) ||
+          due.some((index) => {
+            const settlement = after.calls[index]!.settlement!;
+            return (
+              settlement.status !== "timed_out" ||
+              settlement.reason !== "timed_out" ||
+              canonicalJson(settlement.evidence) !==
+                canonicalJson({ timeout_ms: before.calls[index]!.planned.timeoutMs })
+            );
+          }) ||
+          after.clock !== earliest
+        ) {
+          wrong.push(`timer at ${before.clock}: due ${due}, timed out ${timedOut}, aborted ${aborted}`);
+        }
+      }
+    }
+    expect(timers).toBeGreaterThan(0);
+    expect(wrong).toEqual([]);
   });
 
-  it("still starts its calls when configured with concurrency 0", () => {
-    // AgentRuntime passes `toolConcurrency` through unchecked; with 0 no runnable call ever starts
-    // (and a call that never runs never times out), so the run would wait until someone cancels.
-    const input = batchInput(0, false, [plannedCall(1, "a")]);
-    const stuck = stuckStates(buildGraph(machine, optionsFor(input)), input);
-    expect(stuck).toEqual([]);
+  it("ignores a result that arrives after its call timed out", () => {
+    const late = graphs.flatMap(graphEdges).filter((edge) => {
+      if (edge.event.type !== "CALL_SETTLED") return false;
+      const { index } = edge.event as Extract<BatchReply, { type: "CALL_SETTLED" }>;
+      return contextOf(edge.state).calls[index]!.settlement !== null;
+    });
+    expect(late.length).toBeGreaterThan(0);
+    expect(
+      late.filter(
+        (edge) => canonicalJson(contextOf(edge.state).calls) !== canonicalJson(contextOf(edge.nextState).calls),
+      ),
+    ).toEqual([]);
   });
 
-  it("forwards CANCEL to exactly the calls that have not settled", () => {
+  it("settles every unsettled call as cancelled on CANCEL, aborting exactly the running ones", () => {
     const wrong: string[] = [];
     for (const graph of graphs) {
       for (const edge of graphEdges(graph).filter((e) => e.event.type === "CANCEL")) {
-        const cancelled = sentTo(actionsOf(machine, edge.state, edge.event), "CANCEL");
-        const unsettled = contextOf(edge.state)
-          .settlements.map((settlement, index) => (settlement === null ? callActorId(index) : null))
-          .filter((id): id is string => id !== null)
-          .sort();
-        if (JSON.stringify(cancelled) !== JSON.stringify(unsettled)) wrong.push(`${cancelled} vs ${unsettled}`);
+        const before = contextOf(edge.state);
+        const after = contextOf(edge.nextState);
+        const aborted = ioCommandsOf(stepInto(edge.nextState))
+          .filter((command) => command.type === "ABORT")
+          .map((command) => command.callId);
+        const running = before.calls.filter(isRunning).map((c) => c.planned.call.id);
+        const cancelled = after.calls.map((c, index) =>
+          before.calls[index]!.settlement === null
+            ? [c.settlement?.status, c.settlement?.reason, c.settlement?.evidence.started]
+            : null,
+        );
+        const expected = before.calls.map((c) =>
+          c.settlement === null ? ["cancelled", "cancelled_by_user", c.startedAt !== null] : null,
+        );
+        if (
+          edge.nextState.status !== "done" ||
+          canonicalJson(aborted) !== canonicalJson(running) ||
+          canonicalJson(cancelled) !== canonicalJson(expected)
+        ) {
+          wrong.push(`CANCEL with ${running} running: aborted ${aborted}, ${canonicalJson(cancelled)}`);
+        }
       }
     }
     expect(wrong).toEqual([]);
   });
 
-  it("forwards every CALL_STARTED report to the run", () => {
-    const edges = graphs.flatMap(graphEdges).filter((edge) => edge.event.type === "CALL_STARTED");
-    const forwarded = edges.filter((edge) =>
-      actionsOf(machine, edge.state, edge.event).some(
-        (action) => action.type === "forwardStarted" && JSON.stringify(action.params) === JSON.stringify(edge.event),
-      ),
-    );
-    expect(edges.length).toBeGreaterThan(0);
-    expect(forwarded.length).toBe(edges.length);
+  it("ends on its own without any CANCEL, having executed every runnable call: no state waits forever", () => {
+    const stuck: string[] = [];
+    for (const [position, { name, input }] of INPUTS.entries()) {
+      const key = keyOf({});
+      const own = withoutEvents(graphs[position]!, (event) => event.type === "CANCEL");
+      const counts = endingPathCounts(own, key);
+      for (const node of reachableKeys(own, key)) {
+        const snapshot = nodeAt(own, node).state;
+        const context = contextOf(snapshot);
+        if (counts.get(node) === 0) stuck.push(`${name}: stuck with ${canonicalJson(context.calls)}`);
+        const runnable = input.calls.filter((planned) => planned.disposition === "run").length;
+        if (snapshot.status === "done" && context.calls.filter((c) => c.dispatched).length !== runnable) {
+          stuck.push(`${name}: done with calls never executed`);
+        }
+      }
+    }
+    expect(stuck).toEqual([]);
   });
 });
-
-function actionsOfInitial(actions: ReadonlyArray<unknown>): ExecutedAction[] {
-  return (actions as ReadonlyArray<{ type: string; params?: unknown; info?: { context?: unknown } }>).map((action) => ({
-    type: action.type,
-    params: action.params,
-    context: action.info?.context,
-  }));
-}
-
-/** States of a batch that cannot end on its own (without a CANCEL), or end with calls never started. */
-function stuckStates(graph: Graph, input: ToolBatchInput): string[] {
-  const key = keyOf(optionsFor(input));
-  // The graph without CANCEL edges: what the batch does on its own.
-  const own = withoutEvents(graph, (event) => event.type === "CANCEL");
-  const reachable = reachableKeys(own, key);
-  const counts = endingPathCounts(own, key);
-  const stuck: string[] = [];
-  for (const node of reachable) {
-    const context = contextOf(nodeAt(own, node).state);
-    if (counts.get(node) === 0)
-      stuck.push(`stuck: settlements ${JSON.stringify(context.settlements)}, nextIndex ${context.nextIndex}`);
-    if (nodeAt(own, node).state.status === "done" && context.nextIndex !== input.calls.length) {
-      stuck.push(`done with calls never started: nextIndex ${context.nextIndex}`);
-    }
-  }
-  return stuck;
-}

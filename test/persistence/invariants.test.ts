@@ -6,6 +6,7 @@ import { describe, expect, it } from "@effect/vitest";
 import Sqlite from "better-sqlite3";
 import { Effect } from "effect";
 import { migrateDatabase } from "../../src/persistence/database.js";
+import { MIGRATIONS } from "../../src/persistence/migrations/index.js";
 import { dumpAll, FINGERPRINT, useTempDir } from "../support/tempDir.js";
 
 const tmp = useTempDir();
@@ -85,9 +86,11 @@ interface RefusalCase {
 
 const CASES: ReadonlyArray<RefusalCase> = [
   // Events: order and pairing.
+  // Since 0005 the schema's own constraints refuse these (the store maps them onto the same
+  // LedgerError reasons: duplicate_sequence, unknown_run, duplicate_receipt).
   {
     name: "a duplicate (run_id, sequence)",
-    refused: "ledger:duplicate_sequence",
+    refused: "UNIQUE constraint failed: agent_run_events.run_id, agent_run_events.sequence",
     run: (db) => insertEvent(db, "open", 3, "user_input"),
   },
   { name: "a sequence gap", refused: "ledger:sequence_gap", run: (db) => insertEvent(db, "open", 5, "user_input") },
@@ -98,7 +101,7 @@ const CASES: ReadonlyArray<RefusalCase> = [
   },
   {
     name: "an event of an unknown run",
-    refused: "ledger:unknown_run",
+    refused: "FOREIGN KEY constraint failed",
     run: (db) => insertEvent(db, "nope", 1, "user_input"),
   },
   {
@@ -182,7 +185,7 @@ const CASES: ReadonlyArray<RefusalCase> = [
   },
   {
     name: "a second receipt for the same call",
-    refused: "ledger:duplicate_receipt",
+    refused: "UNIQUE constraint failed: agent_execution_receipts.run_id, agent_execution_receipts.call_id",
     run: (db) => insertReceipt(db, "open", "c1", "another-id"),
   },
   // Runs.
@@ -269,6 +272,16 @@ describe("ledger invariants at the SQL level", () => {
     }),
   );
 
+  it.scoped("refuse a second terminal event through the unique terminal index when the trigger is bypassed", () =>
+    Effect.gen(function* () {
+      const { db } = yield* seededLedger;
+      db.exec("DROP TRIGGER agent_run_events_guard");
+      expect(() => insertEvent(db, "closing", 3, "terminal", terminal("failed"))).toThrow(
+        "UNIQUE constraint failed: agent_run_events.run_id",
+      );
+    }),
+  );
+
   it.scoped("refuse a duplicate (run_id, sequence) through the UNIQUE constraint when the trigger is bypassed", () =>
     Effect.gen(function* () {
       const { db } = yield* seededLedger;
@@ -276,6 +289,95 @@ describe("ledger invariants at the SQL level", () => {
       expect(() => insertEvent(db, "open", 3, "user_input")).toThrow(
         "UNIQUE constraint failed: agent_run_events.run_id, agent_run_events.sequence",
       );
+    }),
+  );
+});
+
+/**
+ * The terminal-event check of `agent_runs_close_once` as SQLite runs it: which b-tree it opens for
+ * agent_run_events (from the UPDATE's own bytecode, trigger program included) and the plan of the
+ * check's query as stored in the trigger. A lookup in the unique partial index of terminal events
+ * visits at most one entry, whatever the length of the run; the (run_id, sequence) index that 0002
+ * used visits every event of the run.
+ */
+function closeCheck(db: Db) {
+  const roots = new Map(
+    (
+      db
+        .prepare("SELECT rootpage, name FROM sqlite_master WHERE tbl_name = 'agent_run_events' AND rootpage > 0")
+        .all() as Array<{ rootpage: number; name: string }>
+    ).map((row) => [row.rootpage, row.name]),
+  );
+  const opened = (
+    db.prepare("EXPLAIN UPDATE agent_runs SET terminal_state = 'completed' WHERE run_id = ?").all("x") as Array<{
+      opcode: string;
+      p2: number;
+    }>
+  )
+    .filter((op) => op.opcode === "OpenRead" && roots.has(op.p2))
+    .map((op) => roots.get(op.p2));
+  const trigger = (
+    db.prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'agent_runs_close_once'").get() as {
+      sql: string;
+    }
+  ).sql;
+  const query = /SELECT json_extract\(payload_json, '\$\.terminalState'\) FROM agent_run_events\s+WHERE [^)]*/
+    .exec(trigger)?.[0]
+    .replaceAll("NEW.run_id", "?");
+  if (!query) throw new Error(`no terminal-event lookup in ${trigger}`);
+  const plan = (db.prepare(`EXPLAIN QUERY PLAN ${query}`).all("x") as Array<{ detail: string }>).map(
+    (row) => row.detail,
+  );
+  return { opened, plan };
+}
+
+const { "0005_ledger_exact_checks": _exactChecks, ...UP_TO_0004 } = MIGRATIONS;
+
+describe("the close check (agent_runs_close_once)", () => {
+  it.scoped("looks the terminal event up in the unique partial index of terminal events", () =>
+    Effect.gen(function* () {
+      const { db } = yield* seededLedger;
+      const indexSql = db
+        .prepare("SELECT sql FROM sqlite_master WHERE name = 'idx_agent_run_events_terminal'")
+        .pluck()
+        .get() as string;
+      expect(indexSql).toMatch(/CREATE UNIQUE INDEX .* ON agent_run_events\(run_id\) WHERE event_type = 'terminal'/);
+      expect(closeCheck(db)).toEqual({
+        opened: ["agent_run_events", "idx_agent_run_events_terminal"],
+        plan: ["SEARCH agent_run_events USING INDEX idx_agent_run_events_terminal (run_id=?)"],
+      });
+    }),
+  );
+
+  it.effect("walked every event of the run through the (run_id, sequence) index before 0005", () =>
+    Effect.gen(function* () {
+      const file = tmp.path("v4.db");
+      yield* migrateDatabase(file, { migrations: UP_TO_0004 });
+      const db = new Sqlite(file);
+      try {
+        expect(closeCheck(db)).toEqual({
+          opened: ["agent_run_events", "sqlite_autoindex_agent_run_events_1"],
+          plan: ["SEARCH agent_run_events USING INDEX sqlite_autoindex_agent_run_events_1 (run_id=?)"],
+        });
+      } finally {
+        db.close();
+      }
+    }),
+  );
+
+  it.scoped("still closes a long run only as its terminal event says", () =>
+    Effect.gen(function* () {
+      const { db } = yield* seededLedger;
+      insertRun(db, "long");
+      db.transaction(() => {
+        for (let sequence = 1; sequence <= 2_000; sequence++) insertEvent(db, "long", sequence, "user_input");
+        insertEvent(db, "long", 2_001, "terminal", terminal("failed"));
+      })();
+      const close = (state: string) =>
+        db.prepare("UPDATE agent_runs SET terminal_state = ?, ended_at = 'now' WHERE run_id = 'long'").run(state);
+      expect(() => close("completed")).toThrow("ledger:run_closed_without_terminal_event");
+      close("failed");
+      expect(db.prepare("SELECT terminal_state FROM agent_runs WHERE run_id = 'long'").pluck().get()).toBe("failed");
     }),
   );
 });

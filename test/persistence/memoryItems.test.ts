@@ -2,9 +2,9 @@ import { describe, expect, it } from "@effect/vitest";
 import Sqlite from "better-sqlite3";
 import { Effect, Layer } from "effect";
 import { migrateDatabase } from "../../src/persistence/database.js";
-import { ledgerLayer } from "../../src/persistence/ledger.js";
-import { MemoryItemStore, MemoryItemStoreLive } from "../../src/persistence/MemoryItemStore.js";
-import { MIGRATIONS } from "../../src/persistence/migrations/index.js";
+import * as Ledger from "../../src/persistence/ledger.js";
+import { MemoryItemStore, layer as memoryItemStoreLayer } from "../../src/persistence/MemoryItemStore.js";
+import { LATEST_SCHEMA_VERSION, MIGRATIONS } from "../../src/persistence/migrations/index.js";
 import { dumpTable, useTempDir } from "../support/tempDir.js";
 
 const tmp = useTempDir("agentloop-memory-items-");
@@ -85,12 +85,17 @@ describe("migration 0004_memory_provenance on a version-3 database", () => {
     }),
   );
 
-  it.effect("applies only 0004 and reaches schema version 4", () =>
+  it.effect("applies 0004 and the migrations after it, and reaches the latest schema version", () =>
     Effect.gen(function* () {
       const file = tmp.path("v3.db");
       yield* databaseAtVersion3(file);
       const report = yield* migrateDatabase(file);
-      expect([report.fromVersion, report.toVersion, report.applied]).toEqual([3, 4, ["0004_memory_provenance"]]);
+      expect([report.fromVersion, report.toVersion, report.applied]).toEqual([
+        3,
+        LATEST_SCHEMA_VERSION,
+        Object.keys(MIGRATIONS).slice(3),
+      ]);
+      expect(report.applied[0]).toBe("0004_memory_provenance");
     }),
   );
 
@@ -192,7 +197,7 @@ describe("migration 0004_memory_provenance on a version-3 database", () => {
   );
 });
 
-const storeLayer = (file: string) => MemoryItemStoreLive.pipe(Layer.provide(ledgerLayer({ filename: file })));
+const storeLayer = (file: string) => memoryItemStoreLayer.pipe(Layer.provide(Ledger.layer({ filename: file })));
 const withStore = <A, E>(use: (store: MemoryItemStore["Type"]) => Effect.Effect<A, E>) =>
   Effect.flatMap(MemoryItemStore, use).pipe(Effect.provide(storeLayer(tmp.path("store.db"))));
 

@@ -5,11 +5,23 @@ import { SqlClient } from "@effect/sql";
 import { describe, expect, it } from "@effect/vitest";
 import Sqlite from "better-sqlite3";
 import { Effect } from "effect";
+import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
 import { DatabaseError, migrateDatabase } from "../../src/persistence/database.js";
 import { LEDGER_DDL } from "../../src/persistence/migrations/0002_run_ledger.js";
 import { DELIVERY_DDL } from "../../src/persistence/migrations/0003_channel_deliveries.js";
 import { LATEST_SCHEMA_VERSION, MIGRATIONS } from "../../src/persistence/migrations/index.js";
-import { createHostDatabase, dumpTable, listDir, sha256, tableNames, useTempDir } from "../support/tempDir.js";
+import {
+  closure,
+  createHostDatabase,
+  dumpAll,
+  dumpTable,
+  listDir,
+  sha256,
+  tableNames,
+  toolResult,
+  useTempDir,
+  withLedger,
+} from "../support/tempDir.js";
 
 const tmp = useTempDir();
 const LEDGER_TABLES = ["agent_execution_receipts", "agent_run_events", "agent_runs"];
@@ -71,6 +83,7 @@ describe("migrateDatabase on a new file", () => {
         "idx_agent_channel_deliveries_run",
         "idx_agent_channel_deliveries_sent_once",
         "idx_agent_run_events_call",
+        "idx_agent_run_events_terminal",
         "idx_agent_runs_open",
         "idx_agent_runs_session",
         "idx_agent_runs_trace",
@@ -188,6 +201,71 @@ it.effect("names the backup with the current UTC time when no clock is given", (
     expect(listDir(tmp.dir())).toEqual(["host.db", report.backupPath!.split("/").pop()]);
   }),
 );
+
+const { "0005_ledger_exact_checks": _exactChecks, ...UP_TO_0004 } = MIGRATIONS;
+
+/** A version-4 ledger with a closed run, an open run with a pending call and an empty run (raw SQL, no store). */
+function seedVersion4Ledger(file: string): void {
+  const db = new Sqlite(file);
+  try {
+    const run = db.prepare(
+      `INSERT INTO agent_runs (run_id, session_id, terminal_state, completion_contract_json, trace_id, started_at)
+       VALUES (?, 's', 'running', '{"evidenceMode":"none"}', ?, '2024-01-01T00:00:00Z')`,
+    );
+    const event = db.prepare(
+      `INSERT INTO agent_run_events (run_id, sequence, event_type, payload_json, created_at)
+       VALUES (?, ?, ?, ?, '2024-01-01T00:00:00Z')`,
+    );
+    run.run("closed", "t-closed");
+    event.run("closed", 1, "user_input", '{"text":"hi"}');
+    event.run("closed", 2, "terminal", '{"terminalState":"completed"}');
+    db.prepare("UPDATE agent_runs SET terminal_state = 'completed', ended_at = 'now' WHERE run_id = 'closed'").run();
+    run.run("open", "t-open");
+    event.run("open", 1, "user_input", '{"text":"hi"}');
+    event.run("open", 2, "tool_call", '{"callId":"c1","toolName":"read_file"}');
+    run.run("empty", "t-empty");
+  } finally {
+    db.close();
+  }
+}
+
+describe("migration 0005_ledger_exact_checks on a version-4 ledger with runs", () => {
+  it.effect("applies only 0005, backs the file up and keeps every ledger row", () =>
+    Effect.gen(function* () {
+      const file = tmp.path("v4.db");
+      yield* migrateDatabase(file, { migrations: UP_TO_0004 });
+      seedVersion4Ledger(file);
+      const { effect_sql_migrations: _before, ...rowsBefore } = dumpAll(file);
+      const report = yield* migrateDatabase(file, { now: NOW });
+      expect(report).toEqual({
+        filename: file,
+        fromVersion: 4,
+        toVersion: LATEST,
+        applied: ["0005_ledger_exact_checks"],
+        backupPath: `${file}.bak-4-${LATEST}-20240506T070809Z`,
+      });
+      const { effect_sql_migrations: _after, ...rowsAfter } = dumpAll(file);
+      expect(rowsAfter).toEqual(rowsBefore);
+    }),
+  );
+
+  it.effect("keeps its runs writable and closable through the store", () =>
+    Effect.gen(function* () {
+      const file = tmp.path("v4.db");
+      yield* migrateDatabase(file, { migrations: UP_TO_0004 });
+      seedVersion4Ledger(file);
+      const closedState = yield* Effect.gen(function* () {
+        const store = yield* AgentRunStore;
+        yield* store.appendEvents("open", [toolResult(3, "c1")]);
+        yield* store.finishRun("open", closure(4, "failed", "interrupted"));
+        const refused = yield* Effect.flip(store.finishRun("closed", closure(3, "failed", "interrupted")));
+        expect(refused.reason).toBe("run_not_running");
+        return (yield* store.getRun("open"))?.terminalState;
+      }).pipe(withLedger({ filename: file }));
+      expect(closedState).toBe("failed");
+    }),
+  );
+});
 
 /** A 0002 that creates its first table and then fails, as a defect or as a failure. */
 const failingLedger = (how: "die" | "fail") =>

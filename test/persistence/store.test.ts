@@ -1,8 +1,9 @@
 import { describe, expect, it } from "@effect/vitest";
 import { Effect } from "effect";
 import { AgentRunStore, type AgentRunStoreShape, LedgerError } from "../../src/persistence/AgentRunStore.js";
-import { MEMORY_DB, runMigrations, sqliteLayer } from "../../src/persistence/database.js";
-import { makeSqliteAgentRunStore } from "../../src/persistence/SqliteAgentRunStore.js";
+import { MEMORY_DB, runMigrations } from "../../src/persistence/database.js";
+import * as SqliteAgentRunStore from "../../src/persistence/SqliteAgentRunStore.js";
+import * as Sqlite from "../../src/persistence/sqlite.js";
 import {
   closure,
   dumpAll,
@@ -90,6 +91,16 @@ const REFUSALS: ReadonlyArray<RefusalCase> = [
     name: "a second receipt for a call",
     reason: "duplicate_receipt",
     attempt: (s) => s.recordReceipt(receipt("r1", "c1", { receiptId: "again" })),
+  },
+  {
+    name: "the same receipt recorded twice",
+    reason: "duplicate_receipt",
+    attempt: (s) => s.recordReceipt(receipt("r1", "c1")),
+  },
+  {
+    name: "a receipt of an unknown run",
+    reason: "unknown_run",
+    attempt: (s) => s.recordReceipt(receipt("nope", "c1")),
   },
   {
     name: "a receipt for a finished run",
@@ -269,7 +280,7 @@ describe("AgentRunStore happy path", () => {
 describe("the ledger on :memory:", () => {
   const onFile = () => happyPath.pipe(ledger());
 
-  it.effect("records the same run through ledgerLayer(:memory:) as through a file", () =>
+  it.effect("records the same run through the ledger layer on :memory: as through a file", () =>
     Effect.gen(function* () {
       const fromFile = yield* onFile();
       const inMemory = yield* happyPath.pipe(withLedger({ filename: MEMORY_DB, now: () => NOW }));
@@ -277,14 +288,14 @@ describe("the ledger on :memory:", () => {
     }),
   );
 
-  it.effect("records the same run through sqliteLayer(:memory:) + runMigrations + makeSqliteAgentRunStore", () =>
+  it.effect("records the same run through Sqlite.layer(:memory:) + runMigrations + SqliteAgentRunStore.make", () =>
     Effect.gen(function* () {
       const fromFile = yield* onFile();
       const inMemory = yield* Effect.gen(function* () {
         yield* runMigrations();
-        const store = yield* makeSqliteAgentRunStore({ now: () => NOW });
+        const store = yield* SqliteAgentRunStore.make({ now: () => NOW });
         return yield* Effect.provideService(happyPath, AgentRunStore, store);
-      }).pipe(Effect.provide(sqliteLayer(MEMORY_DB)));
+      }).pipe(Effect.provide(Sqlite.layer({ filename: MEMORY_DB })));
       expect(inMemory).toEqual(fromFile);
     }),
   );

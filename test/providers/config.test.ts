@@ -1,13 +1,11 @@
-import { Effect, Either } from "effect";
+import { Either } from "effect";
 import { describe, expect, it } from "vitest";
 import {
   DEFAULT_MODELS,
   makeProvider,
   ProviderConfigError,
-  providerLayer,
   resolveProviderConfig,
 } from "../../src/services/providers/config.js";
-import { ProviderService } from "../../src/services/providers/Provider.js";
 
 /** Choosing the provider, model, endpoint and key from options and the environment. */
 
@@ -68,6 +66,7 @@ describe("resolveProviderConfig", () => {
   ])("refuses %s without a key, naming %s", (provider, variable) => {
     const error = refused({ provider });
     expect(error).toBeInstanceOf(ProviderConfigError);
+    expect(error.reason).toBe("missing_api_key");
     expect(error.variable).toBe(variable);
     expect(error.message).toBe(`${variable} is not set: the ${provider} provider needs an API key`);
   });
@@ -124,19 +123,5 @@ describe("makeProvider", () => {
       model: "m",
     });
     expect(built.capabilities.toolCalling).toBe(true);
-  });
-
-  it("provides the chosen provider as the ProviderService layer", async () => {
-    const provider = await Effect.runPromise(
-      Effect.provide(ProviderService, providerLayer({ provider: "anthropic", apiKey: "k" }, {})),
-    );
-    expect(provider.id).toBe("anthropic");
-  });
-
-  it("fails the layer with the configuration error", async () => {
-    const result = await Effect.runPromise(
-      Effect.either(Effect.provide(ProviderService, providerLayer({ provider: "anthropic" }, {}))),
-    );
-    expect(Either.isLeft(result) && result.left._tag).toBe("ProviderConfigError");
   });
 });

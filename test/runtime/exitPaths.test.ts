@@ -493,7 +493,7 @@ describe("cancellation", () => {
     });
     await new Promise<void>((resolve) => {
       const subscription = handle.actor.subscribe((snapshot) => {
-        if (snapshot.matches({ active: "sampling" })) {
+        if (snapshot.matches({ active: { work: "sampling" } })) {
           subscription.unsubscribe();
           resolve();
         }

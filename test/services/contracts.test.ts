@@ -81,5 +81,8 @@ describe("skill manifest", () => {
   it("refuses an unknown evidence mode with a message naming the field", () => {
     expect(() => parseSkillManifest("---\nname: x\nevidence: sometimes\n---\n")).toThrow(SkillManifestError);
     expect(() => parseSkillManifest("---\nname: x\nevidence: sometimes\n---\n")).toThrow(/evidence/);
+    expect(() => parseSkillManifest("---\nname: x\nevidence: sometimes\n---\n")).toThrow(
+      expect.objectContaining({ _tag: "SkillManifestError", reason: "invalid_manifest" }),
+    );
   });
 });

@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { CassetteError, loadCassettes } from "../../src/services/eval/loadCassettes.js";
+import { CassetteError, loadCassettes } from "../../src/host/eval/loadCassettes.js";
 import { useTempDir } from "../support/tempDir.js";
 
 const EVAL_DIR = fileURLToPath(new URL("../../eval/", import.meta.url));
@@ -29,6 +29,7 @@ function loadError(...paths: string[]): string {
     loadCassettes(paths, tmp.dir());
   } catch (error) {
     expect(error).toBeInstanceOf(CassetteError);
+    expect((error as CassetteError)._tag).toBe("CassetteError");
     return (error as CassetteError).message;
   }
   throw new Error("expected a CassetteError");

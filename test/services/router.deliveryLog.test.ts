@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql";
 import { Effect } from "effect";
 import { describe, expect, it } from "vitest";
 import type { DeliveryAttempt } from "../../src/domain/delivery.js";
-import { makeDeliveryLog } from "../../src/persistence/DeliveryLog.js";
+import * as DeliveryLog from "../../src/persistence/DeliveryLog.js";
 import type { AgentRuntime } from "../../src/runtime/AgentRuntime.js";
 import { useRuntimeHarness } from "../support/runtimeHarness.js";
 
@@ -23,9 +23,9 @@ const attempt = (overrides: Partial<DeliveryAttempt> = {}): DeliveryAttempt => (
 });
 
 const record = (runtime: AgentRuntime, row: DeliveryAttempt) =>
-  runtime.run(Effect.flatMap(makeDeliveryLog(), (log) => log.record(row)).pipe(Effect.either));
+  runtime.run(Effect.flatMap(DeliveryLog.make(), (log) => log.record(row)).pipe(Effect.either));
 const rows = (runtime: AgentRuntime) =>
-  runtime.run(Effect.flatMap(makeDeliveryLog(), (log) => log.listRunDeliveries("run-1")));
+  runtime.run(Effect.flatMap(DeliveryLog.make(), (log) => log.listRunDeliveries("run-1")));
 
 describe("delivery log", () => {
   it("stores a failed attempt's error as one redacted line", async () => {

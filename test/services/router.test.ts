@@ -3,11 +3,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { waitFor } from "xstate";
 import type { CompletionContractInput, LoopEvent } from "../../src/domain/index.js";
 import { terminalTemplate } from "../../src/domain/index.js";
-import { makeDeliveryLog } from "../../src/persistence/DeliveryLog.js";
+import { outboxChannel } from "../../src/host/channels/outbox.js";
+import { type ChannelRoute, type ChannelRouter, makeRouter } from "../../src/host/router.js";
+import * as DeliveryLog from "../../src/persistence/DeliveryLog.js";
 import type { AgentRuntime } from "../../src/runtime/AgentRuntime.js";
-import { outboxChannel } from "../../src/services/channels/outbox.js";
 import { scriptedProvider } from "../../src/services/providers/scripted.js";
-import { type ChannelRoute, type ChannelRouter, createRouter } from "../../src/services/router.js";
 import { AnyObjectInput, defineTool } from "../../src/services/tools/Tool.js";
 import { callStep, readLedger, textStep, useRuntimeHarness } from "../support/runtimeHarness.js";
 
@@ -26,7 +26,7 @@ afterEach(async () => {
 const OBSERVE_PROBE: CompletionContractInput = { evidenceMode: "observe", requiredToolNames: ["probe"] };
 
 function routerFor(runtime: AgentRuntime, channels: ReadonlyArray<ChannelRoute>) {
-  const router = createRouter({ runtime, channels, retryDelayMs: 1 });
+  const router = makeRouter({ runtime, channels, retryDelayMs: 1 });
   routers.push(router);
   return router;
 }
@@ -57,7 +57,7 @@ function watch(
 }
 
 const deliveries = (runtime: AgentRuntime, runId: string) =>
-  runtime.run(Effect.flatMap(makeDeliveryLog(), (log) => log.listRunDeliveries(runId)));
+  runtime.run(Effect.flatMap(DeliveryLog.make(), (log) => log.listRunDeliveries(runId)));
 
 describe("router: final_only", () => {
   it("delivers nothing to a final_only channel before the receipt and the terminal, then exactly one final", async () => {

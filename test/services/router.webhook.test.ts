@@ -1,10 +1,10 @@
 import { Effect } from "effect";
 import { afterEach, describe, expect, it } from "vitest";
-import { makeDeliveryLog } from "../../src/persistence/DeliveryLog.js";
+import { webhookChannel } from "../../src/host/channels/webhook.js";
+import { type ChannelRouter, makeRouter } from "../../src/host/router.js";
+import * as DeliveryLog from "../../src/persistence/DeliveryLog.js";
 import type { AgentRuntime } from "../../src/runtime/AgentRuntime.js";
-import { webhookChannel } from "../../src/services/channels/webhook.js";
 import { scriptedProvider } from "../../src/services/providers/scripted.js";
-import { type ChannelRouter, createRouter } from "../../src/services/router.js";
 import { readLedger, textStep, useRuntimeHarness } from "../support/runtimeHarness.js";
 import { startWebhookReceiver, type WebhookReceiver } from "./channels/webhookServer.js";
 
@@ -24,7 +24,7 @@ async function setUp(answer: (attempt: number) => number, path?: string) {
   const runtime = await harness.makeRuntime();
   const receiver = await startWebhookReceiver(answer, path ? { path } : {});
   receivers.push(receiver);
-  const router = createRouter({
+  const router = makeRouter({
     runtime,
     channels: [{ channel: webhookChannel({ id: "hook", url: receiver.url }), maxAttempts: 3, retryDelayMs: 1 }],
   });
@@ -35,7 +35,7 @@ async function setUp(answer: (attempt: number) => number, path?: string) {
 }
 
 const deliveries = (runtime: AgentRuntime, runId: string) =>
-  runtime.run(Effect.flatMap(makeDeliveryLog(), (log) => log.listRunDeliveries(runId)));
+  runtime.run(Effect.flatMap(DeliveryLog.make(), (log) => log.listRunDeliveries(runId)));
 
 describe("router → webhook", () => {
   it("delivers the final exactly once to a webhook that fails twice, and the log shows the failed attempts", async () => {

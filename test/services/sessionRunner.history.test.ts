@@ -1,11 +1,11 @@
 import { Effect } from "effect";
 import { describe, expect, it } from "vitest";
 import type { ContextMessage } from "../../src/domain/index.js";
+import { SessionRunner } from "../../src/host/sessionRunner.js";
 import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
 import type { AgentRuntime } from "../../src/runtime/AgentRuntime.js";
 import { type BuiltContext, buildContext } from "../../src/services/contextBuilder.js";
 import { scriptedProvider } from "../../src/services/providers/scripted.js";
-import { SessionRunner } from "../../src/services/sessionRunner.js";
 import { messageTokens, type TokenCounter, tokenCounterFor } from "../../src/services/tokens.js";
 import { projectRuns } from "../../src/services/transcriptProjector.js";
 import { callStep, lookupTool, textStep, useRuntimeHarness } from "../support/runtimeHarness.js";

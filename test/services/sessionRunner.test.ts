@@ -6,6 +6,7 @@ import {
   NONE_CONTRACT,
   type ProviderCapabilities,
 } from "../../src/domain/index.js";
+import { SessionRunner, type SessionRunnerOptions, type TurnOptions } from "../../src/host/sessionRunner.js";
 import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
 import { MemoryTurnStore, type NewMemoryTurn } from "../../src/persistence/MemoryTurnStore.js";
 import type { AgentRuntime } from "../../src/runtime/AgentRuntime.js";
@@ -14,7 +15,6 @@ import { scriptedProvider } from "../../src/services/providers/scripted.js";
 import { anthropicToolFields, toAnthropicConversation } from "../../src/services/providers/serializers/anthropic.js";
 import { chatToolFields, toChatMessages } from "../../src/services/providers/serializers/openaiChat.js";
 import { responsesToolFields, toResponsesInput } from "../../src/services/providers/serializers/openaiResponses.js";
-import { SessionRunner, type SessionRunnerOptions, type TurnOptions } from "../../src/services/sessionRunner.js";
 import type { AnyToolDefinition } from "../../src/services/tools/Tool.js";
 import { anthropicProtocol } from "../support/fakeServers/anthropic.js";
 import { openAIChatProtocol } from "../support/fakeServers/openaiChat.js";

@@ -13,7 +13,7 @@ import { afterEach, beforeEach } from "vitest";
 import type { ExecutionReceipt, JsonValue, ReasonCode, TerminalState } from "../../src/domain/index.js";
 import { NONE_CONTRACT } from "../../src/domain/index.js";
 import type { EventToAppend, NewRun, RunClosure } from "../../src/persistence/AgentRunStore.js";
-import { type LedgerOptions, ledgerLayer } from "../../src/persistence/ledger.js";
+import * as Ledger from "../../src/persistence/ledger.js";
 
 export interface TempDir {
   /** The directory of the current test. */
@@ -135,9 +135,9 @@ export const FINGERPRINT = "a".repeat(64);
 
 /** Provides the AgentRunStore (and SqlClient) over a migrated `filename`. */
 export const withLedger =
-  (options: LedgerOptions) =>
+  (options: Ledger.LedgerOptions) =>
   <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-    Effect.provide(effect, ledgerLayer(options));
+    Effect.provide(effect, Ledger.layer(options));
 
 export const newRun = (runId: string, overrides: Partial<NewRun> = {}): NewRun => ({
   runId,

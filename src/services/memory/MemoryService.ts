@@ -25,7 +25,7 @@ export interface MemoryServiceShape {
 
 export class MemoryService extends Context.Tag("agentloop/MemoryService")<MemoryService, MemoryServiceShape>() {}
 
-export const MemoryServiceLive = Layer.effect(
+export const memoryServiceLayer = Layer.effect(
   MemoryService,
   Effect.gen(function* () {
     const runs = yield* AgentRunStore;

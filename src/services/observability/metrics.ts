@@ -60,7 +60,7 @@ export const METRICS = {
   ),
   memoryRejected: counterInfo(
     "agent_memory_rejected_total",
-    "memory candidates kept from active memory, by reason (needs_evidence: held pending by the gate)",
+    "memory candidates kept from active memory, by reason (needs_evidence: held pending by the gate; admin_reject: rejected by `agentloop memory reject`)",
     ["reason"],
   ),
   // The router defines the same counter (same name, description and options: one series set).
@@ -189,8 +189,14 @@ export const recordMemoryCandidates = (
     { discard: true },
   );
 
-/** A memory item kept from active memory for `reason` (e.g. `admin_reject` when an admin rejects a candidate). */
-export function recordMemoryRejected(reason: string, count = 1): void {
+/** The reasons of `agent_memory_rejected_total` (the ledger-derived families use the same two). */
+export type MemoryRejectedReason = "needs_evidence" | "admin_reject";
+
+/**
+ * Memory items kept from active memory for `reason` outside consolidation: `admin_reject` when an
+ * operator rejects a candidate (`agentloop memory reject`).
+ */
+export function recordMemoryRejected(reason: MemoryRejectedReason, count = 1): void {
   Effect.runSync(add(memoryRejectedTotal, count, { reason }));
 }
 

@@ -2,25 +2,20 @@ import { Cause, Effect, Exit, type Tracer } from "effect";
 import { SPAN } from "./spanNames.js";
 
 /**
- * Recent runs' root spans and the tracer that made them, so a delivery made after the run can
- * still join its tree (without touching the runtime, which may be disposed by then).
+ * A traced run's root span and the tracer that made it. It travels with the run's handle, so a
+ * delivery made after the run (even after its runtime was disposed) can still join the run's tree.
  */
-const recentRoots = new Map<string, { span: Tracer.Span; tracer: Tracer.Tracer }>();
-const RECENT_ROOTS = 1024;
-
-export function rememberRoot(runId: string, span: Tracer.Span, tracer: Tracer.Tracer) {
-  recentRoots.set(runId, { span, tracer });
-  if (recentRoots.size > RECENT_ROOTS) {
-    const oldest = recentRoots.keys().next().value;
-    if (oldest !== undefined) recentRoots.delete(oldest);
-  }
+export interface RunTrace {
+  readonly span: Tracer.Span;
+  readonly tracer: Tracer.Tracer;
 }
 
 /**
- * A channel delivery as a span of its run's tree (`agent.delivery.send`), for the router: wraps
- * one send attempt. A run this process did not start (or one long gone) gets no span.
+ * A channel delivery as a span of its run's tree (`agent.delivery.send`): wraps one send attempt.
+ * A run without tracing gets no span.
  */
 export async function traceDelivery<A>(
+  trace: RunTrace | undefined,
   target: {
     readonly runId: string;
     readonly channelId: string;
@@ -29,8 +24,7 @@ export async function traceDelivery<A>(
   },
   send: () => Promise<A>,
 ): Promise<A> {
-  const root = recentRoots.get(target.runId);
-  if (!root) return send();
+  if (!trace) return send();
   let failure: { readonly error: unknown } | undefined;
   const exit = await Effect.runPromiseExit(
     Effect.tryPromise({
@@ -41,7 +35,7 @@ export async function traceDelivery<A>(
       },
     }).pipe(
       Effect.withSpan(SPAN.delivery, {
-        parent: root.span,
+        parent: trace.span,
         kind: "producer",
         attributes: {
           "agentloop.run.id": target.runId,
@@ -50,7 +44,7 @@ export async function traceDelivery<A>(
           ...(target.attempt === undefined ? {} : { "agentloop.delivery.attempt": target.attempt }),
         },
       }),
-      Effect.withTracer(root.tracer),
+      Effect.withTracer(trace.tracer),
     ),
   );
   if (Exit.isSuccess(exit)) return exit.value;

@@ -4,14 +4,17 @@ import type {
   CompletionContract,
   ContextMessage,
   ExecutorResult,
+  FinishRunInput,
   LedgerEvent,
+  LedgerWriteInput,
+  SampleOutcome,
+  ToolResultsInput,
   ToolSettlement,
 } from "../../domain/index.js";
-import type { FinishRunInput, LedgerWriteInput, SampleOutcome, ToolResultsInput } from "../../machines/protocol.js";
 import { AgentRunStore } from "../../persistence/AgentRunStore.js";
 import { addEventFact, eventFacts, noEventFacts, runEndFacts } from "./ledgerMetrics.js";
 import { recordRunEnded } from "./metrics.js";
-import { rememberRoot } from "./runRoots.js";
+import type { RunTrace } from "./runRoots.js";
 import { SPAN } from "./spanNames.js";
 
 /**
@@ -26,7 +29,7 @@ import { SPAN } from "./spanNames.js";
 export { SPAN } from "./spanNames.js";
 
 export interface RunObservationInit {
-  readonly runtime: ManagedRuntime.ManagedRuntime<AgentRunStore, never>;
+  readonly runtime: ManagedRuntime.ManagedRuntime<AgentRunStore, unknown>;
   readonly runId: string;
   readonly sessionId: string;
   /** A trace id the host chose (e.g. from an incoming request); default: the root span's own. */
@@ -40,6 +43,8 @@ export interface RunObservationInit {
   readonly toolsOffered: ReadonlyArray<string>;
   /** Emit the run logs (the runtime's `logs` / `logger` config). */
   readonly logging: boolean;
+  /** Make spans: the host configured a tracing layer or handed a parent span. Without, no span is made. */
+  readonly tracing: boolean;
 }
 
 type Wrap = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>;
@@ -48,6 +53,8 @@ type Wrap = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>;
 export interface RunObserver {
   readonly traceId: string;
   readonly rootSpan: Tracer.Span | undefined;
+  /** The root span and its tracer, for deliveries after the run (undefined without tracing). */
+  readonly trace: RunTrace | undefined;
   readonly open: Wrap;
   readonly sample: (
     step: number,
@@ -70,6 +77,7 @@ const identity: Wrap = (effect) => effect;
 export const passthroughObserver = (traceId = ""): RunObserver => ({
   traceId,
   rootSpan: undefined,
+  trace: undefined,
   open: identity,
   sample: () => identity,
   tool: () => identity,
@@ -99,7 +107,7 @@ const settlementLog = (step: number, settlement: ToolSettlement) => ({
 
 /** Each runtime's tracer, looked up once (its layer is fixed when the runtime is built). */
 const tracers = new WeakMap<object, Tracer.Tracer>();
-function tracerOf(runtime: ManagedRuntime.ManagedRuntime<AgentRunStore, never>): Tracer.Tracer {
+function tracerOf(runtime: ManagedRuntime.ManagedRuntime<AgentRunStore, unknown>): Tracer.Tracer {
   const known = tracers.get(runtime);
   if (known) return known;
   const tracer = runtime.runSync(Effect.tracer);
@@ -122,26 +130,35 @@ export function observeRun(init: RunObservationInit): RunObserver {
     "gen_ai.request.model": init.provider.model,
     "gen_ai.conversation.id": init.sessionId,
   };
-  // A host-chosen trace id without a host span: the root hangs under a remote parent of that trace.
-  const parent: Tracer.AnySpan | undefined =
-    init.parentSpan ??
-    (init.traceId ? Tracer.externalSpan({ traceId: init.traceId, spanId: randomHex(8), sampled: true }) : undefined);
-  const makeRoot = Effect.makeSpan(SPAN.run, {
-    ...(parent ? { parent } : { root: true }),
-    kind: "internal",
-    captureStackTrace: false,
-    attributes: {
-      ...base,
-      "gen_ai.operation.name": "invoke_agent",
-      "agentloop.api_family": init.provider.apiFamily,
-      "agentloop.contract.evidence_mode": init.contract.evidenceMode,
-    },
-  });
-  // On the runtime's tracer (AgentRuntime.make builds the runtime before any run starts).
-  const rootSpan = runtime.runSync(makeRoot);
-  const traceId = init.traceId ?? rootSpan.traceId;
-  rootSpan.attribute("agentloop.trace.id", traceId);
-  rememberRoot(init.runId, rootSpan, tracerOf(runtime));
+  let rootSpan: Tracer.Span | undefined;
+  let trace: RunTrace | undefined;
+  let traceId: string;
+  if (init.tracing) {
+    // A host-chosen trace id without a host span: the root hangs under a remote parent of that trace.
+    const parent: Tracer.AnySpan | undefined =
+      init.parentSpan ??
+      (init.traceId ? Tracer.externalSpan({ traceId: init.traceId, spanId: randomHex(8), sampled: true }) : undefined);
+    const makeRoot = Effect.makeSpan(SPAN.run, {
+      ...(parent ? { parent } : { root: true }),
+      kind: "internal",
+      captureStackTrace: false,
+      attributes: {
+        ...base,
+        "gen_ai.operation.name": "invoke_agent",
+        "agentloop.api_family": init.provider.apiFamily,
+        "agentloop.contract.evidence_mode": init.contract.evidenceMode,
+      },
+    });
+    // On the runtime's tracer (AgentRuntime.make builds the runtime before any run starts).
+    const span = runtime.runSync(makeRoot);
+    traceId = init.traceId ?? span.traceId;
+    span.attribute("agentloop.trace.id", traceId);
+    rootSpan = span;
+    trace = { span, tracer: tracerOf(runtime) };
+  } else {
+    // No tracing configured: no spans (they cost a quarter of a step), the same kind of trace id.
+    traceId = init.traceId ?? init.parentSpan?.traceId ?? randomHex(16);
+  }
 
   const logAnnotations = {
     runId: init.runId,
@@ -153,19 +170,21 @@ export function observeRun(init: RunObservationInit): RunObserver {
   const log = (message: string, fields: Record<string, unknown>) =>
     init.logging ? Effect.annotateLogs(Effect.logInfo(message), { ...logAnnotations, ...fields }) : Effect.void;
 
-  const span =
-    (name: string, attributes: Record<string, unknown> = {}, kind: Tracer.SpanKind = "internal"): Wrap =>
-    (effect) =>
-      (init.logging ? Effect.annotateLogs(effect, logAnnotations) : effect).pipe(
-        // Without a captured stack: the run's spans are on every step's path, and the trace
-        // already says which actor made each one.
-        Effect.withSpan(name, {
-          parent: rootSpan,
-          kind,
-          attributes: { ...base, ...attributes },
-          captureStackTrace: false,
-        }),
-      );
+  const annotated: Wrap = (effect) => (init.logging ? Effect.annotateLogs(effect, logAnnotations) : effect);
+  const span = (name: string, attributes: Record<string, unknown> = {}, kind: Tracer.SpanKind = "internal"): Wrap =>
+    rootSpan === undefined
+      ? annotated
+      : (effect) =>
+          annotated(effect).pipe(
+            // Without a captured stack: the run's spans are on every step's path, and the trace
+            // already says which actor made each one.
+            Effect.withSpan(name, {
+              parent: rootSpan,
+              kind,
+              attributes: { ...base, ...attributes },
+              captureStackTrace: false,
+            }),
+          );
 
   // The metrics' ledger facts, from the rows this run's writes committed (same fold as the CLI's).
   const written = noEventFacts();
@@ -182,9 +201,13 @@ export function observeRun(init: RunObservationInit): RunObserver {
     return {};
   };
 
+  const annotateSpan = (attributes: Record<string, unknown>) =>
+    rootSpan === undefined ? Effect.void : Effect.annotateCurrentSpan(attributes);
+
   const observer: RunObserver = {
     traceId,
     rootSpan,
+    trace,
     open: (effect) =>
       log("run.started", {
         apiFamily: init.provider.apiFamily,
@@ -201,7 +224,7 @@ export function observeRun(init: RunObservationInit): RunObserver {
         Effect.tap((outcome) =>
           outcome.type === "response"
             ? Effect.zipRight(
-                Effect.annotateCurrentSpan({
+                annotateSpan({
                   // An array, as the GenAI conventions say (the OTel bridge exports it JSON-encoded).
                   "gen_ai.response.finish_reasons": [outcome.finishReason],
                   "agentloop.tool_calls.parsed": outcome.calls.length,
@@ -226,7 +249,7 @@ export function observeRun(init: RunObservationInit): RunObserver {
                 }),
               )
             : Effect.zipRight(
-                Effect.annotateCurrentSpan({ "error.type": outcome.reason }),
+                annotateSpan({ "error.type": outcome.reason }),
                 log("provider.failure", { step, reason: outcome.reason, detail: outcome.message }),
               ),
         ),
@@ -235,7 +258,7 @@ export function observeRun(init: RunObservationInit): RunObserver {
     tool: (input) => (effect) =>
       effect.pipe(
         Effect.tap((result) =>
-          Effect.annotateCurrentSpan({
+          annotateSpan({
             "agentloop.tool.status": result.status,
             ...(result.reason ? { "error.type": result.reason } : {}),
           }),
@@ -299,7 +322,7 @@ export function observeRun(init: RunObservationInit): RunObserver {
           .runPromise(
             Effect.gen(function* () {
               yield* log("run.crashed", { error: error instanceof Error ? error.message : String(error) });
-              rootSpan.end(yield* Clock.currentTimeNanos, Exit.die(error));
+              rootSpan?.end(yield* Clock.currentTimeNanos, Exit.die(error));
             }),
           )
           .catch(() => undefined);
@@ -344,14 +367,16 @@ export function observeRun(init: RunObservationInit): RunObserver {
               ...(ledger.terminal?.verification ? { verification: ledger.terminal.verification } : {}),
               durationMs: Math.round(durationSeconds * 1000),
             });
-            rootSpan.attribute("agentloop.terminal_state", result.terminalState);
-            rootSpan.attribute("agentloop.terminal_reason", result.terminalReason);
-            rootSpan.attribute("agentloop.steps", result.steps);
-            rootSpan.end(
-              yield* Clock.currentTimeNanos,
-              result.terminalState === "failed" ? Exit.fail(`failed: ${result.terminalReason}`) : Exit.void,
-            );
-          }).pipe(Effect.annotateLogs(logAnnotations), Effect.withParentSpan(rootSpan)),
+            if (rootSpan) {
+              rootSpan.attribute("agentloop.terminal_state", result.terminalState);
+              rootSpan.attribute("agentloop.terminal_reason", result.terminalReason);
+              rootSpan.attribute("agentloop.steps", result.steps);
+              rootSpan.end(
+                yield* Clock.currentTimeNanos,
+                result.terminalState === "failed" ? Exit.fail(`failed: ${result.terminalReason}`) : Exit.void,
+              );
+            }
+          }).pipe(Effect.annotateLogs(logAnnotations), rootSpan ? Effect.withParentSpan(rootSpan) : (effect) => effect),
         )
         .catch(() => undefined);
       return result;

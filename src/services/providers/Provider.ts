@@ -1,4 +1,4 @@
-import { Context, Data, type Effect } from "effect";
+import { Data, type Effect } from "effect";
 import type {
   ContextMessage,
   ModelResponse,
@@ -59,6 +59,3 @@ export interface Provider {
   readonly capabilities: ProviderCapabilities;
   readonly sample: (request: ProviderRequest) => Effect.Effect<ModelResponse, ProviderError>;
 }
-
-/** The runtime's default provider; a run may bring its own. */
-export class ProviderService extends Context.Tag("agentloop/Provider")<ProviderService, Provider>() {}

@@ -1,12 +1,11 @@
 import Anthropic from "@anthropic-ai/sdk";
 import type { Message, MessageCreateParamsBase, RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages";
-import { Layer } from "effect";
 import {
   type ModelResponse,
   type ProviderCapabilities,
   ProviderCapabilities as ProviderCapabilitiesSchema,
 } from "../../domain/index.js";
-import { type Provider, type ProviderRequest, ProviderService } from "./Provider.js";
+import type { Provider, ProviderRequest } from "./Provider.js";
 import { anthropicToolFields, toAnthropicConversation } from "./serializers/anthropic.js";
 import { anthropicFinish, assembleResponse, type NeutralFinish, ToolCallAssembler } from "./streamAssembly.js";
 import { DEFAULT_TIMEOUT_MS, providerCall, type RealProviderConfig, reportDelta } from "./transport.js";
@@ -165,6 +164,3 @@ export function anthropicProvider(config: AnthropicConfig): Provider {
     sample,
   };
 }
-
-/** The runtime's default provider, as an Effect layer. */
-export const anthropicLayer = (config: AnthropicConfig) => Layer.succeed(ProviderService, anthropicProvider(config));

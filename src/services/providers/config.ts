@@ -1,9 +1,10 @@
-import { Data, Effect, Either, Layer } from "effect";
+import { Data, Either } from "effect";
 import type { ProviderCapabilities } from "../../domain/index.js";
 import { anthropicProvider } from "./anthropic.js";
+import { PROVIDER_NAMES, type ProviderName } from "./names.js";
 import { openAIChatProvider } from "./openaiChat.js";
 import { openAIResponsesProvider } from "./openaiResponses.js";
-import { type Provider, ProviderService } from "./Provider.js";
+import type { Provider } from "./Provider.js";
 import type { ProviderOptions } from "./transport.js";
 
 export type { ProviderOptions } from "./transport.js";
@@ -15,10 +16,12 @@ export type { ProviderOptions } from "./transport.js";
  * unknown provider is a ProviderConfigError whose one-line message names what to set.
  */
 
-export const PROVIDER_NAMES = ["openai-chat", "openai-responses", "anthropic"] as const;
-export type ProviderName = (typeof PROVIDER_NAMES)[number];
+export { PROVIDER_NAMES, type ProviderName };
+
+export type ProviderConfigErrorReason = "no_provider" | "unknown_provider" | "missing_api_key" | "invalid_tool_calling";
 
 export class ProviderConfigError extends Data.TaggedError("ProviderConfigError")<{
+  readonly reason: ProviderConfigErrorReason;
   readonly message: string;
   /** The environment variable that would fix it, when one would. */
   readonly variable?: string;
@@ -103,6 +106,7 @@ function toolCallingFromEnv(env: Environment): Either.Either<boolean | undefined
   if (["0", "false", "no", "off"].includes(raw)) return Either.right(false);
   return Either.left(
     new ProviderConfigError({
+      reason: "invalid_tool_calling",
       message: `AGENTLOOP_TOOL_CALLING must be true or false, not "${env.AGENTLOOP_TOOL_CALLING}"`,
       variable: "AGENTLOOP_TOOL_CALLING",
     }),
@@ -117,6 +121,7 @@ export function resolveProviderConfig(
   if (!name) {
     return Either.left(
       new ProviderConfigError({
+        reason: "no_provider",
         message: `no provider chosen: pass --provider or set AGENTLOOP_PROVIDER (${PROVIDER_NAMES.join(", ")})`,
         variable: "AGENTLOOP_PROVIDER",
       }),
@@ -125,6 +130,7 @@ export function resolveProviderConfig(
   if (!(PROVIDER_NAMES as ReadonlyArray<string>).includes(name)) {
     return Either.left(
       new ProviderConfigError({
+        reason: "unknown_provider",
         message: `unknown provider "${name}": expected one of ${PROVIDER_NAMES.join(", ")}`,
       }),
     );
@@ -134,6 +140,7 @@ export function resolveProviderConfig(
   if (!apiKey) {
     return Either.left(
       new ProviderConfigError({
+        reason: "missing_api_key",
         message: `${KEY_VARIABLE[provider]} is not set: the ${provider} provider needs an API key`,
         variable: KEY_VARIABLE[provider],
       }),
@@ -180,22 +187,3 @@ export function makeProvider(config: ResolvedProviderConfig, options: ProviderOp
       return anthropicProvider(shared);
   }
 }
-
-/** Resolve and build in one step, as an Effect. */
-export const providerFromConfig = (
-  selection: ProviderSelection = {},
-  env: Environment = process.env,
-  options: ProviderOptions = {},
-): Effect.Effect<Provider, ProviderConfigError> =>
-  Effect.map(
-    Effect.suspend(() => resolveProviderConfig(selection, env)),
-    (config) => makeProvider(config, options),
-  );
-
-/** The runtime's default provider, chosen from options and the environment. */
-export const providerLayer = (
-  selection: ProviderSelection = {},
-  env: Environment = process.env,
-  options: ProviderOptions = {},
-): Layer.Layer<ProviderService, ProviderConfigError> =>
-  Layer.effect(ProviderService, providerFromConfig(selection, env, options));

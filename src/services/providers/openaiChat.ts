@@ -1,4 +1,3 @@
-import { Layer } from "effect";
 import OpenAI from "openai";
 import type { ChatCompletion, ChatCompletionCreateParamsBase } from "openai/resources/chat/completions";
 import {
@@ -6,7 +5,7 @@ import {
   type ProviderCapabilities,
   ProviderCapabilities as ProviderCapabilitiesSchema,
 } from "../../domain/index.js";
-import { type Provider, type ProviderRequest, ProviderService } from "./Provider.js";
+import type { Provider, ProviderRequest } from "./Provider.js";
 import { chatToolFields, toChatMessages } from "./serializers/openaiChat.js";
 import { assembleResponse, chatFinish, type NeutralFinish, ToolCallAssembler } from "./streamAssembly.js";
 import { DEFAULT_TIMEOUT_MS, providerCall, type RealProviderConfig, reportDelta } from "./transport.js";
@@ -140,6 +139,3 @@ export function openAIChatProvider(config: OpenAIChatConfig): Provider {
     sample,
   };
 }
-
-/** The runtime's default provider, as an Effect layer. */
-export const openAIChatLayer = (config: OpenAIChatConfig) => Layer.succeed(ProviderService, openAIChatProvider(config));

@@ -1,4 +1,3 @@
-import { Layer } from "effect";
 import OpenAI from "openai";
 import type {
   Response,
@@ -12,7 +11,7 @@ import {
   type ProviderCapabilities,
   ProviderCapabilities as ProviderCapabilitiesSchema,
 } from "../../domain/index.js";
-import { type Provider, ProviderError, type ProviderRequest, ProviderService } from "./Provider.js";
+import { type Provider, ProviderError, type ProviderRequest } from "./Provider.js";
 import { responsesToolFields, toResponsesInput } from "./serializers/openaiResponses.js";
 import { assembleResponse, type NeutralFinish, responsesFinish, ToolCallAssembler } from "./streamAssembly.js";
 import {
@@ -193,7 +192,3 @@ export function openAIResponsesProvider(config: OpenAIResponsesConfig): Provider
     sample,
   };
 }
-
-/** The runtime's default provider, as an Effect layer. */
-export const openAIResponsesLayer = (config: OpenAIResponsesConfig) =>
-  Layer.succeed(ProviderService, openAIResponsesProvider(config));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { FinalMessage, ProgressMessage } from "../../../src/domain/delivery.js";
-import { CLEAR_LINE, type ConsoleStream, consoleChannel } from "../../../src/services/channels/console.js";
+import { CLEAR_LINE, type ConsoleStream, consoleChannel } from "../../../src/host/channels/console.js";
 
 function fakeStream(isTTY: boolean): ConsoleStream & { readonly written: string[] } {
   const written: string[] = [];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { FinalMessage } from "../../../src/domain/delivery.js";
-import { channelMessageSender } from "../../../src/services/channels/Channel.js";
-import { outboxChannel } from "../../../src/services/channels/outbox.js";
+import { channelMessageSender } from "../../../src/host/channels/Channel.js";
+import { outboxChannel } from "../../../src/host/channels/outbox.js";
 import { sendMessageTool } from "../../../src/services/tools/builtin/sendMessage.js";
 import { executeTool } from "../../support/executeTool.js";
 

@@ -3,9 +3,9 @@ import type { AddressInfo } from "node:net";
 import { Effect } from "effect";
 import { afterEach, describe, expect, it } from "vitest";
 import type { LoopEvent } from "../../../src/domain/index.js";
+import { ledgerRowToLoopEvents, sseHandler } from "../../../src/host/channels/sse.js";
 import { AgentRunStore } from "../../../src/persistence/AgentRunStore.js";
 import type { AgentRuntime, RunHandle } from "../../../src/runtime/AgentRuntime.js";
-import { ledgerRowToLoopEvents, sseHandler } from "../../../src/services/channels/sse.js";
 import { scriptedProvider } from "../../../src/services/providers/scripted.js";
 import { callStep, lookupTool, textStep, useRuntimeHarness } from "../../support/runtimeHarness.js";
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { FinalMessage } from "../../../src/domain/delivery.js";
-import { ChannelSendError } from "../../../src/services/channels/Channel.js";
-import { webhookChannel } from "../../../src/services/channels/webhook.js";
+import { ChannelSendError } from "../../../src/host/channels/Channel.js";
+import { webhookChannel } from "../../../src/host/channels/webhook.js";
 import { startWebhookReceiver, type WebhookReceiver } from "./webhookServer.js";
 
 let receivers: WebhookReceiver[] = [];
@@ -45,6 +45,7 @@ describe("webhook channel", () => {
     expect(error).toBeInstanceOf(ChannelSendError);
     expect((error as ChannelSendError).message).toBe(`webhook hook: HTTP 500 from ${new URL(hook.url).origin}/hook`);
     expect((error as ChannelSendError).status).toBe(500);
+    expect((error as ChannelSendError).reason).toBe("refused");
   });
 
   it("retries inside one send when asked to, with the same idempotency key, until the receiver accepts", async () => {

@@ -12,13 +12,13 @@ import {
   NONE_CONTRACT,
   SkillManifest,
 } from "../../../src/domain/index.js";
+import { SessionRunner, type TurnOptions } from "../../../src/host/sessionRunner.js";
 import { MemoryItemStore } from "../../../src/persistence/MemoryItemStore.js";
 import type { AgentRuntime } from "../../../src/runtime/AgentRuntime.js";
 import { applyMemoryConflictRule, parseSkillManifest } from "../../../src/services/contracts.js";
 import type { MemoryGateMode } from "../../../src/services/memory/consolidator.js";
 import { MemoryService } from "../../../src/services/memory/MemoryService.js";
 import { scriptedProvider } from "../../../src/services/providers/scripted.js";
-import { SessionRunner, type TurnOptions } from "../../../src/services/sessionRunner.js";
 import { builtinTools } from "../../../src/services/tools/builtin/index.js";
 import type { AnyToolDefinition } from "../../../src/services/tools/Tool.js";
 import { callStep, fixture, textStep, useRuntimeHarness } from "../../support/runtimeHarness.js";

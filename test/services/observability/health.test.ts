@@ -1,6 +1,6 @@
 import { Effect } from "effect";
 import { describe, expect, it } from "vitest";
-import { ledgerLayer } from "../../../src/persistence/ledger.js";
+import * as Ledger from "../../../src/persistence/ledger.js";
 import {
   computeHealth,
   type HealthCheckName,
@@ -29,7 +29,7 @@ async function health(runs: ReadonlyArray<CraftedRun>): Promise<HealthReport> {
   const file = tmp.path("ledger.db");
   await craftLedger(file, runs);
   return Effect.runPromise(
-    computeHealth({ windowMs: HOUR, now: NOW }).pipe(Effect.provide(ledgerLayer({ filename: file }))),
+    computeHealth({ windowMs: HOUR, now: NOW }).pipe(Effect.provide(Ledger.layer({ filename: file }))),
   );
 }
 

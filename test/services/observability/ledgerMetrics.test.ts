@@ -1,7 +1,7 @@
 import { Effect } from "effect";
 import { describe, expect, it } from "vitest";
 import type { CassetteModelStep, CompletionContractInput } from "../../../src/domain/index.js";
-import { ledgerLayer } from "../../../src/persistence/ledger.js";
+import * as Ledger from "../../../src/persistence/ledger.js";
 import { MemoryItemStore } from "../../../src/persistence/MemoryItemStore.js";
 import type { AgentRuntime } from "../../../src/runtime/AgentRuntime.js";
 import { ledgerMetricFamilies } from "../../../src/services/observability/ledgerMetrics.js";
@@ -13,7 +13,7 @@ import { sampleValue } from "./support.js";
 const harness = useRuntimeHarness("agentloop-ledger-metrics-");
 
 const ledgerText = async (file: string) =>
-  renderFamilies(await Effect.runPromise(ledgerMetricFamilies.pipe(Effect.provide(ledgerLayer({ filename: file })))));
+  renderFamilies(await Effect.runPromise(ledgerMetricFamilies.pipe(Effect.provide(Ledger.layer({ filename: file })))));
 
 const run = (
   runtime: AgentRuntime,

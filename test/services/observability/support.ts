@@ -14,7 +14,7 @@ import type {
 } from "../../../src/domain/index.js";
 import { CompletionContract } from "../../../src/domain/index.js";
 import { AgentRunStore, type EventToAppend } from "../../../src/persistence/AgentRunStore.js";
-import { ledgerLayer } from "../../../src/persistence/ledger.js";
+import * as Ledger from "../../../src/persistence/ledger.js";
 
 /** Parses `name{labels} value` lines (comments skipped) into [name, labels, value] samples. */
 export function samples(text: string): Array<{ name: string; labels: Record<string, string>; value: number }> {
@@ -154,6 +154,6 @@ export function craftLedger(filename: string, runs: ReadonlyArray<CraftedRun>): 
           },
         });
       }
-    }).pipe(Effect.provide(ledgerLayer({ filename, now: () => clock }))),
+    }).pipe(Effect.provide(Ledger.layer({ filename, now: () => clock }))),
   );
 }

@@ -166,8 +166,13 @@ describe("run spans", () => {
 
   it("records a delivery made after the run as a span of the run's tree", async () => {
     const { runtime, exporter } = await tracedRuntime();
-    const result = await runtime.startRun(lookupRun()).result;
-    const messageId = await traceDelivery({ runId: result.runId, channelId: "web", kind: "final" }, async () => "m-42");
+    const handle = runtime.startRun(lookupRun());
+    const result = await handle.result;
+    const messageId = await traceDelivery(
+      handle.trace,
+      { runId: result.runId, channelId: "web", kind: "final" },
+      async () => "m-42",
+    );
     expect(messageId).toBe("m-42");
     const spans = spansOf(exporter, result.traceId);
     const delivery = spans.find((span) => span.name === SPAN.delivery)!;
@@ -177,18 +182,26 @@ describe("run spans", () => {
 
   it("still sends a delivery after the run's runtime was disposed", async () => {
     const { runtime } = await tracedRuntime();
-    const result = await runtime.startRun(lookupRun()).result;
+    const handle = runtime.startRun(lookupRun());
+    const result = await handle.result;
     await runtime.dispose();
-    const sent = await traceDelivery({ runId: result.runId, channelId: "web", kind: "final" }, async () => "m-7");
+    const sent = await traceDelivery(
+      handle.trace,
+      { runId: result.runId, channelId: "web", kind: "final" },
+      async () => "m-7",
+    );
     expect(sent).toBe("m-7");
   });
 
   it("rethrows a failed delivery's own error", async () => {
     const { runtime } = await tracedRuntime();
-    const result = await runtime.startRun(lookupRun()).result;
+    const handle = runtime.startRun(lookupRun());
+    const result = await handle.result;
     const failure = new Error("channel down");
     await expect(
-      traceDelivery({ runId: result.runId, channelId: "web", kind: "final" }, () => Promise.reject(failure)),
+      traceDelivery(handle.trace, { runId: result.runId, channelId: "web", kind: "final" }, () =>
+        Promise.reject(failure),
+      ),
     ).rejects.toBe(failure);
   });
 

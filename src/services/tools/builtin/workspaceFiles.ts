@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { Effect } from "effect";
 import { z } from "zod";
 import { defineTool, type ToolResult } from "../Tool.js";
@@ -100,5 +100,3 @@ export const workspaceWriteTool = (workspace: string) =>
         }
       }),
   });
-
-export const workspaceFile = (workspace: string, path: string) => join(workspace, path);

@@ -1,10 +1,12 @@
 import { existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { Data } from "effect";
 
-/** A path that would leave the workspace (directly, through `..`, or through a symlink). */
-export class WorkspaceEscapeError extends Error {
-  readonly _tag = "WorkspaceEscapeError";
-}
+/** A path that would leave the workspace (directly, through `..`, or through a symlink), or no path at all. */
+export class WorkspaceEscapeError extends Data.TaggedError("WorkspaceEscapeError")<{
+  readonly reason: "invalid_path" | "outside_workspace" | "symlink_escape" | "symlink_loop";
+  readonly message: string;
+}> {}
 
 function inside(root: string, candidate: string): boolean {
   const rel = relative(root, candidate);
@@ -33,7 +35,9 @@ function realExistingAncestor(path: string, hops = 0): string {
     current = parent;
   }
   if (!existsSync(current) && lstatSync(current).isSymbolicLink()) {
-    if (hops >= 40) throw new WorkspaceEscapeError(`${path}: too many levels of symbolic links`);
+    if (hops >= 40) {
+      throw new WorkspaceEscapeError({ reason: "symlink_loop", message: `${path}: too many levels of symbolic links` });
+    }
     return realExistingAncestor(resolve(realpathSync(dirname(current)), readlinkSync(current)), hops + 1);
   }
   return realpathSync(current);
@@ -46,11 +50,21 @@ function realExistingAncestor(path: string, hops = 0): string {
  */
 export function resolveInWorkspace(workspace: string, requested: string): { absolute: string; relative: string } {
   const root = realpathSync(workspace);
-  if (requested.includes("\0")) throw new WorkspaceEscapeError(`${JSON.stringify(requested)} is not a valid path`);
+  if (requested.includes("\0")) {
+    throw new WorkspaceEscapeError({
+      reason: "invalid_path",
+      message: `${JSON.stringify(requested)} is not a valid path`,
+    });
+  }
   const absolute = resolve(root, requested);
-  if (!inside(root, absolute)) throw new WorkspaceEscapeError(`${requested} is outside the workspace`);
+  if (!inside(root, absolute)) {
+    throw new WorkspaceEscapeError({ reason: "outside_workspace", message: `${requested} is outside the workspace` });
+  }
   if (!inside(root, realExistingAncestor(absolute))) {
-    throw new WorkspaceEscapeError(`${requested} leads outside the workspace through a symbolic link`);
+    throw new WorkspaceEscapeError({
+      reason: "symlink_escape",
+      message: `${requested} leads outside the workspace through a symbolic link`,
+    });
   }
   return { absolute, relative: relative(root, absolute) || "." };
 }

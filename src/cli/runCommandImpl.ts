@@ -1,0 +1,118 @@
+import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { Either } from "effect";
+import { type AgentRunResult, type EvidenceMode, EvidenceMode as EvidenceModes } from "../domain/index.js";
+import { channelMessageSender } from "../host/channels/Channel.js";
+import { consoleChannel } from "../host/channels/console.js";
+import { makeRouter } from "../host/router.js";
+import { SessionRunner } from "../host/sessionRunner.js";
+import { AgentRuntime } from "../runtime/AgentRuntime.js";
+import { makeProvider, type ProviderSelection, resolveProviderConfig } from "../services/providers/config.js";
+import { builtinTools } from "../services/tools/builtin/index.js";
+import { buildSystemPrompt } from "../services/workspace/prompt.js";
+import { scanSkills } from "../services/workspace/skills.js";
+import { CliFailure, type CliIO } from "./output.js";
+import { POLICIES, type RunCommandOptions } from "./runCommand.js";
+import { closeOnShutdown } from "./shutdown.js";
+
+/**
+ * The implementation of `agentloop run`, loaded only when the command runs (src/cli/runCommand.ts
+ * holds the command's definition and loads this module from its action).
+ */
+
+const DEFAULT_DB = "./agentloop.db";
+
+function policyOf(name: string | undefined): (typeof POLICIES)[number] | undefined {
+  if (name === undefined) return undefined;
+  if (!(POLICIES as ReadonlyArray<string>).includes(name)) {
+    throw new CliFailure(`unknown policy "${name}": expected one of ${POLICIES.join(", ")}`, 2);
+  }
+  return name as (typeof POLICIES)[number];
+}
+
+function contractOf(name: string | undefined): { evidenceMode: EvidenceMode; source: "caller" } | undefined {
+  if (name === undefined) return undefined;
+  const parsed = EvidenceModes.safeParse(name);
+  if (!parsed.success) {
+    throw new CliFailure(`unknown contract "${name}": expected one of ${EvidenceModes.options.join(", ")}`, 2);
+  }
+  return { evidenceMode: parsed.data, source: "caller" };
+}
+
+/**
+ * `agentloop run "TASK"`: one run against a real provider. Prints the run's final text (for any
+ * state but `completed` the runtime's honest statement), or the AgentRunResult with `--json`.
+ * Exit 0 only for `completed`; configuration errors are one line with exit code 2.
+ * With `--workspace` the built-in tools act on that folder; without it no tools are offered, so an
+ * evidence contract ends unverified.
+ */
+export async function runCommand(io: CliIO, task: string, options: RunCommandOptions = {}): Promise<number> {
+  const contract = contractOf(options.contract);
+  const selection: ProviderSelection = {
+    ...(options.provider ? { provider: options.provider } : {}),
+    ...(options.model ? { model: options.model } : {}),
+    ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
+    ...(options.stream === false ? { stream: false } : {}),
+    ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+  };
+  const resolved = resolveProviderConfig(selection, options.env ?? process.env);
+  if (Either.isLeft(resolved)) throw new CliFailure(resolved.left.message, 2);
+
+  // Streamed text is progress for a person at a terminal; the final text is printed once, at the end.
+  const live = io.isTTY && !options.json;
+  let printedDelta = false;
+  const provider = makeProvider(resolved.right, {
+    ...(live
+      ? {
+          onTextDelta: (_runId: string, _step: number, text: string) => {
+            printedDelta = true;
+            process.stderr.write(text);
+          },
+        }
+      : {}),
+  });
+
+  const runtime = await AgentRuntime.make({
+    database: options.db ?? DEFAULT_DB,
+    provider,
+    ...(options.retry ? { retry: options.retry } : {}),
+  }).catch((error: unknown) => {
+    throw new CliFailure((error as { message?: string }).message ?? String(error));
+  });
+  const releaseOnShutdown = closeOnShutdown(runtime);
+  const policy = policyOf(options.policy);
+  const channel = consoleChannel();
+  const router = policy && !options.json ? makeRouter({ runtime, channels: [{ channel, policy }] }) : undefined;
+  try {
+    const workspace = options.workspace ? resolve(options.workspace) : undefined;
+    if (workspace && !existsSync(workspace)) throw new CliFailure(`workspace ${options.workspace} does not exist`, 2);
+    const scanned = workspace ? scanSkills(workspace) : { skills: [], problems: [] };
+    for (const problem of scanned.problems) {
+      process.stderr.write(`agentloop: skipped skill ${problem.path}: ${problem.message}\n`);
+    }
+    const skills = scanned.skills.map((entry) => entry.manifest);
+    const tools = workspace ? [...builtinTools(workspace, { senders: [channelMessageSender(channel)] }).values()] : [];
+    const sessions = new SessionRunner(runtime);
+    const handle = await sessions.startTurn({
+      sessionId: options.session ?? `cli-${randomUUID()}`,
+      input: task,
+      provider,
+      ...(contract ? { signals: { explicit: contract } } : {}),
+      ...(tools.length > 0 ? { tools } : {}),
+      system: buildSystemPrompt(workspace, { skills }),
+      skills: [],
+    });
+    const delivery = router?.attach(handle);
+    const result: AgentRunResult = await handle.settled;
+    await delivery?.done;
+    if (printedDelta) process.stderr.write("\n");
+    if (options.json) io.out(JSON.stringify(result, null, 2));
+    else if (!router) io.out(result.finalText);
+    return result.terminalState === "completed" ? 0 : 1;
+  } finally {
+    router?.dispose();
+    releaseOnShutdown();
+    await runtime.dispose();
+  }
+}

@@ -1,0 +1,151 @@
+import type { ContextMessage } from "./context.js";
+import type { CompletionContract } from "./contract.js";
+import type { CanonicalEventType, TerminalPayload } from "./events.js";
+import type { JsonValue } from "./json.js";
+import type { FinishReason, MalformedToolCall, ProviderAnomaly, TokenUsage, ToolChoice } from "./provider.js";
+import type { ExecutionReceipt } from "./receipt.js";
+import type { ReasonCode, TerminalState } from "./terminal.js";
+import type { ExecutorResult, PlannedCall, ToolKind, ToolSettlement } from "./tool.js";
+
+/**
+ * What the pure run machines and the runtime's I/O say to each other. The machines decide and send
+ * commands; one I/O actor per run performs them and answers with named events. Plain data only.
+ */
+
+/** A ledger row the machine has decided on; the writer assigns its sequence number. */
+export interface PendingEvent {
+  readonly type: CanonicalEventType;
+  readonly payload: JsonValue;
+}
+
+export type ReceiptVerificationMode = "off" | "observe" | "enforce";
+
+export interface Outcome {
+  readonly state: TerminalState;
+  readonly reason: ReasonCode;
+  readonly detail: string | null;
+}
+
+/** One entry per settled call, for doom-loop detection. */
+export interface CallFingerprint {
+  readonly toolName: string;
+  readonly inputFingerprint: string;
+  readonly resultHash: string;
+}
+
+export type SampleOutcome =
+  | {
+      readonly type: "response";
+      readonly text: string;
+      readonly finishReason: FinishReason;
+      readonly calls: ReadonlyArray<PlannedCall>;
+      readonly malformed: ReadonlyArray<MalformedToolCall>;
+      readonly anomalies: ReadonlyArray<ProviderAnomaly>;
+      readonly streamed: boolean;
+      /** Tokens the provider reported for this call (for spans; the machine does not read it). */
+      readonly usage?: TokenUsage | undefined;
+    }
+  | { readonly type: "failure"; readonly reason: "provider_error" | "script_exhausted"; readonly message: string };
+
+export type SampleResponse = Extract<SampleOutcome, { type: "response" }>;
+
+export interface VerifyInput {
+  readonly runId: string;
+  readonly contract: CompletionContract;
+  readonly receipts: ReadonlyArray<ExecutionReceipt>;
+  readonly answer: string;
+  readonly toolKinds: Readonly<Record<string, ToolKind>>;
+  readonly correctionTurns: number;
+}
+
+export interface Verdict {
+  /** `correct`: ask the model once more (at most one correction turn per run). */
+  readonly verdict: "completed" | "unverified" | "correct";
+  readonly reason: ReasonCode;
+  readonly missing: ReadonlyArray<string>;
+  /** With `correct`: the runtime-owned correction message, naming the missing evidence. */
+  readonly correction?: string | undefined;
+}
+
+export interface OpenRunInput {
+  readonly runId: string;
+  readonly sessionId: string;
+  readonly traceId: string;
+  readonly contract: CompletionContract;
+  readonly input: string;
+}
+
+/** Rows (and transcript messages) to make durable before the run moves on. */
+export interface LedgerWriteInput {
+  readonly runId: string;
+  readonly events: ReadonlyArray<PendingEvent>;
+  readonly transcript: ReadonlyArray<ContextMessage>;
+}
+
+export interface ToolResultsInput {
+  readonly runId: string;
+  readonly step: number;
+  readonly settlements: ReadonlyArray<ToolSettlement>;
+}
+
+export interface FinishRunInput {
+  readonly runId: string;
+  /** Rows that land with the terminal event, before it. */
+  readonly events: ReadonlyArray<PendingEvent>;
+  /** Calls of the current step that never settled: they get `cancelled` results and receipts. */
+  readonly unsettled: ReadonlyArray<PlannedCall>;
+  readonly terminal: TerminalPayload;
+  readonly detail: string | null;
+  readonly transcript: ReadonlyArray<ContextMessage>;
+}
+
+/** Whatever can take an event: the batch hands the I/O actor itself, so settlements come straight back. */
+export interface EventSink<E> {
+  send(event: E): void;
+}
+
+/** What the run machine (and its tool batch) ask the I/O actor to do. */
+export type RunCommand =
+  | ({ readonly type: "OPEN" } & OpenRunInput)
+  | { readonly type: "SAMPLE"; readonly step: number; readonly toolChoice: ToolChoice }
+  /** Leaving `sampling` before the answer came: interrupt the provider call. */
+  | { readonly type: "STOP_SAMPLE" }
+  | ({ readonly type: "RECORD_CALLS" } & LedgerWriteInput)
+  | ({ readonly type: "RECORD_TURN" } & LedgerWriteInput)
+  | ({ readonly type: "RECORD_RESULTS" } & ToolResultsInput)
+  | ({ readonly type: "VERIFY" } & VerifyInput)
+  | ({ readonly type: "FINISH" } & FinishRunInput)
+  | {
+      readonly type: "EXECUTE";
+      readonly runId: string;
+      readonly step: number;
+      readonly index: number;
+      readonly planned: PlannedCall;
+      readonly replyTo: EventSink<BatchReply>;
+    }
+  | { readonly type: "ABORT"; readonly callId: string };
+
+/** The I/O actor's answers to the run machine. Expected failures are answers too. */
+export type RunReply =
+  | { readonly type: "OPENED" }
+  | { readonly type: "SAMPLED"; readonly outcome: SampleOutcome }
+  | { readonly type: "CALLS_RECORDED" }
+  | { readonly type: "TURN_RECORDED" }
+  | {
+      readonly type: "RESULTS_RECORDED";
+      readonly receipts: ReadonlyArray<ExecutionReceipt>;
+      /** sha256 of each result's output, in call order (for the no-progress detector). */
+      readonly resultHashes: ReadonlyArray<string>;
+    }
+  | { readonly type: "VERIFIED"; readonly verdict: Verdict }
+  /** `receipts`: those written while closing (calls the run ended before they reported). */
+  | { readonly type: "FINISHED"; readonly receipts: ReadonlyArray<ExecutionReceipt> }
+  | { readonly type: "LEDGER_FAILED"; readonly detail: string }
+  /** The verifier itself broke (a defect, not a verdict). */
+  | { readonly type: "VERIFY_FAILED"; readonly detail: string }
+  | { readonly type: "TOOL_STARTED"; readonly step: number; readonly callId: string; readonly toolName: string };
+
+/** The I/O actor's answers to a tool batch. `at`: the actor's clock in ms, for the batch's one timer. */
+export type BatchReply =
+  | { readonly type: "CALL_STARTED"; readonly index: number; readonly at: number; readonly startedAt: string }
+  | { readonly type: "CALL_SETTLED"; readonly index: number; readonly at: number; readonly result: ExecutorResult };

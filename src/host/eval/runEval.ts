@@ -1,0 +1,340 @@
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { Effect } from "effect";
+import {
+  type AgentRunResult,
+  type Cassette,
+  type ExecutionReceipt,
+  evidenceGap,
+  type LedgerEvent,
+  type MemoryItem,
+  type ReceiptStatus,
+  type TerminalState,
+  type ToolKind,
+} from "../../domain/index.js";
+import { AgentRunStore } from "../../persistence/AgentRunStore.js";
+import { MemoryItemStore } from "../../persistence/MemoryItemStore.js";
+import type { AgentRuntime } from "../../runtime/AgentRuntime.js";
+import { type ContractSignals, parseSkillManifest } from "../../services/contracts.js";
+import { MemoryService } from "../../services/memory/MemoryService.js";
+import { renderMemorySection } from "../../services/memory/retrieval.js";
+import { scriptedProvider } from "../../services/providers/scripted.js";
+import { type BuiltinToolName, builtinTools } from "../../services/tools/builtin/index.js";
+import { fixtureTool } from "../../services/tools/fixtureTool.js";
+import type { AnyToolDefinition } from "../../services/tools/Tool.js";
+import { buildSystemPrompt } from "../../services/workspace/prompt.js";
+import { discoverSkills } from "../../services/workspace/skills.js";
+import { SessionRunner } from "../sessionRunner.js";
+import { CassetteError, type LoadedCase } from "./loadCassettes.js";
+
+export interface CaseResult {
+  readonly name: string;
+  readonly terminalState: TerminalState;
+  readonly reason: string;
+  /** The expected terminal state (the spec's `expected`); `expectedReason` when the case names one. */
+  readonly expected: TerminalState;
+  readonly expectedReason?: string;
+  readonly pass: boolean;
+  readonly runId: string;
+  readonly traceId: string;
+  readonly steps: number;
+  readonly correctionTurns: number;
+  readonly receipts: ReadonlyArray<{ toolName: string; status: ReceiptStatus }>;
+}
+
+export interface EvalSummary {
+  readonly total: number;
+  readonly passed: number;
+  readonly failed: number;
+  readonly byTerminalState: Record<TerminalState, number>;
+  readonly claimsWithoutReceipt: number;
+  readonly qaCompletionRate: number;
+}
+
+/** What the HTML report shows per case beyond the spec's JSON: the timeline and the statechart path. */
+export interface CaseDetail {
+  readonly name: string;
+  readonly file: string;
+  readonly input: string;
+  readonly finalText: string;
+  /** The run machine's states in the order the run visited them. */
+  readonly statePath: ReadonlyArray<string>;
+  readonly events: ReadonlyArray<LedgerEvent>;
+  readonly receipts: ReadonlyArray<ExecutionReceipt>;
+}
+
+export interface EvalReport {
+  readonly cases: ReadonlyArray<CaseResult>;
+  readonly summary: EvalSummary;
+  /** Not part of the `--json` output (cassette spec); used by the HTML report. */
+  readonly details?: ReadonlyArray<CaseDetail>;
+}
+
+/** A state value as a dotted path: `{ active: "sampling" }` → `active.sampling`. */
+export function statePathOf(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value && typeof value === "object") {
+    const [key, inner] = Object.entries(value as Record<string, unknown>)[0] ?? ["?", ""];
+    const rest = statePathOf(inner);
+    return rest ? `${key}.${rest}` : key;
+  }
+  return "";
+}
+
+/** Built-in tools, by name, for a case's temporary workspace (issue H adds them). */
+export type BuiltinToolFactory = (name: string, workspace: string) => AnyToolDefinition | undefined;
+
+export interface EvalOptions {
+  readonly builtinTool?: BuiltinToolFactory;
+  readonly onCaseStart?: (index: number, total: number, name: string) => void;
+  readonly onCaseDone?: (index: number, total: number, result: CaseResult) => void;
+}
+
+function prepareWorkspace(cassette: Cassette): string {
+  const workspace = mkdtempSync(join(tmpdir(), "agentloop-case-"));
+  for (const [path, content] of Object.entries(cassette.workspace?.files ?? {})) {
+    const target = join(workspace, path);
+    if (!target.startsWith(workspace)) {
+      throw new CassetteError({ reason: "unsatisfiable", message: `workspace file ${path} escapes the workspace` });
+    }
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, content);
+  }
+  return workspace;
+}
+
+/** Built-in tools on the case's workspace; `send_message` delivers to an in-memory outbox with real ids. */
+export const defaultBuiltinTool: BuiltinToolFactory = (name, workspace) => {
+  let sent = 0;
+  const outbox = {
+    channelId: "outbox",
+    send: async () => {
+      sent += 1;
+      return { messageId: `outbox-${randomUUID().slice(0, 8)}-${sent}` };
+    },
+  };
+  return builtinTools(workspace, { senders: [outbox], runCommand: { defaultTimeoutMs: 20_000 } }).get(
+    name as BuiltinToolName,
+  );
+};
+
+function caseTools(loaded: LoadedCase, workspace: string, builtinTool: BuiltinToolFactory) {
+  return (loaded.cassette.tools ?? []).map((spec) => {
+    if (!spec.builtin) return fixtureTool(spec);
+    const tool = builtinTool(spec.name, workspace);
+    if (!tool) {
+      throw new CassetteError({
+        reason: "unsatisfiable",
+        message: `${loaded.file}: tools: builtin tool "${spec.name}" is not available`,
+      });
+    }
+    return tool;
+  });
+}
+
+/** The case's contract signals: explicit, or deterministic signals (skill manifests read from its workspace). */
+function caseSignals(loaded: LoadedCase, workspace: string): ContractSignals {
+  const { cassette } = loaded;
+  const signals = cassette.signals ?? {};
+  let skill: ReturnType<typeof parseSkillManifest> | undefined;
+  if (signals.skill) {
+    const path = join(workspace, "skills", signals.skill, "SKILL.md");
+    if (!existsSync(path))
+      throw new CassetteError({
+        reason: "unsatisfiable",
+        message: `${loaded.file}: signals.skill: no skills/${signals.skill}/SKILL.md in the workspace`,
+      });
+    skill = parseSkillManifest(readFileSync(path, "utf8"), signals.skill);
+  }
+  return {
+    ...(cassette.contract ? { explicit: cassette.contract } : {}),
+    ...(signals.command ? { command: signals.command } : {}),
+    ...(skill ? { skill } : {}),
+    ...(signals.jobType ? { jobType: signals.jobType } : {}),
+    ...(signals.deliveryRequest ? { deliveryRequest: signals.deliveryRequest } : {}),
+  };
+}
+
+function memoryMatches(expected: Cassette["expect"], items: ReadonlyArray<MemoryItem>): boolean {
+  return (expected.memory ?? []).every((want) =>
+    items.some(
+      (item) =>
+        item.content.includes(want.contains) &&
+        item.verificationStatus === want.status &&
+        (want.kind === undefined || item.kind === want.kind),
+    ),
+  );
+}
+
+function matches(result: AgentRunResult, expected: Cassette["expect"], receipts: CaseResult["receipts"]): boolean {
+  if (result.terminalState !== expected.terminalState) return false;
+  if (expected.reason !== undefined && result.terminalReason !== expected.reason) return false;
+  if (expected.correctionTurns !== undefined && result.correctionTurns !== expected.correctionTurns) return false;
+  if (expected.receipts !== undefined) {
+    if (expected.receipts.length !== receipts.length) return false;
+    return expected.receipts.every(
+      (want, index) => receipts[index]?.toolName === want.toolName && receipts[index]?.status === want.status,
+    );
+  }
+  return true;
+}
+
+/**
+ * A plain question: no contract beyond `none`, no signals, no tools, no cancellation, and a model
+ * that answers once in text. These must complete (seed §9: plain-Q&A completion must not regress).
+ */
+function isPlainQuestion(cassette: Cassette): boolean {
+  const [only, ...rest] = cassette.model;
+  return (
+    (cassette.contract?.evidenceMode ?? "none") === "none" &&
+    !cassette.signals &&
+    (cassette.tools ?? []).length === 0 &&
+    cassette.cancelAfterMs == null &&
+    rest.length === 0 &&
+    only !== undefined &&
+    !only.error &&
+    !only.toolCalls?.length &&
+    (only.text ?? "").trim().length > 0 &&
+    (only.finishReason ?? "stop") === "stop"
+  );
+}
+
+async function runCase(
+  runtime: AgentRuntime,
+  sessions: SessionRunner,
+  invocation: string,
+  loaded: LoadedCase,
+  options: EvalOptions,
+) {
+  const { cassette } = loaded;
+  const workspace = prepareWorkspace(cassette);
+  try {
+    const tools = caseTools(loaded, workspace, options.builtinTool ?? defaultBuiltinTool);
+    const skills = discoverSkills(workspace).map((entry) => entry.manifest);
+    // Unique per invocation: a ledger file reused by a later eval must not leak history into these cases.
+    const sessionId = `eval:${invocation}:${cassette.session ?? cassette.name}`;
+    const memory = await runtime.run(Effect.flatMap(MemoryService, (service) => service.activeMemory(sessionId)));
+    const handle = await sessions.startTurn({
+      sessionId,
+      input: cassette.input,
+      signals: caseSignals(loaded, workspace),
+      system: buildSystemPrompt(workspace, { skills, memory: renderMemorySection(memory) }),
+      memory,
+      provider: scriptedProvider(cassette.model, {
+        ...(cassette.capabilities ? { capabilities: cassette.capabilities } : {}),
+      }),
+      tools,
+      ...(cassette.maxSteps ? { maxSteps: cassette.maxSteps } : {}),
+      ...(cassette.locale ? { locale: cassette.locale } : {}),
+    });
+    const statePath: string[] = [statePathOf(handle.actor.getSnapshot().value)];
+    const subscription = handle.actor.subscribe((snapshot) => {
+      const path = statePathOf(snapshot.value);
+      if (statePath.at(-1) !== path) statePath.push(path);
+    });
+    const cancelTimer =
+      cassette.cancelAfterMs !== undefined && cassette.cancelAfterMs !== null
+        ? setTimeout(() => handle.actor.send({ type: "CANCEL" }), cassette.cancelAfterMs)
+        : undefined;
+    const result = await handle.settled.finally(() => {
+      clearTimeout(cancelTimer);
+      subscription.unsubscribe();
+    });
+    const memoryItems = await runtime.run(
+      Effect.gen(function* () {
+        yield* Effect.flatMap(MemoryService, (service) =>
+          service.consolidateRun(result.runId, sessionId, cassette.memoryGate ?? "enforce"),
+        );
+        return yield* Effect.flatMap(MemoryItemStore, (items) => items.list({ scope: sessionId }));
+      }),
+    );
+    const ledger = await runtime.run(
+      Effect.gen(function* () {
+        const store = yield* AgentRunStore;
+        return {
+          run: yield* store.getRun(result.runId),
+          receipts: yield* store.listReceipts(result.runId),
+          events: yield* store.listRunEvents(result.runId),
+        };
+      }),
+    );
+    const receipts = ledger.receipts.map((receipt) => ({ toolName: receipt.toolName, status: receipt.status }));
+    const toolKinds: Record<string, ToolKind> = Object.fromEntries(tools.map((tool) => [tool.name, tool.kind]));
+    // Judged from the ledger, not from `expect`: a completed run whose stored contract is not met by stored receipts.
+    const claimWithoutReceipt =
+      ledger.run?.terminalState === "completed" &&
+      !evidenceGap(ledger.run.contract, ledger.receipts, toolKinds).satisfied;
+    const caseResult: CaseResult = {
+      name: cassette.name,
+      terminalState: result.terminalState,
+      reason: result.terminalReason,
+      expected: cassette.expect.terminalState,
+      ...(cassette.expect.reason ? { expectedReason: cassette.expect.reason } : {}),
+      pass: matches(result, cassette.expect, receipts) && memoryMatches(cassette.expect, memoryItems),
+      runId: result.runId,
+      traceId: result.traceId,
+      steps: result.steps,
+      correctionTurns: result.correctionTurns,
+      receipts,
+    };
+    const detail: CaseDetail = {
+      name: cassette.name,
+      file: loaded.file,
+      input: cassette.input,
+      finalText: result.finalText,
+      statePath,
+      events: ledger.events,
+      receipts: ledger.receipts,
+    };
+    return { caseResult, claimWithoutReceipt, detail };
+  } finally {
+    rmSync(workspace, { recursive: true, force: true });
+  }
+}
+
+/** Runs cases in order (cases of one session are consecutive turns) through the real runtime. */
+export async function runEval(runtime: AgentRuntime, cases: ReadonlyArray<LoadedCase>, options: EvalOptions = {}) {
+  const results: CaseResult[] = [];
+  const details: CaseDetail[] = [];
+  let claimsWithoutReceipt = 0;
+  let questions = 0;
+  let questionsCompleted = 0;
+  const sessions = new SessionRunner(runtime);
+  const invocation = randomUUID().slice(0, 8);
+  for (const [index, loaded] of cases.entries()) {
+    options.onCaseStart?.(index, cases.length, loaded.cassette.name);
+    const { caseResult, claimWithoutReceipt, detail } = await runCase(runtime, sessions, invocation, loaded, options);
+    details.push(detail);
+    if (claimWithoutReceipt) claimsWithoutReceipt += 1;
+    if (isPlainQuestion(loaded.cassette)) {
+      questions += 1;
+      if (caseResult.terminalState === "completed") questionsCompleted += 1;
+    }
+    results.push(caseResult);
+    options.onCaseDone?.(index, cases.length, caseResult);
+  }
+  const byTerminalState: Record<TerminalState, number> = {
+    completed: 0,
+    unverified: 0,
+    incomplete: 0,
+    failed: 0,
+    cancelled: 0,
+  };
+  for (const result of results) byTerminalState[result.terminalState] += 1;
+  const passed = results.filter((result) => result.pass).length;
+  const report: EvalReport = {
+    cases: results,
+    summary: {
+      total: results.length,
+      passed,
+      failed: results.length - passed,
+      byTerminalState,
+      claimsWithoutReceipt,
+      qaCompletionRate: questions === 0 ? 1 : questionsCompleted / questions,
+    },
+    details,
+  };
+  return report;
+}

@@ -1,0 +1,260 @@
+import { Effect } from "effect";
+import type { AgentRunResult, ContextMessage, Locale, MemoryItem, RunRecord, SkillManifest } from "../domain/index.js";
+import { AgentRunStore } from "../persistence/AgentRunStore.js";
+import { AGENTLOOP_TURN_SOURCE, MemoryTurnStore } from "../persistence/MemoryTurnStore.js";
+import type { AgentRuntime, RunHandle } from "../runtime/AgentRuntime.js";
+import {
+  type BuiltContext,
+  buildContext,
+  type ContextBuildInput,
+  HistoryCoverage,
+} from "../services/contextBuilder.js";
+import {
+  applyMemoryConflictRule,
+  type ContractSignals,
+  type ContractTables,
+  DEFAULT_CONTRACT_TABLES,
+  resolveContract,
+} from "../services/contracts.js";
+import { recordHistoryLegacyFallback } from "../services/observability/metrics.js"; // [observability]
+import type { Provider } from "../services/providers/Provider.js";
+import { contextWindowFor, messageTokens, type TokenCounter, tokenCounterFor } from "../services/tokens.js";
+import type { AnyToolDefinition } from "../services/tools/Tool.js";
+import {
+  distinctCallIdsAcrossRuns,
+  projectLegacyTurns,
+  projectRuns,
+  type ReplayMode,
+} from "../services/transcriptProjector.js";
+
+/** The seed §3.3 flags that gate the new history reader. */
+export interface SessionFlags {
+  /** Read history from the canonical ledger (false: the old visible turns only). */
+  readonly canonicalLedgerEnabled: boolean;
+  /** For history without a ledger: fall back to visible turns, or ignore them. */
+  readonly legacyHistoryMode: "fallback" | "off";
+}
+
+export const DEFAULT_SESSION_FLAGS: SessionFlags = { canonicalLedgerEnabled: true, legacyHistoryMode: "fallback" };
+
+export interface SessionRunnerOptions {
+  readonly flags?: Partial<SessionFlags>;
+  readonly contractTables?: ContractTables;
+  /** Tokens kept free for the model's reply (default 8192). */
+  readonly outputReserveTokens?: number;
+  /** Overrides the model's context window (tests, small models). */
+  readonly contextBudgetTokens?: number;
+  /** Runs read per page at most while walking back through a long session. */
+  readonly pageSize?: number;
+  /** Overrides the model's tokenizer (tests, models without a known encoding). */
+  readonly tokenCounter?: TokenCounter;
+}
+
+/** Fewer runs a page would cost more in queries than it saves in rows. */
+const MIN_PAGE_SIZE = 8;
+
+export interface TurnOptions {
+  readonly sessionId: string;
+  readonly input: string;
+  readonly signals?: ContractSignals | undefined;
+  readonly provider: Provider;
+  readonly tools?: ReadonlyArray<AnyToolDefinition> | undefined;
+  readonly allowedTools?: ReadonlyArray<string> | undefined;
+  readonly system?: string | undefined;
+  readonly skills?: ReadonlyArray<Pick<SkillManifest, "name" | "description">> | undefined;
+  readonly maxSteps?: number | undefined;
+  readonly locale?: Locale | undefined;
+  /** Active memory offered to this turn (for the conflict rule; the prompt section is in `system`). */
+  readonly memory?: ReadonlyArray<MemoryItem> | undefined;
+  /** Aborting it cancels the turn's run. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+export interface SessionHistory {
+  readonly context: BuiltContext;
+  /** Visible turns without a ledger were used (seed metric agent_history_legacy_fallback_total). */
+  readonly legacyFallback: boolean;
+  /** Ledger rows read to build it. */
+  readonly rowsRead: number;
+}
+
+export interface TurnHandle extends RunHandle {
+  readonly history: SessionHistory;
+  /** Resolves after the visible turns are dual-written to memory_turns. */
+  readonly settled: Promise<AgentRunResult>;
+}
+
+/**
+ * Runs consecutive turns of a session (seed §4 Phase 5): resolves the contract, builds the
+ * context from the ledger (tool facts, not narration), starts the run actor, and dual-writes
+ * the visible projection (user message + final text) to memory_turns.
+ */
+export class SessionRunner {
+  private readonly flags: SessionFlags;
+
+  constructor(
+    private readonly runtime: AgentRuntime,
+    private readonly options: SessionRunnerOptions = {},
+  ) {
+    this.flags = { ...DEFAULT_SESSION_FLAGS, ...options.flags };
+  }
+
+  /** The context the next turn of `sessionId` would see with `provider`. */
+  async history(sessionId: string, provider: Provider, input = "", extra: Pick<TurnOptions, "system" | "skills"> = {}) {
+    const counter = this.options.tokenCounter ?? tokenCounterFor(provider.apiFamily, provider.model);
+    const build = {
+      budgetTokens:
+        (this.options.contextBudgetTokens ??
+          contextWindowFor(provider.model) - (this.options.outputReserveTokens ?? 8192)) -
+        messageTokens({ role: "user", content: input }, counter),
+      counter,
+      ...(extra.system ? { system: extra.system } : {}),
+      ...(extra.skills ? { skills: extra.skills } : {}),
+    };
+    const { messages, legacyFallback, rowsRead } = await this.replay(sessionId, provider, build);
+    const context = buildContext({ ...build, history: messages });
+    return { context, legacyFallback, rowsRead } satisfies SessionHistory;
+  }
+
+  private async replay(sessionId: string, provider: Provider, build: Omit<ContextBuildInput, "history">) {
+    const pageSize = this.options.pageSize ?? 64;
+    const modeFor = (run: RunRecord): ReplayMode =>
+      provider.capabilities.toolCalling && run.providerId === provider.id ? "protocol" : "summary";
+    return this.runtime.run(
+      Effect.gen(this, function* () {
+        const store = yield* AgentRunStore;
+        const turns = yield* MemoryTurnStore;
+        if (!this.flags.canonicalLedgerEnabled) {
+          const visible = yield* turns.listSession(sessionId);
+          return {
+            messages: projectLegacyTurns(visible),
+            legacyFallback: visible.length > 0,
+            rowsRead: visible.length,
+          };
+        }
+        // Walk back from the newest run until older runs can no longer change the context
+        // (rows read follow the budget, not the length of the session).
+        const coverage = new HistoryCoverage(build);
+        const runs: RunRecord[] = [];
+        // Each run's projection, newest first: projected and counted once, then reused as the history.
+        const projected: ContextMessage[][] = [];
+        let rowsRead = 0;
+        let before: string | undefined;
+        let limit = pageSize;
+        let exhausted = false;
+        const seen = new Set<string>();
+        const distinct = distinctCallIdsAcrossRuns();
+        while (!coverage.covered) {
+          const page = yield* store.listRuns({
+            sessionId,
+            endedOnly: true,
+            newestFirst: true,
+            limit,
+            ...(before ? { startedBefore: before } : {}),
+          });
+          const fresh = page.filter((run) => !seen.has(run.runId));
+          if (fresh.length === 0) {
+            exhausted = true;
+            break;
+          }
+          for (const ledger of yield* store.loadRunLedgers(fresh)) {
+            rowsRead += 1 + ledger.events.length + ledger.receipts.length;
+            if (coverage.covered) continue;
+            seen.add(ledger.run.runId);
+            runs.push(ledger.run);
+            const messages = distinct(projectRuns([ledger], modeFor));
+            projected.push(messages);
+            coverage.add(messages);
+          }
+          if (page.length < limit) {
+            exhausted = !coverage.covered;
+            break;
+          }
+          // Pages are sized by how many more runs the budget looks to need, so little is read in vain.
+          const size = Math.min(pageSize, Math.max(MIN_PAGE_SIZE, coverage.runsWanted()));
+          // Runs that started in the same millisecond as the page's last one may lie beyond the page:
+          // the next page goes up to and including that millisecond, skipping the runs already read.
+          const boundary = page.at(-1)!.startedAt;
+          const afterBoundary = Date.parse(boundary) + 1;
+          if (Number.isNaN(afterBoundary)) {
+            before = boundary;
+            limit = size;
+          } else {
+            before = new Date(afterBoundary).toISOString();
+            limit = size + runs.filter((run) => run.startedAt === boundary).length;
+          }
+        }
+        const messages = projected.reverse().flat();
+        let legacyFallback = false;
+        if (exhausted && this.flags.legacyHistoryMode === "fallback") {
+          const firstRunAt = runs.at(-1)?.startedAt;
+          const visible = (yield* turns.listSession(sessionId)).filter(
+            (turn) => turn.source !== AGENTLOOP_TURN_SOURCE && (!firstRunAt || turn.createdAt < firstRunAt),
+          );
+          rowsRead += visible.length;
+          if (visible.length > 0) {
+            legacyFallback = true;
+            return { messages: [...projectLegacyTurns(visible), ...messages], legacyFallback, rowsRead };
+          }
+        }
+        return { messages, legacyFallback, rowsRead };
+      }),
+    );
+  }
+
+  async startTurn(options: TurnOptions): Promise<TurnHandle> {
+    const history = await this.history(options.sessionId, options.provider, options.input, options);
+    if (history.legacyFallback) Effect.runSync(recordHistoryLegacyFallback()); // [observability]
+    const contract = applyMemoryConflictRule(
+      resolveContract(options.signals ?? {}, this.options.contractTables ?? DEFAULT_CONTRACT_TABLES),
+      { ...(options.signals?.skill ? { skill: options.signals.skill } : {}), memory: options.memory ?? [] },
+    );
+    const handle = this.runtime.startRun({
+      sessionId: options.sessionId,
+      input: options.input,
+      contract,
+      provider: options.provider,
+      history: history.context.messages as ReadonlyArray<ContextMessage>,
+      ...(options.tools ? { tools: options.tools } : {}),
+      ...(options.allowedTools ? { allowedTools: options.allowedTools } : {}),
+      ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),
+      ...(options.locale ? { locale: options.locale } : {}),
+      signal: options.signal,
+    });
+    const settled = handle.result.then(async (result) => {
+      await this.dualWrite(options, result);
+      return result;
+    });
+    return { ...handle, history, settled };
+  }
+
+  /** The visible projection for existing session lists and search (seed §3.3 dual-write). */
+  private dualWrite(options: TurnOptions, result: AgentRunResult) {
+    const metadata = {
+      runId: result.runId,
+      traceId: result.traceId,
+      terminalState: result.terminalState,
+      reason: result.terminalReason,
+    };
+    return this.runtime.run(
+      Effect.flatMap(MemoryTurnStore, (turns) =>
+        turns.append([
+          {
+            sessionId: options.sessionId,
+            role: "user",
+            content: options.input,
+            source: AGENTLOOP_TURN_SOURCE,
+            metadata,
+          },
+          {
+            sessionId: options.sessionId,
+            role: "assistant",
+            content: result.finalText,
+            source: AGENTLOOP_TURN_SOURCE,
+            metadata,
+          },
+        ]),
+      ),
+    );
+  }
+}

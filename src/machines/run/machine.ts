@@ -1,0 +1,428 @@
+import { assign, emit, enqueueActions, fromCallback, sendTo, setup, stateIn } from "xstate";
+import type { AgentRunResult, LoopEvent, Outcome, RunCommand, RunReply, ToolSettlement } from "../../domain/index.js";
+import { cancelledSettlement } from "../settlements.js";
+import { RUN_IO_SYSTEM_ID, toolBatchMachine } from "../toolBatch/machine.js";
+import { selectToolChoice } from "../toolChoice.js";
+import { initialContext, NO_ROWS, type RunContext, type RunInput } from "./context.js";
+import {
+  afterOpened,
+  afterToolResults,
+  afterTurn,
+  classifySample,
+  classifyVerdict,
+  type RunDecision,
+} from "./decisions.js";
+import { finalText, fingerprints, toolStepEvents, toolStepTranscript, unsettledCalls } from "./records.js";
+
+/**
+ * The run lifecycle (seed §2.1, §4 Phase 1–3): sample → act → record → repeat, until the run ends
+ * in exactly one of five final states. The machine only decides: one I/O actor per run (`io`,
+ * provided by the runtime) performs each command it sends and answers with a named event. Each
+ * answer is turned into one decision by a pure function (decisions.ts) and raised, so transitions
+ * never depend on guard order. "The model stopped calling tools" is never success by itself: a
+ * text answer goes through `verifying`.
+ *
+ * A CANCEL while a ledger write or the tool batch is in flight is remembered in the
+ * `cancellation` region and honoured when that work reports back (the batch is told at once).
+ */
+
+export type RunEvent = { readonly type: "CANCEL" } | RunReply | RunDecision;
+
+export interface RunIOInput {
+  readonly runId: string;
+}
+
+/** A CANCEL came while work was in flight. */
+const cancelRequested = stateIn({ active: { cancellation: "requested" } });
+
+const CANCELLED: Outcome = { state: "cancelled", reason: "cancelled_by_user", detail: null };
+
+export const runMachine = setup({
+  types: {
+    context: {} as RunContext,
+    input: {} as RunInput,
+    events: {} as RunEvent,
+    emitted: {} as LoopEvent,
+    output: {} as AgentRunResult,
+  },
+  actors: {
+    /** Provided by the runtime: performs RunCommands, answers with RunReply events. */
+    runIO: fromCallback<RunCommand, RunIOInput>(() => undefined),
+    toolBatch: toolBatchMachine,
+  },
+  guards: {
+    cancelRequested,
+    outcomeCompleted: ({ context }) => context.outcome?.state === "completed",
+    outcomeUnverified: ({ context }) => context.outcome?.state === "unverified",
+    outcomeIncomplete: ({ context }) => context.outcome?.state === "incomplete",
+    outcomeCancelled: ({ context }) => context.outcome?.state === "cancelled",
+    outcomeFailed: ({ context }) => context.outcome?.state === "failed",
+    ledgerFailureNotDecided: ({ context }) => context.outcome?.reason !== "ledger_write_failed",
+  },
+  actions: {
+    requestOpen: sendTo(
+      "io",
+      ({ context }): RunCommand => ({
+        type: "OPEN",
+        runId: context.runId,
+        sessionId: context.sessionId,
+        traceId: context.traceId,
+        contract: context.contract,
+        input: context.input,
+      }),
+    ),
+    decideOpened: enqueueActions(({ enqueue, check }) => {
+      enqueue.raise(afterOpened({ cancelled: check(cancelRequested) }));
+    }),
+    requestSample: enqueueActions(({ context, enqueue }) => {
+      const step = context.step + 1;
+      enqueue.assign({ step });
+      const toolChoice = selectToolChoice(
+        context.contract,
+        context.capabilities,
+        new Set(Object.keys(context.toolKinds)),
+        context.samplingPhase,
+      );
+      enqueue.sendTo("io", { type: "SAMPLE", step, toolChoice } satisfies RunCommand);
+    }),
+    stopSample: sendTo("io", { type: "STOP_SAMPLE" } satisfies RunCommand),
+    decideSample: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type === "SAMPLED") enqueue.raise(classifySample(event.outcome, context));
+    }),
+    acceptCalls: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== "CALLS") return;
+      enqueue.assign({ stepCalls: event.calls, stepText: event.text, stepAnomalies: event.anomalies });
+      if (event.commentary)
+        enqueue.emit({ type: "commentary", runId: context.runId, step: context.step, text: event.text });
+    }),
+    requestCallsRecord: sendTo(
+      "io",
+      ({ context }): RunCommand => ({
+        type: "RECORD_CALLS",
+        runId: context.runId,
+        events: toolStepEvents(context),
+        transcript: toolStepTranscript(context),
+      }),
+    ),
+    markCallsRecorded: assign({ callsRecorded: true }),
+    /** Cancelled while the calls were being recorded: none runs, each gets a cancelled result. */
+    recordCallsCancelled: sendTo(
+      "io",
+      ({ context }): RunCommand => ({
+        type: "RECORD_RESULTS",
+        runId: context.runId,
+        step: context.step,
+        settlements: context.stepCalls.map((planned) => cancelledSettlement(planned, null)),
+      }),
+    ),
+    requestResultsRecord: sendTo("io", ({ context }, params: { settlements: ReadonlyArray<ToolSettlement> }) => ({
+      type: "RECORD_RESULTS" as const,
+      runId: context.runId,
+      step: context.step,
+      settlements: params.settlements,
+    })),
+    emitToolStarted: emit(({ context, event }) => {
+      const started = event as Extract<RunReply, { type: "TOOL_STARTED" }>;
+      return {
+        type: "tool_started" as const,
+        runId: context.runId,
+        step: started.step,
+        callId: started.callId,
+        toolName: started.toolName,
+      };
+    }),
+    cancelToolBatch: sendTo("toolBatch", { type: "CANCEL" }),
+    acceptResults: enqueueActions(({ context, event, enqueue, check }) => {
+      if (event.type !== "RESULTS_RECORDED") return;
+      const callLog = [...context.callLog, ...fingerprints(event.receipts, event.resultHashes)];
+      enqueue.assign({
+        receipts: [...context.receipts, ...event.receipts],
+        callLog,
+        stepCalls: [],
+        callsRecorded: false,
+        samplingPhase: "continue",
+      });
+      for (const receipt of event.receipts) {
+        enqueue.emit({
+          type: "tool_result",
+          runId: context.runId,
+          step: context.step,
+          callId: receipt.callId,
+          toolName: receipt.toolName,
+          status: receipt.status,
+          ...(receipt.reason ? { reason: receipt.reason } : {}),
+        });
+      }
+      enqueue.raise(afterToolResults(context, callLog, { cancelled: check(cancelRequested) }));
+    }),
+    acceptAnswer: assign(({ event }) =>
+      event.type === "ANSWER" ? { answer: event.answer, closing: event.closing } : {},
+    ),
+    requestVerify: sendTo(
+      "io",
+      ({ context }): RunCommand => ({
+        type: "VERIFY",
+        runId: context.runId,
+        contract: context.contract,
+        receipts: context.receipts,
+        answer: context.answer,
+        toolKinds: context.toolKinds,
+        correctionTurns: context.correctionTurns,
+      }),
+    ),
+    decideVerdict: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== "VERIFIED") return;
+      enqueue.assign({ verdict: event.verdict });
+      enqueue.raise(classifyVerdict(event.verdict, context));
+    }),
+    acceptRepair: assign(({ context, event }) =>
+      event.type === "REPAIR"
+        ? {
+            turn: event.turn,
+            closing: NO_ROWS,
+            protocolRepairs: context.protocolRepairs + 1,
+            samplingPhase: "continue" as const,
+          }
+        : {},
+    ),
+    acceptCorrection: assign(({ context, event }) =>
+      event.type === "CORRECT"
+        ? {
+            turn: event.turn,
+            closing: NO_ROWS,
+            correctionTurns: context.correctionTurns + 1,
+            samplingPhase: "correction" as const,
+          }
+        : {},
+    ),
+    requestTurnRecord: sendTo(
+      "io",
+      ({ context }): RunCommand => ({
+        type: "RECORD_TURN",
+        runId: context.runId,
+        events: context.turn.events,
+        transcript: context.turn.transcript,
+      }),
+    ),
+    decideAfterTurn: enqueueActions(({ context, enqueue, check }) => {
+      enqueue.assign({ turn: NO_ROWS });
+      enqueue.raise(afterTurn(context, { cancelled: check(cancelRequested) }));
+    }),
+    acceptStop: assign(({ context, event }) =>
+      event.type === "STOP"
+        ? {
+            outcome: event.outcome,
+            closing: event.closing ?? context.closing,
+            answer: event.answer ?? context.answer,
+          }
+        : {},
+    ),
+    decideCancelled: assign({ outcome: CANCELLED }),
+    failWith: assign({ outcome: (_, params: Outcome) => params }),
+    failLedger: assign({
+      outcome: ({ context }) => ({
+        state: "failed" as const,
+        reason: "ledger_write_failed" as const,
+        detail: context.outcome ? `while ending as ${context.outcome.state}/${context.outcome.reason}` : null,
+      }),
+    }),
+    requestFinish: sendTo("io", ({ context }): RunCommand => {
+      const outcome = context.outcome!;
+      return {
+        type: "FINISH",
+        runId: context.runId,
+        events: context.closing.events,
+        unsettled: unsettledCalls(context),
+        terminal: {
+          terminalState: outcome.state,
+          reason: outcome.reason,
+          finalText: finalText(context),
+          steps: context.step,
+          correctionTurns: context.correctionTurns,
+          ...(context.verdict && context.receiptVerification !== "off"
+            ? {
+                verification: {
+                  mode: context.receiptVerification,
+                  verdict: context.verdict.verdict,
+                  reason: context.verdict.reason,
+                  missing: [...context.verdict.missing],
+                },
+              }
+            : {}),
+        },
+        detail: outcome.detail,
+        transcript: context.closing.transcript,
+      };
+    }),
+    acceptClosingReceipts: assign(({ context, event }) =>
+      event.type === "FINISHED" ? { receipts: [...context.receipts, ...event.receipts] } : {},
+    ),
+    announceEnd: enqueueActions(({ context, enqueue }) => {
+      const outcome = context.outcome!;
+      enqueue.emit({
+        type: "final",
+        runId: context.runId,
+        text: finalText(context),
+        terminalState: outcome.state,
+        ...(outcome.state === "completed" ? {} : { answer: context.answer }),
+      });
+      enqueue.emit({
+        type: "done",
+        runId: context.runId,
+        traceId: context.traceId,
+        terminalState: outcome.state,
+        reason: outcome.reason,
+      });
+    }),
+  },
+}).createMachine({
+  id: "run",
+  initial: "active",
+  context: ({ input }) => initialContext(input),
+  invoke: { id: "io", systemId: RUN_IO_SYSTEM_ID, src: "runIO", input: ({ context }) => ({ runId: context.runId }) },
+  states: {
+    active: {
+      type: "parallel",
+      on: { LEDGER_FAILED: { target: "finalizing", actions: "failLedger" } },
+      states: {
+        // `work` comes first: where a state ends the run on CANCEL at once, its transition wins.
+        work: {
+          initial: "opening",
+          states: {
+            opening: {
+              entry: "requestOpen",
+              on: {
+                OPENED: { actions: "decideOpened" },
+                CONTINUE: "sampling",
+                STOP: { target: "#run.finalizing", actions: "acceptStop" },
+              },
+            },
+            sampling: {
+              entry: "requestSample",
+              on: {
+                SAMPLED: { actions: "decideSample" },
+                CALLS: { target: "recordingCalls", actions: "acceptCalls" },
+                REPAIR: { target: "recordingTurn", actions: "acceptRepair" },
+                ANSWER: { target: "verifying", actions: "acceptAnswer" },
+                STOP: { target: "#run.finalizing", actions: "acceptStop" },
+                CANCEL: { target: "#run.finalizing", actions: ["stopSample", "decideCancelled"] },
+              },
+            },
+            recordingCalls: {
+              entry: "requestCallsRecord",
+              on: {
+                CALLS_RECORDED: [
+                  {
+                    guard: "cancelRequested",
+                    target: "recordingResults",
+                    actions: ["markCallsRecorded", "recordCallsCancelled"],
+                  },
+                  { target: "executingTools", actions: "markCallsRecorded" },
+                ],
+              },
+            },
+            executingTools: {
+              invoke: {
+                id: "toolBatch",
+                src: "toolBatch",
+                input: ({ context }) => ({
+                  runId: context.runId,
+                  step: context.step,
+                  calls: context.stepCalls,
+                  concurrency: context.toolConcurrency,
+                }),
+                onDone: {
+                  target: "recordingResults",
+                  actions: { type: "requestResultsRecord", params: ({ event }) => ({ settlements: event.output }) },
+                },
+                onError: {
+                  target: "#run.finalizing",
+                  actions: {
+                    type: "failWith",
+                    params: { state: "failed", reason: "internal_error", detail: "tool batch crashed" },
+                  },
+                },
+              },
+              on: {
+                TOOL_STARTED: { actions: "emitToolStarted" },
+                CANCEL: { actions: "cancelToolBatch" },
+              },
+            },
+            recordingResults: {
+              on: {
+                RESULTS_RECORDED: { actions: "acceptResults" },
+                CONTINUE: "sampling",
+                STOP: { target: "#run.finalizing", actions: "acceptStop" },
+              },
+            },
+            verifying: {
+              entry: "requestVerify",
+              on: {
+                VERIFIED: { actions: "decideVerdict" },
+                CORRECT: { target: "recordingTurn", actions: "acceptCorrection" },
+                STOP: { target: "#run.finalizing", actions: "acceptStop" },
+                VERIFY_FAILED: {
+                  target: "#run.finalizing",
+                  actions: {
+                    type: "failWith",
+                    params: { state: "failed", reason: "internal_error", detail: "verifier crashed" },
+                  },
+                },
+                CANCEL: { target: "#run.finalizing", actions: "decideCancelled" },
+              },
+            },
+            recordingTurn: {
+              entry: "requestTurnRecord",
+              on: {
+                TURN_RECORDED: { actions: "decideAfterTurn" },
+                CONTINUE: "sampling",
+                STOP: { target: "#run.finalizing", actions: "acceptStop" },
+              },
+            },
+          },
+        },
+        cancellation: {
+          initial: "idle",
+          states: {
+            idle: { on: { CANCEL: "requested" } },
+            requested: {},
+          },
+        },
+      },
+    },
+    finalizing: {
+      entry: "requestFinish",
+      on: {
+        FINISHED: [
+          { guard: "outcomeCompleted", target: "completed", actions: "acceptClosingReceipts" },
+          { guard: "outcomeUnverified", target: "unverified", actions: "acceptClosingReceipts" },
+          { guard: "outcomeIncomplete", target: "incomplete", actions: "acceptClosingReceipts" },
+          { guard: "outcomeCancelled", target: "cancelled", actions: "acceptClosingReceipts" },
+          { guard: "outcomeFailed", target: "failed", actions: "acceptClosingReceipts" },
+        ],
+        LEDGER_FAILED: [
+          // The closing rows could not be written: close again as failed/ledger_write_failed (the
+          // runtime then writes the terminal without the refused rows), once.
+          { guard: "ledgerFailureNotDecided", target: "finalizing", reenter: true, actions: "failLedger" },
+          { target: "failed", actions: "failLedger" },
+        ],
+      },
+    },
+    completed: { type: "final", entry: "announceEnd" },
+    unverified: { type: "final", entry: "announceEnd" },
+    incomplete: { type: "final", entry: "announceEnd" },
+    failed: { type: "final", entry: "announceEnd" },
+    cancelled: { type: "final", entry: "announceEnd" },
+  },
+  output: ({ context }) => ({
+    runId: context.runId,
+    traceId: context.traceId,
+    sessionId: context.sessionId,
+    terminalState: context.outcome!.state,
+    terminalReason: context.outcome!.reason,
+    finalText: finalText(context),
+    steps: context.step,
+    correctionTurns: context.correctionTurns,
+    receipts: [...context.receipts],
+  }),
+});

@@ -1,0 +1,195 @@
+import { type ActorSystem, type AnyActorRef, assign, enqueueActions, setup } from "xstate";
+import type { BatchReply, PlannedCall, RunCommand, ToolSettlement } from "../../domain/index.js";
+import { cancelledSettlement, refusedSettlement, resultSettlement, timedOutSettlement } from "../settlements.js";
+
+/**
+ * The pending set of one step's tool calls. Each call's lifecycle is data in this machine —
+ * planned → running → settled (ok | error | timed out | cancelled) — not an actor of its own: the
+ * run's I/O actor (found in the actor system as `runIO`) executes a call when asked (EXECUTE) and
+ * reports back to this batch (CALL_STARTED, CALL_SETTLED). At most `concurrency` calls run at once; refused calls settle at
+ * once without running. One timer serves every call's timeout: it is set for the earliest
+ * deadline among the running calls, from the I/O actor's clock readings. The output lists the
+ * settlements in call order, whatever order they completed in.
+ */
+
+export interface ToolBatchInput {
+  readonly runId: string;
+  readonly step: number;
+  readonly calls: ReadonlyArray<PlannedCall>;
+  readonly concurrency: number;
+}
+
+/** The system id under which the run registers its I/O actor; the batch finds it there. */
+export const RUN_IO_SYSTEM_ID = "runIO";
+
+/**
+ * The run's I/O actor, from the actor system. Outside a live run (a pure `transition`, a graph
+ * traversal) there is none: the commands are still decided, and nothing executes them.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the batch reads one actor of whatever system it runs in
+const ioOf = (system: ActorSystem<any>): AnyActorRef => system.get(RUN_IO_SYSTEM_ID) as AnyActorRef;
+
+export interface BatchCall {
+  readonly planned: PlannedCall;
+  readonly dispatched: boolean;
+  /** ISO time the executor reported it started; null until then. */
+  readonly startedAt: string | null;
+  /** The I/O actor's clock (ms) past which the call has timed out; null until it started. */
+  readonly deadline: number | null;
+  readonly settlement: ToolSettlement | null;
+}
+
+export interface ToolBatchContext {
+  readonly runId: string;
+  readonly step: number;
+  readonly concurrency: number;
+  readonly calls: ReadonlyArray<BatchCall>;
+  /** The latest clock reading (ms) the I/O actor reported. */
+  readonly clock: number;
+}
+
+export type ToolBatchEvent = BatchReply | { readonly type: "CANCEL" };
+
+/** Longest delay a timer takes; used while no running call has reported its start. */
+const NO_DEADLINE = 2 ** 31 - 1;
+
+const isRunning = (call: BatchCall) => call.dispatched && call.settlement === null;
+
+function nextDeadline(calls: ReadonlyArray<BatchCall>): number | null {
+  let earliest: number | null = null;
+  for (const call of calls) {
+    if (isRunning(call) && call.deadline !== null && (earliest === null || call.deadline < earliest)) {
+      earliest = call.deadline;
+    }
+  }
+  return earliest;
+}
+
+const withCall = (calls: ReadonlyArray<BatchCall>, index: number, change: Partial<BatchCall>) =>
+  calls.map((call, i) => (i === index ? { ...call, ...change } : call));
+
+export const toolBatchMachine = setup({
+  types: {
+    context: {} as ToolBatchContext,
+    input: {} as ToolBatchInput,
+    events: {} as ToolBatchEvent,
+    output: {} as ReadonlyArray<ToolSettlement>,
+  },
+  guards: {
+    allSettled: ({ context }) => context.calls.every((call) => call.settlement !== null),
+  },
+  actions: {
+    /** Settles every refused call at once and asks for runnable ones, in call order, while slots are free. */
+    startCalls: enqueueActions(({ context, enqueue, self, system }) => {
+      let running = context.calls.filter(isRunning).length;
+      const slots = Math.max(1, context.concurrency);
+      const calls = [...context.calls];
+      for (let index = 0; index < calls.length; index++) {
+        const call = calls[index]!;
+        if (call.dispatched || call.settlement !== null) continue;
+        if (call.planned.disposition !== "run") {
+          calls[index] = { ...call, settlement: refusedSettlement(call.planned) };
+          continue;
+        }
+        if (running >= slots) continue;
+        running += 1;
+        calls[index] = { ...call, dispatched: true };
+        const command: RunCommand = {
+          type: "EXECUTE",
+          runId: context.runId,
+          step: context.step,
+          index,
+          planned: call.planned,
+          replyTo: self,
+        };
+        enqueue.sendTo(ioOf(system), command);
+      }
+      enqueue.assign({ calls });
+    }),
+    noteStarted: assign(({ context }, params: Extract<BatchReply, { type: "CALL_STARTED" }>) => {
+      const call = context.calls[params.index];
+      if (!call || call.settlement !== null) return { clock: Math.max(context.clock, params.at) };
+      return {
+        clock: Math.max(context.clock, params.at),
+        calls: withCall(context.calls, params.index, {
+          startedAt: params.startedAt,
+          deadline: params.at + call.planned.timeoutMs,
+        }),
+      };
+    }),
+    noteSettled: assign(({ context }, params: Extract<BatchReply, { type: "CALL_SETTLED" }>) => {
+      const call = context.calls[params.index];
+      // A call already timed out or cancelled keeps that settlement: a late result changes nothing.
+      if (!call || call.settlement !== null) return { clock: Math.max(context.clock, params.at) };
+      return {
+        clock: Math.max(context.clock, params.at),
+        calls: withCall(context.calls, params.index, { settlement: resultSettlement(call.planned, params.result) }),
+      };
+    }),
+    /** The timer fired: every running call whose deadline has come times out and is aborted. */
+    expireDueCalls: enqueueActions(({ context, enqueue, system }) => {
+      const now = nextDeadline(context.calls) ?? context.clock;
+      const calls = context.calls.map((call) => {
+        if (!isRunning(call) || call.deadline === null || call.deadline > now) return call;
+        enqueue.sendTo(ioOf(system), { type: "ABORT", callId: call.planned.call.id } satisfies RunCommand);
+        return { ...call, settlement: timedOutSettlement(call.planned, call.startedAt) };
+      });
+      enqueue.assign({ calls, clock: Math.max(context.clock, now) });
+    }),
+    cancelUnsettled: enqueueActions(({ context, enqueue, system }) => {
+      const calls = context.calls.map((call) => {
+        if (call.settlement !== null) return call;
+        if (call.dispatched) {
+          enqueue.sendTo(ioOf(system), { type: "ABORT", callId: call.planned.call.id } satisfies RunCommand);
+        }
+        return { ...call, settlement: cancelledSettlement(call.planned, call.startedAt) };
+      });
+      enqueue.assign({ calls });
+    }),
+  },
+  delays: {
+    untilNextDeadline: ({ context }) => {
+      const deadline = nextDeadline(context.calls);
+      return deadline === null ? NO_DEADLINE : Math.max(0, deadline - context.clock);
+    },
+  },
+}).createMachine({
+  id: "toolBatch",
+  initial: "running",
+  context: ({ input }) => ({
+    runId: input.runId,
+    step: input.step,
+    concurrency: input.concurrency,
+    calls: input.calls.map((planned) => ({
+      planned,
+      dispatched: false,
+      startedAt: null,
+      deadline: null,
+      settlement: null,
+    })),
+    clock: 0,
+  }),
+  states: {
+    running: {
+      // Entered again after each report: frees slots and sets the timer for the new earliest deadline.
+      entry: "startCalls",
+      always: { guard: "allSettled", target: "done" },
+      after: { untilNextDeadline: { target: "running", reenter: true, actions: "expireDueCalls" } },
+      on: {
+        CALL_STARTED: {
+          target: "running",
+          reenter: true,
+          actions: { type: "noteStarted", params: ({ event }) => event },
+        },
+        CALL_SETTLED: {
+          target: "running",
+          reenter: true,
+          actions: { type: "noteSettled", params: ({ event }) => event },
+        },
+        CANCEL: { target: "done", actions: "cancelUnsettled" },
+      },
+    },
+    done: { type: "final" },
+  },
+  output: ({ context }) => context.calls.map((call) => call.settlement!),
+});

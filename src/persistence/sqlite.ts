@@ -1,0 +1,55 @@
+import { SqlClient } from "@effect/sql";
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient";
+import { Effect, Layer } from "effect";
+
+/**
+ * The ledger's SQLite connection: @effect/sql-sqlite-node's `SqliteClient` (one better-sqlite3
+ * connection behind a semaphore, statements prepared once and cached) configured for the ledger.
+ *
+ * `SqliteClient.layer` itself only opens the file and turns WAL on (unless `readonly`); the other
+ * settings are per connection and run here right after it opens:
+ * - `synchronous = NORMAL`: with WAL, a commit survives a process crash; only a power loss can
+ *   undo the last commits (never corrupting the file).
+ * - `foreign_keys = ON`: the ledger's `run_id` references are enforced (they refuse an event or a
+ *   receipt of an unknown run, see migration 0005).
+ * - `busy_timeout`: a writer of another process holding the lock is waited for, not failed on.
+ */
+export interface SqliteOptions {
+  readonly filename: string;
+  /**
+   * Opens the file read-only (it must exist): no WAL switch, no writes. A WAL file written by
+   * others is still read.
+   */
+  readonly readonly?: boolean;
+}
+
+export const BUSY_TIMEOUT_MS = 5_000;
+
+/** The connection settings every agentloop connection runs after opening. */
+export const CONNECTION_PRAGMAS: ReadonlyArray<string> = [
+  "PRAGMA synchronous = NORMAL",
+  "PRAGMA foreign_keys = ON",
+  `PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`,
+];
+
+const configure = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient;
+  for (const pragma of CONNECTION_PRAGMAS) yield* sql.unsafe(pragma);
+}).pipe(Effect.orDie);
+
+/**
+ * SqlClient (and SqliteClient) over `filename` — a file or `:memory:` — WAL (unless read-only),
+ * synchronous NORMAL, foreign keys on, a busy timeout. A file that cannot be opened is a defect.
+ */
+export const layer = (options: SqliteOptions): Layer.Layer<SqliteClient.SqliteClient | SqlClient.SqlClient> =>
+  Layer.effectDiscard(configure).pipe(
+    Layer.provideMerge(
+      SqliteClient.layer({
+        filename: options.filename,
+        readonly: options.readonly ?? false,
+        // Switching to WAL writes the file header: a read-only connection reads the mode it finds.
+        disableWAL: options.readonly ?? false,
+      }),
+    ),
+    Layer.orDie,
+  );

@@ -1,0 +1,124 @@
+import { Cause, type Effect, Exit, type Fiber, FiberId, type ManagedRuntime } from "effect";
+import { fromCallback } from "xstate";
+import type { BatchReply, RunCommand, RunReply } from "../domain/index.js";
+import { runMachine } from "../machines/run/machine.js";
+import type { AgentRunStore } from "../persistence/AgentRunStore.js";
+import type { RunOperations } from "./runOperations.js";
+
+/**
+ * The one bridge between the run machine and Effect: the run's I/O actor. It takes each command
+ * the machine (or its tool batch) sends, runs the matching operation as a fiber on the runtime,
+ * and answers with the operation's event. Leaving `sampling` early interrupts the provider call; an
+ * ABORT interrupts a tool call (its AbortSignal fires); stopping the run interrupts everything.
+ */
+
+type Runtime = ManagedRuntime.ManagedRuntime<AgentRunStore, unknown>;
+
+const defectText = (cause: Cause.Cause<unknown>) => {
+  const error = Cause.squash(cause);
+  return error instanceof Error ? error.message : String(error);
+};
+
+export function provideRunMachine(runtime: Runtime, operationsOf: (runId: string) => RunOperations) {
+  const runIO = fromCallback<RunCommand, { runId: string }>(({ input, receive, sendBack }) => {
+    const operations = operationsOf(input.runId);
+    const tools = new Map<string, { fiber: Fiber.RuntimeFiber<unknown, unknown>; abort: AbortController }>();
+    let sampling: Fiber.RuntimeFiber<unknown, unknown> | undefined;
+    let stopped = false;
+
+    /** Runs `effect`; its value is the answer, a defect becomes `onDefect`'s answer, an interrupt none. */
+    const perform = <A extends RunReply>(
+      effect: Effect.Effect<A, never, AgentRunStore>,
+      onDefect: (detail: string) => RunReply,
+    ) => {
+      const fiber = runtime.runFork(effect);
+      fiber.addObserver((exit) => {
+        if (stopped) return;
+        if (Exit.isSuccess(exit)) sendBack(exit.value);
+        else if (!Cause.isInterruptedOnly(exit.cause)) sendBack(onDefect(defectText(exit.cause)));
+      });
+      return fiber;
+    };
+    const ledgerFailed = (detail: string): RunReply => ({ type: "LEDGER_FAILED", detail });
+
+    const execute = (command: Extract<RunCommand, { type: "EXECUTE" }>) => {
+      const abort = new AbortController();
+      const { startedAt, effect } = operations.execute(command, abort.signal);
+      const { call } = command.planned;
+      command.replyTo.send({
+        type: "CALL_STARTED",
+        index: command.index,
+        at: Date.now(),
+        startedAt,
+      } satisfies BatchReply);
+      sendBack({ type: "TOOL_STARTED", step: command.step, callId: call.id, toolName: call.name });
+      const fiber = runtime.runFork(effect);
+      tools.set(call.id, { fiber, abort });
+      fiber.addObserver((exit) => {
+        if (tools.get(call.id)?.fiber !== fiber) return; // aborted: the batch has settled it already
+        tools.delete(call.id);
+        if (stopped || !Exit.isSuccess(exit)) return;
+        command.replyTo.send({
+          type: "CALL_SETTLED",
+          index: command.index,
+          at: Date.now(),
+          result: exit.value,
+        } satisfies BatchReply);
+      });
+    };
+
+    const abortTool = (callId: string) => {
+      const running = tools.get(callId);
+      if (!running) return;
+      tools.delete(callId);
+      running.abort.abort();
+      running.fiber.unsafeInterruptAsFork(FiberId.none);
+    };
+
+    receive((command) => {
+      switch (command.type) {
+        case "OPEN":
+          perform(operations.open(command), ledgerFailed);
+          return;
+        case "SAMPLE":
+          sampling = perform(operations.sample(command), (detail) => ({
+            type: "SAMPLED",
+            outcome: { type: "failure", reason: "provider_error", message: `provider actor crashed: ${detail}` },
+          }));
+          return;
+        case "STOP_SAMPLE":
+          sampling?.unsafeInterruptAsFork(FiberId.none);
+          sampling = undefined;
+          return;
+        case "RECORD_CALLS":
+          perform(operations.recordCalls(command), ledgerFailed);
+          return;
+        case "RECORD_TURN":
+          perform(operations.recordTurn(command), ledgerFailed);
+          return;
+        case "RECORD_RESULTS":
+          perform(operations.recordResults(command), ledgerFailed);
+          return;
+        case "VERIFY":
+          perform(operations.verify(command), (detail) => ({ type: "VERIFY_FAILED", detail }));
+          return;
+        case "FINISH":
+          perform(operations.finish(command), ledgerFailed);
+          return;
+        case "EXECUTE":
+          execute(command);
+          return;
+        case "ABORT":
+          abortTool(command.callId);
+          return;
+      }
+    });
+
+    return () => {
+      stopped = true;
+      sampling?.unsafeInterruptAsFork(FiberId.none);
+      for (const callId of [...tools.keys()]) abortTool(callId);
+    };
+  });
+  return runMachine.provide({ actors: { runIO } });
+}

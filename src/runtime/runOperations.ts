@@ -1,0 +1,395 @@
+import { Cause, Effect } from "effect";
+import type {
+  ContextMessage,
+  ExecutionReceipt,
+  ExecutorResult,
+  FinishRunInput,
+  JsonValue,
+  LedgerWriteInput,
+  OpenRunInput,
+  PendingEvent,
+  PlannedCall,
+  ReceiptVerificationMode,
+  RunCommand,
+  RunReply,
+  SampleOutcome,
+  ToolResultsInput,
+  ToolSettlement,
+  VerificationStatus,
+  VerifyInput,
+} from "../domain/index.js";
+import { hasEvidence, MUTATION_EVIDENCE_KEYS, STABLE_ID_KEYS } from "../domain/index.js";
+import { AgentRunStore, type EventToAppend } from "../persistence/AgentRunStore.js";
+import { passthroughObserver, type RunObserver } from "../services/observability/tracing.js";
+import type { Provider } from "../services/providers/Provider.js";
+import { type RetryPolicy, withProviderRetry } from "../services/providers/retry.js";
+import { planCalls } from "../services/tools/callPlanner.js";
+import { canonicalJson, sha256 } from "../services/tools/fingerprint.js";
+import { invokeTool } from "../services/tools/invokeTool.js";
+import { type AnyToolDefinition, describeTool } from "../services/tools/Tool.js";
+import { callIdsOf } from "../services/transcriptProjector.js";
+import { verifyAnswer } from "../services/verification.js";
+import type { TranscriptStore } from "./stores.js";
+
+/**
+ * The I/O of one run, as Effects the run's I/O actor performs (see runIO.ts). None fails: an
+ * expected failure (a ledger refusal, a provider error) is an answer the machine decides on.
+ * The ledger's sequence numbers are assigned here, where the rows are written.
+ */
+
+export interface RunWiring {
+  readonly runId: string;
+  readonly provider: Provider;
+  readonly tools: ReadonlyMap<string, AnyToolDefinition>;
+  readonly allowedTools: ReadonlySet<string>;
+  readonly transcript: TranscriptStore;
+  readonly retry: RetryPolicy;
+  readonly defaultToolTimeoutMs: number;
+  readonly now: () => string;
+  readonly receiptVerification: ReceiptVerificationMode;
+  /** Spans (children of the run's root span, when tracing is on), run logs and metric facts. */
+  readonly observer?: RunObserver | undefined;
+}
+
+type Reply<T extends RunReply["type"]> = Extract<RunReply, { type: T }>;
+type LedgerReply<T extends RunReply["type"]> = Reply<T> | Reply<"LEDGER_FAILED">;
+
+function outputText(output: JsonValue): string {
+  return typeof output === "string" ? output : JSON.stringify(output);
+}
+
+function verificationOf(settlement: ToolSettlement, tool: AnyToolDefinition | undefined): VerificationStatus {
+  if (settlement.status !== "ok") return "unverified";
+  const receiptLike = { evidence: settlement.evidence } as ExecutionReceipt;
+  if (tool?.kind === "deliver") return hasEvidence(receiptLike, STABLE_ID_KEYS) ? "verified" : "partial";
+  if (tool?.kind === "mutate") return hasEvidence(receiptLike, MUTATION_EVIDENCE_KEYS) ? "verified" : "partial";
+  return "verified";
+}
+
+const failureText = (error: unknown) =>
+  error instanceof Error ? error.message : String((error as { message?: unknown })?.message ?? error);
+
+/** A ledger write's expected failure becomes the machine's LEDGER_FAILED. */
+const orLedgerFailed = <A extends RunReply, R>(
+  effect: Effect.Effect<A, unknown, R>,
+): Effect.Effect<A | Reply<"LEDGER_FAILED">, never, R> =>
+  Effect.catchAll(effect, (error) => Effect.succeed({ type: "LEDGER_FAILED" as const, detail: failureText(error) }));
+
+export type RunOperations = ReturnType<typeof runOperations>;
+
+export function runOperations(wiring: RunWiring) {
+  const { transcript } = wiring;
+  const descriptors = wiring.provider.capabilities.toolCalling
+    ? [...wiring.tools.values()].filter((tool) => wiring.allowedTools.has(tool.name)).map(describeTool)
+    : [];
+  // A new call may not reuse an id the replayed history holds (providers that number their calls
+  // repeat ids from turn to turn): planCalls renames such a call `<id>_<n>`.
+  const usedCallIds = callIdsOf(transcript.getSnapshot().context.messages);
+  const retry = withProviderRetry(wiring.retry);
+  const observe = wiring.observer ?? passthroughObserver();
+  /** Last sequence number durable in this run's ledger. */
+  let lastSequence = 0;
+  /** When each call started, for receipts of calls that never reported (closing receipts). */
+  const callStartedAt = new Map<string, string>();
+
+  const append = (messages: ReadonlyArray<ContextMessage>) => transcript.trigger.append({ messages });
+  const numbered = (events: ReadonlyArray<PendingEvent>, first = lastSequence + 1): EventToAppend[] =>
+    events.map((event, index) => ({ sequence: first + index, type: event.type, payload: event.payload }));
+
+  const open = (input: OpenRunInput): Effect.Effect<LedgerReply<"OPENED">, never, AgentRunStore> =>
+    orLedgerFailed(
+      Effect.gen(function* () {
+        const store = yield* AgentRunStore;
+        yield* store.createRun(
+          {
+            runId: input.runId,
+            sessionId: input.sessionId,
+            traceId: input.traceId,
+            contract: input.contract,
+            providerId: wiring.provider.id,
+            model: wiring.provider.model,
+            apiFamily: wiring.provider.apiFamily,
+          },
+          [{ sequence: 1, type: "user_input", payload: { text: input.input, origin: "user" } }],
+        );
+        lastSequence = 1;
+        append([{ role: "user", content: input.input }]);
+        return { type: "OPENED" } as const;
+      }).pipe(observe.open),
+    );
+
+  const sample = (command: Extract<RunCommand, { type: "SAMPLE" }>): Effect.Effect<Reply<"SAMPLED">> =>
+    wiring.provider
+      .sample({
+        runId: wiring.runId,
+        step: command.step,
+        messages: transcript.getSnapshot().context.messages,
+        tools: descriptors,
+        toolChoice: descriptors.length > 0 ? command.toolChoice : { mode: "none" },
+      })
+      .pipe(
+        retry,
+        Effect.map(
+          (response): SampleOutcome => ({
+            type: "response",
+            text: response.text,
+            finishReason: response.finishReason,
+            malformed: response.malformedToolCalls,
+            anomalies: response.anomalies,
+            streamed: response.streamed,
+            ...(response.usage ? { usage: response.usage } : {}),
+            calls: planCalls(response.toolCalls, {
+              tools: wiring.tools,
+              allowed: wiring.allowedTools,
+              defaultTimeoutMs: wiring.defaultToolTimeoutMs,
+              usedCallIds,
+            }),
+          }),
+        ),
+        Effect.catchAll((error) =>
+          Effect.succeed<SampleOutcome>({
+            type: "failure",
+            reason: error.reason === "script_exhausted" ? "script_exhausted" : "provider_error",
+            message: error.message,
+          }),
+        ),
+        observe.sample(command.step),
+        Effect.map((outcome) => ({ type: "SAMPLED" as const, outcome })),
+      );
+
+  const writeRows = <T extends "CALLS_RECORDED" | "TURN_RECORDED">(type: T, input: LedgerWriteInput) =>
+    orLedgerFailed(
+      Effect.gen(function* () {
+        const store = yield* AgentRunStore;
+        const events = numbered(input.events);
+        yield* store.appendEvents(input.runId, events);
+        lastSequence += events.length;
+        append(input.transcript);
+        return { type } as Reply<T>;
+      }).pipe(observe.append(input)),
+    );
+
+  const execute = (command: Extract<RunCommand, { type: "EXECUTE" }>, signal: AbortSignal) => {
+    const { call } = command.planned;
+    const tool = wiring.tools.get(call.name)!;
+    const startedAt = wiring.now();
+    callStartedAt.set(call.id, startedAt);
+    const execution = invokeTool(tool, call.arguments, {
+      runId: command.runId,
+      callId: call.id,
+      step: command.step,
+      signal,
+    }).pipe(
+      Effect.map((invocation): ExecutorResult => {
+        if (invocation.kind === "invalid_arguments") {
+          return {
+            status: "error",
+            reason: "invalid_arguments",
+            output: { error: invocation.problem },
+            evidence: {},
+            startedAt,
+            finishedAt: wiring.now(),
+          };
+        }
+        const { result } = invocation;
+        return {
+          status: result.status,
+          ...(result.status === "error" ? { reason: "tool_error" as const } : {}),
+          output: result.output,
+          evidence: { ...(result.evidence ?? {}) },
+          startedAt,
+          finishedAt: wiring.now(),
+        };
+      }),
+      Effect.catchAllCause((cause) =>
+        Cause.isInterruptedOnly(cause)
+          ? Effect.failCause(cause)
+          : Effect.succeed<ExecutorResult>({
+              status: "error",
+              reason: "tool_threw",
+              output: { error: failureText(Cause.squash(cause)) },
+              evidence: {},
+              startedAt,
+              finishedAt: wiring.now(),
+            }),
+      ),
+    );
+    return {
+      startedAt,
+      effect: execution.pipe(observe.tool({ step: command.step, callId: call.id, toolName: call.name })),
+    };
+  };
+
+  const toReceipt = (runId: string, settlement: ToolSettlement, finishedAt: string): ExecutionReceipt => {
+    const outputJson = canonicalJson(settlement.output);
+    return {
+      receiptId: `${runId}:${settlement.callId}`,
+      runId,
+      callId: settlement.callId,
+      toolName: settlement.toolName,
+      status: settlement.status,
+      ...(settlement.reason ? { reason: settlement.reason } : {}),
+      startedAt: settlement.startedAt ?? callStartedAt.get(settlement.callId) ?? finishedAt,
+      finishedAt: settlement.finishedAt ?? finishedAt,
+      inputFingerprint: settlement.inputFingerprint,
+      evidence: {
+        ...settlement.evidence,
+        output_sha256: sha256(outputJson),
+        output_bytes: Buffer.byteLength(outputJson),
+      },
+      verificationStatus: verificationOf(settlement, wiring.tools.get(settlement.toolName)),
+    };
+  };
+
+  /** Result rows, receipts and transcript messages for settled calls. */
+  const resultRecords = (runId: string, step: number, settlements: ReadonlyArray<ToolSettlement>, first: number) => {
+    const finishedAt = wiring.now();
+    const receipts = settlements.map((settlement) => toReceipt(runId, settlement, finishedAt));
+    const events: EventToAppend[] = settlements.map((settlement, index) => ({
+      sequence: first + index,
+      type: "tool_result",
+      payload: {
+        step,
+        callId: settlement.callId,
+        toolName: settlement.toolName,
+        status: settlement.status,
+        output: settlement.output,
+        outputHash: receipts[index]!.evidence.output_sha256 as string,
+      },
+    }));
+    const messages: ContextMessage[] = settlements.map((settlement) => ({
+      role: "tool",
+      callId: settlement.callId,
+      toolName: settlement.toolName,
+      isError: settlement.status !== "ok",
+      content:
+        settlement.status === "ok"
+          ? outputText(settlement.output)
+          : `${settlement.status}${settlement.reason ? ` (${settlement.reason})` : ""}: ${outputText(settlement.output)}`,
+    }));
+    return { receipts, events, messages };
+  };
+
+  const recordResults = (
+    input: ToolResultsInput,
+  ): Effect.Effect<LedgerReply<"RESULTS_RECORDED">, never, AgentRunStore> =>
+    orLedgerFailed(
+      Effect.gen(function* () {
+        const store = yield* AgentRunStore;
+        const records = resultRecords(input.runId, input.step, input.settlements, lastSequence + 1);
+        yield* store.appendEvents(input.runId, records.events, records.receipts);
+        lastSequence += records.events.length;
+        append(records.messages);
+        return {
+          type: "RESULTS_RECORDED" as const,
+          receipts: records.receipts,
+          resultHashes: records.receipts.map((receipt) => receipt.evidence.output_sha256 as string),
+        };
+      }).pipe(observe.toolResults(input)),
+    );
+
+  const verify = (input: VerifyInput): Effect.Effect<Reply<"VERIFIED"> | Reply<"VERIFY_FAILED">> =>
+    Effect.sync(() =>
+      wiring.receiptVerification === "off"
+        ? ({ verdict: "completed", reason: "answered", missing: [] } as const)
+        : verifyAnswer({ ...input, capabilities: wiring.provider.capabilities }),
+    ).pipe(
+      Effect.map((verdict) => ({ type: "VERIFIED" as const, verdict })),
+      Effect.catchAllDefect((defect) =>
+        Effect.succeed({ type: "VERIFY_FAILED" as const, detail: failureText(defect) }),
+      ),
+    );
+
+  /**
+   * A call of the current step that never got a recorded result. Only a user's cancel may call
+   * it `cancelled_by_user`; otherwise (a ledger write failed, the batch crashed) the call may have
+   * run and its side effects are unknown: `interrupted`, as start-up recovery says.
+   */
+  const unsettledSettlement =
+    (terminal: FinishRunInput["terminal"]) =>
+    (planned: PlannedCall): ToolSettlement => ({
+      callId: planned.call.id,
+      toolName: planned.call.name,
+      inputFingerprint: planned.inputFingerprint,
+      status: "cancelled",
+      reason: terminal.reason === "cancelled_by_user" ? "cancelled_by_user" : "interrupted",
+      output: { error: "the run ended before this call reported" },
+      evidence: {},
+      startedAt: null,
+      finishedAt: null,
+    });
+
+  /**
+   * After a ledger write failed, the rows that should have landed with the terminal may be the
+   * very rows the ledger refuses. Closes the run the way start-up recovery does: receipts for the
+   * step's calls whose tool_call row is durable but that have no receipt, then the terminal.
+   */
+  const closeAfterLedgerFailure = (input: FinishRunInput) =>
+    Effect.gen(function* () {
+      const store = yield* AgentRunStore;
+      const events = yield* store.listRunEvents(input.runId);
+      const receipted = new Set((yield* store.listReceipts(input.runId)).map((receipt) => receipt.callId));
+      const called = new Set(
+        events
+          .filter((event) => event.type === "tool_call")
+          .map((event) => (event.payload as { callId?: string }).callId),
+      );
+      const finishedAt = wiring.now();
+      const receipts = input.unsettled
+        .filter((planned) => called.has(planned.call.id) && !receipted.has(planned.call.id))
+        .map((planned) => toReceipt(input.runId, unsettledSettlement(input.terminal)(planned), finishedAt));
+      const sequence = (events[events.length - 1]?.sequence ?? 0) + 1;
+      yield* store.finishRun(input.runId, {
+        sequence,
+        receipts,
+        terminal: input.terminal,
+        failureDetail: input.detail,
+      });
+      lastSequence = sequence;
+      return { type: "FINISHED" as const, receipts };
+    });
+
+  /** Not interruptible by the run: the terminal row must land once decided. */
+  const finish = (input: FinishRunInput): Effect.Effect<LedgerReply<"FINISHED">, never, AgentRunStore> =>
+    orLedgerFailed(
+      Effect.gen(function* () {
+        const store = yield* AgentRunStore;
+        const leading = numbered(input.events);
+        const unsettled = resultRecords(
+          input.runId,
+          Math.max(1, input.terminal.steps),
+          input.unsettled.map(unsettledSettlement(input.terminal)),
+          lastSequence + 1 + leading.length,
+        );
+        const events = [...leading, ...unsettled.events];
+        const sequence = lastSequence + 1 + events.length;
+        yield* store.finishRun(input.runId, {
+          sequence,
+          events,
+          receipts: unsettled.receipts,
+          terminal: input.terminal,
+          failureDetail: input.detail,
+        });
+        lastSequence = sequence;
+        append([...input.transcript, ...unsettled.messages]);
+        return { type: "FINISHED" as const, receipts: unsettled.receipts };
+      }).pipe(
+        Effect.catchAll((error) =>
+          input.terminal.reason === "ledger_write_failed" ? closeAfterLedgerFailure(input) : Effect.fail(error),
+        ),
+        observe.finish(input),
+        Effect.uninterruptible,
+      ),
+    );
+
+  return {
+    open,
+    sample,
+    recordCalls: (input: LedgerWriteInput) => writeRows("CALLS_RECORDED", input),
+    recordTurn: (input: LedgerWriteInput) => writeRows("TURN_RECORDED", input),
+    execute,
+    recordResults,
+    verify,
+    finish,
+  };
+}

@@ -1,0 +1,231 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import ts from "typescript";
+import { describe, expect, it } from "vitest";
+
+/**
+ * The layering of the architecture map (README), checked on every import of every `src/**\/*.ts`:
+ *
+ *   domain ← machines / persistence / config ← services ← runtime ← host ← cli
+ *
+ * A layer may import its own folder and the layers below it, nothing above. `src/index.ts` and
+ * `src/entries/*` are the public surface and may import anything. Besides, `services` know neither
+ * XState nor the runtime, nothing below `runtime` imports `xstate` / `@xstate/*`, and the machines
+ * stay free of Effect: the runtime is the one place that wires both.
+ *
+ * Import and export-from declarations, `import x = require(…)`, dynamic `import(…)` and
+ * `typeof import(…)` types are all checked; type-only imports count like any other.
+ */
+
+const SRC = fileURLToPath(new URL("../src/", import.meta.url));
+
+const LAYERS = [
+  "domain",
+  "machines",
+  "persistence",
+  "config",
+  "services",
+  "runtime",
+  "host",
+  "cli",
+  "surface",
+] as const;
+type Layer = (typeof LAYERS)[number];
+
+/** What each layer may import (besides packages). */
+const ALLOWED: Readonly<Record<Layer, ReadonlyArray<Layer>>> = {
+  domain: ["domain"],
+  machines: ["domain", "machines"],
+  persistence: ["domain", "persistence"],
+  config: ["domain", "config"],
+  services: ["domain", "persistence", "config", "services"],
+  runtime: ["domain", "machines", "persistence", "config", "services", "runtime"],
+  host: ["domain", "machines", "persistence", "config", "services", "runtime", "host"],
+  cli: ["domain", "machines", "persistence", "config", "services", "runtime", "host", "cli"],
+  surface: LAYERS,
+};
+
+const XSTATE = /^(xstate|@xstate\/.+)$/;
+const EFFECT = /^(effect|@effect\/.+)$/;
+
+/** Packages a layer must not import. */
+const FORBIDDEN_PACKAGES: Readonly<Partial<Record<Layer, ReadonlyArray<{ pattern: RegExp; why: string }>>>> = {
+  domain: [{ pattern: XSTATE, why: "domain knows no XState" }],
+  persistence: [{ pattern: XSTATE, why: "persistence knows no XState" }],
+  config: [{ pattern: XSTATE, why: "config knows no XState" }],
+  services: [{ pattern: XSTATE, why: "services know no XState (the runtime provides the machines)" }],
+  machines: [{ pattern: EFFECT, why: "machines are pure statecharts: no Effect" }],
+};
+
+/** The layer of a path relative to src/ (with `/`), or undefined for a folder the map does not know. */
+function layerOf(path: string): Layer | undefined {
+  if (path === "index.ts" || path.startsWith("entries/")) return "surface";
+  const folder = path.split("/")[0] ?? "";
+  return (LAYERS as ReadonlyArray<string>).includes(folder) && folder !== "surface" ? (folder as Layer) : undefined;
+}
+
+interface ImportSite {
+  readonly specifier: string | undefined;
+  readonly line: number;
+  readonly kind: "static" | "export" | "dynamic" | "type" | "require";
+}
+
+/** Every module specifier a source text names, with its line (1-based). */
+function importsOf(fileName: string, text: string): ImportSite[] {
+  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const sites: ImportSite[] = [];
+  const add = (node: ts.Node, expression: ts.Node | undefined, kind: ImportSite["kind"]) => {
+    const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+    const specifier = expression && ts.isStringLiteralLike(expression) ? expression.text : undefined;
+    sites.push({ specifier, line, kind });
+  };
+  const visit = (node: ts.Node): void => {
+    if (ts.isImportDeclaration(node)) add(node, node.moduleSpecifier, "static");
+    else if (ts.isExportDeclaration(node) && node.moduleSpecifier) add(node, node.moduleSpecifier, "export");
+    else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) {
+      add(node, node.moduleReference.expression, "require");
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      add(node, node.arguments[0], "dynamic");
+    } else if (ts.isImportTypeNode(node)) {
+      const argument = node.argument;
+      add(node, ts.isLiteralTypeNode(argument) ? argument.literal : undefined, "type");
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return sites;
+}
+
+/** The package a bare specifier names (`@scope/name` or `name`), or undefined for a relative one or a builtin. */
+function packageOf(specifier: string): string | undefined {
+  if (specifier.startsWith(".") || specifier.startsWith("/") || specifier.startsWith("node:")) return undefined;
+  const parts = specifier.split("/");
+  return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0];
+}
+
+interface Violation {
+  readonly at: string;
+  readonly specifier: string;
+  readonly rule: string;
+}
+
+interface FileReport {
+  readonly layer: Layer | undefined;
+  /** The layers (and packages, as `pkg:<name>`) it imports, one entry per import. */
+  readonly targets: ReadonlyArray<string>;
+  readonly violations: ReadonlyArray<Violation>;
+}
+
+/** Checks one file (`path` relative to src/, with `/`) against the rule table. */
+function checkFile(path: string, text: string): FileReport {
+  const layer = layerOf(path);
+  const violations: Violation[] = [];
+  const targets: string[] = [];
+  if (!layer) {
+    violations.push({ at: `src/${path}`, specifier: "", rule: "the file is in no layer of the map" });
+    return { layer, targets, violations };
+  }
+  for (const site of importsOf(path, text)) {
+    const at = `src/${path}:${site.line}`;
+    if (site.specifier === undefined) {
+      violations.push({ at, specifier: "<computed>", rule: `a ${site.kind} import whose target cannot be checked` });
+      continue;
+    }
+    const pkg = packageOf(site.specifier);
+    if (pkg !== undefined) {
+      targets.push(`pkg:${pkg}`);
+      for (const { pattern, why } of FORBIDDEN_PACKAGES[layer] ?? []) {
+        if (pattern.test(pkg)) violations.push({ at, specifier: site.specifier, rule: `${layer} → ${pkg}: ${why}` });
+      }
+      continue;
+    }
+    if (!site.specifier.startsWith(".")) continue; // node: builtins
+    const target = relative(SRC, resolve(SRC, dirname(path), site.specifier))
+      .split(sep)
+      .join("/");
+    const targetLayer = target.startsWith("..") ? undefined : layerOf(target);
+    if (!targetLayer) {
+      violations.push({ at, specifier: site.specifier, rule: `${layer} → outside the layers of src/` });
+      continue;
+    }
+    targets.push(targetLayer);
+    if (!ALLOWED[layer].includes(targetLayer)) {
+      violations.push({ at, specifier: site.specifier, rule: `${layer} → ${targetLayer}: points up the layers` });
+    }
+  }
+  return { layer, targets, violations };
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(full);
+    return entry.isFile() && entry.name.endsWith(".ts") ? [full] : [];
+  });
+}
+
+describe("architecture: imports point down the layers", () => {
+  const files = sourceFiles(SRC).sort();
+  const reports = files.map((file) => {
+    const path = relative(SRC, file).split(sep).join("/");
+    return { path, ...checkFile(path, readFileSync(file, "utf8")) };
+  });
+
+  it("every src file belongs to a layer and imports only what its layer may", () => {
+    const byLayer = new Map<string, { files: number; imports: number; into: Map<string, number> }>();
+    for (const report of reports) {
+      const row = byLayer.get(report.layer ?? "?") ?? { files: 0, imports: 0, into: new Map<string, number>() };
+      row.files += 1;
+      row.imports += report.targets.length;
+      for (const target of report.targets) {
+        const key = target.startsWith("pkg:") ? "packages" : target;
+        row.into.set(key, (row.into.get(key) ?? 0) + 1);
+      }
+      byLayer.set(report.layer ?? "?", row);
+    }
+    const lines = [...LAYERS, "?"]
+      .filter((layer) => byLayer.has(layer))
+      .map((layer) => {
+        const row = byLayer.get(layer)!;
+        const into = [...LAYERS, "packages"]
+          .filter((target) => row.into.has(target))
+          .map((target) => `${target} ${row.into.get(target)}`)
+          .join(", ");
+        return `${layer.padEnd(11)} ${String(row.files).padStart(3)} files ${String(row.imports).padStart(4)} imports  (${into})`;
+      });
+    console.log(`architecture: ${reports.length} files under src/\n${lines.join("\n")}`);
+
+    const violations = reports.flatMap((report) => report.violations);
+    expect(violations.map((v) => `${v.at} "${v.specifier}": ${v.rule}`)).toEqual([]);
+    expect(reports.length).toBeGreaterThan(50);
+  });
+
+  it("the checker sees every form of import (so a clean run means something)", () => {
+    const text = [
+      'import type { AgentRuntime } from "../runtime/AgentRuntime.js";',
+      'export { runMachine } from "../machines/run/machine.js";',
+      'import { createActor } from "xstate";',
+      'const lazy = await import("../host/router.js");',
+      'type Module = typeof import("../cli/main.js");',
+      "const text = 'import { createMachine } from \"xstate\";'; // a string, not an import",
+      "const computed = await import(someName);",
+      'import { Data } from "effect";',
+    ].join("\n");
+    const report = checkFile("services/example.ts", text);
+    expect(report.violations.map((v) => `${v.at}: ${v.rule}`)).toEqual([
+      "src/services/example.ts:1: services → runtime: points up the layers",
+      "src/services/example.ts:2: services → machines: points up the layers",
+      "src/services/example.ts:3: services → xstate: services know no XState (the runtime provides the machines)",
+      "src/services/example.ts:4: services → host: points up the layers",
+      "src/services/example.ts:5: services → cli: points up the layers",
+      "src/services/example.ts:7: a dynamic import whose target cannot be checked",
+    ]);
+    expect(checkFile("machines/example.ts", 'import { Effect } from "effect";').violations).toHaveLength(1);
+    expect(checkFile("entries/example.ts", text.split("\n").slice(0, 5).join("\n")).violations).toEqual([]);
+    expect(checkFile("host/example.ts", 'import { x } from "../../test/support/tempDir.js";').violations).toHaveLength(
+      1,
+    );
+    expect(checkFile("somewhere/example.ts", "").violations).toHaveLength(1);
+  });
+});
