@@ -69,11 +69,21 @@ function wallRatios(
   put("ledger.append/raw", raw, pick(ledger));
   put("ledger.append.perBatchRunPromise/raw", raw, perBatch);
   put("agentloop.w10.sqlite/peer.ai-sdk", us("agentloop.w10.sqlite"), us("peer.ai-sdk"));
+  put("agentloop.w10.memory/peer.ai-sdk", us("agentloop.w10.memory"), us("peer.ai-sdk"));
+  put("floor.statecharts/peer.ai-sdk", us("floor.statecharts"), us("peer.ai-sdk"));
   put("peer.langgraph.memory/agentloop.w10.sqlite", us("peer.langgraph.memory"), us("agentloop.w10.sqlite"));
   put("peer.langgraph.sqlite/agentloop.w10.sqlite", us("peer.langgraph.sqlite"), us("agentloop.w10.sqlite"));
   return ratios;
 }
 
+/**
+ * The targets of issue M, each from the ratios (or fields) of the same results.
+ *
+ * `scale.concurrent` is checked on the V8 heap the in-flight runs hold after a full GC
+ * (`retainedPerInFlightRunKiB.heap`): that is memory the runs keep alive. The RSS taken after the
+ * same GC (`retainedPerInFlightRunKiB.rss`, in the table's notes) is not: V8 and the allocator keep
+ * the pages the wave's garbage grew into, so it stays near the wave's peak RSS whatever the runs hold.
+ */
 export function checkTargets(results: ReadonlyArray<BenchResult>, ratios: Record<string, number>): TargetCheck[] {
   const check = (target: string, value: number | undefined, limit: string, met: (v: number) => boolean) => ({
     target,
@@ -82,39 +92,41 @@ export function checkTargets(results: ReadonlyArray<BenchResult>, ratios: Record
     met: value === undefined ? null : met(value),
   });
   const scale = find(results, "scale.concurrent");
-  const rssPerRun = (scale?.rssPerInFlightRunKiB as { max?: number } | undefined)?.max;
-  const retainedRssPerRun = (scale?.retainedPerInFlightRunKiB as { rss?: { max?: number } } | null | undefined)?.rss
-    ?.max;
-  const projection = find(results, "projection.100k");
-  const projectionMs = projection?.skipped ? undefined : (projection?.ms as { median?: number } | undefined)?.median;
+  const retained =
+    scale && !scale.error && !scale.skipped
+      ? (scale.retainedPerInFlightRunKiB as { heap?: { max?: number } } | null | undefined)
+      : undefined;
   return [
     check(
-      "agentloop.w10.sqlite µs/step ÷ peer.ai-sdk µs/step",
-      ratios["agentloop.w10.sqlite/peer.ai-sdk"],
+      "agentloop.w10.memory µs/step ÷ peer.ai-sdk µs/step",
+      ratios["agentloop.w10.memory/peer.ai-sdk"],
       "≤ 1",
       (v) => v <= 1,
     ),
     check(
-      "peer.langgraph.sqlite µs/step ÷ agentloop.w10.sqlite µs/step",
-      ratios["peer.langgraph.sqlite/agentloop.w10.sqlite"],
-      "≥ 20",
-      (v) => v >= 20,
-    ),
-    check(
       "agentloop.w10.sqlite µs/step ÷ floor.bare+sqlite µs/step",
       ratios["agentloop.w10.sqlite/floor.bare+sqlite"],
-      "≤ 2",
-      (v) => v <= 2,
+      "≤ 1.5",
+      (v) => v <= 1.5,
     ),
-    check("ledger.append throughput ÷ raw better-sqlite3", ratios["ledger.append/raw"], "≥ 0.5", (v) => v >= 0.5),
-    check("scale.concurrent KiB RSS per in-flight run (worst wave, peak)", rssPerRun, "≤ 100", (v) => v <= 100),
     check(
-      "scale.concurrent KiB RSS per in-flight run held after a full GC (worst wave)",
-      retainedRssPerRun,
+      "peer.langgraph.sqlite µs/step ÷ agentloop.w10.sqlite µs/step",
+      ratios["peer.langgraph.sqlite/agentloop.w10.sqlite"],
+      "≥ 10",
+      (v) => v >= 10,
+    ),
+    check(
+      "floor.statecharts µs/step ÷ peer.ai-sdk µs/step",
+      ratios["floor.statecharts/peer.ai-sdk"],
+      "≤ 0.5",
+      (v) => v <= 0.5,
+    ),
+    check(
+      "scale.concurrent KiB of heap held per in-flight run after a full GC (worst wave)",
+      retained?.heap?.max,
       "≤ 100",
       (v) => v <= 100,
     ),
-    check("projection.100k ms (median)", projectionMs, "≤ 150", (v) => v <= 150),
   ];
 }
 
@@ -238,7 +250,9 @@ ${table(report)}
 
 ${ratioTable(report)}
 
-Targets (the bench reports them; it does not gate CI):
+Targets of issue M (the bench reports them; it does not gate CI). \`scale.concurrent\` is checked on
+the V8 heap the in-flight runs hold after a full GC: the RSS after that GC (in the notes) keeps the
+pages the wave's garbage grew into, so it tracks the wave's peak, not what the runs hold.
 
 ${targetTable(report)}
 

@@ -9,21 +9,19 @@
  * --merge FILE takes the results of an earlier `--json` run and replaces those this run measures
  * (e.g. `--merge all.json --only projection.100k`); with `--only ''` nothing is re-measured.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { ALL_IDS, type BenchId, CORE_IDS, PEER_IDS, RESULT_MARKER } from "./lib/ids.js";
+import { ALL_IDS, type BenchId, CORE_IDS, PEER_IDS } from "./lib/ids.js";
 import type { BenchReport, BenchResult } from "./lib/types.js";
+import { runWorkerProcess } from "./lib/workerProcess.js";
 import { checkTargets, computeRatios, machineInfo, resultsMarkdown, textReport } from "./report.js";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
-const WORKER = fileURLToPath(new URL("./worker.ts", import.meta.url));
 const RESULTS_FILE = fileURLToPath(new URL("./RESULTS.md", import.meta.url));
 const PROFILES_DIR = fileURLToPath(new URL("./profiles/", import.meta.url));
 const BIOME = fileURLToPath(new URL("../node_modules/@biomejs/biome/bin/biome", import.meta.url));
-/** A benchmark process that has not finished by then is stopped and reported as an error. */
-const WORKER_TIMEOUT_MS = 20 * 60_000;
 
 const { values } = parseArgs({
   options: {
@@ -63,29 +61,7 @@ function runWorker(id: BenchId): Promise<BenchResult> {
     mkdirSync(PROFILES_DIR, { recursive: true });
     env.AGENTLOOP_BENCH_PROFILE_DIR = PROFILES_DIR;
   }
-  const args = ["--expose-gc", "--import", "tsx", WORKER, id, ...(values.quick ? ["--quick"] : [])];
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const timer = setTimeout(() => child.kill("SIGKILL"), WORKER_TIMEOUT_MS);
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      const line = stdout.split("\n").find((candidate) => candidate.startsWith(RESULT_MARKER));
-      if (code === 0 && line) {
-        resolve(JSON.parse(line.slice(RESULT_MARKER.length)) as BenchResult);
-        return;
-      }
-      const reason = signal ? `killed by ${signal}` : `exit code ${code}`;
-      resolve({ id, error: `${reason}: ${stderr.trim().split("\n").slice(-8).join(" | ") || "no output"}` });
-    });
-  });
+  return runWorkerProcess(id, { root: ROOT, quick: values.quick, env });
 }
 
 async function main(): Promise<void> {

@@ -185,7 +185,9 @@ export function detectClaims(text: string): Claim[] {
   for (const sentence of splitSentences(text)) {
     const chinese = /[\u4e00-\u9fff]/.test(sentence);
     const table = chinese ? CHINESE : ENGLISH;
-    const hit = table.find(([pattern]) => pattern.test(sentence));
+    // A verb's pattern can only match where the verb occurs: most sentences skip most patterns.
+    const words = sentence.toLowerCase().replace(/\s+/g, " ");
+    const hit = table.find(([pattern, , verb]) => words.includes(verb) && pattern.test(sentence));
     if (!hit) continue;
     const [pattern, kind, verb] = hit;
     const before = sentence.slice(0, sentence.search(pattern));

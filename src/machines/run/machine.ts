@@ -3,6 +3,14 @@ import type { AgentRunResult, LoopEvent, Outcome, RunCommand, RunReply, ToolSett
 import { cancelledSettlement } from "../settlements.js";
 import { RUN_IO_SYSTEM_ID, toolBatchMachine } from "../toolBatch/machine.js";
 import { selectToolChoice } from "../toolChoice.js";
+import {
+  finishCommand,
+  openCommand,
+  recordCallsCommand,
+  recordResultsCommand,
+  recordTurnCommand,
+  verifyCommand,
+} from "./commands.js";
 import { initialContext, NO_ROWS, type RunContext, type RunInput } from "./context.js";
 import {
   afterOpened,
@@ -12,7 +20,7 @@ import {
   classifyVerdict,
   type RunDecision,
 } from "./decisions.js";
-import { finalText, fingerprints, toolStepEvents, toolStepTranscript, unsettledCalls } from "./records.js";
+import { finalText, fingerprints } from "./records.js";
 
 /**
  * The run lifecycle (seed §2.1, §4 Phase 1–3): sample → act → record → repeat, until the run ends
@@ -60,17 +68,7 @@ export const runMachine = setup({
     ledgerFailureNotDecided: ({ context }) => context.outcome?.reason !== "ledger_write_failed",
   },
   actions: {
-    requestOpen: sendTo(
-      "io",
-      ({ context }): RunCommand => ({
-        type: "OPEN",
-        runId: context.runId,
-        sessionId: context.sessionId,
-        traceId: context.traceId,
-        contract: context.contract,
-        input: context.input,
-      }),
-    ),
+    requestOpen: sendTo("io", ({ context }) => openCommand(context)),
     decideOpened: enqueueActions(({ enqueue, check }) => {
       enqueue.raise(afterOpened({ cancelled: check(cancelRequested) }));
     }),
@@ -95,32 +93,18 @@ export const runMachine = setup({
       if (event.commentary)
         enqueue.emit({ type: "commentary", runId: context.runId, step: context.step, text: event.text });
     }),
-    requestCallsRecord: sendTo(
-      "io",
-      ({ context }): RunCommand => ({
-        type: "RECORD_CALLS",
-        runId: context.runId,
-        events: toolStepEvents(context),
-        transcript: toolStepTranscript(context),
-      }),
-    ),
+    requestCallsRecord: sendTo("io", ({ context }) => recordCallsCommand(context)),
     markCallsRecorded: assign({ callsRecorded: true }),
     /** Cancelled while the calls were being recorded: none runs, each gets a cancelled result. */
-    recordCallsCancelled: sendTo(
-      "io",
-      ({ context }): RunCommand => ({
-        type: "RECORD_RESULTS",
-        runId: context.runId,
-        step: context.step,
-        settlements: context.stepCalls.map((planned) => cancelledSettlement(planned, null)),
-      }),
+    recordCallsCancelled: sendTo("io", ({ context }) =>
+      recordResultsCommand(
+        context,
+        context.stepCalls.map((planned) => cancelledSettlement(planned, null)),
+      ),
     ),
-    requestResultsRecord: sendTo("io", ({ context }, params: { settlements: ReadonlyArray<ToolSettlement> }) => ({
-      type: "RECORD_RESULTS" as const,
-      runId: context.runId,
-      step: context.step,
-      settlements: params.settlements,
-    })),
+    requestResultsRecord: sendTo("io", ({ context }, params: { settlements: ReadonlyArray<ToolSettlement> }) =>
+      recordResultsCommand(context, params.settlements),
+    ),
     emitToolStarted: emit(({ context, event }) => {
       const started = event as Extract<RunReply, { type: "TOOL_STARTED" }>;
       return {
@@ -158,18 +142,7 @@ export const runMachine = setup({
     acceptAnswer: assign(({ event }) =>
       event.type === "ANSWER" ? { answer: event.answer, closing: event.closing } : {},
     ),
-    requestVerify: sendTo(
-      "io",
-      ({ context }): RunCommand => ({
-        type: "VERIFY",
-        runId: context.runId,
-        contract: context.contract,
-        receipts: context.receipts,
-        answer: context.answer,
-        toolKinds: context.toolKinds,
-        correctionTurns: context.correctionTurns,
-      }),
-    ),
+    requestVerify: sendTo("io", ({ context }) => verifyCommand(context)),
     decideVerdict: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== "VERIFIED") return;
       enqueue.assign({ verdict: event.verdict });
@@ -195,15 +168,7 @@ export const runMachine = setup({
           }
         : {},
     ),
-    requestTurnRecord: sendTo(
-      "io",
-      ({ context }): RunCommand => ({
-        type: "RECORD_TURN",
-        runId: context.runId,
-        events: context.turn.events,
-        transcript: context.turn.transcript,
-      }),
-    ),
+    requestTurnRecord: sendTo("io", ({ context }) => recordTurnCommand(context)),
     decideAfterTurn: enqueueActions(({ context, enqueue, check }) => {
       enqueue.assign({ turn: NO_ROWS });
       enqueue.raise(afterTurn(context, { cancelled: check(cancelRequested) }));
@@ -226,34 +191,7 @@ export const runMachine = setup({
         detail: context.outcome ? `while ending as ${context.outcome.state}/${context.outcome.reason}` : null,
       }),
     }),
-    requestFinish: sendTo("io", ({ context }): RunCommand => {
-      const outcome = context.outcome!;
-      return {
-        type: "FINISH",
-        runId: context.runId,
-        events: context.closing.events,
-        unsettled: unsettledCalls(context),
-        terminal: {
-          terminalState: outcome.state,
-          reason: outcome.reason,
-          finalText: finalText(context),
-          steps: context.step,
-          correctionTurns: context.correctionTurns,
-          ...(context.verdict && context.receiptVerification !== "off"
-            ? {
-                verification: {
-                  mode: context.receiptVerification,
-                  verdict: context.verdict.verdict,
-                  reason: context.verdict.reason,
-                  missing: [...context.verdict.missing],
-                },
-              }
-            : {}),
-        },
-        detail: outcome.detail,
-        transcript: context.closing.transcript,
-      };
-    }),
+    requestFinish: sendTo("io", ({ context }) => finishCommand(context)),
     acceptClosingReceipts: assign(({ context, event }) =>
       event.type === "FINISHED" ? { receipts: [...context.receipts, ...event.receipts] } : {},
     ),

@@ -1,0 +1,76 @@
+import type { RunCommand, ToolSettlement } from "../../domain/index.js";
+import type { RunContext } from "./context.js";
+import { finalText, toolStepEvents, toolStepTranscript, unsettledCalls } from "./records.js";
+
+/** The commands the run machine sends its I/O actor, built from its context: pure. */
+
+type Command<T extends RunCommand["type"]> = Extract<RunCommand, { type: T }>;
+
+export const openCommand = (context: RunContext): Command<"OPEN"> => ({
+  type: "OPEN",
+  runId: context.runId,
+  sessionId: context.sessionId,
+  traceId: context.traceId,
+  contract: context.contract,
+  input: context.input,
+});
+
+/** The step's tool_call rows (and commentary), made durable before any tool runs. */
+export const recordCallsCommand = (context: RunContext): Command<"RECORD_CALLS"> => ({
+  type: "RECORD_CALLS",
+  runId: context.runId,
+  events: toolStepEvents(context),
+  transcript: toolStepTranscript(context),
+});
+
+export const recordResultsCommand = (
+  context: RunContext,
+  settlements: ReadonlyArray<ToolSettlement>,
+): Command<"RECORD_RESULTS"> => ({ type: "RECORD_RESULTS", runId: context.runId, step: context.step, settlements });
+
+export const recordTurnCommand = (context: RunContext): Command<"RECORD_TURN"> => ({
+  type: "RECORD_TURN",
+  runId: context.runId,
+  events: context.turn.events,
+  transcript: context.turn.transcript,
+});
+
+export const verifyCommand = (context: RunContext): Command<"VERIFY"> => ({
+  type: "VERIFY",
+  runId: context.runId,
+  contract: context.contract,
+  receipts: context.receipts,
+  answer: context.answer,
+  toolKinds: context.toolKinds,
+  correctionTurns: context.correctionTurns,
+});
+
+/** The closing rows, receipts for the step's unsettled calls, and the terminal event. */
+export function finishCommand(context: RunContext): Command<"FINISH"> {
+  const outcome = context.outcome!;
+  return {
+    type: "FINISH",
+    runId: context.runId,
+    events: context.closing.events,
+    unsettled: unsettledCalls(context),
+    terminal: {
+      terminalState: outcome.state,
+      reason: outcome.reason,
+      finalText: finalText(context),
+      steps: context.step,
+      correctionTurns: context.correctionTurns,
+      ...(context.verdict && context.receiptVerification !== "off"
+        ? {
+            verification: {
+              mode: context.receiptVerification,
+              verdict: context.verdict.verdict,
+              reason: context.verdict.reason,
+              missing: [...context.verdict.missing],
+            },
+          }
+        : {}),
+    },
+    detail: outcome.detail,
+    transcript: context.closing.transcript,
+  };
+}
