@@ -80,3 +80,85 @@ describe("bench targets", () => {
     expect(targets.every((target) => target.met === null && target.value === null)).toBe(true);
   });
 });
+
+describe("bench:compare folding", () => {
+  it("takes the median over rounds of each worker's numbers, per side, and reports failed workers", async () => {
+    const { compareRows, compareTable, compareTargets } = await import("../bench/lib/compare.js");
+    const loop = (median: number, cpu = median) => ({
+      usPerStep: { min: median - 1, median },
+      cpuUsPerStep: { min: cpu, median: cpu },
+    });
+    const runs = [
+      {
+        id: "agentloop.w10.memory",
+        side: "base" as const,
+        round: 0,
+        result: { id: "agentloop.w10.memory", ...loop(700) },
+      },
+      {
+        id: "agentloop.w10.memory",
+        side: "head" as const,
+        round: 0,
+        result: { id: "agentloop.w10.memory", ...loop(350) },
+      },
+      {
+        id: "agentloop.w10.memory",
+        side: "head" as const,
+        round: 1,
+        result: { id: "agentloop.w10.memory", ...loop(400) },
+      },
+      {
+        id: "agentloop.w10.memory",
+        side: "base" as const,
+        round: 1,
+        result: { id: "agentloop.w10.memory", ...loop(800) },
+      },
+      {
+        id: "agentloop.w10.memory",
+        side: "base" as const,
+        round: 2,
+        result: { id: "agentloop.w10.memory", error: "exit code 1: boom | at x" },
+      },
+      {
+        id: "agentloop.w10.memory",
+        side: "head" as const,
+        round: 2,
+        result: { id: "agentloop.w10.memory", ...loop(390) },
+      },
+      {
+        id: "floor.statecharts",
+        side: "base" as const,
+        round: 0,
+        result: { id: "floor.statecharts", error: "killed by SIGKILL" },
+      },
+      { id: "floor.statecharts", side: "head" as const, round: 0, result: { id: "floor.statecharts", ...loop(90) } },
+      { id: "peer.ai-sdk", side: "head" as const, round: 0, result: { id: "peer.ai-sdk", ...loop(150) } },
+      { id: "peer.ai-sdk", side: "head" as const, round: 1, result: { id: "peer.ai-sdk", ...loop(170) } },
+    ];
+    const rows = compareRows(runs, ["agentloop.w10.memory", "floor.statecharts", "peer.ai-sdk"], (id) =>
+      id.startsWith("peer."),
+    );
+    const [memory, statecharts, peer] = rows;
+    expect(memory!.base?.usPerStep).toEqual({ min: 749, median: 750 });
+    expect(memory!.head.usPerStep?.median).toBe(390);
+    expect(memory!.perRound).toEqual([0.5, 0.5]);
+    expect(memory!.failures).toEqual(["base r3: exit code 1: boom | at x"]);
+    expect(statecharts!.base).toEqual({ id: "floor.statecharts", error: "killed by SIGKILL" });
+    expect(peer).toMatchObject({ peer: true, base: undefined, head: { usPerStep: { median: 160 } } });
+
+    const table = compareTable(rows);
+    expect(table).toContain("| `agentloop.w10.memory` | 750.0 | 390.0 | 0.52 |");
+    expect(table).toContain("error: killed by SIGKILL");
+    expect(table).toContain("exit code 1: boom \\| at x");
+
+    const targets = compareTargets(rows);
+    const memoryTarget = (side: "base" | "head") =>
+      targets[side].find((target) => target.target.startsWith("agentloop.w10.memory"));
+    expect(memoryTarget("base")).toMatchObject({ value: 750 / 160, met: false });
+    expect(memoryTarget("head")).toMatchObject({ value: 390 / 160, met: false });
+    const statechartsTarget = (side: "base" | "head") =>
+      targets[side].find((target) => target.target.startsWith("floor.statecharts"));
+    expect(statechartsTarget("base")).toMatchObject({ value: null, met: null });
+    expect(statechartsTarget("head")).toMatchObject({ value: 90 / 160, met: false });
+  });
+});

@@ -74,7 +74,7 @@ describe.skipIf(!hasChromium)("HTML evaluation report in headless Chromium", () 
       await nine.locator("summary").click();
       await expect.poll(() => nine.locator(".timeline li").count()).toBe(21);
       expect(await nine.locator(".path").textContent()).toContain(
-        "active.sampling → active.recordingCalls → active.executingTools",
+        "active.work.sampling → active.work.recordingCalls → active.work.executingTools",
       );
       expect(await nine.locator(".path").textContent()).toContain("completed");
       expect(await nine.locator(".trace").textContent()).toMatch(/^[0-9a-f]{32}$/);
