@@ -25,17 +25,19 @@ export const runMachine = createMachine({
       "states": {
         "work": {
           "initial": "opening",
+          "on": {
+            "CONTINUE": ".sampling",
+            "STOP": {
+              "target": "#run.finalizing",
+              "actions": "acceptStop"
+            }
+          },
           "states": {
             "opening": {
               "entry": "requestOpen",
               "on": {
                 "OPENED": {
                   "actions": "decideOpened"
-                },
-                "CONTINUE": "sampling",
-                "STOP": {
-                  "target": "#run.finalizing",
-                  "actions": "acceptStop"
                 }
               }
             },
@@ -56,10 +58,6 @@ export const runMachine = createMachine({
                 "ANSWER": {
                   "target": "verifying",
                   "actions": "acceptAnswer"
-                },
-                "STOP": {
-                  "target": "#run.finalizing",
-                  "actions": "acceptStop"
                 },
                 "CANCEL": {
                   "target": "#run.finalizing",
@@ -124,11 +122,6 @@ export const runMachine = createMachine({
               "on": {
                 "RESULTS_RECORDED": {
                   "actions": "acceptResults"
-                },
-                "CONTINUE": "sampling",
-                "STOP": {
-                  "target": "#run.finalizing",
-                  "actions": "acceptStop"
                 }
               }
             },
@@ -141,10 +134,6 @@ export const runMachine = createMachine({
                 "CORRECT": {
                   "target": "recordingTurn",
                   "actions": "acceptCorrection"
-                },
-                "STOP": {
-                  "target": "#run.finalizing",
-                  "actions": "acceptStop"
                 },
                 "VERIFY_FAILED": {
                   "target": "#run.finalizing",
@@ -168,11 +157,6 @@ export const runMachine = createMachine({
               "on": {
                 "TURN_RECORDED": {
                   "actions": "decideAfterTurn"
-                },
-                "CONTINUE": "sampling",
-                "STOP": {
-                  "target": "#run.finalizing",
-                  "actions": "acceptStop"
                 }
               }
             }

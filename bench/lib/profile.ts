@@ -67,6 +67,24 @@ export function hotSpots(profile: Profile, top = 40): string {
   const self = new Map<string, number>();
   const inclusive = new Map<string, number>();
   const packages = new Map<string, number>();
+  const charged = new Map<string, number>();
+  /**
+   * Native and Node-internal frames charged to the nearest caller in a package, src/ or bench/:
+   * better-sqlite3's `Statement.run` (SQLite itself) under @effect/sql-sqlite-node, a hash under
+   * fingerprint.ts. GC and the VM's own entries stay as they are.
+   */
+  const chargedPackageOf = (id: number): string => {
+    const frame = byId.get(id)!.callFrame;
+    const own = packageOf(frame);
+    if (frame.functionName.startsWith("(") && frame.url === "") return own;
+    if (frame.url !== "" && !frame.url.startsWith("node:")) return own;
+    for (let current = parent.get(id); current !== undefined; current = parent.get(current)) {
+      const caller = byId.get(current)!.callFrame;
+      if (caller.url !== "" && !caller.url.startsWith("node:"))
+        return `${packageOf(caller)} (native/node code it called)`;
+    }
+    return own;
+  };
   let total = 0;
   // Samples taken while the profiler itself is stopped and serialised are no part of the workload.
   const isProfilerFrame = (frame: CallFrame) => frame.url === "node:inspector" && frame.functionName === "post";
@@ -82,6 +100,8 @@ export function hotSpots(profile: Profile, top = 40): string {
     total += time;
     self.set(where(node.callFrame), (self.get(where(node.callFrame)) ?? 0) + time);
     packages.set(packageOf(node.callFrame), (packages.get(packageOf(node.callFrame)) ?? 0) + time);
+    const bucket = chargedPackageOf(id);
+    charged.set(bucket, (charged.get(bucket) ?? 0) + time);
     const seen = new Set<string>();
     for (let current: number | undefined = id; current !== undefined; current = parent.get(current)) {
       const key = where(byId.get(current)!.callFrame);
@@ -105,6 +125,7 @@ export function hotSpots(profile: Profile, top = 40): string {
   return [
     `total sampled: ${(total / 1000).toFixed(0)} ms`,
     section("self time by package / source file", packages),
+    section("self time by package / source file, native and node: frames charged to their caller", charged),
     section("self time by function", self),
     section("inclusive time, project functions (src/, bench/)", inclusive, (key) => / (src|bench)\//.test(key)),
     section("inclusive time, all functions", inclusive),

@@ -57,7 +57,7 @@ export async function benchProjection(options: BenchOptions): Promise<BenchResul
   if (!existsSync(PROJECTOR_MODULE)) {
     return { id: "projection.100k", skipped: SKIPPED_WITHOUT_F, ...fixtureFields(fixture) };
   }
-  const { SessionRunner } = await load<SessionRunnerModule>("sessionRunner.ts");
+  const { SessionRunner } = await load<SessionRunnerModule>("../host/sessionRunner.ts");
   const { projectRuns } = await load<ProjectorModule>("transcriptProjector.ts");
   const { buildContext } = await load<ContextBuilderModule>("contextBuilder.ts");
   const { contextWindowFor, tokenCounterFor } = await load<TokensModule>("tokens.ts");

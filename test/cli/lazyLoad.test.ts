@@ -1,7 +1,7 @@
-import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
+import { runNode } from "../support/childProcess.js";
 import { useTempDir } from "../support/tempDir.js";
 
 /**
@@ -86,22 +86,7 @@ async function loadedModules(argvs: string[][]): Promise<Loaded> {
   writeFileSync(log, "");
   writeFileSync(hooks, RECORDING_HOOKS);
   writeFileSync(entry, entrySource(pathToFileURL(hooks).href, log));
-  const child = spawn(process.execPath, ["--import", "tsx", entry, JSON.stringify(argvs)], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => {
-    stdout += String(chunk);
-  });
-  child.stderr.on("data", (chunk) => {
-    stderr += String(chunk);
-  });
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", resolve);
-  });
+  const { code, stdout, stderr } = await runNode(["--import", "tsx", entry, JSON.stringify(argvs)], ROOT);
   expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
   const byArgv = new Map<string, string[]>();
   let current: string[] = [];

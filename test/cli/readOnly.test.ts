@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -6,6 +5,7 @@ import { describe, expect, it } from "@effect/vitest";
 import { Effect } from "effect";
 import { main } from "../../src/cli/main.js";
 import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
+import { runNode } from "../support/childProcess.js";
 import {
   closure,
   createHostDatabase,
@@ -179,22 +179,7 @@ describe("read-only commands (child process)", () => {
       const ledgers = tmp.path("ledgers");
       mkdirSync(ledgers);
       const file = join(ledgers, "missing.db");
-      const child = spawn(process.execPath, ["--import", "tsx", entry, "runs", "--db", file], {
-        cwd: ROOT,
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (chunk) => {
-        stdout += String(chunk);
-      });
-      child.stderr.on("data", (chunk) => {
-        stderr += String(chunk);
-      });
-      const code = await new Promise<number | null>((resolve, reject) => {
-        child.on("error", reject);
-        child.on("close", resolve);
-      });
+      const { code, stdout, stderr } = await runNode(["--import", "tsx", entry, "runs", "--db", file], ROOT);
       expect({ code, stdout, stderr }).toEqual({
         code: 1,
         stdout: "",

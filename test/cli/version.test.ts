@@ -1,9 +1,9 @@
-import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { readPackageVersion } from "../../src/cli/version.js";
+import { runNode } from "../support/childProcess.js";
 import { useTempDir } from "../support/tempDir.js";
 
 const tmp = useTempDir("agentloop-cli-version-");
@@ -44,22 +44,7 @@ describe("agentloop --version", () => {
       // The source through tsx, not bin/ (which runs whatever dist/ was last built).
       const entry = tmp.path("cli.mjs");
       writeFileSync(entry, cliEntry);
-      const child = spawn(process.execPath, ["--import", "tsx", entry, "--version"], {
-        cwd: ROOT,
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (chunk) => {
-        stdout += String(chunk);
-      });
-      child.stderr.on("data", (chunk) => {
-        stderr += String(chunk);
-      });
-      const code = await new Promise<number | null>((resolve, reject) => {
-        child.on("error", reject);
-        child.on("close", resolve);
-      });
+      const { code, stdout, stderr } = await runNode(["--import", "tsx", entry, "--version"], ROOT);
       expect({ code, stdout, stderr }).toEqual({ code: 0, stdout: `${packageVersion()}\n`, stderr: "" });
     },
     CHILD_TIMEOUT,

@@ -226,13 +226,16 @@ export const runMachine = setup({
         // `work` comes first: where a state ends the run on CANCEL at once, its transition wins.
         work: {
           initial: "opening",
+          // Decisions that end the run or sample again mean the same in every state that raises them.
+          on: {
+            CONTINUE: ".sampling",
+            STOP: { target: "#run.finalizing", actions: "acceptStop" },
+          },
           states: {
             opening: {
               entry: "requestOpen",
               on: {
                 OPENED: { actions: "decideOpened" },
-                CONTINUE: "sampling",
-                STOP: { target: "#run.finalizing", actions: "acceptStop" },
               },
             },
             sampling: {
@@ -242,7 +245,6 @@ export const runMachine = setup({
                 CALLS: { target: "recordingCalls", actions: "acceptCalls" },
                 REPAIR: { target: "recordingTurn", actions: "acceptRepair" },
                 ANSWER: { target: "verifying", actions: "acceptAnswer" },
-                STOP: { target: "#run.finalizing", actions: "acceptStop" },
                 CANCEL: { target: "#run.finalizing", actions: ["stopSample", "decideCancelled"] },
               },
             },
@@ -289,8 +291,6 @@ export const runMachine = setup({
             recordingResults: {
               on: {
                 RESULTS_RECORDED: { actions: "acceptResults" },
-                CONTINUE: "sampling",
-                STOP: { target: "#run.finalizing", actions: "acceptStop" },
               },
             },
             verifying: {
@@ -298,7 +298,6 @@ export const runMachine = setup({
               on: {
                 VERIFIED: { actions: "decideVerdict" },
                 CORRECT: { target: "recordingTurn", actions: "acceptCorrection" },
-                STOP: { target: "#run.finalizing", actions: "acceptStop" },
                 VERIFY_FAILED: {
                   target: "#run.finalizing",
                   actions: {
@@ -313,8 +312,6 @@ export const runMachine = setup({
               entry: "requestTurnRecord",
               on: {
                 TURN_RECORDED: { actions: "decideAfterTurn" },
-                CONTINUE: "sampling",
-                STOP: { target: "#run.finalizing", actions: "acceptStop" },
               },
             },
           },
