@@ -26,7 +26,13 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
       writeErr: (text) => io.err(text.trimEnd()),
       outputError: (text, write) => write(`agentloop: ${firstLine(text.replace(/^error: /, ""))}`),
     })
-    .showSuggestionAfterError(true);
+    .showSuggestionAfterError(true)
+    // `--db ""` would make SQLite open a temporary database and throw the run's ledger away.
+    .hook("preAction", (_program, actionCommand) => {
+      if (actionCommand.opts().db === "") {
+        throw new CliFailure("--db needs a file name (an empty name would open a temporary database)", 2);
+      }
+    });
 
   const action =
     <T>(run: (options: T, args: string[]) => Promise<number>) =>

@@ -36,6 +36,8 @@ export const ToolCallPayload = z.strictObject({
   toolName: z.string().min(1),
   arguments: JsonValue,
   inputFingerprint: z.string(),
+  /** sha256 of the call id the model sent, when it was unusable and replaced by `callId`. */
+  originalIdHash: z.string().optional(),
 });
 
 export const ToolResultPayload = z.strictObject({

@@ -45,6 +45,8 @@ export const PlannedCall = z.strictObject({
   inputFingerprint: z.string(),
   timeoutMs: z.number().int().positive(),
   problem: z.string().optional(),
+  /** sha256 of the id the model sent, when it was unusable and replaced by `call.id`. */
+  originalIdHash: z.string().optional(),
 });
 export type PlannedCall = z.infer<typeof PlannedCall>;
 

@@ -15,17 +15,20 @@ import {
   type ContractTables,
   DEFAULT_CONTRACT_TABLES,
   resolveContract,
+  skillLoadedKind,
 } from "../services/contracts.js";
 import { recordHistoryLegacyFallback } from "../services/observability/metrics.js"; // [observability]
 import type { Provider } from "../services/providers/Provider.js";
 import { contextWindowFor, messageTokens, type TokenCounter, tokenCounterFor } from "../services/tokens.js";
-import type { AnyToolDefinition } from "../services/tools/Tool.js";
+import { allowedToolNames } from "../services/tools/allowlist.js";
+import type { AnyToolDefinition, ToolResult } from "../services/tools/Tool.js";
 import {
   distinctCallIdsAcrossRuns,
   projectLegacyTurns,
   projectRuns,
   type ReplayMode,
 } from "../services/transcriptProjector.js";
+import { BASE_PROMPT } from "../services/workspace/prompt.js";
 
 /** The seed §3.3 flags that gate the new history reader. */
 export interface SessionFlags {
@@ -50,6 +53,62 @@ export interface SessionRunnerOptions {
   readonly tokenCounter?: TokenCounter;
 }
 
+/** Tools a skill's `tools:` list cannot take away: its own authoritative source (seed §4 Phase 6). */
+export const ALWAYS_ALLOWED_TOOLS: ReadonlyArray<string> = ["skill_load"];
+
+/** The system prompt a turn sends: `system` as given, the base prompt when absent, none for `false`. */
+export function turnSystemPrompt(system: string | false | undefined): string | undefined {
+  if (system === false) return undefined;
+  return system ?? BASE_PROMPT;
+}
+
+/**
+ * The names a turn may call (seed §4 Phase 7): the caller's `allowedTools`, narrowed by the active
+ * skill's manifest `tools:` list when it has one. `undefined` = every tool of the run.
+ */
+export function turnAllowedTools(
+  options: Pick<TurnOptions, "tools" | "allowedTools" | "signals">,
+): ReadonlyArray<string> | undefined {
+  const skillTools = options.signals?.skill?.tools;
+  if (!skillTools) return options.allowedTools;
+  if (options.tools) {
+    return allowedToolNames({
+      tools: options.tools,
+      ...(options.allowedTools ? { profile: { allow: options.allowedTools } } : {}),
+      skillTools,
+      alwaysAllowed: ALWAYS_ALLOWED_TOOLS,
+    });
+  }
+  // The run uses the runtime's tools: names are enough, the runtime offers only the tools it has.
+  const names = [...new Set([...skillTools, ...ALWAYS_ALLOWED_TOOLS])];
+  return options.allowedTools ? names.filter((name) => options.allowedTools!.includes(name)) : names;
+}
+
+/**
+ * The run's `skill_load` tool, its successful receipts naming the skill they loaded (evidence
+ * `skillLoadedKind(name)`: the loader's own `skill` evidence, else the `name` it was called with),
+ * so the memory conflict rule can ask for the skill the run follows and no other. Other tools as they are.
+ */
+export function markSkillLoads(tools: ReadonlyArray<AnyToolDefinition>): AnyToolDefinition[] {
+  return tools.map((tool) => {
+    const execute = tool.execute;
+    if (tool.name !== "skill_load" || !execute) return tool;
+    const marked: AnyToolDefinition = {
+      ...tool,
+      execute: (args, context) => {
+        const mark = (result: ToolResult): ToolResult => {
+          const loaded = result.evidence?.skill ?? (args as { name?: unknown } | null)?.name;
+          if (result.status !== "ok" || typeof loaded !== "string") return result;
+          return { ...result, evidence: { ...result.evidence, [skillLoadedKind(loaded)]: true } };
+        };
+        const execution = execute(args, context);
+        return Effect.isEffect(execution) ? Effect.map(execution, mark) : Promise.resolve(execution).then(mark);
+      },
+    };
+    return marked;
+  });
+}
+
 /** Fewer runs a page would cost more in queries than it saves in rows. */
 const MIN_PAGE_SIZE = 8;
 
@@ -59,8 +118,13 @@ export interface TurnOptions {
   readonly signals?: ContractSignals | undefined;
   readonly provider: Provider;
   readonly tools?: ReadonlyArray<AnyToolDefinition> | undefined;
+  /** Names this turn may call; an active skill's manifest `tools:` list narrows it further. */
   readonly allowedTools?: ReadonlyArray<string> | undefined;
-  readonly system?: string | undefined;
+  /**
+   * The system prompt. Default: the runtime's base prompt (`BASE_PROMPT`, the evidence rules), as
+   * the CLI sends; `false` sends none (a host that supplies those rules some other way).
+   */
+  readonly system?: string | false | undefined;
   readonly skills?: ReadonlyArray<Pick<SkillManifest, "name" | "description">> | undefined;
   readonly maxSteps?: number | undefined;
   readonly locale?: Locale | undefined;
@@ -102,13 +166,14 @@ export class SessionRunner {
   /** The context the next turn of `sessionId` would see with `provider`. */
   async history(sessionId: string, provider: Provider, input = "", extra: Pick<TurnOptions, "system" | "skills"> = {}) {
     const counter = this.options.tokenCounter ?? tokenCounterFor(provider.apiFamily, provider.model);
+    const system = turnSystemPrompt(extra.system);
     const build = {
       budgetTokens:
         (this.options.contextBudgetTokens ??
           contextWindowFor(provider.model) - (this.options.outputReserveTokens ?? 8192)) -
         messageTokens({ role: "user", content: input }, counter),
       counter,
-      ...(extra.system ? { system: extra.system } : {}),
+      ...(system ? { system } : {}),
       ...(extra.skills ? { skills: extra.skills } : {}),
     };
     const { messages, legacyFallback, rowsRead } = await this.replay(sessionId, provider, build);
@@ -205,18 +270,24 @@ export class SessionRunner {
   async startTurn(options: TurnOptions): Promise<TurnHandle> {
     const history = await this.history(options.sessionId, options.provider, options.input, options);
     if (history.legacyFallback) Effect.runSync(recordHistoryLegacyFallback()); // [observability]
+    const skill = options.signals?.skill;
+    const memory = options.memory ?? [];
+    // Receipts can name the skill they loaded only with the turn's own tools (the runtime's are not ours to wrap).
     const contract = applyMemoryConflictRule(
       resolveContract(options.signals ?? {}, this.options.contractTables ?? DEFAULT_CONTRACT_TABLES),
-      { ...(options.signals?.skill ? { skill: options.signals.skill } : {}), memory: options.memory ?? [] },
+      { ...(skill ? { skill } : {}), memory, specific: options.tools !== undefined },
     );
+    const conflict = skill !== undefined && contract.requiredReceiptKinds.includes(skillLoadedKind(skill.name));
+    const tools = options.tools && conflict ? markSkillLoads(options.tools) : options.tools;
+    const allowedTools = turnAllowedTools(options);
     const handle = this.runtime.startRun({
       sessionId: options.sessionId,
       input: options.input,
       contract,
       provider: options.provider,
       history: history.context.messages as ReadonlyArray<ContextMessage>,
-      ...(options.tools ? { tools: options.tools } : {}),
-      ...(options.allowedTools ? { allowedTools: options.allowedTools } : {}),
+      ...(tools ? { tools } : {}),
+      ...(allowedTools ? { allowedTools } : {}),
       ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),
       ...(options.locale ? { locale: options.locale } : {}),
       signal: options.signal,

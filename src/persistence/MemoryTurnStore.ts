@@ -2,6 +2,10 @@ import { SqlClient, type SqlError } from "@effect/sql";
 import { Context, Effect, Layer } from "effect";
 import type { JsonValue, MemoryTurn } from "../domain/index.js";
 import { LedgerError } from "./AgentRunStore.js";
+import { DEFAULT_PAYLOAD_CAP_BYTES, sanitizeText } from "./payloadHygiene.js";
+
+/** A visible turn's content is redacted and capped like a ledger payload (issue N). */
+export const MEMORY_TURN_CAP_BYTES = DEFAULT_PAYLOAD_CAP_BYTES;
 
 /** The source written on visible turns dual-written by agentloop (seed §3.3). */
 export const AGENTLOOP_TURN_SOURCE = "agentloop";
@@ -31,11 +35,32 @@ export class MemoryTurnStore extends Context.Tag("agentloop/MemoryTurnStore")<
 >() {}
 
 const storageFailure = (context: string) => (error: SqlError.SqlError) =>
-  new LedgerError({ reason: "storage_failure", message: `${context}: ${error.message}`, cause: error });
+  new LedgerError({ reason: "storage_failure", message: `${context}: ${causeText(error)}`, cause: error });
+
+/** SQLite's own message (e.g. `attempt to write a readonly database`), not the driver's wrapper. */
+function causeText(error: SqlError.SqlError): string {
+  const cause = error.cause as { message?: unknown } | undefined;
+  return typeof cause?.message === "string" && cause.message !== "" ? cause.message : error.message;
+}
 
 /** The MemoryTurnStore over whatever SqlClient is provided. */
 export const make: Effect.Effect<MemoryTurnStoreShape, never, SqlClient.SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient;
+  /** The main database's file, to name it when a write fails (empty for an in-memory database). */
+  const databaseFile = sql<{ file: string | null }>`SELECT file FROM pragma_database_list WHERE name = 'main'`.pipe(
+    Effect.map((rows) => rows[0]?.file || ":memory:"),
+    Effect.orElseSucceed(() => "the database"),
+  );
+  const writeFailure = (context: string) => (error: SqlError.SqlError) =>
+    Effect.flatMap(databaseFile, (file) =>
+      Effect.fail(
+        new LedgerError({
+          reason: "storage_failure",
+          message: `${context}: cannot write ${file}: ${causeText(error)}`,
+          cause: error,
+        }),
+      ),
+    );
   return MemoryTurnStore.of({
     append: (turns) =>
       turns.length === 0
@@ -46,14 +71,14 @@ export const make: Effect.Effect<MemoryTurnStoreShape, never, SqlClient.SqlClien
                 turns.map((turn) => ({
                   session_id: turn.sessionId,
                   role: turn.role,
-                  content: turn.content,
+                  content: sanitizeText(turn.content, MEMORY_TURN_CAP_BYTES),
                   source: turn.source,
                   metadata: JSON.stringify(turn.metadata ?? {}),
                   created_at: turn.createdAt ?? new Date().toISOString(),
                 })),
               )}`,
             )
-            .pipe(Effect.asVoid, Effect.mapError(storageFailure("MemoryTurnStore.append"))),
+            .pipe(Effect.asVoid, Effect.catchAll(writeFailure("MemoryTurnStore.append"))),
     listSession: (sessionId) =>
       sql<{
         id: number;

@@ -9,7 +9,7 @@ import {
   type NewRun,
   type RunClosure,
 } from "./AgentRunStore.js";
-import { sanitizedJson } from "./payloadHygiene.js";
+import { sanitizedJson, sanitizeText } from "./payloadHygiene.js";
 
 /**
  * The ledger's write side, written once over @effect/sql's `SqlClient` (no driver handle), so the
@@ -197,10 +197,12 @@ export const make = (options: LedgerWriterOptions): Effect.Effect<LedgerWriter, 
       batch("finish", () => {
         const endedAt = now();
         const terminal: EventToAppend = { sequence: closure.sequence, type: "terminal", payload: closure.terminal };
+        // A provider's error text can carry the key it refused: the detail is redacted and capped too.
+        const detail = closure.failureDetail == null ? null : sanitizeText(closure.failureDetail, capBytes);
         return [
           ...rows(runId, [...(closure.events ?? []), terminal], closure.receipts ?? [], endedAt),
           sql`UPDATE agent_runs SET terminal_state = ${closure.terminal.terminalState}, ended_at = ${endedAt},
-                failure_code = ${closure.terminal.reason}, failure_detail = ${closure.failureDetail ?? null}
+                failure_code = ${closure.terminal.reason}, failure_detail = ${detail}
               WHERE run_id = ${runId}`,
         ];
       });

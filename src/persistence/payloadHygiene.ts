@@ -4,12 +4,30 @@ import type { JsonValue } from "../domain/index.js";
 export const DEFAULT_PAYLOAD_CAP_BYTES = 16 * 1024;
 export const REDACTED = "[REDACTED]";
 
+/** An environment variable's name that holds a secret: a later `_` segment ending in KEY, … */
+const SECRET_ENV_SEGMENT = /KEY$|^SECRET|^TOKEN$|^PASSWORD$|^PASSWD$|^PWD$/;
+const isSecretEnvName = (name: string) =>
+  name
+    .split("_")
+    .slice(1)
+    .some((segment) => SECRET_ENV_SEGMENT.test(segment));
+
+type Replacement = string | ((match: string, ...groups: string[]) => string);
+
 /**
  * Patterns for secrets inside free text. Ordered: private-key blocks first so their bodies
- * are not half-matched by the token patterns.
+ * are not half-matched by the token patterns; environment-style assignments before the bare
+ * key shapes, so `OPENAI_API_KEY=sk-…` keeps its name.
  */
-const SECRET_TEXT_PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
+const SECRET_TEXT_PATTERNS: ReadonlyArray<readonly [RegExp, Replacement]> = [
   [/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g, REDACTED],
+  // `NAME_KEY=…`, `NAME_SECRET…=…`, `NAME_TOKEN=…`, `NAME_PASSWORD=…` (environment variables). The
+  // name is matched whole and checked apart, so the pattern stays linear on long upper-case text.
+  [
+    /\b([A-Z][A-Z0-9_]*)(\s*=\s*)(["']?)[^\s"'&,;]+/g,
+    (match, name = "", equals = "", quote = "") =>
+      isSecretEnvName(name) ? `${name}${equals}${quote}${REDACTED}` : match,
+  ],
   [/\b(sk|rk|pk)-(?:[A-Za-z0-9_-]+-)?[A-Za-z0-9_-]{16,}/g, REDACTED],
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, `$1 ${REDACTED}`],
   [
@@ -23,27 +41,68 @@ const SECRET_TEXT_PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
 const SECRET_KEY =
   /^(authorization|x-api-key|api[_-]?key|apikey|access[_-]?token|refresh[_-]?token|token|secret|client[_-]?secret|password|passwd|pwd|private[_-]?key)$/i;
 
+/**
+ * Structural fields of ledger payloads and receipt evidence — ids, hashes, enums, counters: never
+ * redacted (a secret pattern must not turn a call id or a finish reason into `[REDACTED]`). They
+ * count as structural at the top level and in nested objects not reached through a content key.
+ */
+const STRUCTURAL_KEYS: ReadonlySet<string> = new Set([
+  "callId",
+  "toolName",
+  "runId",
+  "traceId",
+  "sessionId",
+  "receiptId",
+  "step",
+  "steps",
+  "sequence",
+  "finishReason",
+  "role",
+  "origin",
+  "terminalState",
+  "reason",
+  "verdict",
+  "mode",
+  "code",
+  "inputFingerprint",
+  "originalIdHash",
+  "outputHash",
+  "output_sha256",
+  "sha256",
+  "status",
+  "verificationStatus",
+  "toolCallCount",
+  "correctionTurns",
+]);
+
+/** Keys under which a payload carries free content: structural names inside it are content too. */
+const CONTENT_KEYS: ReadonlySet<string> = new Set(["arguments", "output", "text", "finalText", "detail", "summary"]);
+
 export function redactText(text: string): string {
   let out = text;
-  for (const [pattern, replacement] of SECRET_TEXT_PATTERNS) out = out.replace(pattern, replacement);
+  for (const [pattern, replacement] of SECRET_TEXT_PATTERNS) {
+    out = typeof replacement === "string" ? out.replace(pattern, replacement) : out.replace(pattern, replacement);
+  }
   return out;
 }
 
 /**
- * A prefix every secret pattern's match starts with (case-insensitive, so a superset). Strings
- * without one — joined both ways, as `splitSecretStrings` joins them — hold nothing to redact,
- * which is most payloads: the walk that copies and rewrites them is skipped.
+ * A prefix every secret pattern's match starts with or holds (case-insensitive, so a superset).
+ * A value none of whose strings shows one holds nothing to redact, which is most payloads: the
+ * walk that copies and rewrites them is skipped.
  */
 const SECRET_HINT =
-  /-----BEGIN|\b(?:sk|rk|pk)-|\b(?:bearer|basic)\s|x-api-key|api[_-]?key|access[_-]?token|refresh[_-]?token|token|secret|passw|pwd|\bgh[pousr]_|\bxox[abpr]-|\bakia/i;
+  /-----BEGIN|\b(?:sk|rk|pk)-|\b(?:bearer|basic)\s|x-api-key|api[_-]?key|access[_-]?token|refresh[_-]?token|token|secret|passw|pwd|_[a-z0-9]*key|\bgh[pousr]_|\bxox[abpr]-|\bakia/i;
 
-function hasSecretKey(value: JsonValue): boolean {
-  if (Array.isArray(value)) return value.some(hasSecretKey);
+/** Whether the value holds a secret-named key or a string with a secret hint. */
+function mayHoldSecret(value: JsonValue): boolean {
+  if (typeof value === "string") return SECRET_HINT.test(value);
+  if (Array.isArray(value)) return value.some(mayHoldSecret);
   if (value === null || typeof value !== "object") return false;
   for (const key in value) {
     if (!Object.hasOwn(value, key)) continue;
     const inner = value[key] as JsonValue;
-    if (isSecretEntry(key, inner) || hasSecretKey(inner)) return true;
+    if (isSecretEntry(key, inner) || mayHoldSecret(inner)) return true;
   }
   return false;
 }
@@ -51,82 +110,36 @@ function hasSecretKey(value: JsonValue): boolean {
 /** A value under a secret-named key is replaced whole, whatever it is. */
 const isSecretEntry = (key: string, inner: JsonValue) => SECRET_KEY.test(key) && inner !== null && inner !== "";
 
-/** The strings of a value in walk order, leaving out those under secret-named keys. */
-function collectStrings(value: JsonValue, acc: string[] = []): string[] {
-  if (typeof value === "string") acc.push(value);
-  else if (Array.isArray(value)) for (const inner of value) collectStrings(inner, acc);
-  else if (value !== null && typeof value === "object")
-    for (const [key, inner] of Object.entries(value)) if (!isSecretEntry(key, inner)) collectStrings(inner, acc);
-  return acc;
-}
-
 /**
- * Indexes of the strings that together hold a secret no single one of them shows: the strings
- * are joined (with `separator`) and every match that spans two or more of them marks them all.
- */
-function splitSecretStrings(strings: ReadonlyArray<string>, separator: string): number[] {
-  const spans: Array<readonly [start: number, end: number]> = [];
-  let offset = 0;
-  for (const text of strings) {
-    spans.push([offset, offset + text.length]);
-    offset += text.length + separator.length;
-  }
-  const joined = strings.join(separator);
-  const hits: number[] = [];
-  for (const [pattern] of SECRET_TEXT_PATTERNS) {
-    for (const match of joined.matchAll(pattern)) {
-      const from = match.index;
-      const to = from + match[0].length;
-      // Binary search for the last span starting at or before the match, then walk forward.
-      let first = 0;
-      for (let high = spans.length - 1; first < high; ) {
-        const middle = (first + high + 1) >> 1;
-        if ((spans[middle]?.[0] ?? 0) <= from) first = middle;
-        else high = middle - 1;
-      }
-      const spanned: number[] = [];
-      for (let index = first; index < spans.length; index++) {
-        const [start, end] = spans[index] ?? [to, to];
-        if (start >= to) break;
-        if (end > start && end > from) spanned.push(index);
-      }
-      if (spanned.length > 1) hits.push(...spanned);
-    }
-  }
-  return hits;
-}
-
-/**
- * Redacts a JSON value: values under secret-named keys whole, secrets inside strings in place.
- * Because a secret can also be split across fields (`{"a":"sk-abc","b":"def…"}`), the strings
- * are checked joined as well, directly and with a `-` between them (so a word at the end of the
- * previous string cannot hide where a token starts); every string that holds part of such a
- * secret is replaced whole, so no fragment of it is written. The value keeps its shape.
+ * Redacts a JSON value: values under secret-named keys whole, secrets inside each string in place
+ * (every string on its own: a match never runs from one string into the next), structural fields
+ * (ids, hashes, enums) never. The value keeps its shape.
  */
 export function redact(value: JsonValue): JsonValue {
-  const strings = collectStrings(value);
-  if (!hasSecretKey(value) && !SECRET_HINT.test(strings.join("")) && !SECRET_HINT.test(strings.join("-"))) {
-    return value;
-  }
-  return redactEverywhere(value, strings);
+  return mayHoldSecret(value) ? redactEverywhere(value) : value;
 }
 
 /** `redact` without the shortcut for values that hold no secret hint (exported for its tests). */
-export function redactEverywhere(value: JsonValue, strings = collectStrings(value)): JsonValue {
-  const split = new Set([...splitSecretStrings(strings, ""), ...splitSecretStrings(strings, "-")]);
-  let position = 0;
-  const walk = (inner: JsonValue): JsonValue => {
-    if (typeof inner === "string") return split.has(position++) ? REDACTED : redactText(inner);
-    if (Array.isArray(inner)) return inner.map(walk);
+export function redactEverywhere(value: JsonValue): JsonValue {
+  const walk = (inner: JsonValue, structural: boolean): JsonValue => {
+    if (typeof inner === "string") return redactText(inner);
+    if (Array.isArray(inner)) return inner.map((item) => walk(item, structural));
     if (inner !== null && typeof inner === "object") {
       // fromEntries defines own properties, so a parsed `__proto__` key stays data.
       return Object.fromEntries(
-        Object.entries(inner).map(([key, nested]) => [key, isSecretEntry(key, nested) ? REDACTED : walk(nested)]),
+        Object.entries(inner).map(([key, nested]) => [
+          key,
+          isSecretEntry(key, nested)
+            ? REDACTED
+            : structural && STRUCTURAL_KEYS.has(key)
+              ? nested
+              : walk(nested, structural && !CONTENT_KEYS.has(key)),
+        ]),
       );
     }
     return inner;
   };
-  return walk(value);
+  return walk(value, true);
 }
 
 export function sha256Hex(text: string): string {
@@ -141,26 +154,26 @@ export interface TruncatedPayload {
 }
 
 /**
- * Top-level fields the ledger's triggers and recovery read (`$.callId`, `$.toolName`,
- * `$.inputFingerprint`, `$.terminalState`) and a receipt's `reason`: a truncated payload keeps
- * them, or an oversized tool result or final answer could not be recorded at all.
+ * Top-level fields a truncated payload keeps whole, whatever their length: the ids and enums the
+ * ledger's triggers and recovery read (`$.callId`, `$.toolName`, `$.inputFingerprint`,
+ * `$.terminalState`), a receipt's `reason`, and the event's place in its run (`step`, `status`,
+ * `outputHash`, …). Only content (output, text, arguments) is cut: cutting an id would make the
+ * ledger refuse the row (a tool result whose call it cannot find) and lose the run's record.
  */
-const LEDGER_KEYS = ["callId", "toolName", "inputFingerprint", "terminalState", "reason"] as const;
-const MAX_LEDGER_KEY_CHARS = 256;
+const KEPT_ON_TRUNCATION: ReadonlySet<string> = new Set([...STRUCTURAL_KEYS].filter((key) => key !== "sha256"));
 
-function ledgerKeys(value: JsonValue): Record<string, string> {
-  const kept: Record<string, string> = {};
+function keptFields(value: JsonValue): Record<string, JsonValue> {
+  const kept: Record<string, JsonValue> = {};
   if (value === null || typeof value !== "object" || Array.isArray(value)) return kept;
-  for (const key of LEDGER_KEYS) {
-    const inner = value[key];
-    if (typeof inner === "string" && inner.length <= MAX_LEDGER_KEY_CHARS) kept[key] = inner;
+  for (const [key, inner] of Object.entries(value)) {
+    if (KEPT_ON_TRUNCATION.has(key) && (inner === null || typeof inner !== "object")) kept[key] = inner;
   }
   return kept;
 }
 
 /**
  * Redacts, then caps. An oversized payload keeps a summary (a prefix of its JSON), the sha256
- * and byte length of the full redacted JSON, a `truncated` flag and its short ledger keys.
+ * and byte length of the full redacted JSON, a `truncated` flag and its identifier fields, whole.
  */
 export function sanitizePayload(value: JsonValue, capBytes = DEFAULT_PAYLOAD_CAP_BYTES): JsonValue {
   const clean = redact(value);
@@ -183,11 +196,34 @@ function truncatedPayload(clean: JsonValue, json: string, capBytes: number): Jso
   const bytes = Buffer.byteLength(json, "utf8");
   const summaryChars = Math.max(64, Math.min(1024, Math.floor(capBytes / 4)));
   const truncated: TruncatedPayload = {
-    ...ledgerKeys(clean),
+    ...keptFields(clean),
     truncated: true,
     summary: json.slice(0, summaryChars),
     sha256: sha256Hex(json),
     bytes,
   };
   return truncated as unknown as JsonValue;
+}
+
+/**
+ * Redacts free text (a run's failure detail, a visible turn) and caps it at `capBytes` of UTF-8:
+ * longer text keeps a prefix (cut between characters) and ends with a marker that gives the byte
+ * length and sha256 of the whole redacted text.
+ */
+export function sanitizeText(text: string, capBytes = DEFAULT_PAYLOAD_CAP_BYTES): string {
+  const clean = SECRET_HINT.test(text) ? redactText(text) : text;
+  if (clean.length * 3 <= capBytes) return clean;
+  const bytes = Buffer.byteLength(clean, "utf8");
+  if (bytes <= capBytes) return clean;
+  const marker = `\n…[truncated: ${bytes} bytes, sha256 ${sha256Hex(clean)}]`;
+  const budget = Math.max(0, capBytes - Buffer.byteLength(marker, "utf8"));
+  let used = 0;
+  let end = 0;
+  for (const char of clean) {
+    const size = Buffer.byteLength(char, "utf8");
+    if (used + size > budget) break;
+    used += size;
+    end += char.length;
+  }
+  return `${clean.slice(0, end)}${marker}`;
 }

@@ -1,5 +1,6 @@
 import { countTokens as countCl100k } from "gpt-tokenizer/encoding/cl100k_base";
 import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
+import * as modelSpecs from "gpt-tokenizer/models";
 import type { ContextMessage } from "../domain/index.js";
 
 export interface TokenCounter {
@@ -46,7 +47,8 @@ function memoized(count: (text: string) => number): (text: string) => number {
 }
 
 export function tokenCounterFor(apiFamily: string, model: string): TokenCounter {
-  if (apiFamily === "anthropic" || model.startsWith("claude")) {
+  // Anthropic's providers name their family "anthropic-messages" (src/services/providers/anthropic.ts).
+  if (apiFamily === "anthropic-messages" || apiFamily === "anthropic" || model.startsWith("claude")) {
     return {
       encoding: "anthropic_estimate",
       count: memoized((text) => Math.ceil(cl100k(text) * ANTHROPIC_ESTIMATE_FACTOR)),
@@ -57,19 +59,36 @@ export function tokenCounterFor(apiFamily: string, model: string): TokenCounter 
   return { encoding: "o200k_base", count: memoized(o200k) };
 }
 
-/** Context windows by model prefix (tokens); unknown models get a conservative 128k. */
-const CONTEXT_WINDOWS: ReadonlyArray<readonly [RegExp, number]> = [
-  [/^gpt-4\.1/, 1_047_576],
-  [/^gpt-5/, 400_000],
-  [/^(gpt-4o|o1|o3|o4)/, 128_000],
-  [/^gpt-4-turbo/, 128_000],
-  [/^gpt-4/, 8_192],
-  [/^gpt-3\.5/, 16_385],
-  [/^claude/, 200_000],
-];
+/**
+ * Context windows (tokens) from gpt-tokenizer's model table, by exact name or else by the longest
+ * known name the model extends at a `-` (a dated snapshot of a known model, say).
+ */
+const LIBRARY_WINDOWS: ReadonlyMap<string, number> = new Map(
+  Object.entries(modelSpecs as Readonly<Record<string, unknown>>).flatMap(([name, spec]) => {
+    const window = (spec as { context_window?: unknown } | null)?.context_window;
+    return typeof window === "number" && window > 0 ? [[name, window] as const] : [];
+  }),
+);
+
+/** Only models gpt-tokenizer's table lacks; unknown models get a conservative 128k. */
+const WINDOW_OVERRIDES: ReadonlyArray<readonly [RegExp, number]> = [[/^claude/, 200_000]];
+
+export const DEFAULT_CONTEXT_WINDOW = 128_000;
+
+function libraryWindow(model: string): number | undefined {
+  const exact = LIBRARY_WINDOWS.get(model);
+  if (exact !== undefined) return exact;
+  let best: string | undefined;
+  for (const name of LIBRARY_WINDOWS.keys()) {
+    if (model.startsWith(`${name}-`) && (!best || name.length > best.length)) best = name;
+  }
+  return best === undefined ? undefined : LIBRARY_WINDOWS.get(best);
+}
 
 export function contextWindowFor(model: string): number {
-  return CONTEXT_WINDOWS.find(([pattern]) => pattern.test(model))?.[1] ?? 128_000;
+  return (
+    libraryWindow(model) ?? WINDOW_OVERRIDES.find(([pattern]) => pattern.test(model))?.[1] ?? DEFAULT_CONTEXT_WINDOW
+  );
 }
 
 /** Per-message overhead of the chat formats (role markers, separators). */

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { type AnyMachineSnapshot, createEmptyActor, type EventObject } from "xstate";
+import type { AnyMachineSnapshot, EventObject } from "xstate";
 import type {
   BatchReply,
   CallDisposition,
@@ -10,7 +10,6 @@ import type {
 } from "../../src/domain/index.js";
 import {
   type BatchCall,
-  RUN_IO_SYSTEM_ID,
   type ToolBatchContext,
   type ToolBatchEvent,
   type ToolBatchInput,

@@ -8,7 +8,9 @@ import {
   REDACTED,
   redact,
   redactEverywhere,
+  redactText,
   sanitizePayload,
+  sanitizeText,
   sha256Hex,
 } from "../../src/persistence/payloadHygiene.js";
 import {
@@ -90,33 +92,79 @@ describe("redaction of secret-named keys", () => {
   });
 });
 
-describe("a secret split across fields", () => {
-  it.each([
-    { kind: "two object fields", value: { a: "sk-proj-", b: KEY_BODY } },
-    { kind: "an array of fragments", value: ["sk-", "proj-", KEY_BODY] },
-    { kind: "fields after another string field", value: { callId: "call_1", a: "sk-proj-", b: KEY_BODY } },
-    { kind: "fields mid-body", value: { a: `sk-proj-${KEY_BODY.slice(0, 8)}`, b: KEY_BODY.slice(8) } },
-  ])("never reaches the sanitized JSON ($kind)", ({ value }) => {
-    const out = json(sanitizePayload(value as JsonValue));
-    expect(out).not.toContain(KEY_BODY);
-    expect(out).not.toContain(KEY_BODY.slice(8));
-  });
-
-  it("keeps the fields that hold no fragment", () => {
-    expect(redact({ callId: "call_1", a: "sk-proj-", b: KEY_BODY })).toEqual({
-      callId: "call_1",
-      a: REDACTED,
-      b: REDACTED,
+describe("each string is redacted on its own (issue N, item 3: no over-redaction)", () => {
+  it("never lets a key's match run into the next string", () => {
+    expect(redact([`key sk-${KEY_BODY}`, "tool_error", "(next)"])).toEqual([`key ${REDACTED}`, "tool_error", "(next)"]);
+    expect(redact({ a: `token ghp_${KEY_BODY}`, b: "plain_words" })).toEqual({
+      a: `token ${REDACTED}`,
+      b: "plain_words",
     });
   });
 
-  it("conservatively redacts a string that directly continues a key ending the previous string", () => {
-    expect(redact([`key sk-${KEY_BODY}`, "tool_error", "(next)"])).toEqual([REDACTED, REDACTED, "(next)"]);
+  it("keeps the fields that hold no secret", () => {
+    expect(redact({ callId: "call_1", a: `sk-proj-${KEY_BODY}`, b: "visible" })).toEqual({
+      callId: "call_1",
+      a: REDACTED,
+      b: "visible",
+    });
   });
 
-  it("catches a PEM block split across two strings", () => {
-    const [head, tail] = [PEM.slice(0, 40), PEM.slice(40)];
-    expect(json(redact([head, tail]))).not.toContain("7bq");
+  it("keeps finishReason and role of an answer whose text ends in a key", () => {
+    const payload = { step: 1, text: `here: sk-${KEY_BODY}`, finishReason: "stop", toolCallCount: 0, role: "answer" };
+    expect(redact(payload)).toEqual({ ...payload, text: `here: ${REDACTED}` });
+  });
+
+  it("keeps the terminal state, reason and verdict of a terminal payload whose final text ends in a key", () => {
+    const payload = {
+      terminalState: "completed",
+      reason: "answered",
+      finalText: `the token is ghp_${KEY_BODY}`,
+      steps: 1,
+      correctionTurns: 0,
+      verification: { mode: "enforce", verdict: "completed", reason: "answered", missing: [] },
+    };
+    expect(redact(payload)).toEqual({ ...payload, finalText: `the token is ${REDACTED}` });
+  });
+
+  it("never redacts structural fields (ids, hashes, enums), even when they look like a secret", () => {
+    const payload = {
+      step: 2,
+      callId: `sk-${KEY_BODY}`,
+      toolName: "read_file",
+      status: "ok",
+      output: { text: `sk-${KEY_BODY}`, status: `sk-${KEY_BODY}` },
+      outputHash: `token=${KEY_BODY}`,
+      inputFingerprint: `AKIA${"A".repeat(16)}`,
+    };
+    expect(redact(payload)).toEqual({ ...payload, output: { text: REDACTED, status: REDACTED } });
+  });
+
+  it("still replaces a secret-named key's value whole", () => {
+    expect(redact({ status: "ok", token: "x" })).toEqual({ status: "ok", token: REDACTED });
+  });
+});
+
+describe("environment-variable style secrets (issue N, item 6)", () => {
+  it.each([
+    { text: `export OPENAI_API_KEY=sk-${KEY_BODY}`, out: `export OPENAI_API_KEY=${REDACTED}`, secret: KEY_BODY },
+    {
+      text: "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCY rest",
+      out: `AWS_SECRET_ACCESS_KEY=${REDACTED} rest`,
+      secret: "wJalrXUtnFEMI",
+    },
+    { text: "GITHUB_TOKEN=abc123def456", out: `GITHUB_TOKEN=${REDACTED}`, secret: "abc123def456" },
+    { text: 'STRIPE_SECRET_KEY="q1w2e3r4"', out: `STRIPE_SECRET_KEY="${REDACTED}"`, secret: "q1w2e3r4" },
+    { text: "MY_APP_SECRET = hunter2hunter2", out: `MY_APP_SECRET = ${REDACTED}`, secret: "hunter2" },
+  ])("redacts $text", ({ text, out, secret }) => {
+    expect(redactText(text)).toBe(out);
+    expect(redact({ text })).toEqual({ text: out });
+    expect(json(sanitizePayload({ output: { stdout: text } }))).not.toContain(secret);
+  });
+
+  it("leaves ordinary upper-case assignments alone", () => {
+    expect(redact({ text: "NODE_ENV=production PATH=/usr/bin MAX_KEYS_SEEN" })).toEqual({
+      text: "NODE_ENV=production PATH=/usr/bin MAX_KEYS_SEEN",
+    });
   });
 });
 
@@ -146,9 +194,32 @@ describe("the payload cap", () => {
     expect(sanitizePayload(value, 100)).toMatchObject({ truncated: true, bytes: json(value).length + 60 });
   });
 
+  it("keeps identifier fields whole on a truncated payload, however long (item 5)", () => {
+    const callId = `call_${"x".repeat(295)}`;
+    const out = sanitizePayload(toolResult(3, callId, "z".repeat(20_000)).payload);
+    expect(out).toMatchObject({ step: 1, callId, toolName: "read_file", status: "ok", truncated: true });
+    expect(out).not.toHaveProperty("output");
+  });
+
   it("keeps the ledger's top-level keys (callId, toolName) on a truncated tool result", () => {
     const out = sanitizePayload(toolResult(3, "c1", "z".repeat(20_000)).payload);
     expect(out).toMatchObject({ callId: "c1", toolName: "read_file", truncated: true });
+  });
+});
+
+describe("sanitizeText (failure details, visible turns)", () => {
+  it("redacts and leaves short text otherwise unchanged", () => {
+    expect(sanitizeText(`bad key sk-${KEY_BODY}`)).toBe(`bad key ${REDACTED}`);
+    expect(sanitizeText("plain")).toBe("plain");
+  });
+
+  it("caps long text at the cap in UTF-8 bytes with a marker giving the size and sha256 of the whole", () => {
+    const text = "é".repeat(10_000);
+    const out = sanitizeText(text, 1024);
+    expect(Buffer.byteLength(out)).toBeLessThanOrEqual(1024);
+    expect(out.startsWith("éé")).toBe(true);
+    expect(out).not.toContain("\uFFFD");
+    expect(out.endsWith(`[truncated: 20000 bytes, sha256 ${sha256Hex(text)}]`)).toBe(true);
   });
 });
 
@@ -208,12 +279,48 @@ describe("payload hygiene through the store (raw payload_json)", () => {
     }).pipe(withLedger({ filename: file() })),
   );
 
-  it.effect("stores a split secret without any of its fragments", () =>
+  it.effect("stores a redacted failure_detail on the run row (issue N, item 1)", () =>
     Effect.gen(function* () {
       const store = yield* AgentRunStore;
       yield* store.createRun(newRun("r1"));
-      yield* store.appendEvents("r1", [{ sequence: 1, type: "user_input", payload: { a: "sk-proj-", b: KEY_BODY } }]);
-      expect(rawPayloads()[0]).not.toContain(KEY_BODY);
+      yield* store.appendEvents("r1", [userInput(1)]);
+      const detail = `401 Incorrect API key provided: sk-proj-${KEY_BODY}. 403 for AKIAIOSFODNN7EXAMPLE`;
+      yield* store.finishRun("r1", { ...closure(2, "failed", "provider_error", "failed"), failureDetail: detail });
+      const [row] = dumpTable(file(), "agent_runs") as Array<{ failure_detail: string }>;
+      expect(row?.failure_detail).toBe(`401 Incorrect API key provided: ${REDACTED}. 403 for ${REDACTED}`);
+      expect((yield* store.getRun("r1"))?.failureDetail).not.toContain(KEY_BODY);
+    }).pipe(withLedger({ filename: file() })),
+  );
+
+  it.effect("caps a huge failure_detail with a truncation marker and the sha256 of the whole", () =>
+    Effect.gen(function* () {
+      const store = yield* AgentRunStore;
+      yield* store.createRun(newRun("r1"));
+      yield* store.appendEvents("r1", [userInput(1)]);
+      const detail = "e".repeat(100_000);
+      yield* store.finishRun("r1", { ...closure(2, "failed", "provider_error", "failed"), failureDetail: detail });
+      const [row] = dumpTable(file(), "agent_runs") as Array<{ failure_detail: string }>;
+      expect(Buffer.byteLength(row!.failure_detail)).toBeLessThanOrEqual(DEFAULT_PAYLOAD_CAP_BYTES);
+      expect(row!.failure_detail).toContain(`[truncated: 100000 bytes, sha256 ${sha256Hex(detail)}]`);
+    }).pipe(withLedger({ filename: file() })),
+  );
+
+  it.effect("records a tool call and result whose 300-character call id exceeds the cap's old key limit (item 5)", () =>
+    Effect.gen(function* () {
+      const store = yield* AgentRunStore;
+      yield* store.createRun(newRun("r1"));
+      const callId = `call_${"i".repeat(295)}`;
+      const call = toolCall(1, callId);
+      const bigCall = { ...call, payload: { ...(call.payload as object), arguments: { data: "q".repeat(20_000) } } };
+      yield* store.appendEvents("r1", [bigCall, toolResult(2, callId, "r".repeat(20_000))], [receipt("r1", callId)]);
+      const stored = rawPayloads().map((raw) => JSON.parse(raw));
+      expect(stored).toMatchObject([
+        { step: 1, callId, toolName: "read_file", truncated: true },
+        { step: 1, callId, toolName: "read_file", status: "ok", outputHash: "b".repeat(64), truncated: true },
+      ]);
+      expect(stored[0]).not.toHaveProperty("arguments");
+      expect(stored[1]).not.toHaveProperty("output");
+      expect((yield* store.listReceipts("r1")).map((listed) => listed.callId)).toEqual([callId]);
     }).pipe(withLedger({ filename: file() })),
   );
 
@@ -294,6 +401,8 @@ describe("redact's shortcut for payloads without a secret hint", () => {
     "-----BEGIN RSA PRIVATE KEY-----",
     "ghp_",
     "AKIA",
+    "OPENAI_API_KEY=",
+    "GITHUB_TOKEN=",
     "item-1",
     "lookup",
     " ",
@@ -302,7 +411,7 @@ describe("redact's shortcut for payloads without a secret hint", () => {
     "k",
   ];
   const text = fc.array(fc.constantFrom(...fragments), { maxLength: 6 }).map((parts) => parts.join(""));
-  const key = fc.constantFrom("a", "b", "text", "token", "password", "note", "apiKey");
+  const key = fc.constantFrom("a", "b", "text", "token", "password", "note", "apiKey", "callId", "status", "output");
   const payload: fc.Arbitrary<JsonValue> = fc.letrec<{ value: JsonValue }>((tie) => ({
     value: fc.oneof(
       { depthSize: "small" },

@@ -56,6 +56,7 @@ describe("SessionRunner reading a long session", () => {
         "s",
         provider,
         INPUT,
+        { system: false },
       );
       const budgetTokens = contextBudgetTokens - messageTokens({ role: "user", content: INPUT }, counter);
       const expected = buildContext({ history: everything, budgetTokens, counter });

@@ -16,6 +16,7 @@ import { anthropicToolFields, toAnthropicConversation } from "../../src/services
 import { chatToolFields, toChatMessages } from "../../src/services/providers/serializers/openaiChat.js";
 import { responsesToolFields, toResponsesInput } from "../../src/services/providers/serializers/openaiResponses.js";
 import type { AnyToolDefinition } from "../../src/services/tools/Tool.js";
+import { BASE_PROMPT } from "../../src/services/workspace/prompt.js";
 import { anthropicProtocol } from "../support/fakeServers/anthropic.js";
 import { openAIChatProtocol } from "../support/fakeServers/openaiChat.js";
 import { openAIResponsesProtocol } from "../support/fakeServers/openaiResponses.js";
@@ -74,6 +75,8 @@ async function turn(runner: SessionRunner, input: string, spec: TurnSpec) {
   const handle = await runner.startTurn({
     sessionId: "s",
     tools: [lookupTool()],
+    // These tests read the replayed history; the default base prompt has its own tests.
+    system: false,
     ...options,
     input,
     provider,
@@ -180,6 +183,41 @@ describe("SessionRunner history replay", () => {
       role: "system",
       content: expect.stringMatching(/^You are the agent\.\n\n[\s\S]*- deploy: Deploys the service\.$/),
     });
+  });
+
+  it("sends the base prompt (the evidence rules) as the system prompt when the host passes none", async () => {
+    const runner = new SessionRunner(await harness.makeRuntime());
+    const { provider, requests } = recordingProvider([textStep("Hello.")]);
+    const handle = await runner.startTurn({ sessionId: "s", input: "Hi.", provider });
+    expect((await handle.settled).terminalState).toBe("completed");
+    expect(requests[0]!.messages[0]).toEqual({ role: "system", content: BASE_PROMPT });
+    expect(handle.history.context.messages[0]).toEqual({ role: "system", content: BASE_PROMPT });
+    const peek = await runner.history("s", recordingProvider([]).provider, "Next?");
+    expect(peek.context.messages[0]).toEqual({ role: "system", content: BASE_PROMPT });
+  });
+
+  it("puts the skill catalog after the default base prompt", async () => {
+    const runner = new SessionRunner(await harness.makeRuntime());
+    const { provider, requests } = recordingProvider([textStep("Hello.")]);
+    await (
+      await runner.startTurn({
+        sessionId: "s",
+        input: "Hi.",
+        provider,
+        skills: [{ name: "deploy", description: "Deploys the service." }],
+      })
+    ).settled;
+    const system = requests[0]!.messages[0]!;
+    expect(system.role).toBe("system");
+    expect(system.content.startsWith(`${BASE_PROMPT}\n\n`)).toBe(true);
+    expect(system.content).toMatch(/- deploy: Deploys the service\.$/);
+  });
+
+  it("sends no system prompt when the host opts out with system: false", async () => {
+    const runner = new SessionRunner(await harness.makeRuntime());
+    const { provider, requests } = recordingProvider([textStep("Hello.")]);
+    await (await runner.startTurn({ sessionId: "s", input: "Hi.", provider, system: false })).settled;
+    expect(requests[0]!.messages).toEqual([{ role: "user", content: "Hi." }]);
   });
 
   it("replays a run that ended unverified with its terminal state, not as a completed answer", async () => {

@@ -1,7 +1,9 @@
 import { countTokens as countCl100k } from "gpt-tokenizer/encoding/cl100k_base";
 import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
+import * as modelSpecs from "gpt-tokenizer/models";
 import { describe, expect, it } from "vitest";
 import type { ContextMessage } from "../../src/domain/index.js";
+import { anthropicProvider } from "../../src/services/providers/anthropic.js";
 import {
   ANTHROPIC_ESTIMATE_FACTOR,
   contextWindowFor,
@@ -53,6 +55,12 @@ describe("tokenCounterFor", () => {
     expect(tokenCounterFor("anthropic", "some-future-model").encoding).toBe("anthropic_estimate");
   });
 
+  it("uses the Anthropic estimate for any model behind the Anthropic provider's own API family", () => {
+    const provider = anthropicProvider({ model: "some-future-model", apiKey: "test-key" });
+    expect(provider.apiFamily).toBe("anthropic-messages");
+    expect(tokenCounterFor(provider.apiFamily, provider.model).encoding).toBe("anthropic_estimate");
+  });
+
   it("counts the empty string as zero tokens", () => {
     expect(tokenCounterFor("anthropic", "claude-opus-4").count("")).toBe(0);
     expect(tokenCounterFor("openai", "gpt-4o").count("")).toBe(0);
@@ -93,9 +101,12 @@ describe("contextWindowFor", () => {
     ["gpt-5-mini", 400_000],
     ["gpt-4o", 128_000],
     ["gpt-4o-mini", 128_000],
-    ["o1", 128_000],
-    ["o3-mini", 128_000],
-    ["o4-mini", 128_000],
+    ["o1", 200_000],
+    ["o1-mini", 128_000],
+    ["o3", 200_000],
+    ["o3-mini", 200_000],
+    ["o4-mini", 200_000],
+    ["gpt-4o-2024-08-06", 128_000],
     ["gpt-4-turbo", 128_000],
     ["gpt-4", 8_192],
     ["gpt-4-0613", 8_192],
@@ -104,6 +115,20 @@ describe("contextWindowFor", () => {
     ["claude-3-5-haiku", 200_000],
   ])("gives %s a window of %i tokens", (model, window) => {
     expect(contextWindowFor(model)).toBe(window);
+  });
+
+  it("agrees with gpt-tokenizer's model table for every model in it", () => {
+    const specs = Object.entries(modelSpecs as Record<string, { context_window?: number }>).filter(
+      ([, spec]) => typeof spec?.context_window === "number",
+    );
+    expect(specs.length).toBeGreaterThan(50);
+    for (const [name, spec] of specs) expect(contextWindowFor(name), name).toBe(spec.context_window);
+  });
+
+  it("gives a dated snapshot of a known model the known model's window", () => {
+    expect(contextWindowFor("o3-mini-2099-01-01")).toBe(200_000);
+    expect(contextWindowFor("gpt-4o-mini-2099-01-01")).toBe(128_000);
+    expect(contextWindowFor("gpt-4-0999")).toBe(8_192);
   });
 
   it("gives an unknown model a conservative 128k window", () => {

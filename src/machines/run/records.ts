@@ -84,6 +84,7 @@ export function toolStepEvents(context: RunContext): PendingEvent[] {
         toolName: planned.call.name,
         arguments: planned.call.arguments,
         inputFingerprint: planned.inputFingerprint,
+        ...(planned.originalIdHash ? { originalIdHash: planned.originalIdHash } : {}),
       },
     });
   }

@@ -8,7 +8,7 @@ import {
 import type { Provider, ProviderRequest } from "./Provider.js";
 import { anthropicToolFields, toAnthropicConversation } from "./serializers/anthropic.js";
 import { anthropicFinish, assembleResponse, type NeutralFinish, ToolCallAssembler } from "./streamAssembly.js";
-import { DEFAULT_TIMEOUT_MS, providerCall, type RealProviderConfig, reportDelta } from "./transport.js";
+import { callTiming, DEFAULT_TIMEOUT_MS, providerCall, type RealProviderConfig, reportDelta } from "./transport.js";
 
 /** Anthropic Messages, through the official SDK. */
 
@@ -76,7 +76,7 @@ export function anthropicProvider(config: AnthropicConfig): Provider {
   const stream = config.stream ?? true;
 
   const sample = (request: ProviderRequest) =>
-    providerCall(LABEL, timeoutMs, Anthropic, async (signal, keepAlive) => {
+    providerCall(LABEL, callTiming(config), Anthropic, async (signal, keepAlive) => {
       const body = requestBody(config, request);
       if (!stream) return fromMessage(await client.messages.create({ ...body, stream: false }, { signal }), request);
 
@@ -91,7 +91,9 @@ export function anthropicProvider(config: AnthropicConfig): Provider {
       let outputTokens = 0;
       let sawUsage = false;
       for await (const event of events as AsyncIterable<RawMessageStreamEvent>) {
-        keepAlive();
+        // Progress is content, a tool call or the end of the message; `ping` (and anything
+        // unknown) is a keep-alive and does not re-arm the idle timer.
+        if (event.type.startsWith("content_block_") || event.type.startsWith("message_")) keepAlive();
         switch (event.type) {
           case "message_start":
             if (event.message.usage) {

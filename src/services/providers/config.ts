@@ -79,6 +79,8 @@ export interface ProviderSelection {
   readonly apiKey?: string;
   readonly stream?: boolean;
   readonly timeoutMs?: number;
+  /** The overall deadline of one provider call, in ms (default 10 min). */
+  readonly deadlineMs?: number;
   readonly maxTokens?: number;
   readonly capabilities?: Partial<ProviderCapabilities>;
 }
@@ -90,6 +92,7 @@ export interface ResolvedProviderConfig {
   readonly baseURL?: string;
   readonly stream: boolean;
   readonly timeoutMs?: number;
+  readonly deadlineMs?: number;
   readonly maxTokens?: number;
   readonly capabilities: Partial<ProviderCapabilities>;
 }
@@ -161,6 +164,7 @@ export function resolveProviderConfig(
     ...(baseURL ? { baseURL } : {}),
     stream: selection.stream ?? true,
     ...(selection.timeoutMs ? { timeoutMs: selection.timeoutMs } : {}),
+    ...(selection.deadlineMs ? { deadlineMs: selection.deadlineMs } : {}),
     ...(selection.maxTokens ? { maxTokens: selection.maxTokens } : {}),
     capabilities: capabilitiesFor(provider, model, overrides),
   });
@@ -175,6 +179,7 @@ export function makeProvider(config: ResolvedProviderConfig, options: ProviderOp
     capabilities: config.capabilities,
     ...(config.baseURL ? { baseURL: config.baseURL } : {}),
     ...(config.timeoutMs ? { timeoutMs: config.timeoutMs } : {}),
+    ...(config.deadlineMs ? { deadlineMs: config.deadlineMs } : {}),
     ...(config.maxTokens ? { maxTokens: config.maxTokens } : {}),
     ...options,
   };

@@ -8,7 +8,7 @@ import {
 import type { Provider, ProviderRequest } from "./Provider.js";
 import { chatToolFields, toChatMessages } from "./serializers/openaiChat.js";
 import { assembleResponse, chatFinish, type NeutralFinish, ToolCallAssembler } from "./streamAssembly.js";
-import { DEFAULT_TIMEOUT_MS, providerCall, type RealProviderConfig, reportDelta } from "./transport.js";
+import { callTiming, DEFAULT_TIMEOUT_MS, providerCall, type RealProviderConfig, reportDelta } from "./transport.js";
 
 /** OpenAI Chat Completions (and the many servers that speak it), through the official SDK. */
 
@@ -78,7 +78,7 @@ export function openAIChatProvider(config: OpenAIChatConfig): Provider {
   const stream = config.stream ?? true;
 
   const sample = (request: ProviderRequest) =>
-    providerCall(LABEL, timeoutMs, OpenAI, async (signal, keepAlive) => {
+    providerCall(LABEL, callTiming(config), OpenAI, async (signal, keepAlive) => {
       const body = requestBody(config, request);
       if (!stream) {
         return fromCompletion(await client.chat.completions.create({ ...body, stream: false }, { signal }), request);
@@ -95,11 +95,18 @@ export function openAIChatProvider(config: OpenAIChatConfig): Provider {
       let usage: ReturnType<typeof usageOf>;
       let lastKey: string | undefined;
       for await (const chunk of chunks) {
-        keepAlive();
-        if (chunk.usage) usage = usageOf(chunk.usage);
+        if (chunk.usage) {
+          keepAlive();
+          usage = usageOf(chunk.usage);
+        }
         const choice = chunk.choices?.[0];
         if (!choice) continue;
         const delta = choice.delta ?? {};
+        // Progress is content, a tool call or the finish; an empty chunk is a keep-alive and
+        // does not re-arm the idle timer.
+        if (delta.content || delta.refusal || delta.tool_calls?.length || delta.function_call || choice.finish_reason) {
+          keepAlive();
+        }
         if (delta.content) {
           text += delta.content;
           streamed = reportDelta(config, request.runId, request.step, delta.content) || streamed;

@@ -15,6 +15,7 @@ import { type Provider, ProviderError, type ProviderRequest } from "./Provider.j
 import { responsesToolFields, toResponsesInput } from "./serializers/openaiResponses.js";
 import { assembleResponse, type NeutralFinish, responsesFinish, ToolCallAssembler } from "./streamAssembly.js";
 import {
+  callTiming,
   DEFAULT_TIMEOUT_MS,
   providerCall,
   type RealProviderConfig,
@@ -107,6 +108,10 @@ function fromResponse(response: Response, request: ProviderRequest): ModelRespon
   });
 }
 
+/** Stream events that are progress: output of any kind, the end of the response, an error. */
+const RESPONSES_PROGRESS =
+  /^(response\.(output_|content_part\.|function_call_|refusal\.|reasoning|completed|incomplete|failed)|error$)/;
+
 export function openAIResponsesProvider(config: OpenAIResponsesConfig): Provider {
   const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const client = new OpenAI({
@@ -118,7 +123,7 @@ export function openAIResponsesProvider(config: OpenAIResponsesConfig): Provider
   const stream = config.stream ?? true;
 
   const sample = (request: ProviderRequest) =>
-    providerCall(LABEL, timeoutMs, OpenAI, async (signal, keepAlive) => {
+    providerCall(LABEL, callTiming(config), OpenAI, async (signal, keepAlive) => {
       const body = requestBody(config, request);
       if (!stream) return fromResponse(await client.responses.create({ ...body, stream: false }, { signal }), request);
 
@@ -129,7 +134,9 @@ export function openAIResponsesProvider(config: OpenAIResponsesConfig): Provider
       let streamed = false;
       let final: Response | undefined;
       for await (const event of events as AsyncIterable<ResponseStreamEvent>) {
-        keepAlive();
+        // `response.created` / `response.in_progress` and other status events are keep-alives:
+        // only output (text, tool calls, items) and the end of the response re-arm the idle timer.
+        if (RESPONSES_PROGRESS.test(event.type)) keepAlive();
         switch (event.type) {
           case "response.output_text.delta":
             text += event.delta;

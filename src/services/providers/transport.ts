@@ -27,11 +27,32 @@ export interface RealProviderConfig extends ProviderOptions {
    * streaming, and between two stream events when streaming. Exceeding it is a `timeout` failure.
    */
   readonly timeoutMs?: number;
+  /**
+   * The longest one provider call may take in all, in ms (default 10 min), however the stream
+   * trickles: keep-alive chunks (pings, empty deltas) do not re-arm `timeoutMs`, and this
+   * deadline bounds even a stream that keeps sending content. Exceeding it is a `timeout` failure.
+   */
+  readonly deadlineMs?: number;
   /** Output token limit (Anthropic requires one; default 4096 there, unset elsewhere). */
   readonly maxTokens?: number;
 }
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
+export const DEFAULT_DEADLINE_MS = 600_000;
+
+/** The timers of one provider call: idle (between progress) and overall. */
+export interface CallTiming {
+  /** The longest wait for progress (re-armed by `keepAlive`). */
+  readonly idleMs: number;
+  /** The longest the whole call may take (never re-armed); default {@link DEFAULT_DEADLINE_MS}. */
+  readonly deadlineMs?: number;
+}
+
+/** The timing of a real provider's calls from its config. */
+export const callTiming = (config: Pick<RealProviderConfig, "timeoutMs" | "deadlineMs">): CallTiming => ({
+  idleMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+  deadlineMs: config.deadlineMs ?? DEFAULT_DEADLINE_MS,
+});
 
 type HeaderSource = { get(name: string): string | null } | Record<string, string | string[] | undefined>;
 
@@ -151,37 +172,52 @@ export function toProviderError(label: string, error: unknown, sdk: SdkErrorClas
   return new ProviderError({ reason: "invalid_response", message: oneLine(`${label}: ${message}`) });
 }
 
-/** Arms (and re-arms) the call's inactivity timer; streaming code calls it on every event. */
+/**
+ * Re-arms the call's inactivity timer. Streaming code calls it on progress only: an event that
+ * carries content, a tool call or the end of the answer — never on keep-alive pings or empty chunks.
+ */
 export type KeepAlive = () => void;
 
 /**
  * One provider call as an interruptible Effect: interruption aborts the HTTP request through the
- * signal handed to `call`; the timer (re-armed by `keepAlive`) aborts it with a `timeout` failure.
- * SDK streams end quietly when aborted, so an aborted call never counts as a success.
+ * signal handed to `call`; the idle timer (re-armed by `keepAlive`) and the overall deadline
+ * (never re-armed) abort it with a `timeout` failure. SDK streams end quietly when aborted, so
+ * an aborted call never counts as a success.
  */
 export function providerCall<A>(
   label: string,
-  timeoutMs: number,
+  timing: number | CallTiming,
   sdk: SdkErrorClasses,
   call: (signal: AbortSignal, keepAlive: KeepAlive) => Promise<A>,
 ): Effect.Effect<A, ProviderError> {
+  const { idleMs, deadlineMs = DEFAULT_DEADLINE_MS } = typeof timing === "number" ? { idleMs: timing } : timing;
   return Effect.tryPromise({
     try: async (interrupted) => {
       const controller = new AbortController();
-      let timedOut = false;
+      let timedOut: "idle" | "deadline" | undefined;
       let timer: ReturnType<typeof setTimeout> | undefined;
       const keepAlive = () => {
         if (timer) clearTimeout(timer);
         timer = setTimeout(() => {
-          timedOut = true;
+          timedOut ??= "idle";
           controller.abort();
-        }, timeoutMs);
+        }, idleMs);
       };
+      const deadline = setTimeout(() => {
+        timedOut ??= "deadline";
+        controller.abort();
+      }, deadlineMs);
       const abort = () => controller.abort();
       interrupted.addEventListener("abort", abort, { once: true });
       keepAlive();
       const timeoutError = () =>
-        new ProviderError({ reason: "timeout", message: `${label}: no answer within ${timeoutMs} ms` });
+        new ProviderError({
+          reason: "timeout",
+          message:
+            timedOut === "deadline"
+              ? `${label}: the call did not finish within its ${deadlineMs} ms deadline`
+              : `${label}: no answer within ${idleMs} ms`,
+        });
       try {
         const result = await call(controller.signal, keepAlive);
         if (timedOut) throw timeoutError();
@@ -193,6 +229,7 @@ export function providerCall<A>(
         throw timedOut ? timeoutError() : error;
       } finally {
         if (timer) clearTimeout(timer);
+        clearTimeout(deadline);
         interrupted.removeEventListener("abort", abort);
       }
     },

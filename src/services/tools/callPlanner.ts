@@ -1,5 +1,6 @@
 import type { CallDisposition, PlannedCall, ToolCall } from "../../domain/index.js";
-import { inputFingerprint } from "./fingerprint.js";
+import { redactText } from "../../persistence/payloadHygiene.js";
+import { inputFingerprint, sha256 } from "./fingerprint.js";
 import { type AnyToolDefinition, type ArgumentCheck, checkToolArguments } from "./Tool.js";
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
@@ -25,6 +26,38 @@ export function checkArgumentsSafely(tool: AnyToolDefinition, args: unknown): Ar
   }
 }
 
+/** Call ids and tool names the runtime keeps as they are: a short, plain charset. */
+const USABLE = /^[A-Za-z0-9_.:-]{1,64}$/;
+
+/**
+ * Whether a model-given id or name can be kept: the plain charset, at most 64 characters, and
+ * nothing the ledger's redaction would rewrite (a key-shaped id would be stored redacted in the
+ * tool_call row but not in its receipt, and the pairing would break).
+ */
+export function isUsableIdentifier(value: string): boolean {
+  return USABLE.test(value) && redactText(value) === value;
+}
+
+/**
+ * A deterministic replacement for an unusable call id: `call_` and the start of the original's
+ * sha256 (so the same bad id always maps to the same replacement; repeats are numbered after).
+ */
+export function replacementCallId(original: string): string {
+  return `call_${sha256(original).slice(0, 24)}`;
+}
+
+/**
+ * A usable stand-in for an unusable tool name: its plain characters (at most 40) and the start
+ * of the original's sha256. It never names a declared tool, so the call is an `unknown_tool`.
+ */
+export function sanitizedToolName(original: string): string {
+  const plain = redactText(original)
+    .replace(/[^A-Za-z0-9_]+/g, "_")
+    .replace(/^_+|_+$/g, "")
+    .slice(0, 40);
+  return `invalid_${plain ? `${plain}_` : ""}${sha256(original).slice(0, 12)}`;
+}
+
 function uniqueCallId(id: string, used: Set<string>): string {
   let candidate = id;
   // `_n`, not another separator: Anthropic accepts only [a-zA-Z0-9_-] in tool_use ids.
@@ -39,8 +72,16 @@ function uniqueCallId(id: string, used: Set<string>): string {
  */
 export function planCalls(calls: ReadonlyArray<ToolCall>, options: CallPlannerOptions): PlannedCall[] {
   return calls.map((raw) => {
-    const call: ToolCall = { ...raw, id: uniqueCallId(raw.id, options.usedCallIds) };
-    const tool = options.tools.get(call.name);
+    const idUsable = isUsableIdentifier(raw.id);
+    // A name the host declared is its own choice; only a model-invented one must be usable.
+    const nameUsable = options.tools.has(raw.name) || isUsableIdentifier(raw.name);
+    const call: ToolCall = {
+      ...raw,
+      id: uniqueCallId(idUsable ? raw.id : replacementCallId(raw.id), options.usedCallIds),
+      name: nameUsable ? raw.name : sanitizedToolName(raw.name),
+    };
+    const originalIdHash = idUsable ? undefined : sha256(raw.id);
+    const tool = nameUsable ? options.tools.get(call.name) : undefined;
     const fingerprint = inputFingerprint(call.name, call.arguments);
     const timeoutMs = tool?.timeoutMs ?? options.defaultTimeoutMs;
     const plan = (disposition: CallDisposition, problem?: string): PlannedCall => ({
@@ -49,7 +90,9 @@ export function planCalls(calls: ReadonlyArray<ToolCall>, options: CallPlannerOp
       inputFingerprint: fingerprint,
       timeoutMs,
       ...(problem ? { problem } : {}),
+      ...(originalIdHash ? { originalIdHash } : {}),
     });
+    if (!nameUsable) return plan("unknown_tool", `there is no tool named ${call.name} (the name was not usable)`);
     if (!tool) return plan("unknown_tool", `there is no tool named ${call.name}`);
     if (!options.allowed.has(call.name)) return plan("not_allowed", `${call.name} is not allowed in this run`);
     if (!tool.execute) return plan("executor_missing", `${call.name} has no executor`);

@@ -1,7 +1,23 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { SkillManifest } from "../../domain/index.js";
 import { skillCatalog } from "../contextBuilder.js";
+import { resolveInWorkspace } from "../tools/builtin/workspacePaths.js";
+
+/**
+ * A workspace prompt file's text, or undefined when it is absent, not a regular file, or a
+ * symlink (of the file or a folder) whose real path leads out of the workspace.
+ */
+function readWorkspaceFile(workspace: string, file: string): string | undefined {
+  if (!existsSync(join(workspace, file))) return undefined;
+  try {
+    const { absolute } = resolveInWorkspace(workspace, file);
+    if (!statSync(absolute).isFile()) return undefined;
+    return readFileSync(absolute, "utf8");
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The runtime-owned base prompt (seed §4 Phase 7): the minimal evidence and terminal-state
@@ -29,8 +45,8 @@ export function buildSystemPrompt(workspace: string | undefined, parts: PromptPa
   const sections = [BASE_PROMPT];
   if (workspace) {
     for (const file of WORKSPACE_PROMPT_FILES) {
-      const path = join(workspace, file);
-      if (existsSync(path)) sections.push(`# ${file}\n${readFileSync(path, "utf8").trim()}`);
+      const text = readWorkspaceFile(workspace, file);
+      if (text !== undefined) sections.push(`# ${file}\n${text.trim()}`);
     }
   }
   const catalog = skillCatalog(parts.skills ?? []);

@@ -15,7 +15,7 @@ import {
 import { SessionRunner, type TurnOptions } from "../../../src/host/sessionRunner.js";
 import { MemoryItemStore } from "../../../src/persistence/MemoryItemStore.js";
 import type { AgentRuntime } from "../../../src/runtime/AgentRuntime.js";
-import { applyMemoryConflictRule, parseSkillManifest } from "../../../src/services/contracts.js";
+import { applyMemoryConflictRule, parseSkillManifest, skillLoadedKind } from "../../../src/services/contracts.js";
 import type { MemoryGateMode } from "../../../src/services/memory/consolidator.js";
 import { MemoryService } from "../../../src/services/memory/MemoryService.js";
 import { scriptedProvider } from "../../../src/services/providers/scripted.js";
@@ -300,6 +300,27 @@ describe("applyMemoryConflictRule", () => {
     expect([contract.evidenceMode, contract.requiredToolNames]).toEqual(["observe", ["skill_load"]]);
   });
 
+  it("requires a skill_load receipt of that very skill, not of any skill", () => {
+    const contract = applyMemoryConflictRule(NONE_CONTRACT, { skill, memory: [address] });
+    expect(contract.requiredReceiptKinds).toEqual([skillLoadedKind("weekly-report")]);
+    expect(skillLoadedKind("weekly-report")).toBe("skill_loaded:weekly-report");
+  });
+
+  it("still requires the skill's own load when the contract already requires some skill_load", () => {
+    const contract = CompletionContract.parse({ evidenceMode: "observe", requiredToolNames: ["skill_load"] });
+    const ruled = applyMemoryConflictRule(contract, { skill, memory: [address] });
+    expect([ruled.requiredToolNames, ruled.requiredReceiptKinds]).toEqual([
+      ["skill_load"],
+      ["skill_loaded:weekly-report"],
+    ]);
+    expect(applyMemoryConflictRule(ruled, { skill, memory: [address] })).toEqual(ruled);
+  });
+
+  it("asks for a skill_load receipt only when the run's receipts cannot name their skill (specific: false)", () => {
+    const contract = applyMemoryConflictRule(NONE_CONTRACT, { skill, memory: [address], specific: false });
+    expect([contract.requiredToolNames, contract.requiredReceiptKinds]).toEqual([["skill_load"], []]);
+  });
+
   it.each(["domain", "network_fact"] as const)("applies to a %s memory too", (kind) => {
     const contract = applyMemoryConflictRule(NONE_CONTRACT, { skill, memory: [memory({ kind })] });
     expect(contract.requiredToolNames).toEqual(["skill_load"]);
@@ -337,8 +358,14 @@ describe("the memory conflict rule in a SessionRunner turn", () => {
     kind: "url",
   });
 
+  const OTHER_SKILL_MD =
+    "---\nname: daily-digest\ndescription: The daily digest\n---\nPost it to https://digest.example.com\n";
+
   async function skillTurn(steps: ReadonlyArray<CassetteModelStep>, memory: ReadonlyArray<MemoryItem>) {
-    const root = workspace({ "skills/weekly-report/SKILL.md": SKILL_MD });
+    const root = workspace({
+      "skills/weekly-report/SKILL.md": SKILL_MD,
+      "skills/daily-digest/SKILL.md": OTHER_SKILL_MD,
+    });
     const runner = new SessionRunner(await harness.makeRuntime());
     return runTurn(runner, "Post the weekly report.", {
       signals: { skill: parseSkillManifest(SKILL_MD, "weekly-report") },
@@ -364,6 +391,35 @@ describe("the memory conflict rule in a SessionRunner turn", () => {
     const result = await skillTurn(
       [
         callStep("c1", "skill_load", { name: "weekly-report" }),
+        textStep("The skill says https://new.example.com/hook."),
+      ],
+      [remembered],
+    );
+    expect([result.terminalState, result.terminalReason]).toEqual(["completed", "receipts_satisfied"]);
+  });
+
+  it("is not satisfied by loading another skill: ends unverified, the followed skill's load missing", async () => {
+    const result = await skillTurn(
+      [
+        callStep("c1", "skill_load", { name: "daily-digest" }),
+        textStep("I will post it to https://old.example.com/hook as remembered."),
+        callStep("c2", "skill_load", { name: "daily-digest" }),
+        textStep("Posting it there."),
+      ],
+      [remembered],
+    );
+    expect([result.terminalState, result.terminalReason, result.correctionTurns]).toEqual([
+      "unverified",
+      "receipt_missing",
+      1,
+    ]);
+  });
+
+  it("completes when the run loads another skill and then the followed one", async () => {
+    const result = await skillTurn(
+      [
+        callStep("c1", "skill_load", { name: "daily-digest" }),
+        callStep("c2", "skill_load", { name: "weekly-report" }),
         textStep("The skill says https://new.example.com/hook."),
       ],
       [remembered],

@@ -294,3 +294,43 @@ describe("run_command: no process outlives the call", () => {
     expect(await survivors(readPids(workspace))).toEqual([]);
   });
 });
+
+describe("run_command: child environment", () => {
+  const printEnv = [NODE, "-e", "process.stdout.write(JSON.stringify(process.env))"];
+  const envOf = (result: ToolResult) => JSON.parse(outputOf(result).stdout) as Record<string, string>;
+  const saved: Record<string, string | undefined> = {};
+  const setEnv = (name: string, value: string) => {
+    if (!(name in saved)) saved[name] = process.env[name];
+    process.env[name] = value;
+  };
+  afterEach(() => {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+      delete saved[name];
+    }
+  });
+
+  it("does not pass this process's secrets to the child, only a minimal environment", async () => {
+    setEnv("OPENAI_API_KEY", "sk-test-secret-should-not-leak");
+    setEnv("AGENTLOOP_TEST_OTHER", "x");
+    const env = envOf(await run({ argv: printEnv }));
+    expect(env.OPENAI_API_KEY).toBeUndefined();
+    expect(env.AGENTLOOP_TEST_OTHER).toBeUndefined();
+    expect(env.PATH).toBe(process.env.PATH);
+    for (const name of Object.keys(env)) {
+      expect(["PATH", "HOME", "LANG", "TMPDIR", "TMP", "TEMP"]).toContain(name);
+    }
+  });
+
+  it("passes variables the options allow and sets the ones they give", async () => {
+    setEnv("AGENTLOOP_TEST_ALLOWED", "yes");
+    setEnv("AGENTLOOP_TEST_OTHER", "no");
+    const env = envOf(
+      await run({ argv: printEnv }, { env: { allow: ["AGENTLOOP_TEST_ALLOWED"], set: { FIXED: "1" } } }),
+    );
+    expect(env.AGENTLOOP_TEST_ALLOWED).toBe("yes");
+    expect(env.FIXED).toBe("1");
+    expect(env.AGENTLOOP_TEST_OTHER).toBeUndefined();
+  });
+});

@@ -1,3 +1,4 @@
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
   lstatSync,
@@ -10,7 +11,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { JsonValue } from "../../../src/domain/index.js";
 import {
   workspaceListTool,
@@ -250,5 +251,47 @@ describe("workspace_write", () => {
     expect(result.status).toBe("error");
     expect(errorOf(result)).toMatch(/is a directory/);
     expect(statSync(join(ws, "src")).isDirectory()).toBe(true);
+  });
+});
+
+describe("workspace tools refuse files that are not regular files", () => {
+  /**
+   * A helper that opens the FIFO from the other side after a moment (bounded by `timeout`): a
+   * tool that wrongly opened the FIFO gets through instead of hanging forever, so a regression
+   * fails instead of blocking the test worker.
+   */
+  let writer: ChildProcess | undefined;
+  afterEach(() => {
+    writer?.kill("SIGKILL");
+    writer = undefined;
+  });
+  const fifo = () => {
+    const path = join(ws, "pipe");
+    execFileSync("mkfifo", [path]);
+    return path;
+  };
+
+  it("workspace_read refuses a FIFO as not a regular file, at once, without blocking the event loop", async () => {
+    const path = fifo();
+    writer = spawn("timeout", ["5", "sh", "-c", `sleep 0.5; printf fifo-data > '${path}'`], { stdio: "ignore" });
+    const started = Date.now();
+    const result = await read("pipe");
+    expect(result.status).toBe("error");
+    expect(errorOf(result)).toMatch(/pipe is not a regular file/);
+    expect(Date.now() - started).toBeLessThan(400);
+  });
+
+  it("workspace_write refuses to write into a FIFO", async () => {
+    const path = fifo();
+    writer = spawn(
+      "timeout",
+      ["5", "sh", "-c", `sleep 0.5; printf a > '${path}'; cat '${path}' > /dev/null; printf b > '${path}'`],
+      { stdio: "ignore" },
+    );
+    const started = Date.now();
+    const result = await write("pipe", "into the pipe");
+    expect(result.status).toBe("error");
+    expect(errorOf(result)).toMatch(/pipe is not a regular file/);
+    expect(Date.now() - started).toBeLessThan(400);
   });
 });

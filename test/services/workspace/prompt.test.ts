@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { BASE_PROMPT, buildSystemPrompt } from "../../../src/services/workspace/prompt.js";
@@ -74,5 +74,28 @@ describe("buildSystemPrompt", () => {
 
   it("leaves out an empty memory section", () => {
     expect(buildSystemPrompt(ws, { memory: "   \n " })).toBe(BASE_PROMPT);
+  });
+});
+
+describe("buildSystemPrompt: workspace files must stay inside the workspace", () => {
+  it("refuses an AGENTS.md, SOUL.md or USER.md symlinked to a file outside the workspace", () => {
+    const outside = tmp.path("secret.txt");
+    writeFileSync(outside, "OUTSIDE SECRET");
+    for (const file of ["AGENTS.md", "SOUL.md", "USER.md"]) symlinkSync(outside, join(ws, file));
+    const prompt = buildSystemPrompt(ws);
+    expect(prompt).not.toContain("OUTSIDE SECRET");
+    expect(prompt).toBe(BASE_PROMPT);
+  });
+
+  it("still reads an AGENTS.md symlinked to a file inside the workspace", () => {
+    mkdirSync(join(ws, "docs"));
+    writeFileSync(join(ws, "docs", "agents.md"), "inside rules");
+    symlinkSync(join(ws, "docs", "agents.md"), join(ws, "AGENTS.md"));
+    expect(buildSystemPrompt(ws)).toContain("# AGENTS.md\ninside rules");
+  });
+
+  it("skips an AGENTS.md that is not a regular file", () => {
+    mkdirSync(join(ws, "AGENTS.md"));
+    expect(buildSystemPrompt(ws)).toBe(BASE_PROMPT);
   });
 });

@@ -16,6 +16,7 @@ import { type FakeServer, type FakeServerOptions, type FakeWire, isObject } from
 export interface CaseOptions extends ProviderOptions {
   readonly stream?: boolean;
   readonly timeoutMs?: number;
+  readonly deadlineMs?: number;
   readonly capabilities?: Partial<ProviderCapabilities>;
 }
 

@@ -31,6 +31,11 @@ export type ScriptedReply =
       readonly frames: ReadonlyArray<string>;
       /** `end` closes the response; `hang` keeps it open; `drop` destroys the connection. */
       readonly ending?: "end" | "hang" | "drop";
+      /**
+       * With `hang`: a frame written again every `everyMs` while the response stays open (a
+       * keep-alive trickle, or a stream that never stops sending content). Bounded by `hangLimitMs`.
+       */
+      readonly trickle?: { readonly frame: string; readonly everyMs: number };
     }
   /** Accepts the request and never answers. */
   | { readonly kind: "hang" };
@@ -182,7 +187,18 @@ export async function startFakeServer(protocol: WireProtocol, options: FakeServe
     const ending = reply.ending ?? "end";
     if (ending === "end") response.end();
     else if (ending === "drop") setImmediate(() => cut(response));
-    else bounded(response);
+    else {
+      bounded(response);
+      if (reply.trickle) {
+        const { frame, everyMs } = reply.trickle;
+        const interval = setInterval(() => response.write(frame), everyMs);
+        timers.add(interval);
+        response.on("close", () => {
+          clearInterval(interval);
+          timers.delete(interval);
+        });
+      }
+    }
   });
   server.on("connection", (socket) => {
     sockets.add(socket);

@@ -11,6 +11,31 @@ export interface RunCommandOptions {
   readonly outputCapBytes?: number;
   /** Allow `shell: true` calls (off by default: argv only). */
   readonly allowShell?: boolean;
+  /**
+   * The child's environment. By default it gets only a minimal one ({@link BASE_ENV_NAMES} from
+   * this process), never the whole `process.env` (API keys and other secrets live there).
+   * `allow` names further variables passed through from this process; `set` adds fixed values.
+   */
+  readonly env?: {
+    readonly allow?: ReadonlyArray<string>;
+    readonly set?: Readonly<Record<string, string>>;
+  };
+}
+
+/** What a child gets from this process's environment by default. */
+export const BASE_ENV_NAMES = ["PATH", "HOME", "LANG", "TMPDIR", "TMP", "TEMP"] as const;
+
+/** The minimal child environment: the base names and `allow` from `source`, then `set`. */
+export function childEnvironment(
+  options: RunCommandOptions["env"] = {},
+  source: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of [...BASE_ENV_NAMES, ...(options.allow ?? [])]) {
+    const value = source[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return { ...env, ...(options.set ?? {}) };
 }
 
 const sha256 = (data: Buffer) => createHash("sha256").update(data).digest("hex");
@@ -93,7 +118,7 @@ export const runCommandTool = (workspace: string, options: RunCommandOptions = {
           detached: true,
           shell: args.shell,
           stdio: ["ignore", "pipe", "pipe"],
-          env: { ...process.env },
+          env: childEnvironment(options.env),
         });
         let timedOut = false;
         const timer = setTimeout(() => {

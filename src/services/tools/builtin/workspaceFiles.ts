@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { constants } from "node:fs";
+import { mkdir, open, readdir, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { Effect } from "effect";
 import { z } from "zod";
@@ -14,6 +15,39 @@ const refuse = (error: unknown): ToolResult => ({
   output: { error: error instanceof Error ? error.message : String(error) },
 });
 
+/**
+ * The tools' file I/O is asynchronous (never `*Sync` inside the fiber), so a call's timeout and
+ * the run's cancellation can always fire; an unexpected failure becomes an error result.
+ */
+const fileTool = (body: () => Promise<ToolResult>): Effect.Effect<ToolResult> =>
+  Effect.promise(() => body().catch(refuse));
+
+/** Whether a path exists (following symlinks). */
+async function statOrUndefined(path: string) {
+  try {
+    return await stat(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Reads a regular file. It is opened non-blocking and checked on the open handle, so a FIFO,
+ * socket or device (which could block forever or never end) is refused, not read.
+ */
+async function readRegularFile(absolute: string, relative: string): Promise<Buffer> {
+  const handle = await open(absolute, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const info = await handle.stat();
+    if (info.isDirectory()) throw new Error(`${relative} is a directory`);
+    if (!info.isFile()) throw new Error(`${relative} is not a regular file`);
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+}
+
 /** `workspace_read`: a file's text with evidence of exactly what was read (sha256, bytes, path). */
 export const workspaceReadTool = (workspace: string) =>
   defineTool({
@@ -22,21 +56,16 @@ export const workspaceReadTool = (workspace: string) =>
     kind: "observe",
     input: z.object({ path: z.string().min(1).describe("path relative to the workspace") }),
     execute: ({ path }) =>
-      Effect.sync((): ToolResult => {
-        try {
-          const target = resolveInWorkspace(workspace, path);
-          if (!existsSync(target.absolute)) return refuse(new Error(`${target.relative} does not exist`));
-          if (statSync(target.absolute).isDirectory()) return refuse(new Error(`${target.relative} is a directory`));
-          const data = readFileSync(target.absolute);
-          const truncated = data.byteLength > MAX_READ_BYTES;
-          return {
-            status: "ok",
-            output: { path: target.relative, content: data.subarray(0, MAX_READ_BYTES).toString("utf8"), truncated },
-            evidence: { path: target.relative, sha256: sha256(data), bytes: data.byteLength },
-          };
-        } catch (error) {
-          return refuse(error);
-        }
+      fileTool(async (): Promise<ToolResult> => {
+        const target = resolveInWorkspace(workspace, path);
+        if (!(await statOrUndefined(target.absolute))) return refuse(new Error(`${target.relative} does not exist`));
+        const data = await readRegularFile(target.absolute, target.relative);
+        const truncated = data.byteLength > MAX_READ_BYTES;
+        return {
+          status: "ok",
+          output: { path: target.relative, content: data.subarray(0, MAX_READ_BYTES).toString("utf8"), truncated },
+          evidence: { path: target.relative, sha256: sha256(data), bytes: data.byteLength },
+        };
       }),
   });
 
@@ -48,20 +77,16 @@ export const workspaceListTool = (workspace: string) =>
     kind: "observe",
     input: z.object({ path: z.string().default(".") }),
     execute: ({ path }) =>
-      Effect.sync((): ToolResult => {
-        try {
-          const target = resolveInWorkspace(workspace, path);
-          const entries = readdirSync(target.absolute, { withFileTypes: true })
-            .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name))
-            .sort();
-          return {
-            status: "ok",
-            output: { path: target.relative, entries },
-            evidence: { path: target.relative, entries: entries.length, listing_sha256: sha256(entries.join("\n")) },
-          };
-        } catch (error) {
-          return refuse(error);
-        }
+      fileTool(async (): Promise<ToolResult> => {
+        const target = resolveInWorkspace(workspace, path);
+        const entries = (await readdir(target.absolute, { withFileTypes: true }))
+          .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name))
+          .sort();
+        return {
+          status: "ok",
+          output: { path: target.relative, entries },
+          evidence: { path: target.relative, entries: entries.length, listing_sha256: sha256(entries.join("\n")) },
+        };
       }),
   });
 
@@ -73,30 +98,36 @@ export const workspaceWriteTool = (workspace: string) =>
     kind: "mutate",
     input: z.object({ path: z.string().min(1), content: z.string() }),
     execute: ({ path, content }) =>
-      Effect.sync((): ToolResult => {
+      fileTool(async (): Promise<ToolResult> => {
+        const target = resolveInWorkspace(workspace, path);
+        const existing = await statOrUndefined(target.absolute);
+        if (existing?.isDirectory()) return refuse(new Error(`${target.relative} is a directory`));
+        // A FIFO, socket or device could block the write (or the read of what was there) forever.
+        if (existing && !existing.isFile()) return refuse(new Error(`${target.relative} is not a regular file`));
+        const before = existing ? sha256(await readRegularFile(target.absolute, target.relative)) : null;
+        await mkdir(dirname(target.absolute), { recursive: true });
+        // Re-check after creating folders: a concurrent symlink swap must not redirect the write.
+        resolveInWorkspace(workspace, path);
+        const handle = await open(
+          target.absolute,
+          constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NONBLOCK,
+        );
         try {
-          const target = resolveInWorkspace(workspace, path);
-          const existed = existsSync(target.absolute);
-          if (existed && lstatSync(target.absolute).isDirectory())
-            return refuse(new Error(`${target.relative} is a directory`));
-          const before = existed ? sha256(readFileSync(target.absolute)) : null;
-          mkdirSync(dirname(target.absolute), { recursive: true });
-          // Re-check after creating folders: a concurrent symlink swap must not redirect the write.
-          resolveInWorkspace(workspace, path);
-          writeFileSync(target.absolute, content);
-          const written = readFileSync(target.absolute);
-          return {
-            status: "ok",
-            output: { path: target.relative, bytes: written.byteLength, created: !existed },
-            evidence: {
-              path: target.relative,
-              sha256_before: before,
-              sha256_after: sha256(written),
-              bytes_written: written.byteLength,
-            },
-          };
-        } catch (error) {
-          return refuse(error);
+          if (!(await handle.stat()).isFile()) throw new Error(`${target.relative} is not a regular file`);
+          await handle.writeFile(content);
+        } finally {
+          await handle.close();
         }
+        const written = await readRegularFile(target.absolute, target.relative);
+        return {
+          status: "ok",
+          output: { path: target.relative, bytes: written.byteLength, created: !existing },
+          evidence: {
+            path: target.relative,
+            sha256_before: before,
+            sha256_after: sha256(written),
+            bytes_written: written.byteLength,
+          },
+        };
       }),
   });
