@@ -15,13 +15,12 @@ import {
   type ContractTables,
   DEFAULT_CONTRACT_TABLES,
   resolveContract,
-  skillLoadedKind,
 } from "../services/contracts.js";
 import { recordHistoryLegacyFallback } from "../services/observability/metrics.js"; // [observability]
 import type { Provider } from "../services/providers/Provider.js";
 import { contextWindowFor, messageTokens, type TokenCounter, tokenCounterFor } from "../services/tokens.js";
 import { allowedToolNames } from "../services/tools/allowlist.js";
-import type { AnyToolDefinition, ToolResult } from "../services/tools/Tool.js";
+import type { AnyToolDefinition } from "../services/tools/Tool.js";
 import {
   distinctCallIdsAcrossRuns,
   projectLegacyTurns,
@@ -82,31 +81,6 @@ export function turnAllowedTools(
   // The run uses the runtime's tools: names are enough, the runtime offers only the tools it has.
   const names = [...new Set([...skillTools, ...ALWAYS_ALLOWED_TOOLS])];
   return options.allowedTools ? names.filter((name) => options.allowedTools!.includes(name)) : names;
-}
-
-/**
- * The run's `skill_load` tool, its successful receipts naming the skill they loaded (evidence
- * `skillLoadedKind(name)`: the loader's own `skill` evidence, else the `name` it was called with),
- * so the memory conflict rule can ask for the skill the run follows and no other. Other tools as they are.
- */
-export function markSkillLoads(tools: ReadonlyArray<AnyToolDefinition>): AnyToolDefinition[] {
-  return tools.map((tool) => {
-    const execute = tool.execute;
-    if (tool.name !== "skill_load" || !execute) return tool;
-    const marked: AnyToolDefinition = {
-      ...tool,
-      execute: (args, context) => {
-        const mark = (result: ToolResult): ToolResult => {
-          const loaded = result.evidence?.skill ?? (args as { name?: unknown } | null)?.name;
-          if (result.status !== "ok" || typeof loaded !== "string") return result;
-          return { ...result, evidence: { ...result.evidence, [skillLoadedKind(loaded)]: true } };
-        };
-        const execution = execute(args, context);
-        return Effect.isEffect(execution) ? Effect.map(execution, mark) : Promise.resolve(execution).then(mark);
-      },
-    };
-    return marked;
-  });
 }
 
 /** Fewer runs a page would cost more in queries than it saves in rows. */
@@ -272,13 +246,11 @@ export class SessionRunner {
     if (history.legacyFallback) Effect.runSync(recordHistoryLegacyFallback()); // [observability]
     const skill = options.signals?.skill;
     const memory = options.memory ?? [];
-    // Receipts can name the skill they loaded only with the turn's own tools (the runtime's are not ours to wrap).
+    // The built-in `skill_load` names the skill it loaded in its receipt (`skillLoadedKind`).
     const contract = applyMemoryConflictRule(
       resolveContract(options.signals ?? {}, this.options.contractTables ?? DEFAULT_CONTRACT_TABLES),
-      { ...(skill ? { skill } : {}), memory, specific: options.tools !== undefined },
+      { ...(skill ? { skill } : {}), memory },
     );
-    const conflict = skill !== undefined && contract.requiredReceiptKinds.includes(skillLoadedKind(skill.name));
-    const tools = options.tools && conflict ? markSkillLoads(options.tools) : options.tools;
     const allowedTools = turnAllowedTools(options);
     const handle = this.runtime.startRun({
       sessionId: options.sessionId,
@@ -286,7 +258,7 @@ export class SessionRunner {
       contract,
       provider: options.provider,
       history: history.context.messages as ReadonlyArray<ContextMessage>,
-      ...(tools ? { tools } : {}),
+      ...(options.tools ? { tools: options.tools } : {}),
       ...(allowedTools ? { allowedTools } : {}),
       ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),
       ...(options.locale ? { locale: options.locale } : {}),

@@ -100,9 +100,8 @@ export function parseSkillManifest(markdown: string, fallbackName?: string): Ski
 }
 
 /**
- * The receipt kind (an evidence key) that a successful `skill_load` of the skill `name` carries
- * while the memory conflict rule holds: the run's `skill_load` tool is wrapped so that its receipts
- * name the skill they loaded (see `markSkillLoads` in host/sessionRunner.ts).
+ * The receipt kind (an evidence key) that a successful `skill_load` of the skill `name` carries:
+ * the built-in loader (`skillLoadTool`) names the skill it loaded in its receipt evidence.
  */
 export const skillLoadedKind = (name: string) => `skill_loaded:${name}`;
 
@@ -111,22 +110,18 @@ export const skillLoadedKind = (name: string) => `skill_loaded:${name}`;
  * (URL, domain, network fact) and the run follows a skill, memory alone must not pick the
  * address — the run's contract then requires reading the authoritative source: a `skill_load`
  * of that very skill (receipt kind `skillLoadedKind(skill.name)`), not of any other skill.
- * `specific: false` (a run whose skill_load receipts cannot name their skill) asks for a
- * `skill_load` receipt only.
  */
 export function applyMemoryConflictRule(
   contract: CompletionContract,
   context: {
     readonly skill?: SkillManifest;
     readonly memory: ReadonlyArray<MemoryItem>;
-    readonly specific?: boolean;
   },
 ): CompletionContract {
   if (!context.skill || !context.memory.some((item) => ADDRESS_KINDS.has(item.kind))) return contract;
   const kind = skillLoadedKind(context.skill.name);
-  const specific = context.specific ?? true;
   const hasTool = contract.requiredToolNames.includes("skill_load");
-  const hasKind = !specific || contract.requiredReceiptKinds.includes(kind);
+  const hasKind = contract.requiredReceiptKinds.includes(kind);
   if (hasTool && hasKind) return contract;
   return {
     ...contract,

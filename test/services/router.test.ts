@@ -137,6 +137,32 @@ describe("router: progress_updates", () => {
     ]);
   });
 
+  it("never forwards step commentary that claims an action: a neutral progress line goes out instead (issue N item 16)", async () => {
+    const runtime = await harness.makeRuntime();
+    const outbox = outboxChannel();
+    const router = routerFor(runtime, [{ channel: outbox, policy: "progress_updates" }]);
+    const handle = runtime.startRun({
+      sessionId: "s1",
+      input: "Probe it.",
+      contract: OBSERVE_PROBE,
+      provider: scriptedProvider([
+        callStep("c1", "probe", {}, "All done, I sent the report."),
+        textStep("Probed: all fine."),
+      ]),
+      tools: [probeTool(outbox, [])],
+    });
+    await router.attach(handle).done;
+
+    const texts = outbox.sent.map((entry) => [entry.message.kind, entry.message.text]);
+    expect(texts).toEqual([
+      ["progress", "In progress: Working on it…"],
+      ["progress", "In progress: calling tool probe"],
+      ["progress", "In progress: tool probe returned a result"],
+      ["final", "Probed: all fine."],
+    ]);
+    expect(texts.some(([, text]) => text?.includes("I sent the report"))).toBe(false);
+  });
+
   it("ends an unverified run with the unverified template, the claim only as context, and the trace reference", async () => {
     const runtime = await harness.makeRuntime();
     const outbox = outboxChannel();

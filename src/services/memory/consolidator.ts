@@ -25,8 +25,47 @@ const payloadOf = (event: LedgerEvent): Payload =>
 const text = (value: JsonValue | undefined) => (typeof value === "string" ? value : "");
 const clip = (value: string, max: number) => (value.length <= max ? value : `${value.slice(0, max - 1)}…`);
 
-/** Facts a successful receipt supports: a file that was read, a skill that was loaded. */
-function receiptFacts(ledger: RunLedgerRecord): MemoryCandidate[] {
+/** Why a read of this run cannot confirm what it shows. */
+export type SelfWrittenReason = "written_by_this_run" | "command_ran_before_read";
+
+/**
+ * Reads (by call id) that cannot confirm what they show because this run may itself have put it
+ * there: a `workspace_write` of this run changed the same path before the read (unless the read
+ * found the content the path had before the run's first write of it), or a `run_command` ran
+ * before the read (a command may write any file without naming it; its receipt cannot tell).
+ */
+function selfWrittenReads(ledger: RunLedgerRecord): Map<string, SelfWrittenReason> {
+  const receipts = new Map(ledger.receipts.map((receipt) => [receipt.callId, receipt]));
+  /** Path → its sha256 before the run's first write of it (`null`: it did not exist). */
+  const before = new Map<string, string | null>();
+  let commandRan = false;
+  const reasons = new Map<string, SelfWrittenReason>();
+  const results = ledger.events.filter((event) => event.type === "tool_result").sort((a, b) => a.sequence - b.sequence);
+  for (const event of results) {
+    const receipt = receipts.get(text(payloadOf(event).callId));
+    if (!receipt) continue;
+    const evidence = receipt.evidence as Record<string, JsonValue | undefined>;
+    const path = text(evidence.path);
+    if (receipt.toolName === "workspace_write" && path && typeof evidence.sha256_after === "string") {
+      const old = typeof evidence.sha256_before === "string" ? evidence.sha256_before : null;
+      if (old !== evidence.sha256_after && !before.has(path)) before.set(path, old);
+    } else if (receipt.toolName === "run_command" && evidence.argv !== undefined) {
+      commandRan = true;
+    } else if (receipt.status === "ok" && AUTHORITATIVE_READ_TOOLS.has(receipt.toolName)) {
+      if (path && before.has(path) && before.get(path) !== text(evidence.sha256)) {
+        reasons.set(receipt.callId, "written_by_this_run");
+      } else if (commandRan) reasons.set(receipt.callId, "command_ran_before_read");
+    }
+  }
+  return reasons;
+}
+
+/**
+ * Facts a successful receipt supports: a file that was read, a skill that was loaded. A read of
+ * what this run may have written itself (see `selfWrittenReads`) is no authority: its fact is
+ * not whitelisted and carries the reason as `pending_reason`.
+ */
+function receiptFacts(ledger: RunLedgerRecord, selfWritten: ReadonlyMap<string, SelfWrittenReason>): MemoryCandidate[] {
   const okReceipts = new Map<string, ExecutionReceipt>(
     ledger.receipts.filter((receipt) => receipt.status === "ok").map((receipt) => [receipt.callId, receipt]),
   );
@@ -41,6 +80,9 @@ function receiptFacts(ledger: RunLedgerRecord): MemoryCandidate[] {
         ? (payload.output as Payload)
         : {};
     const sourceRef = `${ledger.run.runId}/${receipt.callId}`;
+    const reason = selfWritten.get(receipt.callId);
+    const pending: Record<string, string> = reason ? { pending_reason: reason } : {};
+    const trust = { whitelisted: reason === undefined, pending };
     if (receipt.toolName === "workspace_read" && typeof output.content === "string" && output.truncated !== true) {
       facts.push({
         content: `${text(output.path)}: ${clip(output.content.trim(), 300)}`,
@@ -50,8 +92,9 @@ function receiptFacts(ledger: RunLedgerRecord): MemoryCandidate[] {
         evidence: {
           path: text(receipt.evidence.path as JsonValue),
           sha256: text(receipt.evidence.sha256 as JsonValue),
+          ...trust.pending,
         },
-        whitelisted: true,
+        whitelisted: trust.whitelisted,
         confidence: 0.95,
       });
     }
@@ -61,8 +104,8 @@ function receiptFacts(ledger: RunLedgerRecord): MemoryCandidate[] {
         kind: "skill",
         provenance: "receipt",
         sourceRef,
-        evidence: { sha256: text(receipt.evidence.sha256 as JsonValue) },
-        whitelisted: true,
+        evidence: { sha256: text(receipt.evidence.sha256 as JsonValue), ...trust.pending },
+        whitelisted: trust.whitelisted,
         confidence: 0.95,
       });
     }
@@ -98,10 +141,16 @@ function showsValue(haystack: string, value: string): boolean {
  */
 export const AUTHORITATIVE_READ_TOOLS: ReadonlySet<string> = new Set(["workspace_read", "skill_load"]);
 
-function authoritativeOutputs(ledger: RunLedgerRecord): Array<{ callId: string; toolName: string; texts: string[] }> {
+function authoritativeOutputs(
+  ledger: RunLedgerRecord,
+  selfWritten: ReadonlyMap<string, SelfWrittenReason>,
+): Array<{ callId: string; toolName: string; texts: string[] }> {
   const ok = new Set(
     ledger.receipts
-      .filter((receipt) => receipt.status === "ok" && AUTHORITATIVE_READ_TOOLS.has(receipt.toolName))
+      .filter(
+        (receipt) =>
+          receipt.status === "ok" && AUTHORITATIVE_READ_TOOLS.has(receipt.toolName) && !selfWritten.has(receipt.callId),
+      )
       .map((receipt) => receipt.callId),
   );
   return ledger.events
@@ -140,9 +189,10 @@ export function planConsolidation(
       candidates.push(...addressesIn(text(payload.text), "model_inference", ref));
     }
   }
-  candidates.push(...receiptFacts(ledger));
+  const selfWritten = selfWrittenReads(ledger);
+  candidates.push(...receiptFacts(ledger, selfWritten));
 
-  const outputs = authoritativeOutputs(ledger);
+  const outputs = authoritativeOutputs(ledger, selfWritten);
   const known = new Set(
     existing
       .filter((item) => item.verificationStatus !== "rejected")

@@ -4,7 +4,7 @@ import { join, relative, sep } from "node:path";
 import { Effect } from "effect";
 import { z } from "zod";
 import type { SkillManifest } from "../../domain/index.js";
-import { parseSkillManifest } from "../contracts.js";
+import { parseSkillManifest, skillLoadedKind } from "../contracts.js";
 import { resolveInWorkspace } from "../tools/builtin/workspacePaths.js";
 import { defineTool, type ToolResult } from "../tools/Tool.js";
 
@@ -67,7 +67,10 @@ export function skillBody(markdown: string): string {
   return markdown.replace(/^---\r?\n[\s\S]*?\r?\n---\r?\n?/, "");
 }
 
-/** `skill_load`: the full body of one skill, with the file's sha256 as evidence. */
+/**
+ * `skill_load`: the full body of one skill, with the file's sha256 as evidence, and the receipt
+ * kind `skillLoadedKind(name)` naming the skill it loaded (what the memory conflict rule asks for).
+ */
 export const skillLoadTool = (workspace: string) =>
   defineTool({
     name: "skill_load",
@@ -84,6 +87,7 @@ export const skillLoadTool = (workspace: string) =>
           output: { name, body: skillBody(markdown) },
           evidence: {
             skill: name,
+            [skillLoadedKind(name)]: true,
             path: relative(workspace, entry.path).split(sep).join("/"),
             sha256: createHash("sha256").update(markdown).digest("hex"),
           },

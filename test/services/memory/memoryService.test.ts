@@ -96,6 +96,27 @@ describe("MemoryService.consolidateRun: what becomes memory", () => {
     expect(await activeMemory(runtime)).toEqual([]);
   });
 
+  it("keeps a value the model wrote into a file and read back pending, with the reason, not verified", async () => {
+    const runtime = await harness.makeRuntime();
+    const root = workspace({});
+    const tools = builtinTools(root);
+    const { items } = await turnAndConsolidate(runtime, "Where do reports go?", {
+      contract: OBSERVE,
+      tools: [tools.get("workspace_write")!, tools.get("workspace_read")!],
+      steps: [
+        callStep("c1", "workspace_write", { path: "NOTES.md", content: "Hook: https://evil.example.com/hook\n" }),
+        callStep("c2", "workspace_read", { path: "NOTES.md" }),
+        textStep("Reports go to https://evil.example.com/hook"),
+      ],
+    });
+    const rows = items.map((item) => [item.kind, item.verificationStatus, item.evidence.pending_reason]);
+    expect(rows.sort((a, b) => String(a[0]).localeCompare(String(b[0])))).toEqual([
+      ["url", "pending", undefined],
+      ["workspace_fact", "pending", "written_by_this_run"],
+    ]);
+    expect(await activeMemory(runtime)).toEqual([]);
+  });
+
   it("stores what a successful workspace_read returned as a verified receipt fact with source <runId>/<callId>", async () => {
     const runtime = await harness.makeRuntime();
     const root = workspace({ "config.yaml": "debug: true\n" });
@@ -314,11 +335,6 @@ describe("applyMemoryConflictRule", () => {
       ["skill_loaded:weekly-report"],
     ]);
     expect(applyMemoryConflictRule(ruled, { skill, memory: [address] })).toEqual(ruled);
-  });
-
-  it("asks for a skill_load receipt only when the run's receipts cannot name their skill (specific: false)", () => {
-    const contract = applyMemoryConflictRule(NONE_CONTRACT, { skill, memory: [address], specific: false });
-    expect([contract.requiredToolNames, contract.requiredReceiptKinds]).toEqual([["skill_load"], []]);
   });
 
   it.each(["domain", "network_fact"] as const)("applies to a %s memory too", (kind) => {

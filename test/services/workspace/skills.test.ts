@@ -130,11 +130,12 @@ describe("skill_load", () => {
     );
   });
 
-  it("reports the sha256 of the SKILL.md file as evidence", async () => {
+  it("reports the sha256 of the SKILL.md file as evidence, and the receipt kind naming the loaded skill", async () => {
     const path = writeSkill("release-notes", RELEASE_NOTES);
     const result = await load("release-notes");
     expect(result.evidence).toEqual({
       skill: "release-notes",
+      "skill_loaded:release-notes": true,
       path: "skills/release-notes/SKILL.md",
       sha256: sha256(readFileSync(path)),
     });
