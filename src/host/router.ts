@@ -8,10 +8,17 @@ import {
   type DeliveryPolicy,
 } from "../domain/delivery.js";
 import type { AgentRunResult, Locale, LoopEvent } from "../domain/index.js";
-import { type DeliveryInput, deliveryMachine, errorLine, type SendMessageInput } from "../machines/delivery.machine.js";
+import {
+  type DeliveryInput,
+  deliveryMachine,
+  errorLine,
+  type SendMessageInput,
+  WORKING_ON_IT,
+} from "../machines/delivery.machine.js";
 import * as DeliveryLog from "../persistence/DeliveryLog.js";
 import { redactText } from "../persistence/payloadHygiene.js";
 import type { RunHandle, RuntimeServices } from "../runtime/AgentRuntime.js";
+import { detectClaims } from "../services/claims.js";
 import { recordProgressSuppressed } from "../services/observability/metrics.js";
 import { type RunTrace, traceDelivery } from "../services/observability/runRoots.js";
 import { type Channel, ChannelSendError } from "./channels/Channel.js";
@@ -149,7 +156,12 @@ export class ChannelRouter {
     for (const route of routes) actors.set(route.channel.id, this.startActor(handle, route));
 
     const forward = (event: LoopEvent) => {
-      for (const actor of actors.values()) actor.send(event);
+      // Commentary that claims an action is judged only at the terminal: a channel is shown a
+      // neutral line in its own locale instead, never the claim.
+      const claims = event.type === "commentary" && detectClaims(event.text).length > 0;
+      for (const [channelId, actor] of actors) {
+        actor.send(claims ? { ...event, text: WORKING_ON_IT[this.localeOf(channelId, routes)] } : event);
+      }
     };
     const snapshot = handle.actor.getSnapshot();
     let subscription: { unsubscribe(): void } | undefined;
@@ -197,6 +209,11 @@ export class ChannelRouter {
     for (const actor of this.running) actor.stop();
     this.running.clear();
     await this.logQueue;
+  }
+
+  private localeOf(channelId: string, routes: ReadonlyArray<ChannelRoute>): Locale {
+    const route = routes.find((candidate) => candidate.channel.id === channelId);
+    return route?.locale ?? this.options.locale ?? "en";
   }
 
   private startActor(handle: RunHandle, route: ChannelRoute): DeliveryActor {

@@ -13,7 +13,6 @@ import {
   type ProgressSource,
 } from "../domain/delivery.js";
 import { finalMessage, type Locale, type LoopEvent, type ProgressInput, progressMessage } from "../domain/index.js";
-import { detectClaims } from "../services/claims.js";
 
 /**
  * The delivery policy of one run on one channel (seed §2.3, §4 Phase 4). The router spawns one
@@ -26,9 +25,9 @@ import { detectClaims } from "../services/claims.js";
  *   is sent only under `progress_updates` (commentary and tool status) or `silent_tool_status`
  *   (tool status only), always as kind `progress` with the localised in-progress marker; under
  *   `final_only` it is suppressed and counted. Commentary that claims an action ("All done, I sent
- *   the report") is never forwarded before the run's receipts are judged: the claim detector
- *   (`detectClaims`, a pure function) runs on it here and such commentary goes out as the neutral
- *   `WORKING_ON_IT` line of the channel's locale instead.
+ *   the report") is never forwarded before the run's receipts are judged: the router runs the claim
+ *   detector on it and hands the machine the neutral `WORKING_ON_IT` line of the channel's locale
+ *   instead.
  * - The `final` event's text is kept; the one final message is built when `done` arrives, rendered
  *   with the channel's locale (`done` carries state only, never the text again).
  * - Messages go out one at a time, in order. A failed send is retried after the named `retryDelay`
@@ -114,19 +113,11 @@ export const WORKING_ON_IT: Readonly<Record<Locale, string>> = {
   zh: "正在处理…",
 };
 
-/**
- * The commentary a progress message may show: the model's text unless it claims an action (a claim
- * is only judged against receipts at the terminal; before that it must not reach a channel).
- */
-export function progressCommentary(text: string, locale: Locale): string {
-  return detectClaims(text).length > 0 ? WORKING_ON_IT[locale] : text;
-}
-
 function progressOf(context: DeliveryContext, event: ProgressEvent): ProgressMessage {
   const index = context.progressCount + 1;
   const input: ProgressInput =
     event.type === "commentary"
-      ? { source: "commentary", text: progressCommentary(event.text, context.locale) }
+      ? { source: "commentary", text: event.text }
       : event.type === "tool_started"
         ? { source: "tool_started", toolName: event.toolName }
         : { source: "tool_result", toolName: event.toolName, status: event.status };
