@@ -23,19 +23,24 @@ export async function migrateCommand(io: CliIO, options: { db: string; json?: bo
 }
 
 export async function recoverCommand(io: CliIO, options: { db: string; json?: boolean }): Promise<number> {
-  const recovered = await runOrFail(
-    Effect.flatMap(AgentRunStore, (store) => store.recoverInterrupted()).pipe(
-      Effect.provide(Ledger.layer({ filename: options.db })),
-    ),
+  const { recovered, live } = await runOrFail(
+    Effect.flatMap(AgentRunStore, (store) =>
+      Effect.all({ recovered: store.recoverInterrupted(), live: store.findLiveRuns() }),
+    ).pipe(Effect.provide(Ledger.layer({ filename: options.db, owner: false }))),
   );
   if (options.json) {
-    io.out(JSON.stringify({ recovered }));
+    io.out(JSON.stringify({ recovered, live }));
     return 0;
   }
   if (recovered.length === 0) io.out("no interrupted runs");
   for (const run of recovered) {
     const calls = run.cancelledCallIds.length;
     io.out(`closed ${run.runId} (session ${run.sessionId}) as failed/interrupted; ${calls} dangling call(s) cancelled`);
+  }
+  for (const run of live) {
+    io.out(
+      `left ${run.runId} (session ${run.sessionId}) open: process ${run.pid} on ${run.host} still drives it (heartbeat ${run.heartbeatAt})`,
+    );
   }
   return 0;
 }

@@ -15,7 +15,7 @@ async function withItems<A>(
   db: string,
   use: (items: MemoryItemStore["Type"]) => Effect.Effect<A, { message: string }>,
 ) {
-  const layer = memoryItemStoreLayer.pipe(Layer.provide(Ledger.layer({ filename: db })));
+  const layer = memoryItemStoreLayer.pipe(Layer.provide(Ledger.layer({ filename: db, owner: false })));
   const result = await Effect.runPromise(
     Effect.either(Effect.flatMap(MemoryItemStore, use).pipe(Effect.provide(layer))),
   );

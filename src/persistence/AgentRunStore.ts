@@ -71,6 +71,15 @@ export interface RecoveredRun {
   readonly cancelledCallIds: ReadonlyArray<string>;
 }
 
+/** An open run whose owner is still alive: recovery leaves it to that process. */
+export interface LiveRun {
+  readonly runId: string;
+  readonly sessionId: string;
+  readonly pid: number;
+  readonly host: string;
+  readonly heartbeatAt: string;
+}
+
 export interface RunListFilter {
   readonly sessionId?: string;
   readonly terminalState?: string;
@@ -114,8 +123,13 @@ export interface AgentRunStoreShape {
   readonly loadRunLedgers: (
     runs: ReadonlyArray<RunRecord>,
   ) => Effect.Effect<ReadonlyArray<RunLedgerRecord>, LedgerError>;
-  /** Closes every run without a terminal event as failed/interrupted (start-up recovery). */
+  /**
+   * Closes every run without a terminal event whose owner is gone (no owner recorded, ended, its
+   * process gone, or its heartbeat expired) as failed/interrupted: start-up recovery.
+   */
   readonly recoverInterrupted: () => Effect.Effect<ReadonlyArray<RecoveredRun>, LedgerError>;
+  /** Open runs that recovery leaves alone because their owner is alive. */
+  readonly findLiveRuns: () => Effect.Effect<ReadonlyArray<LiveRun>, LedgerError>;
 }
 
 export class AgentRunStore extends Context.Tag("agentloop/AgentRunStore")<AgentRunStore, AgentRunStoreShape>() {}

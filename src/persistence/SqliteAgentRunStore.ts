@@ -13,17 +13,29 @@ import {
   AgentRunStore,
   type AgentRunStoreShape,
   LedgerError,
+  type LiveRun,
   type NewRun,
   type RecoveredRun,
   type RunListFilter,
 } from "./AgentRunStore.js";
 import * as LedgerWriter from "./ledgerWriter.js";
 import { DEFAULT_PAYLOAD_CAP_BYTES } from "./payloadHygiene.js";
+import { judgeOwner, type LivenessProbe, openRunOwners, processAlive, thisHost } from "./runOwners.js";
 
 export interface SqliteAgentRunStoreOptions {
   /** Payloads larger than this (after redaction) are stored as summary + sha256 + size. */
   readonly payloadCapBytes?: number;
   readonly now?: () => string;
+  /** The owner registered for this store's runtime (see runOwners.ts); none: runs get no owner row. */
+  readonly ownerId?: string | undefined;
+  /** How recovery tells whether an owner is alive: this host, a pid probe, the wall clock (tests replace them). */
+  readonly liveness?: OwnerLiveness | undefined;
+}
+
+export interface OwnerLiveness {
+  readonly host?: string | undefined;
+  readonly processAlive?: ((pid: number) => boolean) | undefined;
+  readonly now?: (() => Date) | undefined;
 }
 
 interface RunRow {
@@ -103,7 +115,29 @@ export const make = (
     const sql = yield* SqlClient.SqlClient;
     const capBytes = options.payloadCapBytes ?? DEFAULT_PAYLOAD_CAP_BYTES;
     const now = options.now ?? (() => new Date().toISOString());
-    const writer = yield* LedgerWriter.make({ capBytes, now });
+    const writer = yield* LedgerWriter.make({ capBytes, now, ownerId: options.ownerId });
+    // Heartbeats are wall-clock times whatever `now` stamps on rows, so liveness reads the wall clock.
+    const probe = (): LivenessProbe => ({
+      ownerId: options.ownerId,
+      host: options.liveness?.host ?? thisHost(),
+      now: options.liveness?.now?.() ?? new Date(),
+      processAlive: options.liveness?.processAlive ?? processAlive,
+    });
+
+    /** Open runs with the verdict on their owner, oldest first. */
+    const openRunsJudged = () =>
+      Effect.gen(function* () {
+        const open = yield* findOpenRuns();
+        const owners = yield* openRunOwners().pipe(
+          Effect.provideService(SqlClient.SqlClient, sql),
+          refuse("openRunOwners"),
+        );
+        const at = probe();
+        return open.map((run) => {
+          const owner = owners.get(run.runId) ?? null;
+          return { run, owner, verdict: judgeOwner(owner, at) };
+        });
+      });
 
     const refuse =
       (context: string) =>
@@ -281,9 +315,10 @@ export const make = (
 
     const recoverInterrupted: AgentRunStoreShape["recoverInterrupted"] = () =>
       Effect.gen(function* () {
-        const open = yield* findOpenRuns();
+        const open = yield* openRunsJudged();
         const recovered: RecoveredRun[] = [];
-        for (const run of open) {
+        for (const { run, verdict } of open) {
+          if (!verdict.gone) continue;
           // One run that cannot be closed must not keep the others open.
           const closed = yield* sql.withTransaction(recoverRun(run)).pipe(
             refuse(`recoverInterrupted ${run.runId}`),
@@ -295,7 +330,27 @@ export const make = (
         return recovered;
       }).pipe(Effect.withSpan("AgentRunStore.recoverInterrupted"));
 
+    const findLiveRuns: AgentRunStoreShape["findLiveRuns"] = () =>
+      openRunsJudged().pipe(
+        Effect.map((open) =>
+          open.flatMap(({ run, owner, verdict }): LiveRun[] =>
+            !verdict.gone && owner
+              ? [
+                  {
+                    runId: run.runId,
+                    sessionId: run.sessionId,
+                    pid: owner.pid,
+                    host: owner.host,
+                    heartbeatAt: owner.heartbeatAt,
+                  },
+                ]
+              : [],
+          ),
+        ),
+      );
+
     return AgentRunStore.of({
+      findLiveRuns,
       createRun,
       appendEvents,
       recordReceipt,

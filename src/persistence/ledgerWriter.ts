@@ -45,6 +45,8 @@ export interface LedgerWriterOptions {
   /** Payloads larger than this (after redaction) are stored as summary + sha256 + size. */
   readonly capBytes: number;
   readonly now: () => string;
+  /** The runtime that drives the runs this writer opens (agent_run_owners); none: no owner row. */
+  readonly ownerId?: string | undefined;
 }
 
 const refusalSet: ReadonlySet<string> = new Set(LEDGER_REFUSALS);
@@ -186,6 +188,9 @@ export const make = (options: LedgerWriterOptions): Effect.Effect<LedgerWriter, 
             trace_id: run.traceId,
             started_at: startedAt,
           })}`,
+          ...(options.ownerId
+            ? [sql`INSERT INTO agent_run_owners ${sql.insert({ run_id: run.runId, owner_id: options.ownerId })}`]
+            : []),
           ...rows(run.runId, events, [], startedAt),
         ];
       });

@@ -23,6 +23,7 @@ import * as Ledger from "../persistence/ledger.js";
 import type { MemoryItemStore } from "../persistence/MemoryItemStore.js";
 import { layer as memoryItemStoreLayer } from "../persistence/MemoryItemStore.js";
 import { type MemoryTurnStore, layer as memoryTurnStoreLayer } from "../persistence/MemoryTurnStore.js";
+import { DEFAULT_OWNER_SETTINGS, type OwnerSettings } from "../persistence/runOwners.js";
 import { type MemoryService, memoryServiceLayer } from "../services/memory/MemoryService.js";
 // [observability] issue J: run spans, run logs, metrics
 import { type LogMode, loggingEnabled, loggingLayer } from "../services/observability/logging.js";
@@ -54,8 +55,16 @@ export interface AgentRuntimeConfig {
   readonly locale?: Locale | undefined;
   /** Rollout switch (seed §3.3): `observe` records verdicts but reports as `off`; default `enforce`. */
   readonly receiptVerification?: ReceiptVerificationMode | undefined;
-  /** Close runs a crashed process left open (default true). */
+  /**
+   * Close runs a crashed process left open (default true). Runs whose owner — another runtime on
+   * the same file — is still alive are left to it: a process on this host is gone when its pid is,
+   * any owner when its heartbeat lapsed.
+   */
   readonly recoverOnStart?: boolean | undefined;
+  /** This runtime's owner heartbeat on the ledger (defaults: every 5 s, counted gone after 30 s). */
+  readonly ownerHeartbeat?:
+    | { readonly intervalMs?: number | undefined; readonly expiryMs?: number | undefined }
+    | undefined;
   // [observability] issue J
   /** Structured run logs: `json` (JSON lines on stderr, redacted) or `off` (default). */
   readonly logs?: LogMode | undefined;
@@ -100,6 +109,20 @@ function parsedContract(input: CompletionContractInput): CompletionContract {
   const contract = CompletionContract.parse(input);
   contracts.set(input, contract);
   return contract;
+}
+
+/** A lapse shorter than two beats would let a busy owner look gone between two heartbeats. */
+function ownerSettings(intervalMs: number | undefined, expiryMs: number | undefined): OwnerSettings {
+  const settings = {
+    heartbeatMs: intervalMs ?? DEFAULT_OWNER_SETTINGS.heartbeatMs,
+    expiryMs: expiryMs ?? Math.max(DEFAULT_OWNER_SETTINGS.expiryMs, 2 * (intervalMs ?? 0)),
+  };
+  if (!(settings.heartbeatMs > 0) || !(settings.expiryMs >= 2 * settings.heartbeatMs)) {
+    throw new Error(
+      `ownerHeartbeat: expiryMs (${settings.expiryMs}) must be at least twice intervalMs (${settings.heartbeatMs}), both positive`,
+    );
+  }
+  return settings;
 }
 
 /** The services every run and every host query can use. */
@@ -153,8 +176,10 @@ export class AgentRuntime {
 
   /** Opens (migrating and, if needed, backing up) the ledger and recovers interrupted runs. */
   static async make(config: AgentRuntimeConfig): Promise<AgentRuntime> {
+    const heartbeat = config.ownerHeartbeat ?? {};
     const layer = Ledger.layer({
       filename: config.database,
+      owner: ownerSettings(heartbeat.intervalMs, heartbeat.expiryMs),
       ...(config.payloadCapBytes ? { payloadCapBytes: config.payloadCapBytes } : {}),
     });
     const managed = ManagedRuntime.make(

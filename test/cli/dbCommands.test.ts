@@ -140,6 +140,29 @@ describe("agentloop migrate / recover (in-process)", () => {
       });
     }),
   );
+
+  it.effect("recover leaves a run another live process drives open and says which process drives it", () =>
+    Effect.gen(function* () {
+      const file = tmp.path("ledger.db");
+      const result = yield* Effect.gen(function* () {
+        const store = yield* AgentRunStore;
+        yield* store.createRun(newRun("live-run"), [userInput(1)]);
+        return yield* runInProcess(["recover", "--db", file]);
+      }).pipe(withLedger({ filename: file, owner: { heartbeatMs: 60_000, expiryMs: 120_000 } }));
+      expect(result).toEqual({
+        code: 0,
+        out: [
+          "no interrupted runs",
+          expect.stringMatching(
+            new RegExp(
+              `^left live-run \\(session session-1\\) open: process ${process.pid} on .+ still drives it \\(heartbeat \\d{4}-`,
+            ),
+          ),
+        ],
+        err: [],
+      });
+    }),
+  );
 });
 
 interface BadInput {

@@ -26,7 +26,7 @@ import {
 const tmp = useTempDir();
 const LEDGER_TABLES = ["agent_execution_receipts", "agent_run_events", "agent_runs"];
 /** Every table the migrations after 0001 add: the ledger (0002) and the channel delivery log (0003). */
-const ADDED_TABLES = ["agent_channel_deliveries", ...LEDGER_TABLES];
+const ADDED_TABLES = ["agent_channel_deliveries", ...LEDGER_TABLES, "agent_ledger_owners", "agent_run_owners"].sort();
 const ALL_MIGRATIONS = Object.keys(MIGRATIONS);
 const ALL_VERSIONS = ALL_MIGRATIONS.map((_, index) => index + 1);
 const LATEST = LATEST_SCHEMA_VERSION;
@@ -84,6 +84,7 @@ describe("migrateDatabase on a new file", () => {
         "idx_agent_channel_deliveries_sent_once",
         "idx_agent_run_events_call",
         "idx_agent_run_events_terminal",
+        "idx_agent_run_owners_owner",
         "idx_agent_runs_open",
         "idx_agent_runs_session",
         "idx_agent_runs_trace",
@@ -202,7 +203,7 @@ it.effect("names the backup with the current UTC time when no clock is given", (
   }),
 );
 
-const { "0005_ledger_exact_checks": _exactChecks, ...UP_TO_0004 } = MIGRATIONS;
+const { "0005_ledger_exact_checks": _exactChecks, "0006_run_owners": _owners, ...UP_TO_0004 } = MIGRATIONS;
 
 /** A version-4 ledger with a closed run, an open run with a pending call and an empty run (raw SQL, no store). */
 function seedVersion4Ledger(file: string): void {
@@ -230,7 +231,7 @@ function seedVersion4Ledger(file: string): void {
 }
 
 describe("migration 0005_ledger_exact_checks on a version-4 ledger with runs", () => {
-  it.effect("applies only 0005, backs the file up and keeps every ledger row", () =>
+  it.effect("applies only 0005 and later, backs the file up and keeps every ledger row", () =>
     Effect.gen(function* () {
       const file = tmp.path("v4.db");
       yield* migrateDatabase(file, { migrations: UP_TO_0004 });
@@ -241,11 +242,12 @@ describe("migration 0005_ledger_exact_checks on a version-4 ledger with runs", (
         filename: file,
         fromVersion: 4,
         toVersion: LATEST,
-        applied: ["0005_ledger_exact_checks"],
+        applied: ["0005_ledger_exact_checks", "0006_run_owners"],
         backupPath: `${file}.bak-4-${LATEST}-20240506T070809Z`,
       });
-      const { effect_sql_migrations: _after, ...rowsAfter } = dumpAll(file);
+      const { effect_sql_migrations: _after, agent_ledger_owners, agent_run_owners, ...rowsAfter } = dumpAll(file);
       expect(rowsAfter).toEqual(rowsBefore);
+      expect([agent_ledger_owners, agent_run_owners]).toEqual([[], []]);
     }),
   );
 

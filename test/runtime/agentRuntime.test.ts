@@ -374,6 +374,12 @@ describe("AgentRuntime.make: recovery", () => {
     expect((await readLedger(second, "open")).run?.terminalState).toBe("running");
   });
 
+  it("refuses an owner heartbeat whose expiry is shorter than two beats", async () => {
+    await expect(harness.makeRuntime({ ownerHeartbeat: { intervalMs: 1_000, expiryMs: 1_500 } })).rejects.toThrow(
+      "ownerHeartbeat: expiryMs (1500) must be at least twice intervalMs (1000), both positive",
+    );
+  });
+
   it("recovers nothing on a fresh database", async () => {
     const runtime = await harness.makeRuntime();
     expect(runtime.recovered).toEqual([]);

@@ -134,10 +134,14 @@ export function dumpAll(file: string): Record<string, unknown[]> {
 export const FINGERPRINT = "a".repeat(64);
 
 /** Provides the AgentRunStore (and SqlClient) over a migrated `filename`. */
+/**
+ * The ledger on a file for one test. Its store stands in for a process that may "crash": it
+ * registers no owner (so recovery closes its open runs) unless the test passes `owner`.
+ */
 export const withLedger =
   (options: Ledger.LedgerOptions) =>
   <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-    Effect.provide(effect, Ledger.layer(options));
+    Effect.provide(effect, Ledger.layer({ owner: false, ...options }));
 
 export const newRun = (runId: string, overrides: Partial<NewRun> = {}): NewRun => ({
   runId,
