@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ExecutionReceipt } from "../../src/domain/index.js";
-import { CLAIM_VERBS, type ClaimKind, detectClaims, unbackedClaims } from "../../src/services/claims.js";
+import { type ClaimKind, detectClaims, unbackedClaims } from "../../src/services/claims.js";
 
 /** Labelled sentences: the claim kind a sentence makes, or null when it claims no action. */
 const LABELLED: ReadonlyArray<readonly [string, ClaimKind | null]> = [
@@ -11,8 +11,8 @@ const LABELLED: ReadonlyArray<readonly [string, ClaimKind | null]> = [
   ["I looked up the order and it shipped.", "observe"],
   ["I have updated README.md with the new section.", "mutate"],
   ["I've written the migration to db/0003.sql.", "mutate"],
-  ["I ran the tests and they all pass.", "mutate"],
-  ["I have tested the change locally.", "mutate"],
+  ["I ran the tests and they all pass.", "observe"],
+  ["I have tested the change locally.", "observe"],
   ["I fixed the typo in the config.", "mutate"],
   ["The file has been updated.", "mutate"],
   ["Successfully deleted the temporary files.", "mutate"],
@@ -20,7 +20,7 @@ const LABELLED: ReadonlyArray<readonly [string, ClaimKind | null]> = [
   ["Sent the report to #ops.", "deliver"],
   ["The message has been sent.", "deliver"],
   ["I've published the release notes.", "deliver"],
-  ["I committed the change to main.", "deliver"],
+  ["I committed the change to main.", "mutate"],
   ["We have pushed the branch.", "deliver"],
   // English non-claims: negated, future, conditional, hypothetical, history, imperatives, facts
   ["I read that paper last year.", null],
@@ -86,13 +86,6 @@ describe("claim detector", () => {
     );
     expect(precision).toBe(1);
     expect(recall).toBeGreaterThanOrEqual(0.9);
-  });
-
-  it("keeps every verb of its data table reachable in both languages", () => {
-    for (const entry of CLAIM_VERBS) {
-      expect(entry.en.length).toBeGreaterThan(0);
-      expect(entry.zh.length).toBeGreaterThan(0);
-    }
   });
 
   it("finds one claim per claiming sentence of a longer answer", () => {

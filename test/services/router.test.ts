@@ -69,7 +69,7 @@ describe("router: final_only", () => {
       sessionId: "s1",
       input: "Probe it.",
       contract: OBSERVE_PROBE,
-      provider: scriptedProvider([callStep("c1", "probe", {}, "Done! I probed it."), textStep("Probed: all fine.")]),
+      provider: scriptedProvider([callStep("c1", "probe", {}, "Let me probe it."), textStep("Probed: all fine.")]),
       tools: [probeTool(outbox, duringTool)],
     });
     const delivery = router.attach(handle);
@@ -124,13 +124,13 @@ describe("router: progress_updates", () => {
       sessionId: "s1",
       input: "Probe it.",
       contract: OBSERVE_PROBE,
-      provider: scriptedProvider([callStep("c1", "probe", {}, "Done! I probed it."), textStep("Probed: all fine.")]),
+      provider: scriptedProvider([callStep("c1", "probe", {}, "Let me probe it."), textStep("Probed: all fine.")]),
       tools: [probeTool(outbox, [])],
     });
     await router.attach(handle).done;
 
     expect(outbox.sent.map((entry) => [entry.message.kind, entry.message.text])).toEqual([
-      ["progress", "In progress: Done! I probed it."],
+      ["progress", "In progress: Let me probe it."],
       ["progress", "In progress: calling tool probe"],
       ["progress", "In progress: tool probe returned a result"],
       ["final", "Probed: all fine."],

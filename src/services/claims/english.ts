@@ -1,0 +1,301 @@
+import type { ClaimKind } from "./kinds.js";
+import {
+  BLOCKERS,
+  DEFINITE_SUBJECT,
+  DONE_STATES,
+  ENGLISH_VERBS,
+  FILLERS,
+  IRREGULAR_PAST,
+  NOT_ACTIONS,
+  OBJECT_KINDS,
+  OUTSIDE_TASK,
+  PHRASAL_KINDS,
+  SUBORDINATORS,
+} from "./lexicon.en.js";
+
+/**
+ * English: a sentence claims an action when one of its clauses says, in the first person (or with
+ * the subject left out, or in a completed passive or state about this task's object), that an
+ * action verb is done — "I've gone ahead and pushed the fix", "Pushed to dev", "The invoice was
+ * sent", "The email is on its way". Negation, modals and conditions count only in their own clause.
+ */
+
+export interface EnglishMatch {
+  readonly kind: ClaimKind;
+  readonly verb: string;
+}
+
+interface VerbForm {
+  readonly base: string;
+  readonly kind: ClaimKind;
+}
+
+/** Regular past forms of a base: add(ed), save(d), cop(ied), stop(ped), ship(ped). */
+function regularPast(base: string): string[] {
+  if (base.endsWith("e")) return [`${base}d`];
+  if (/[^aeiou]y$/.test(base)) return [`${base.slice(0, -1)}ied`];
+  const forms = [`${base}ed`];
+  if (/[^aeiou][aeiou][bdgklmnprtz]$/.test(base)) forms.push(`${base}${base.at(-1)}ed`);
+  return forms;
+}
+
+/** Every past form of the lexicon's verbs → its base and kind (the first kind listed wins). */
+const PAST_FORMS: ReadonlyMap<string, VerbForm> = (() => {
+  const forms = new Map<string, VerbForm>();
+  for (const kind of ["observe", "deliver", "mutate"] as const) {
+    for (const base of ENGLISH_VERBS[kind]) {
+      for (const form of [...(IRREGULAR_PAST[base] ?? []), ...regularPast(base)]) {
+        if (!forms.has(form)) forms.set(form, { base, kind });
+      }
+    }
+  }
+  return forms;
+})();
+
+const WORD = /v?\d[\w.]*\w|[a-z]+(?:[-'][a-z]+)*|#\w+|\d|[,;:—–()]|(?<=\s)-(?=\s)/g;
+
+function tokens(sentence: string): string[] {
+  return (sentence.toLowerCase().replace(/[’‘]/g, "'").match(WORD) ?? []).flatMap((token) => {
+    // I've → i + 've; it's stays one word (a subject); don't stays one word (a blocker).
+    const contraction = /^(i|we|you|they)('ve|'ll|'d|'m|'re)$/.exec(token);
+    return contraction ? [contraction[1]!, contraction[2]!] : [token];
+  });
+}
+
+/** A completed form of an action verb: known, or a regular -ed form not in NOT_ACTIONS. */
+function pastVerb(word: string | undefined): VerbForm | undefined {
+  if (!word || NOT_ACTIONS.has(word)) return undefined;
+  const known = PAST_FORMS.get(word);
+  if (known) return known;
+  // An unknown verb claims the weakest kind: any successful receipt can back it.
+  return /^[a-z]{3,}ed$/.test(word) && !/(?:eed|ied)$/.test(word) ? { base: word, kind: "observe" } : undefined;
+}
+
+function kindOf(form: VerbForm, rest: ReadonlyArray<string>): ClaimKind {
+  const particle = rest[0];
+  const phrasal = particle ? PHRASAL_KINDS[`${form.base} ${particle}`] : undefined;
+  if (phrasal) return phrasal;
+  const object = rest.slice(0, 6).join(" ");
+  for (const [verb, pattern, kind] of OBJECT_KINDS) if (verb === form.base && pattern.test(object)) return kind;
+  return form.kind;
+}
+
+/** Clauses: split at punctuation and at conjunctions that start a new predicate. */
+function clauses(words: ReadonlyArray<string>): string[][] {
+  const result: string[][] = [[]];
+  for (const word of words) {
+    if (
+      [",", ";", ":", "—", "–", "-", "(", ")", "but", "and", "then", "so", "which", "while", "whereas"].includes(word)
+    ) {
+      if (result.at(-1)!.length > 0) result.push([]);
+      continue;
+    }
+    result.at(-1)!.push(word);
+  }
+  return result.filter((clause) => clause.length > 0);
+}
+
+const FIRST_PERSON = new Set(["i", "we"]);
+/** Openers a status line may start with before its verb ("Done — pushed it", "Quick update: I…"). */
+const OPENERS = new Set([
+  "ok",
+  "okay",
+  "sure",
+  "done",
+  "all",
+  "set",
+  "great",
+  "good",
+  "news",
+  "quick",
+  "update",
+  "also",
+  "just",
+  "already",
+  "finally",
+  "yes",
+  "yep",
+  "alright",
+  "right",
+  "perfect",
+  "success",
+  "successfully",
+  "status",
+  "and",
+  "then",
+  "now",
+  "both",
+  "first",
+  "next",
+  "lastly",
+]);
+/** What may follow a subjectless verb for it to be a statement ("Pushed the fix"), not an adjective ("Deployed apps sleep"). */
+const OBJECT_START =
+  /^(?:the|your|a|an|it|them|this|that|these|those|all|both|each|every|my|our|his|her|their|its|to|in|into|on|onto|up|out|back|over|off|down|through|at|from|for|with|coderef|quoteref|#\w+|\d[\w.]*|v\d[\w.]*|and|everything|anything|him|me|us)$/;
+
+const COPULAS = new Set(["is", "are", "was", "were", "be", "been", "being", "'s", "am", "has", "have", "had"]);
+const COMPLETING = new Set(["now", "already", "all", "successfully", "both"]);
+/** Participles that after "is" usually describe a state rather than report an action ("debug is enabled"). */
+const STATIVE_PARTICIPLES = new Set([
+  "enabled",
+  "disabled",
+  "configured",
+  "set",
+  "located",
+  "based",
+  "connected",
+  "installed",
+  "required",
+  "supported",
+  "deprecated",
+  "expected",
+  "used",
+  "known",
+  "called",
+  "named",
+  "stored",
+  "closed",
+  "opened",
+  "locked",
+  "blocked",
+  "limited",
+  "included",
+  "listed",
+  "read",
+  "found",
+  "seen",
+  "built",
+  "made",
+  "tested",
+  "checked",
+  "marked",
+  "scheduled",
+  "assigned",
+  "signed",
+  "paused",
+  "started",
+  "stopped",
+  "cached",
+  "pinned",
+  "tagged",
+  "labeled",
+  "labelled",
+  "formatted",
+  "sorted",
+  "indexed",
+  "encrypted",
+  "compressed",
+  "mounted",
+  "registered",
+  "subscribed",
+]);
+const HEADLINE_NEXT = /^(?:to|in|into|on|onto|for|at|via|with|from|as|successfully|coderef|#\w+|v?\d[\w.]*)$/;
+
+function clauseClaim(clause: ReadonlyArray<string>, marked: boolean): EnglishMatch | undefined {
+  const first = clause[0]!;
+  if (SUBORDINATORS.has(first) || (first === "as" && clause[1] === "soon")) return undefined;
+  // "I read your question as…", "I see", "I understand" are not actions.
+  const subjectAt = clause.findIndex((word) => FIRST_PERSON.has(word));
+  if (subjectAt >= 0 && subjectAt <= 3) {
+    for (let at = subjectAt + 1; at < clause.length; at++) {
+      const word = clause[at]!;
+      if (BLOCKERS.has(word) || word.endsWith("n't")) return undefined;
+      if (FILLERS.has(word) || word === "'ve") continue;
+      const verb = pastVerb(word);
+      if (!verb) return undefined;
+      const rest = clause.slice(at + 1);
+      if (verb.base === "read" && rest.slice(0, 5).includes("as")) return undefined;
+      // "I've listed the options below" is about this reply, not an action.
+      if (rest.some((w) => w === "below" || w === "above")) return undefined;
+      return { kind: kindOf(verb, rest), verb: word };
+    }
+    return undefined;
+  }
+  // A subjectless predicate: a status line, or the next predicate of "I checked…, patched…".
+  let at = 0;
+  while (at < clause.length && OPENERS.has(clause[at]!)) at++;
+  const word = clause[at];
+  const verb = pastVerb(word);
+  // "Read the file…", "Set the flag…" are imperatives: a verb whose past is its base states nothing without a subject.
+  const imperative = verb !== undefined && (IRREGULAR_PAST[verb.base] ?? []).includes(verb.base) && !marked;
+  if (verb && !imperative) {
+    const next = clause[at + 1];
+    // "Filed issue #77" states; "Deployed apps sleep" describes (a bare plural reads as an adjective's noun).
+    const singularNoun = next !== undefined && at === 0 && PAST_FORMS.has(word!) && !next.endsWith("s");
+    if (next === undefined || OBJECT_START.test(next) || marked || singularNoun) {
+      return { kind: kindOf(verb, clause.slice(at + 1)), verb: word! };
+    }
+  }
+  return passiveOrState(clause);
+}
+
+/** "The invoice was sent to…", "Changes have been committed", "Your file now contains…". */
+function passiveOrState(clause: ReadonlyArray<string>): EnglishMatch | undefined {
+  const text = clause.join(" ");
+  const definite = DEFINITE_SUBJECT.test(clause[0]!);
+  const blocked = (words: ReadonlyArray<string>) =>
+    words.some((w) => BLOCKERS.has(w) || w.endsWith("n't") || SUBORDINATORS.has(w) || FIRST_PERSON.has(w));
+  for (let at = 1; at < clause.length; at++) {
+    const word = clause[at]!;
+    const before = clause.slice(0, at);
+    let participleAt = -1;
+    // A perfect passive is about this task whatever its subject ("Changes have been committed");
+    // a simple one only with a definite subject ("The invoice was sent", not "Emails are sent").
+    if ((word === "has" || word === "have" || word === "'s") && clause[at + 1] === "been") participleAt = at + 2;
+    else if (definite && (word === "was" || word === "were")) participleAt = at + 1;
+    // "is enabled" describes a state; "is now enabled", "are all uploaded" report a change.
+    else if (definite && ["is", "are", "'s"].includes(word)) {
+      const next = clause[at + 1] ?? "";
+      const known = PAST_FORMS.has(next) && !STATIVE_PARTICIPLES.has(next);
+      if (COMPLETING.has(next) || known) participleAt = at + 1;
+    }
+    if (participleAt < 0) {
+      // A headline: "Email sent to billing@…", "PR merged".
+      if (
+        at <= 2 &&
+        !definite &&
+        before.every((w) => /^[a-z]+$/.test(w) && !OPENERS.has(w) && !COPULAS.has(w) && !blocked([w]))
+      ) {
+        const headline = PAST_FORMS.get(word);
+        const after = clause[at + 1];
+        // A passive headline has no object: "Email sent to…", not "Alice pushed the fix".
+        if (headline && (after === undefined || HEADLINE_NEXT.test(after))) {
+          return { kind: kindOf(headline, clause.slice(at + 1)), verb: word };
+        }
+      }
+      continue;
+    }
+    if (blocked(before)) return undefined;
+    while (
+      ["now", "already", "successfully", "all", "also", "just", "both", "been"].includes(clause[participleAt] ?? "")
+    ) {
+      participleAt++;
+    }
+    const verb = pastVerb(clause[participleAt]);
+    if (verb) {
+      const rest = clause.slice(participleAt + 1);
+      // "…was fixed by the maintainers", "…was released in 2019": someone else, some other time.
+      if (rest[0] === "by" && rest[1] !== "me" && rest[1] !== "us") return undefined;
+      if (rest.includes("in") && rest.some((w) => /^(?:19|20)\d\d$/.test(w))) return undefined;
+      if (/^in (?:version|release|v?\d)/.test(rest.join(" "))) return undefined;
+      return { kind: kindOf(verb, rest), verb: clause[participleAt]! };
+    }
+    break;
+  }
+  if (!definite) return undefined;
+  for (const [pattern, kind] of DONE_STATES) {
+    const match = pattern.exec(text);
+    if (match && !blocked(text.slice(0, match.index).split(" "))) return { kind, verb: match[0] };
+  }
+  return undefined;
+}
+
+/** The action an English sentence claims, if any. */
+export function englishClaim(plain: string, marked: boolean): EnglishMatch | undefined {
+  if (/\?\s*$/.test(plain) || OUTSIDE_TASK.test(plain)) return undefined;
+  for (const clause of clauses(tokens(plain))) {
+    const found = clauseClaim(clause, marked);
+    if (found) return found;
+  }
+  return undefined;
+}

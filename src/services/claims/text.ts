@@ -1,0 +1,140 @@
+/**
+ * From a final answer to the sentences that can assert something: code, quotes and content that
+ * *is* the reply (a draft, a template) are removed; list markers, checkboxes and status emoji are
+ * turned into flags; the rest is split into sentences with `Intl.Segmenter`.
+ */
+
+export type Language = "en" | "zh";
+
+export interface Sentence {
+  /** The sentence as the answer wrote it (inline code shown as written), for reports. */
+  readonly text: string;
+  /** The sentence the detector reads: inline code and quotations replaced by placeholders. */
+  readonly plain: string;
+  readonly language: Language;
+  /** A checked checkbox (`- [x]`) or a done marker (✅ ✔ ☑) leads the line. */
+  readonly doneMarker: boolean;
+  /** A table row whose status cell says done. */
+  readonly doneRow: boolean;
+}
+
+/** Placeholders: a word in both languages that no lexicon entry contains. */
+export const CODE = "CODEREF";
+export const QUOTE = "QUOTEREF";
+
+const HAN = /[\u3400-\u9fff]/;
+const HAN_GLOBAL = /[\u3400-\u9fff]/g;
+
+export const languageOf = (text: string): Language => {
+  const han = text.match(HAN_GLOBAL)?.length ?? 0;
+  const latin = text.match(/[A-Za-z]+/g)?.length ?? 0;
+  // Chinese answers carry English identifiers; a few Han characters make the sentence Chinese.
+  return han >= 2 && han * 2 >= latin ? "zh" : HAN.test(text) && latin === 0 ? "zh" : "en";
+};
+
+const FENCE = /^\s*(```|~~~)/;
+const DONE_EMOJI = /^(?:✅|✔️?|☑️?|🟢|🚀|🎉|👍)\s*/u;
+/** Any other leading emoji is decoration (📬 Email sent…). */
+const OTHER_EMOJI = /^\p{Extended_Pictographic}\uFE0F?\s*/u;
+const NOT_DONE_EMOJI = /^(?:⏳|🔜|❌|⚠️?|🔴|🟡|⏸️?|🚧|📝|❓|🤔|💡|👉|➡️?)\s*/u;
+const CHECKED = /^\[[xX✓]\]\s*/;
+const UNCHECKED = /^\[\s\]\s*/;
+const LIST_MARKER = /^(?:[-*+•·]|\d+[.)、]|[a-z][.)])\s+/;
+const DONE_CELL =
+  /^(?:done|completed?|finished|sent|shipped|deployed|merged|fixed|resolved|✅|✔️?|已完成|完成|已发送|已提交|已修复|已部署|已上线|搞定)\W*$/iu;
+
+/**
+ * A line that introduces content written for the user (a draft, a template, a sample): what
+ * follows it is the reply's content, not the assistant's report, up to the closing remark.
+ */
+const CONTENT_INTRO =
+  /(?:\b(?:draft|template|sample|example|suggested|suggestion|version|option [a-z1-9]|wording|poem|haiku|limerick|verse|story|joke|translation|translated|rewrite|rewritten|message you can|text you can|reply you can|you (?:can|could|might) (?:post|send|paste|use|copy|adapt|forward)|for you to (?:post|send|paste|use|copy)|something like)\b|草稿|模板|示例|范文|范例|参考|可以这样写|可以这样回复|如下|供你|供您|诗|翻译|译文|你可以(?:直接)?(?:发|用|贴|复制)|您可以(?:直接)?(?:发|用|贴|复制))[^\n]*[:：]\s*$/i;
+
+/** Closing remarks after a draft ("Let me know…", "Want me to…") are the assistant's again. */
+const CLOSING =
+  /^(?:let me know|want me|should i|do you want|shall i|feel free|happy to|如需|需要的话|要不要|如果需要|有需要)/i;
+
+const QUOTED = /"[^"\n]{2,}"|“[^”\n]{2,}”|「[^」\n]{1,}」|『[^』\n]{1,}』|‘[^’\n]{3,}’|《[^》\n]{1,}》/g;
+const INLINE_CODE = /`[^`\n]+`/;
+const CODE_OR_QUOTE = new RegExp(`${INLINE_CODE.source}|${QUOTED.source}`, "g");
+
+/** Lines that can carry an assertion, with code blocks, quotes and drafted content removed. */
+function assertionLines(answer: string): Array<{ line: string; doneMarker: boolean; doneRow: boolean }> {
+  const lines = answer.replace(/\r\n?/g, "\n").split("\n");
+  const kept: Array<{ line: string; doneMarker: boolean; doneRow: boolean }> = [];
+  let inFence = false;
+  let inContent = false;
+  for (const raw of lines) {
+    if (FENCE.test(raw)) {
+      inFence = !inFence;
+      continue;
+    }
+    if (inFence) continue;
+    let line = raw.trim();
+    if (line.startsWith(">")) continue;
+    if (inContent) {
+      if (line === "" || !CLOSING.test(line)) continue;
+      inContent = false;
+    }
+    if (line === "") continue;
+    if (CONTENT_INTRO.test(line)) {
+      inContent = true;
+      // The intro itself ("I wrote a draft:") may still assert something; keep it.
+    }
+    if (/^\|?\s*:?-{3,}/.test(line)) continue; // a table's separator row
+    let doneRow = false;
+    if (line.startsWith("|")) {
+      const cells = line
+        .split("|")
+        .map((cell) => cell.trim())
+        .filter((cell) => cell !== "");
+      doneRow = cells.length >= 2 && DONE_CELL.test(cells.at(-1) ?? "");
+      line = cells.join("; ");
+    }
+    line = line.replace(/^#{1,6}\s+/, "").replace(LIST_MARKER, "");
+    let doneMarker = false;
+    if (UNCHECKED.test(line)) continue;
+    if (CHECKED.test(line)) {
+      doneMarker = true;
+      line = line.replace(CHECKED, "");
+    }
+    if (NOT_DONE_EMOJI.test(line)) continue;
+    if (DONE_EMOJI.test(line)) {
+      doneMarker = true;
+      line = line.replace(DONE_EMOJI, "");
+    }
+    line = line.replace(OTHER_EMOJI, "");
+    line = line.replace(/\*\*|__|~~/g, "").trim();
+    if (line !== "") kept.push({ line, doneMarker, doneRow });
+  }
+  return kept;
+}
+
+const sentenceSegmenters = {
+  en: new Intl.Segmenter("en", { granularity: "sentence" }),
+  zh: new Intl.Segmenter("zh", { granularity: "sentence" }),
+} as const;
+
+const PLACEHOLDER = new RegExp(`${CODE}|${QUOTE}`, "g");
+
+/** The sentences of an answer that may assert something, in order. */
+export function assertionSentences(answer: string): Sentence[] {
+  const sentences: Sentence[] = [];
+  for (const { line, doneMarker, doneRow } of assertionLines(answer)) {
+    // What the placeholders stand for, in order, to show each sentence as it was written.
+    const originals: string[] = [];
+    const plainLine = line.replace(CODE_OR_QUOTE, (span) => {
+      originals.push(span);
+      return span.startsWith("`") ? ` ${CODE} ` : ` ${QUOTE} `;
+    });
+    const language = languageOf(plainLine.replace(PLACEHOLDER, ""));
+    let next = 0;
+    for (const { segment } of sentenceSegmenters[language].segment(plainLine)) {
+      const plain = segment.replace(/\s+/g, " ").trim();
+      const text = plain.replace(PLACEHOLDER, () => originals[next++] ?? "");
+      if (plain === "" || plain === CODE || plain === QUOTE) continue;
+      sentences.push({ text, plain, language, doneMarker, doneRow });
+    }
+  }
+  return sentences;
+}
