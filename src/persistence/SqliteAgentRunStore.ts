@@ -144,24 +144,67 @@ export const make = (
       <A, R>(effect: Effect.Effect<A, SqlError.SqlError, R>) =>
         Effect.mapError(effect, (error) => LedgerWriter.toLedgerError(error, context));
 
+    /**
+     * A refusal of a write to a run that does not exist says so: the triggers' other checks (a
+     * sequence gap, an orphan result) fire before the foreign key, which SQLite checks last.
+     */
+    const refuseForRun =
+      (runId: string, context: string) =>
+      <A, R>(effect: Effect.Effect<A, SqlError.SqlError, R>) =>
+        effect.pipe(
+          refuse(context),
+          Effect.catchAll((error) =>
+            error.reason === "storage_failure"
+              ? Effect.fail(error)
+              : sql<{ found: number }>`SELECT 1 AS found FROM agent_runs WHERE run_id = ${runId}`.pipe(
+                  Effect.orElseSucceed(() => [{ found: 1 }]),
+                  Effect.flatMap((rows) =>
+                    Effect.fail(
+                      rows.length > 0
+                        ? error
+                        : new LedgerError({
+                            reason: "unknown_run",
+                            message: `${context}: ledger refused (unknown_run)`,
+                            cause: error,
+                          }),
+                    ),
+                  ),
+                ),
+          ),
+        );
+
+    const terminalRefused = (context: string) =>
+      Effect.fail(
+        new LedgerError({
+          reason: "invalid_payload",
+          message: `${context}: a terminal event is written only by finishRun, with the run row`,
+        }),
+      );
+
     const createRun: AgentRunStoreShape["createRun"] = (run: NewRun, events = []) =>
-      writer.open(run, events).pipe(refuse(`createRun ${run.runId}`));
+      events.some((event) => event.type === "terminal")
+        ? terminalRefused(`createRun ${run.runId}`)
+        : writer.open(run, events).pipe(refuse(`createRun ${run.runId}`));
+
+    const foreignReceipt = (runId: string, receipts: ReadonlyArray<ExecutionReceipt>, context: string) =>
+      receipts.some((receipt) => receipt.runId !== runId)
+        ? Effect.fail(new LedgerError({ reason: "invalid_payload", message: `${context}: a receipt of another run` }))
+        : undefined;
 
     const appendEvents: AgentRunStoreShape["appendEvents"] = (runId, events, receipts = []) =>
       events.some((event) => event.type === "terminal")
-        ? Effect.fail(
-            new LedgerError({
-              reason: "invalid_payload",
-              message: `appendEvents ${runId}: a terminal event is written only by finishRun, with the run row`,
-            }),
-          )
-        : writer.append(runId, events, receipts).pipe(refuse(`appendEvents ${runId}`));
+        ? terminalRefused(`appendEvents ${runId}`)
+        : (foreignReceipt(runId, receipts, `appendEvents ${runId}`) ??
+          writer.append(runId, events, receipts).pipe(refuseForRun(runId, `appendEvents ${runId}`)));
 
     const recordReceipt: AgentRunStoreShape["recordReceipt"] = (receipt) =>
-      writer.append(receipt.runId, [], [receipt]).pipe(refuse(`recordReceipt ${receipt.runId}/${receipt.callId}`));
+      writer
+        .append(receipt.runId, [], [receipt])
+        .pipe(refuseForRun(receipt.runId, `recordReceipt ${receipt.runId}/${receipt.callId}`));
 
     const finishRun: AgentRunStoreShape["finishRun"] = (runId, closure) =>
-      writer.finish(runId, closure).pipe(refuse(`finishRun ${runId}`));
+      foreignReceipt(runId, closure.receipts ?? [], `finishRun ${runId}`) ??
+      writer.finish(runId, closure).pipe(refuseForRun(runId, `finishRun ${runId}`));
 
     const getRun: AgentRunStoreShape["getRun"] = (runId) =>
       sql<RunRow>`SELECT * FROM agent_runs WHERE run_id = ${runId}`.pipe(
@@ -321,6 +364,7 @@ export const make = (
           if (!verdict.gone) continue;
           // One run that cannot be closed must not keep the others open.
           const closed = yield* sql.withTransaction(recoverRun(run)).pipe(
+            LedgerWriter.transactionDefectAsFailure(`recoverInterrupted ${run.runId}`),
             refuse(`recoverInterrupted ${run.runId}`),
             Effect.tapError((error) => Effect.logWarning(error.message)),
             Effect.option,

@@ -87,6 +87,10 @@ export function toLedgerError(error: unknown, context: string): LedgerError {
       cause: error,
     });
   }
+  // A CHECK constraint (e.g. `sequence >= 1`) refuses a malformed row: the caller's input, not the disk.
+  if (cause.code === "SQLITE_CONSTRAINT_CHECK") {
+    return new LedgerError({ reason: "invalid_payload", message: `${context}: ${text}`, cause: error });
+  }
   const constraint = CONSTRAINT_REFUSALS.find(([code, message]) => cause.code === code && message.test(text));
   if (constraint) {
     return new LedgerError({
@@ -97,6 +101,17 @@ export function toLedgerError(error: unknown, context: string): LedgerError {
   }
   return new LedgerError({ reason: "storage_failure", message: `${context}: ${text}`, cause: error });
 }
+
+/**
+ * @effect/sql turns a failed BEGIN/SAVEPOINT (whose ROLLBACK then fails) or COMMIT into a defect;
+ * for the ledger it is a storage failure like any other (nothing was committed).
+ */
+export const transactionDefectAsFailure =
+  (context: string) =>
+  <A, R>(effect: Effect.Effect<A, SqlError.SqlError, R>): Effect.Effect<A, SqlError.SqlError, R> =>
+    Effect.catchAllDefect(effect, (defect) =>
+      Effect.fail(new SqlError.SqlError({ cause: defect, message: `${context}: the transaction failed` })),
+    );
 
 /** A receipt's non-ok reason travels inside its evidence JSON under `reason`. */
 export function receiptEvidenceJson(receipt: ExecutionReceipt, capBytes: number): string {
@@ -166,6 +181,7 @@ export const make = (options: LedgerWriterOptions): Effect.Effect<LedgerWriter, 
               ? Effect.asVoid(statements[0]!)
               : sql.withTransaction(runAll(statements)),
         ),
+        transactionDefectAsFailure(context),
         Effect.uninterruptible,
         // The caller's span (the runtime's one span per ledger write) stands for the batch: no
         // `sql.transaction` / `sql.execute` spans beneath it, and none of their cost per statement.
