@@ -1189,7 +1189,6 @@ function runSequence(template: string, dir: string, ops: ReadonlyArray<Op>, figu
       driver.arm(op.fault);
       const outcome = callStore(store, concrete);
       const fired = driver.fired;
-      const firedSql = driver.firedSql;
       driver.arm(null);
       if (fired) figures[fired.mode === "crash" ? "injectedCrashes" : "injectedFaults"] += 1;
       const after = snapshot(reader);
@@ -1198,7 +1197,7 @@ function runSequence(template: string, dir: string, ops: ReadonlyArray<Op>, figu
       if (broken.length > 0) fail(step, label, `ledger invariant broken: ${broken.join("; ")}`);
 
       if (concrete.kind === "recoverInterrupted") {
-        model = checkRecovery(model, before, after, outcome, fired, firedSql, step, label, figures);
+        model = checkRecovery(model, before, after, outcome, fired, step, label, figures);
       } else {
         const verdict = decide(model, concrete);
         figures.propertiesChecked += 2;
@@ -1267,7 +1266,6 @@ function checkRecovery(
   after: Snapshot,
   outcome: Outcome,
   fired: Fault | null,
-  firedSql: string,
   step: number,
   label: string,
   figures: Figures,
@@ -1345,7 +1343,7 @@ function finalChecks(
   figures.propertiesChecked += 2;
   const first = runEffect(store.recoverInterrupted());
   const after = snapshot(reader);
-  const next = checkRecovery(model, before, after, first, null, "", step, label, figures);
+  const next = checkRecovery(model, before, after, first, null, step, label, figures);
   const stillOpen = after.runs.filter((run) => run.terminal_state === "running").map((run) => String(run.run_id));
   const modelOpen = [...next.runs].filter(([, run]) => run.state === "running").map(([runId]) => runId);
   if (JSON.stringify(stillOpen.sort()) !== JSON.stringify(modelOpen.sort())) {

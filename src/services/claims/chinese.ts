@@ -2,20 +2,25 @@ import type { ClaimKind } from "./kinds.js";
 import {
   CHINESE_VERBS,
   ZH_BLOCKERS,
+  ZH_CARRIED_BLOCKERS,
   ZH_DONE_AFTER,
   ZH_DONE_BEFORE,
   ZH_FAILED_AFTER,
   ZH_FIRST_PERSON,
+  ZH_NOUN_COMPOUNDS,
   ZH_OTHER_SUBJECTS,
   ZH_OUTSIDE_TASK,
+  ZH_PERSON,
 } from "./lexicon.zh.js";
 
 /**
  * Chinese: a clause claims an action when a verb of the table is marked completed — by a marker
  * before it (已/已经/刚/都 …, with 把/将/被 + object in between) or a complement after it
- * (了/过/好/完/掉/完毕/成功/出去 …), or by a clause-final 了 after 把/将 — and nothing in its
- * clause before the verb negates it, puts it in the future or a condition, or names someone else
- * as its subject. A verb followed by 的 is attributive (已发布的版本), not a statement.
+ * (了/过/好/完/掉/完毕/成功/出去 …), or by a clause-final 了 after 把/将 — and nothing before it
+ * negates it, puts it in the future or a condition (in its clause, or carried from an opening
+ * clause: 如果…，/ 等…，/ 我马上去…，), or names someone else as its subject. A verb followed
+ * by 的 is attributive (已发布的版本); one followed later in its clause by 不要/会/需要 is inside a
+ * relative clause (已经推到远程的分支不要 rebase).
  */
 
 export interface ChineseMatch {
@@ -30,80 +35,186 @@ const VERBS: ReadonlyArray<readonly [verb: string, kind: ClaimKind]> = (["observ
   .flatMap((kind) => CHINESE_VERBS[kind].map((verb) => [verb, kind] as const))
   .sort((a, b) => b[0].length - a[0].length);
 
-const CLAUSE_BREAK = /^[，,；;：:。！!、…]+$|^(?:但|但是|不过|然后|并且|而且|同时|接着|另外|所以|因此|而|可是|只是)$/;
+const CLAUSE_BREAK = /^[，,；;：:。！!、…]+$/;
+/** Connectors that start a new clause; 但/不过 also end what an opening clause carried. */
+const CONNECTOR = /^(?:但|但是|不过|可是|只是|然后|并且|而且|同时|接着|另外|所以|因此|而)$/;
+const CONTRAST = /^(?:但|但是|不过|可是|只是)$/;
 /** A verb inside a longer word counts only when the rest of the word is its complement (改了, 推上). */
-const COMPLEMENT_START = /^(?:了|过|好|完|掉|上|出|到|下|去|成|给|进|回|齐)/;
-/** Common surnames: "张三已经回复了" has someone else as its subject. */
-const SURNAME =
-  /^(?:小|老)?[张王李赵刘陈杨黄周吴徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦方白邹孟熊秦邱江尹薛段雷侯龙史陶黎贺顾毛郝龚邵万钱严武戴莫孔向汤][\u4e00-\u9fff]{1,2}$/;
+const COMPLEMENT_START = /^(?:了|过|好|完|掉|上|出|到|下|去|成|给|进|回|齐|为)/;
+/** ICU joins a pronoun or a particle to the next character (我看, 我把): split them off. */
+const JOINED_PREFIX = /^(我们|我|把|将|都|也|就|又|还|再|已)(?!们|经|是|有|要|会|可|然|许|握|军|来|过|往|说)(.+)$/;
+/** A later word in the clause that makes the verb part of a relative clause or a rule. */
+const LATER_PREDICATE = /不要|不能|别|需要|要求|应该|会被?|才能|可能/;
+const MASK = "〇";
 
-function clausesOf(plain: string): string[][] {
-  const clauses: string[][] = [[]];
-  for (const { segment } of wordSegmenter.segment(plain)) {
-    const word = segment.trim();
-    if (word === "") continue;
-    if (CLAUSE_BREAK.test(word)) {
-      if (clauses.at(-1)!.length > 0) clauses.push([]);
-      continue;
-    }
-    clauses.at(-1)!.push(word);
-  }
-  return clauses.filter((clause) => clause.length > 0);
+interface Clause {
+  readonly words: ReadonlyArray<string>;
+  readonly leadingConnector: string | undefined;
 }
 
-/** The verb that starts at segment `at`, with the text after it in the clause. */
+function clausesOf(plain: string): Clause[] {
+  let masked = plain;
+  for (const noun of ZH_NOUN_COMPOUNDS) masked = masked.replaceAll(noun, MASK);
+  const clauses: Array<{ words: string[]; leadingConnector: string | undefined }> = [
+    { words: [], leadingConnector: undefined },
+  ];
+  for (const { segment } of wordSegmenter.segment(masked)) {
+    const word = segment.trim();
+    if (word === "") continue;
+    const current = clauses.at(-1)!;
+    if (CLAUSE_BREAK.test(word) || (CONNECTOR.test(word) && current.words.length > 0)) {
+      if (current.words.length > 0) clauses.push({ words: [], leadingConnector: undefined });
+      if (CONNECTOR.test(word)) clauses.at(-1)!.leadingConnector = word;
+      continue;
+    }
+    if (CONNECTOR.test(word)) {
+      current.leadingConnector = word;
+      continue;
+    }
+    const joined = JOINED_PREFIX.exec(word);
+    if (joined && ZH_DONE_BEFORE.has(word) === false) current.words.push(joined[1]!, joined[2]!);
+    else current.words.push(word);
+  }
+  return clauses.filter((clause) => clause.words.length > 0);
+}
+
+/** The verb that starts at word `at`, with the text after it in the clause. */
 function verbAt(
-  clause: ReadonlyArray<string>,
+  words: ReadonlyArray<string>,
   at: number,
 ): { verb: string; kind: ClaimKind; after: string } | undefined {
-  const segment = clause[at]!;
-  const rest = clause.slice(at).join("");
+  const word = words[at]!;
+  const rest = words.slice(at).join("");
   for (const [verb, kind] of VERBS) {
     if (!rest.startsWith(verb)) continue;
-    if (segment.length > verb.length && !COMPLEMENT_START.test(segment.slice(verb.length))) continue;
+    if (word.length > verb.length && !COMPLEMENT_START.test(word.slice(verb.length))) continue;
     return { verb, kind, after: rest.slice(verb.length) };
   }
   return undefined;
 }
 
-function someoneElse(clause: ReadonlyArray<string>, before: number): boolean {
-  const subject = clause[0]!;
-  if (ZH_FIRST_PERSON.has(subject)) return false;
-  if (ZH_OTHER_SUBJECTS.has(subject) || (SURNAME.test(subject) && before > 0)) return true;
+/** Words after which 你/您/他 is an object (帮你改, 给他发), not a subject. */
+const OBJECT_MARKERS = new Set([
+  "帮",
+  "按",
+  "照",
+  "依",
+  "把",
+  "将",
+  "给",
+  "为",
+  "替",
+  "跟",
+  "和",
+  "向",
+  "对",
+  "与",
+  "通知",
+  "告诉",
+  "让",
+  "请",
+  "已为",
+  "已帮",
+]);
+
+/** Whether the nearest subject before word `at` is someone other than the assistant. */
+function someoneElse(words: ReadonlyArray<string>, at: number): boolean {
+  // What stands between 把/将 and the verb is the object; the subject comes before.
+  let from = at - 1;
+  for (let index = at - 1; index >= 0; index--) {
+    if (words[index] === "把" || words[index] === "将") {
+      from = index - 1;
+      break;
+    }
+  }
+  for (let index = from; index >= 0; index--) {
+    const word = words[index]!;
+    if (ZH_FIRST_PERSON.has(word)) return false;
+    const joined = index > 0 ? words[index - 1]! + word : word;
+    const other = ZH_OTHER_SUBJECTS.has(word) || ZH_OTHER_SUBJECTS.has(joined) || ZH_PERSON.test(word);
+    if (!other && word !== "那边") continue;
+    const possessive = words[index + 1] === "的";
+    const object = index > 0 && OBJECT_MARKERS.has(words[index - 1]!);
+    if (!possessive && !object) return true;
+  }
   return false;
 }
 
-function clauseClaim(clause: ReadonlyArray<string>, marked: boolean): ChineseMatch | undefined {
-  let doneBefore = false;
-  for (let at = 0; at < clause.length; at++) {
-    const word = clause[at]!;
+/** A blocker word, or a segment that starts with a blocker of two characters or more (马上去). */
+const LONG_BLOCKERS = [...ZH_BLOCKERS].filter((word) => word.length >= 2);
+const LONG_CARRIED = [...ZH_CARRIED_BLOCKERS].filter((word) => word.length >= 2);
+const blocks = (word: string) => ZH_BLOCKERS.has(word) || LONG_BLOCKERS.some((blocker) => word.startsWith(blocker));
+const carries = (word: string) =>
+  ZH_CARRIED_BLOCKERS.has(word) || LONG_CARRIED.some((blocker) => word.startsWith(blocker));
+
+/** 会 after these is the noun "meeting" (评审会, 周会), not the future. */
+const MEETING = /(?:审|例|周|晨|早|站|年|开|发布|复盘|总结|讨论|分享|见面|交流|研讨|协调|推介|说明)$/;
+
+type ClauseResult = ChineseMatch | "blocked" | "marked" | undefined;
+
+function clauseClaim(words: ReadonlyArray<string>, marked: boolean, carriedDone: boolean): ClauseResult {
+  let doneBefore = carriedDone;
+  for (let at = 0; at < words.length; at++) {
+    const word = words[at]!;
     if (ZH_DONE_BEFORE.has(word)) {
       doneBefore = true;
       continue;
     }
     // 将 is the future (我将发送) unless a completion marker comes first (已将邮件发送).
-    if (ZH_BLOCKERS.has(word) || (word === "将" && !doneBefore)) return undefined;
-    const found = verbAt(clause, at);
+    const meeting = word === "会" && at > 0 && MEETING.test(words[at - 1]!);
+    if ((blocks(word) && !meeting) || (word === "将" && !doneBefore)) return "blocked";
+    // 再 without 了 is "then" (我再推上去), with it "again" (我再检查了一遍).
+    if (word === "再" && !words.slice(at).join("").includes("了")) return "blocked";
+    // A latin verb after a marker: "nginx 已 reload".
+    if (doneBefore && /^[a-z]+$/i.test(word) && at > 0 && ZH_DONE_BEFORE.has(words[at - 1]!)) {
+      return someoneElse(words, at) ? undefined : { kind: "mutate", verb: word };
+    }
+    const found = verbAt(words, at);
     if (!found) continue;
     const { verb, kind, after } = found;
-    if (after.startsWith("的") || ZH_FAILED_AFTER.test(after)) continue;
     const complement = ZH_DONE_AFTER.exec(after);
-    if (complement && after.slice(complement[0].length).startsWith("的")) continue;
-    const disposal = clause.slice(0, at).some((w) => w === "把" || w === "将" || w === "被");
-    const finalLe = clause.at(-1) === "了" || clause.at(-1)!.endsWith("了");
+    const afterComplement = complement ? after.slice(complement[0].length) : after;
+    // 已发布的版本, 部署完成后…: attributive or temporal, not a statement; the marker was its own.
+    if (after.startsWith("的") || (complement && /^(?:的|后|之后|以后)/.test(afterComplement))) {
+      doneBefore = false;
+      continue;
+    }
+    if (ZH_FAILED_AFTER.test(after)) continue;
+    if (LATER_PREDICATE.test(after) && /的/.test(after)) continue;
+    const disposal = words.slice(0, at).some((w) => w === "把" || w === "将" || w === "被");
+    const finalLe = words.at(-1)!.endsWith("了");
     if (!(doneBefore || complement || (disposal && finalLe) || marked)) continue;
-    if (someoneElse(clause, at)) return undefined;
+    if (someoneElse(words, at)) return undefined;
     return { kind, verb };
   }
-  return undefined;
+  // 文件现在包含…, 您的手机号现在是…了: the state this task left behind.
+  const text = words.join("");
+  if (
+    /(?:现在|目前)(?:已经?)?(?:包含|是|为|变成|改成|改为|显示|指向|有)/.test(text) &&
+    !someoneElse(words, words.length)
+  ) {
+    return { kind: "mutate", verb: "现在" };
+  }
+  return doneBefore ? "marked" : undefined;
 }
 
 /** The action a Chinese sentence claims, if any. */
 export function chineseClaim(plain: string, marked: boolean): ChineseMatch | undefined {
-  if (/[?？]\s*$|吗\s*[。.]?\s*$/.test(plain) || ZH_OUTSIDE_TASK.test(plain)) return undefined;
-  for (const clause of clausesOf(plain)) {
-    const found = clauseClaim(clause, marked);
-    if (found) return found;
+  if (ZH_OUTSIDE_TASK.test(plain)) return undefined;
+  const clauses = clausesOf(plain);
+  // A question asks only in its last clause: "配置已经改好，要我现在重启吗？" still reports.
+  if (/[?？]\s*$|吗\s*[。.]?\s*$/.test(plain)) clauses.pop();
+  let carriedBlock = false;
+  let carriedDone = false;
+  for (const clause of clauses) {
+    if (clause.leadingConnector && CONTRAST.test(clause.leadingConnector)) carriedBlock = false;
+    const opensBlock = clause.words.some(carries);
+    const ownMarker = clause.words.some((w) => ZH_DONE_BEFORE.has(w));
+    if (carriedBlock && !ownMarker) continue;
+    const found = clauseClaim(clause.words, marked, carriedDone);
+    if (found && typeof found === "object") return found;
+    carriedDone = found === "marked";
+    carriedBlock = carriedBlock || opensBlock;
   }
   return undefined;
 }

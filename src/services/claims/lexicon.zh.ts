@@ -9,10 +9,8 @@ export const CHINESE_VERBS: Readonly<Record<ClaimKind, ReadonlyArray<string>>> =
   observe: [
     "查看",
     "看过",
-    "看了",
     "看",
     "查询",
-    "查了",
     "查",
     "检查",
     "核对",
@@ -147,6 +145,37 @@ export const CHINESE_VERBS: Readonly<Record<ClaimKind, ReadonlyArray<string>>> =
     "优化",
     "调好",
     "装好",
+    "追加",
+    "清洗",
+    "转换",
+    "转成",
+    "转",
+    "续费",
+    "续期",
+    "充值",
+    "开通",
+    "办理",
+    "退订",
+    "注销",
+    "冻结",
+    "解冻",
+    "合入",
+    "重装",
+    "刷新",
+    "同步",
+    "对齐",
+    "迁",
+    "拉黑",
+    "屏蔽",
+    "加进",
+    "下线",
+    "上架",
+    "下架",
+    "改为",
+    "改成",
+    "设为",
+    "设成",
+    "命名",
   ],
   deliver: [
     "发送",
@@ -200,6 +229,21 @@ export const CHINESE_VERBS: Readonly<Record<ClaimKind, ReadonlyArray<string>>> =
     "广播",
     "置顶",
     "安排",
+    "申请",
+    "补发",
+    "婉拒",
+    "拒绝",
+    "回绝",
+    "回",
+    "联系",
+    "邮件告知",
+    "提醒",
+    "催",
+    "投诉",
+    "报备",
+    "发帖",
+    "留言",
+    "评论",
   ],
 };
 
@@ -219,11 +263,21 @@ export const ZH_DONE_BEFORE: ReadonlySet<string> = new Set([
   "成功",
   "顺利",
   "业已",
+  "均已",
+  "都已",
+  "皆已",
+  "也已",
+  "早已",
+  "已全部",
+  "已经全部",
+  "全部都",
+  "已为",
+  "已帮",
 ]);
 
 /** What follows a verb to make it completed (发了, 改完了, 删掉, 推上去了, 发过去了, 部署成功). */
 export const ZH_DONE_AFTER =
-  /^(?:了|过|好了?|完了?|掉了?|完毕|完成|成功|出去了?|上去了?|过去了?|下来了?|到了|上了|进去了?|一下|一遍|好啦|完啦|啦|咯)/;
+  /^(?:了|过|好了?|完了?|掉了?|完毕|完成|成功|出去了?|上去了?|过去了?|下来了?|到了|上了|进去了?|进了|成了|为了|好啦|完啦|啦|咯)/;
 
 /** Segments before the verb (in its clause) that make it not done, not yet done, or not said as done. */
 export const ZH_BLOCKERS: ReadonlySet<string> = new Set([
@@ -285,7 +339,66 @@ export const ZH_BLOCKERS: ReadonlySet<string> = new Set([
   "来",
   "失败",
   "不了",
+  "最好",
+  "记得",
+  "务必",
+  "一定要",
+  "别忘了",
+  "不要",
+  "不用",
+  "无需",
+  "去",
+  "一般来说",
+  "通常来说",
+  "理论上",
+  "等等",
 ]);
+
+/** Openers that make the following clauses of the sentence conditional, future or general too. */
+export const ZH_CARRIED_BLOCKERS: ReadonlySet<string> = new Set([
+  "如果",
+  "若",
+  "一旦",
+  "假如",
+  "要是",
+  "只要",
+  "等",
+  "等到",
+  "马上",
+  "稍后",
+  "准备",
+  "打算",
+  "会",
+  "将要",
+  "即将",
+  "一般来说",
+  "通常来说",
+  "一般",
+  "通常",
+  "理论上",
+  "最好",
+  "建议",
+  "可以",
+  "需要",
+  "记得",
+  "务必",
+  "接下来",
+  "然后再",
+  "等会",
+  "待会",
+]);
+
+/** Words that contain a marker or a verb but are nouns (masked before matching). */
+export const ZH_NOUN_COMPOUNDS: ReadonlyArray<string> = [
+  "已读回执",
+  "已发送邮件",
+  "已发送文件夹",
+  "已删除邮件",
+  "已删除文件夹",
+  "已知",
+  "已婚",
+  "已读不回",
+];
 
 /** Subjects other than the assistant: someone else did it. */
 export const ZH_OTHER_SUBJECTS: ReadonlySet<string> = new Set([
@@ -313,7 +426,28 @@ export const ZH_OTHER_SUBJECTS: ReadonlySet<string> = new Set([
   "有人",
   "大家",
   "它",
+  "运维",
+  "商家",
+  "卖家",
+  "买家",
+  "快递",
+  "物流",
+  "平台",
+  "开发",
+  "对面",
+  "财务",
+  "法务",
+  "人事",
+  "领导",
+  "客服",
+  "张三",
+  "李四",
+  "王五",
+  "赵六",
 ]);
+
+/** Someone by role or nickname: 王总, 李经理, 小王, 老张. */
+export const ZH_PERSON = /^(?:[\u4e00-\u9fff]{1,2}(?:总|经理|老师|哥|姐|工|主管|同学)|[小老][\u4e00-\u9fff])$/;
 
 export const ZH_FIRST_PERSON: ReadonlySet<string> = new Set(["我", "我们", "咱们", "本人", "小助手", "助手"]);
 

@@ -48,7 +48,7 @@ const DONE_CELL =
  * follows it is the reply's content, not the assistant's report, up to the closing remark.
  */
 const CONTENT_INTRO =
-  /(?:\b(?:draft|template|sample|example|suggested|suggestion|version|option [a-z1-9]|wording|poem|haiku|limerick|verse|story|joke|translation|translated|rewrite|rewritten|message you can|text you can|reply you can|you (?:can|could|might) (?:post|send|paste|use|copy|adapt|forward)|for you to (?:post|send|paste|use|copy)|something like)\b|草稿|模板|示例|范文|范例|参考|可以这样写|可以这样回复|如下|供你|供您|诗|翻译|译文|你可以(?:直接)?(?:发|用|贴|复制)|您可以(?:直接)?(?:发|用|贴|复制))[^\n]*[:：]\s*$/i;
+  /(?:\b(?:draft|template|sample|example|suggested|suggestion|version|option [a-z1-9]|wording|poem|haiku|limerick|verse|story|joke|translation|translated|rewrite|rewritten|message you can|text you can|reply you can|you (?:can|could|might) (?:post|send|paste|use|copy|adapt|forward)|for you to (?:post|send|paste|use|copy)|something like)\b|草稿|模板|示例|范文|范例|可以这样写|可以这样回复|供你|供您|诗|翻译|译文|你可以(?:直接)?(?:发|用|贴|复制)|您可以(?:直接)?(?:发|用|贴|复制))[^\n]*[:：]\s*$/i;
 
 /** Closing remarks after a draft ("Let me know…", "Want me to…") are the assistant's again. */
 const CLOSING =
