@@ -166,6 +166,16 @@ function detail(result: BenchResult): string {
     parts.push(
       `${fmt(ms.median)} ms median (min ${fmt(ms.min)}) for ${fixture.events} events / ${fixture.runs} runs: ${result.rowsRead} rows read, ${result.contextMessages} messages, ${result.contextTokens} tokens; reading every run instead: ${fmt(all.ms.median)} ms`,
     );
+  } else if (result.id === "claims") {
+    const quality = result.quality as Record<string, { precision: number; recall: number; answers: number }>;
+    const twoKb = result.usPer2KbAnswer as Record<string, { bytes: number; us: { median: number } }>;
+    const pr = Object.entries(quality)
+      .map(([split, q]) => `${split} P ${q.precision.toFixed(3)} R ${q.recall.toFixed(3)} (${q.answers})`)
+      .join(", ");
+    const perAnswer = Object.entries(twoKb)
+      .map(([lang, t]) => `${lang} ${fmt(t.us.median)} µs per ${t.bytes}-byte answer`)
+      .join(", ");
+    parts.push(`${fmt(result.answersPerSec as number, 0)} answers/s over ${result.corpusAnswers}; ${perAnswer}; ${pr}`);
   }
   if (result.runs !== undefined && result.id !== "scale.concurrent")
     parts.push(`${result.reps}×${result.runs} runs after ${result.warmupRuns} warm-up`);

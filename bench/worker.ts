@@ -10,6 +10,7 @@ import { type BenchId, RESULT_MARKER } from "./lib/ids.js";
 import { withCpuProfile } from "./lib/profile.js";
 import type { BenchOptions, BenchResult } from "./lib/types.js";
 import { benchAgentloop } from "./workloads/agentloop.js";
+import { benchClaims } from "./workloads/claims.js";
 import { benchLedgerAppend } from "./workloads/ledgerAppend.js";
 import { benchPeer } from "./workloads/peers.js";
 import { benchProjection } from "./workloads/projection.js";
@@ -26,6 +27,7 @@ const BENCHMARKS: Readonly<Record<BenchId, (options: BenchOptions) => Promise<Be
   "ledger.append": benchLedgerAppend,
   "scale.concurrent": benchScale,
   "projection.100k": benchProjection,
+  claims: benchClaims,
   "peer.ai-sdk": (options) => benchPeer("peer.ai-sdk", options),
   "peer.langgraph.memory": (options) => benchPeer("peer.langgraph.memory", options),
   "peer.langgraph.sqlite": (options) => benchPeer("peer.langgraph.sqlite", options),

@@ -1,34 +1,24 @@
-/** Scores the claim detector on a corpus file: `tsx scripts/claimsScore.ts test/fixtures/claims/dev.en.jsonl [--errors]`. */
-import { readFileSync } from "node:fs";
+/**
+ * Scores the claim detector on a split of the corpus, with its errors on a development split:
+ * `tsx scripts/claimsScore.ts dev zh [--errors]`. Errors of the held-out split are never printed
+ * (it is scored, not studied).
+ */
 import { detectClaims } from "../src/services/claims.js";
+import { loadCorpus, score, type Split } from "../test/support/claimsCorpus.js";
 
-const [file, flag] = process.argv.slice(2);
-const rows = readFileSync(file!, "utf8")
-  .split("\n")
-  .filter((line) => line.trim() !== "")
-  .map((line) => JSON.parse(line) as { id: string; text: string; claim: boolean; kind: string | null; note: string });
-let tp = 0;
-let fp = 0;
-let fn = 0;
-let tn = 0;
-for (const row of rows) {
-  const claims = detectClaims(row.text);
-  const said = claims.length > 0;
-  if (said && row.claim) tp++;
-  else if (said) fp++;
-  else if (row.claim) fn++;
-  else tn++;
-  if (flag === "--errors" && said !== row.claim) {
-    console.log(`${said ? "FP" : "FN"} ${row.id} [${row.note}] ${JSON.stringify(row.text).slice(0, 300)}`);
-    if (said)
-      console.log(
-        `   → ${claims
-          .map((c) => `${c.verb}: ${c.sentence}`)
-          .join(" | ")
-          .slice(0, 200)}`,
-      );
+const [split = "dev", lang = "en", flag] = process.argv.slice(2) as [Split, "en" | "zh", string | undefined];
+const answers = loadCorpus(split, lang);
+const result = score(answers);
+if (flag === "--errors" && split !== "heldout") {
+  for (const error of result.errors) {
+    const answer = answers.find((candidate) => candidate.id === error.id)!;
+    console.log(`${error.said ? "FP" : "FN"} ${error.id} [${error.note}] ${JSON.stringify(answer.text).slice(0, 300)}`);
+    if (error.said) {
+      const claims = detectClaims(answer.text);
+      console.log(`   → ${claims.map((claim) => `${claim.verb}: ${claim.sentence}`).join(" | ").slice(0, 200)}`);
+    }
   }
 }
-const p = tp / (tp + fp);
-const r = tp / (tp + fn);
-console.log(`${file}: n=${rows.length} P=${p.toFixed(3)} R=${r.toFixed(3)} tp=${tp} fp=${fp} fn=${fn} tn=${tn}`);
+console.log(
+  `${split}.${lang}: n=${result.answers} P=${result.precision.toFixed(3)} R=${result.recall.toFixed(3)} tp=${result.truePositives} fp=${result.falsePositives} fn=${result.falseNegatives}`,
+);

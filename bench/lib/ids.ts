@@ -9,6 +9,7 @@ export const CORE_IDS = [
   "ledger.append",
   "scale.concurrent",
   "projection.100k",
+  "claims",
 ] as const;
 
 export const PEER_IDS = ["peer.ai-sdk", "peer.langgraph.memory", "peer.langgraph.sqlite"] as const;

@@ -3,6 +3,7 @@ import { JsonValue } from "./json.js";
 import { FinishReason } from "./provider.js";
 import { ReceiptStatus } from "./receipt.js";
 import { ReasonCode, TerminalState } from "./terminal.js";
+import { ToolKind } from "./tool.js";
 
 /** The six canonical ledger event types (seed §3.2). */
 export const CanonicalEventType = z.enum([
@@ -56,11 +57,17 @@ export const ProviderAnomalyPayload = z.strictObject({
 });
 
 /** The verifier's verdict as the run recorded it (also under receiptVerification `observe`). */
+/** A sentence of an answer that claimed an action no receipt backed (issue O: shown in reports). */
+export const RecordedClaim = z.strictObject({ sentence: z.string(), kind: ToolKind });
+export type RecordedClaim = z.infer<typeof RecordedClaim>;
+
 export const RecordedVerdict = z.strictObject({
   mode: z.enum(["off", "observe", "enforce"]),
   verdict: z.enum(["completed", "unverified", "correct"]),
   reason: ReasonCode,
   missing: z.array(z.string()),
+  /** Every unbacked claim the run's answers made, the corrected ones included. */
+  claims: z.array(RecordedClaim).optional(),
 });
 
 export const TerminalPayload = z.strictObject({

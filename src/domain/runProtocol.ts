@@ -1,6 +1,6 @@
 import type { ContextMessage } from "./context.js";
 import type { CompletionContract } from "./contract.js";
-import type { CanonicalEventType, TerminalPayload } from "./events.js";
+import type { CanonicalEventType, RecordedClaim, TerminalPayload } from "./events.js";
 import type { JsonValue } from "./json.js";
 import type { FinishReason, MalformedToolCall, ProviderAnomaly, TokenUsage, ToolChoice } from "./provider.js";
 import type { ExecutionReceipt } from "./receipt.js";
@@ -63,6 +63,8 @@ export interface Verdict {
   readonly verdict: "completed" | "unverified" | "correct";
   readonly reason: ReasonCode;
   readonly missing: ReadonlyArray<string>;
+  /** The answer's claims that no receipt backs. */
+  readonly claims?: ReadonlyArray<RecordedClaim> | undefined;
   /** With `correct`: the runtime-owned correction message, naming the missing evidence. */
   readonly correction?: string | undefined;
 }

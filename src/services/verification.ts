@@ -16,6 +16,8 @@ export function verifyAnswer(input: VerifyInput & { readonly capabilities: Provi
   const gap = evidenceGap(input.contract, input.receipts, input.toolKinds);
   const claims = unbackedClaims(detectClaims(input.answer), input.receipts, input.toolKinds);
   const missing = [...gap.missing, ...claims.map(describeClaim)];
+  const recorded =
+    claims.length > 0 ? { claims: claims.map((claim) => ({ sentence: claim.sentence, kind: claim.kind })) } : {};
   if (gap.satisfied && claims.length === 0) {
     return {
       verdict: "completed",
@@ -27,11 +29,11 @@ export function verifyAnswer(input: VerifyInput & { readonly capabilities: Provi
     };
   }
   if (!input.capabilities.toolCalling && !gap.satisfied) {
-    return { verdict: "unverified", reason: "tool_calling_unsupported", missing };
+    return { verdict: "unverified", reason: "tool_calling_unsupported", missing, ...recorded };
   }
   const reason = gap.satisfied ? "claim_without_receipt" : "receipt_missing";
   if (input.correctionTurns < 1 && input.capabilities.toolCalling) {
-    return { verdict: "correct", reason, missing, correction: correctionText(missing) };
+    return { verdict: "correct", reason, missing, correction: correctionText(missing), ...recorded };
   }
-  return { verdict: "unverified", reason, missing };
+  return { verdict: "unverified", reason, missing, ...recorded };
 }

@@ -28,6 +28,7 @@ describe.skipIf(!hasChromium)("HTML evaluation report in headless Chromium", () 
         "eval",
         "eval/01-answers.json",
         "eval/05-failures.json",
+        "eval/06-claims.json",
         "--db",
         join(dir, "ledger.db"),
         "--report",
@@ -65,11 +66,11 @@ describe.skipIf(!hasChromium)("HTML evaluation report in headless Chromium", () 
       const page = await browser.newPage();
       await page.goto(pathToFileURL(reportPath).href);
       expect(await page.title()).toBe("agentloop evaluation report");
-      expect(await page.getByTestId("passed").textContent()).toBe("11/11");
+      expect(await page.getByTestId("passed").textContent()).toBe("35/35");
       expect(await page.getByTestId("claims").textContent()).toBe("0");
       expect(await page.getByTestId("qa").textContent()).toBe("1.00");
       const caseCount = await page.locator("details.case").count();
-      expect(caseCount).toBe(11);
+      expect(caseCount).toBe(35);
       const nine = page.locator("details.case", { hasText: "observe-nine-lookups" });
       await nine.locator("summary").click();
       await expect.poll(() => nine.locator(".timeline li").count()).toBe(21);
@@ -79,6 +80,15 @@ describe.skipIf(!hasChromium)("HTML evaluation report in headless Chromium", () 
       expect(await nine.locator(".path").textContent()).toContain("completed");
       expect(await nine.locator(".trace").textContent()).toMatch(/^[0-9a-f]{32}$/);
       expect(await nine.locator("table tr").count()).toBe(10);
+      // Issue O: an unverified run shows which sentence was taken as a claim without a receipt.
+      const claimed = page.locator("details.case", { hasText: "zh-claim-ba-construction" });
+      await claimed.locator("summary").click();
+      expect(await claimed.getByTestId("claim").first().textContent()).toContain(
+        "我已经把邮件发送给张三了，告诉他会议改到三点。",
+      );
+      const honest = page.locator("details.case", { hasText: "en-no-claim-general" });
+      await honest.locator("summary").click();
+      expect(await honest.getByTestId("claim").count()).toBe(0);
       const screenshot = await page.screenshot({ fullPage: false });
       expect(screenshot.byteLength).toBeGreaterThan(1000);
     } finally {

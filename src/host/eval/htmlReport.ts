@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { JsonValue, LedgerEvent } from "../../domain/index.js";
+import { type JsonValue, type LedgerEvent, type RecordedClaim, TerminalPayload } from "../../domain/index.js";
 import type { CaseDetail, CaseResult, EvalReport } from "./runEval.js";
 
 const escapeHtml = (text: string) =>
@@ -44,6 +44,13 @@ function badge(state: string) {
   return `<span class="badge" style="background:${STATE_COLOURS[state] ?? "#444"}">${escapeHtml(state)}</span>`;
 }
 
+/** The sentences the verifier took as unbacked claims, as the terminal event recorded them. */
+function claimsOf(detail: CaseDetail | undefined): ReadonlyArray<RecordedClaim> {
+  const terminal = detail?.events.find((event) => event.type === "terminal");
+  const parsed = TerminalPayload.safeParse(terminal?.payload);
+  return parsed.success ? (parsed.data.verification?.claims ?? []) : [];
+}
+
 function caseSection(result: CaseResult, detail: CaseDetail | undefined, index: number): string {
   const events = (detail?.events ?? [])
     .map((event) => `<li><code>#${event.sequence}</code> <b>${event.type}</b> ${escapeHtml(describeEvent(event))}</li>`)
@@ -55,6 +62,12 @@ function caseSection(result: CaseResult, detail: CaseDetail | undefined, index: 
     )
     .join("");
   const path = (detail?.statePath ?? []).map((state) => `<span class="state">${escapeHtml(state)}</span>`).join(" → ");
+  const claims = claimsOf(detail)
+    .map(
+      (claim) =>
+        `<li class="claim" data-testid="claim"><q>${escapeHtml(claim.sentence)}</q> <span class="muted">(${escapeHtml(claim.kind)}, no receipt)</span></li>`,
+    )
+    .join("");
   return `<details class="case ${result.pass ? "pass" : "fail"}" id="case-${index}">
 <summary>${result.pass ? "✔" : "✘"} <b>${escapeHtml(result.name)}</b> ${badge(result.terminalState)} <span class="muted">${escapeHtml(result.reason)}</span></summary>
 <dl>
@@ -64,6 +77,7 @@ function caseSection(result: CaseResult, detail: CaseDetail | undefined, index: 
 <dt>steps</dt><dd>${result.steps} (corrections: ${result.correctionTurns})</dd>
 ${detail ? `<dt>cassette</dt><dd>${escapeHtml(detail.file)}</dd><dt>input</dt><dd>${escapeHtml(detail.input)}</dd><dt>final text</dt><dd><pre>${escapeHtml(detail.finalText)}</pre></dd>` : ""}
 </dl>
+${claims ? `<h4>Taken as a claim without a receipt</h4><ul class="claims">${claims}</ul>` : ""}
 <h4>Path through the run statechart</h4><p class="path">${path || "—"}</p>
 <h4>Timeline</h4><ol class="timeline">${events || "<li>no events</li>"}</ol>
 <h4>Receipts</h4>${receipts ? `<table><tr><th>call</th><th>tool</th><th>status</th><th>verification</th><th>evidence</th></tr>${receipts}</table>` : "<p>none</p>"}

@@ -66,6 +66,7 @@ export function finishCommand(context: RunContext): Command<"FINISH"> {
               verdict: context.verdict.verdict,
               reason: context.verdict.reason,
               missing: [...context.verdict.missing],
+              ...(context.verdict.claims?.length ? { claims: [...context.verdict.claims] } : {}),
             },
           }
         : {}),

@@ -145,7 +145,9 @@ export const runMachine = setup({
     requestVerify: sendTo("io", ({ context }) => verifyCommand(context)),
     decideVerdict: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== "VERIFIED") return;
-      enqueue.assign({ verdict: event.verdict });
+      // Claims of a corrected answer stay on record: the report shows which sentence was taken as a claim.
+      const claims = [...(context.verdict?.claims ?? []), ...(event.verdict.claims ?? [])];
+      enqueue.assign({ verdict: claims.length > 0 ? { ...event.verdict, claims } : event.verdict });
       enqueue.raise(classifyVerdict(event.verdict, context));
     }),
     acceptRepair: assign(({ context, event }) =>

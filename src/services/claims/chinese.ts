@@ -46,6 +46,7 @@ const JOINED_PREFIX = /^(我们|我|把|将|都|也|就|又|还|再|已)(?!们|�
 /** A later word in the clause that makes the verb part of a relative clause or a rule. */
 const LATER_PREDICATE = /不要|不能|别|需要|要求|应该|会被?|才能|可能/;
 const MASK = "〇";
+const NOUN_COMPOUND = new RegExp(ZH_NOUN_COMPOUNDS.join("|"), "g");
 
 interface Clause {
   readonly words: ReadonlyArray<string>;
@@ -53,8 +54,7 @@ interface Clause {
 }
 
 function clausesOf(plain: string): Clause[] {
-  let masked = plain;
-  for (const noun of ZH_NOUN_COMPOUNDS) masked = masked.replaceAll(noun, MASK);
+  const masked = plain.replace(NOUN_COMPOUND, MASK);
   const clauses: Array<{ words: string[]; leadingConnector: string | undefined }> = [
     { words: [], leadingConnector: undefined },
   ];
@@ -141,11 +141,12 @@ function someoneElse(words: ReadonlyArray<string>, at: number): boolean {
 }
 
 /** A blocker word, or a segment that starts with a blocker of two characters or more (马上去). */
-const LONG_BLOCKERS = [...ZH_BLOCKERS].filter((word) => word.length >= 2);
-const LONG_CARRIED = [...ZH_CARRIED_BLOCKERS].filter((word) => word.length >= 2);
-const blocks = (word: string) => ZH_BLOCKERS.has(word) || LONG_BLOCKERS.some((blocker) => word.startsWith(blocker));
-const carries = (word: string) =>
-  ZH_CARRIED_BLOCKERS.has(word) || LONG_CARRIED.some((blocker) => word.startsWith(blocker));
+const startsWithAny = (words: ReadonlyArray<string>) =>
+  new RegExp(`^(?:${words.filter((word) => word.length >= 2).join("|")})`);
+const LONG_BLOCKER = startsWithAny([...ZH_BLOCKERS]);
+const LONG_CARRIED = startsWithAny([...ZH_CARRIED_BLOCKERS]);
+const blocks = (word: string) => ZH_BLOCKERS.has(word) || LONG_BLOCKER.test(word);
+const carries = (word: string) => ZH_CARRIED_BLOCKERS.has(word) || LONG_CARRIED.test(word);
 
 /** 会 after these is the noun "meeting" (评审会, 周会), not the future. */
 const MEETING = /(?:审|例|周|晨|早|站|年|开|发布|复盘|总结|讨论|分享|见面|交流|研讨|协调|推介|说明)$/;
