@@ -1,16 +1,20 @@
 import type { ClaimKind } from "./kinds.js";
 import {
   CHINESE_VERBS,
+  ZH_ADVICE,
   ZH_BLOCKERS,
   ZH_CARRIED_BLOCKERS,
   ZH_DONE_AFTER,
   ZH_DONE_BEFORE,
   ZH_FAILED_AFTER,
   ZH_FIRST_PERSON,
+  ZH_NOT_ACTIONS,
   ZH_NOUN_COMPOUNDS,
   ZH_OTHER_SUBJECTS,
   ZH_OUTSIDE_TASK,
+  ZH_PASTED,
   ZH_PERSON,
+  ZH_REPLY_WRITING,
 } from "./lexicon.zh.js";
 
 /**
@@ -133,7 +137,8 @@ function someoneElse(words: ReadonlyArray<string>, at: number): boolean {
     const joined = index > 0 ? words[index - 1]! + word : word;
     const other = ZH_OTHER_SUBJECTS.has(word) || ZH_OTHER_SUBJECTS.has(joined) || ZH_PERSON.test(word);
     if (!other && word !== "那边") continue;
-    const possessive = words[index + 1] === "的";
+    // 您的手机号, 您母亲的复查号: a possessive, not a subject.
+    const possessive = words[index + 1] === "的" || words[index + 2] === "的";
     const object = index > 0 && OBJECT_MARKERS.has(words[index - 1]!);
     if (!possessive && !object) return true;
   }
@@ -153,19 +158,33 @@ const MEETING = /(?:审|例|周|晨|早|站|年|开|发布|复盘|总结|讨论|
 
 type ClauseResult = ChineseMatch | "blocked" | "marked" | undefined;
 
-function clauseClaim(words: ReadonlyArray<string>, marked: boolean, carriedDone: boolean): ClauseResult {
+function clauseClaim(
+  words: ReadonlyArray<string>,
+  marked: boolean,
+  carriedDone: boolean,
+  endsIntro: boolean,
+): ClauseResult {
+  const text = words.join("");
+  if (ZH_ADVICE.test(text)) return "blocked";
   let doneBefore = carriedDone;
   for (let at = 0; at < words.length; at++) {
     const word = words[at]!;
     if (ZH_DONE_BEFORE.has(word)) {
-      doneBefore = true;
+      // 已改期的预约: the marker belongs to an attributive word, not to a statement.
+      doneBefore = words[at + 2] !== "的";
       continue;
     }
     // 将 is the future (我将发送) unless a completion marker comes first (已将邮件发送).
     const meeting = word === "会" && at > 0 && MEETING.test(words[at - 1]!);
-    if ((blocks(word) && !meeting) || (word === "将" && !doneBefore)) return "blocked";
-    // 再 without 了 is "then" (我再推上去), with it "again" (我再检查了一遍).
-    if (word === "再" && !words.slice(at).join("").includes("了")) return "blocked";
+    // 待审核的举报: a blocker inside an attributive phrase leaves the statement alone.
+    const attributive = words[at + 1] === "的" || words[at + 2] === "的";
+    // 将/再/去 are the future (我将发送, 我再推上去, 我去改) unless the clause completes the verb
+    // (我将…提交到了, 我再检查了一遍, 我去后台看了); 将 after 已 is the disposal marker.
+    const soft = word === "将" || word === "再" || word === "去";
+    const completedLater = /[了过]/.test(words.slice(at + 1).join(""));
+    if (soft) {
+      if (!doneBefore && !completedLater) return "blocked";
+    } else if (blocks(word) && !meeting && !attributive) return "blocked";
     // A latin verb after a marker: "nginx 已 reload".
     if (doneBefore && /^[a-z]+$/i.test(word) && at > 0 && ZH_DONE_BEFORE.has(words[at - 1]!)) {
       return someoneElse(words, at) ? undefined : { kind: "mutate", verb: word };
@@ -181,15 +200,29 @@ function clauseClaim(words: ReadonlyArray<string>, marked: boolean, carriedDone:
       continue;
     }
     if (ZH_FAILED_AFTER.test(after)) continue;
+    // Reading what the user pasted, or writing this very reply (整理了一份说明：), is no action of the task.
+    if (kind === "observe" && ZH_PASTED.test(after)) continue;
+    if (ZH_REPLY_WRITING.test(verb) && (endsIntro || /一份|一版|如下|以下|下面/.test(after))) continue;
     if (LATER_PREDICATE.test(after) && /的/.test(after)) continue;
-    const disposal = words.slice(0, at).some((w) => w === "把" || w === "将" || w === "被");
-    const finalLe = words.at(-1)!.endsWith("了");
-    if (!(doneBefore || complement || (disposal && finalLe) || marked)) continue;
+    // A clause-final 了 after the verb (阈值改成 20 件了, 我把邮件发给张三了) reports a change.
+    const finalLe = words.at(-1)!.endsWith("了") && words.at(-1) !== word;
+    if (!(doneBefore || complement || finalLe || marked)) continue;
     if (someoneElse(words, at)) return undefined;
     return { kind, verb };
   }
+  // 我重新投递到队列里了, 我都撤下来了: a first-person completed predicate whose verb the table lacks.
+  const subject = words.findIndex((word) => ZH_FIRST_PERSON.has(word));
+  if (subject >= 0 && !ZH_PASTED.test(text)) {
+    for (let at = subject + 1; at < words.length; at++) {
+      const word = words[at]!;
+      const stem = word.replace(/[了过]$/, "");
+      const completed = stem !== word || /^(?:了|过)/.test(words[at + 1] ?? "");
+      if (!completed || !/^[\u4e00-\u9fff]{1,3}$/.test(stem) || ZH_NOT_ACTIONS.has(stem)) continue;
+      if (words.slice(subject + 1, at).some(blocks)) break;
+      return { kind: "observe", verb: stem };
+    }
+  }
   // 文件现在包含…, 您的手机号现在是…了: the state this task left behind.
-  const text = words.join("");
   if (
     /(?:现在|目前)(?:已经?)?(?:包含|是|为|变成|改成|改为|显示|指向|有)/.test(text) &&
     !someoneElse(words, words.length)
@@ -212,7 +245,7 @@ export function chineseClaim(plain: string, marked: boolean): ChineseMatch | und
     const opensBlock = clause.words.some(carries);
     const ownMarker = clause.words.some((w) => ZH_DONE_BEFORE.has(w));
     if (carriedBlock && !ownMarker) continue;
-    const found = clauseClaim(clause.words, marked, carriedDone);
+    const found = clauseClaim(clause.words, marked, carriedDone, /[:：]\s*$/.test(plain));
     if (found && typeof found === "object") return found;
     carriedDone = found === "marked";
     carriedBlock = carriedBlock || opensBlock;

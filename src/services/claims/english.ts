@@ -55,7 +55,9 @@ const PAST_FORMS: ReadonlyMap<string, VerbForm> = (() => {
 const WORD = /v?\d[\w.]*\w|[a-z]+(?:[-'][a-z]+)*|#\w+|\d|[,;:—–()]|(?<=\s)-(?=\s)/g;
 
 function tokens(sentence: string): string[] {
-  return (sentence.toLowerCase().replace(/[’‘]/g, "'").match(WORD) ?? []).flatMap((token) => {
+  // A parenthesis adds detail ("(INV-4471 and INV-4472)"); it never carries the predicate.
+  const unbracketed = sentence.replace(/\([^()]*\)/g, " ");
+  return (unbracketed.toLowerCase().replace(/[’‘]/g, "'").match(WORD) ?? []).flatMap((token) => {
     // I've → i + 've; it's stays one word (a subject); don't stays one word (a blocker).
     const contraction = /^(i|we|you|they)('ve|'ll|'d|'m|'re)$/.exec(token);
     return contraction ? [contraction[1]!, contraction[2]!] : [token];
@@ -68,7 +70,7 @@ function pastVerb(word: string | undefined): VerbForm | undefined {
   const known = PAST_FORMS.get(word);
   if (known) return known;
   // An unknown verb claims the weakest kind: any successful receipt can back it.
-  return /^[a-z]{3,}ed$/.test(word) && !/(?:eed|ied)$/.test(word) ? { base: word, kind: "observe" } : undefined;
+  return /^[a-z][a-z-]{2,}ed$/.test(word) && !/(?:eed|ied)$/.test(word) ? { base: word, kind: "observe" } : undefined;
 }
 
 function kindOf(form: VerbForm, rest: ReadonlyArray<string>): ClaimKind {
@@ -191,7 +193,30 @@ const STATIVE_PARTICIPLES = new Set([
 ]);
 const HEADLINE_NEXT = /^(?:to|in|into|on|onto|for|at|via|with|from|as|successfully|coderef|#\w+|v?\d[\w.]*)$/;
 
-function clauseClaim(clause: ReadonlyArray<string>, marked: boolean): EnglishMatch | undefined {
+/** A finite verb later in the clause makes a leading participle an adjective ("Scheduled maintenance happens…"). */
+const FINITE_LATER = new Set([
+  "is",
+  "are",
+  "was",
+  "were",
+  "will",
+  "can",
+  "should",
+  "must",
+  "may",
+  "might",
+  "would",
+  "could",
+]);
+
+/** Base forms of the lexicon's verbs, for checked boxes written in the imperative. */
+const BASE_FORMS: ReadonlyMap<string, VerbForm> = new Map(
+  (["observe", "deliver", "mutate"] as const).flatMap((kind) =>
+    ENGLISH_VERBS[kind].map((base) => [base, { base, kind }] as const),
+  ),
+);
+
+function clauseClaim(clause: ReadonlyArray<string>, marked: boolean, otherSubject = false): EnglishMatch | undefined {
   const first = clause[0]!;
   if (SUBORDINATORS.has(first) || (first === "as" && clause[1] === "soon")) return undefined;
   // "I read your question as…", "I see", "I understand" are not actions.
@@ -207,21 +232,31 @@ function clauseClaim(clause: ReadonlyArray<string>, marked: boolean): EnglishMat
       if (verb.base === "read" && rest.slice(0, 5).includes("as")) return undefined;
       // "I've listed the options below" is about this reply, not an action.
       if (rest.some((w) => w === "below" || w === "above")) return undefined;
+      // "…so I stopped there": halting, not an action on anything.
+      if (rest[0] === "there" || rest[0] === "here") return undefined;
       return { kind: kindOf(verb, rest), verb: word };
     }
     return undefined;
   }
-  // A subjectless predicate: a status line, or the next predicate of "I checked…, patched…".
+  // A subjectless predicate: a status line, or the next predicate of "I checked…, patched…" —
+  // unless the previous predicate of the sentence had someone else as its subject.
   let at = 0;
   while (at < clause.length && OPENERS.has(clause[at]!)) at++;
   const word = clause[at];
-  const verb = pastVerb(word);
+  // A checked box states its task as done even in the imperative ("- [x] Revoke the leaked key").
+  const base = marked && at === 0 ? BASE_FORMS.get(word ?? "") : undefined;
+  if (base) return { kind: kindOf(base, clause.slice(at + 1)), verb: word! };
+  const verb = otherSubject ? undefined : pastVerb(word);
   // "Read the file…", "Set the flag…" are imperatives: a verb whose past is its base states nothing without a subject.
   const imperative = verb !== undefined && (IRREGULAR_PAST[verb.base] ?? []).includes(verb.base) && !marked;
   if (verb && !imperative) {
     const next = clause[at + 1];
     // "Filed issue #77" states; "Deployed apps sleep" describes (a bare plural reads as an adjective's noun).
-    const singularNoun = next !== undefined && at === 0 && PAST_FORMS.has(word!) && !next.endsWith("s");
+    const singularNoun =
+      next !== undefined &&
+      at === 0 &&
+      !next.endsWith("s") &&
+      !clause.slice(at + 2).some((w) => FINITE_LATER.has(w) || /^[a-z]{3,}s$/.test(w));
     if (next === undefined || OBJECT_START.test(next) || marked || singularNoun) {
       return { kind: kindOf(verb, clause.slice(at + 1)), verb: word! };
     }
@@ -290,12 +325,21 @@ function passiveOrState(clause: ReadonlyArray<string>): EnglishMatch | undefined
   return undefined;
 }
 
+/** "The security team triaged the alert": a completed verb after a subject that is not the assistant. */
+function someoneElseActed(clause: ReadonlyArray<string>): boolean {
+  if (clause.some((word) => FIRST_PERSON.has(word)) || OPENERS.has(clause[0]!)) return false;
+  const verbAt = clause.findIndex((word, index) => index > 0 && pastVerb(word) !== undefined);
+  return verbAt > 0 && !clause.slice(0, verbAt).some((word) => COPULAS.has(word));
+}
+
 /** The action an English sentence claims, if any. */
 export function englishClaim(plain: string, marked: boolean): EnglishMatch | undefined {
   if (/\?\s*$/.test(plain) || OUTSIDE_TASK.test(plain)) return undefined;
+  let otherSubject = false;
   for (const clause of clauses(tokens(plain))) {
-    const found = clauseClaim(clause, marked);
+    const found = clauseClaim(clause, marked, otherSubject);
     if (found) return found;
+    otherSubject = someoneElseActed(clause) || (otherSubject && !clause.some((word) => FIRST_PERSON.has(word)));
   }
   return undefined;
 }

@@ -42,6 +42,15 @@ export const CHINESE_VERBS: Readonly<Record<ClaimKind, ReadonlyArray<string>>> =
     "过了一遍",
     "打开",
     "试",
+    "对过",
+    "对完",
+    "核完",
+    "核",
+    "过了一遍",
+    "阅",
+    "盘点",
+    "巡检",
+    "抽查",
     "ping",
   ],
   mutate: [
@@ -176,6 +185,36 @@ export const CHINESE_VERBS: Readonly<Record<ClaimKind, ReadonlyArray<string>>> =
     "设为",
     "设成",
     "命名",
+    "撤",
+    "跑通",
+    "挂上",
+    "贴",
+    "标",
+    "标红",
+    "填进",
+    "换",
+    "去掉",
+    "录",
+    "录进",
+    "合成",
+    "打单",
+    "拦截",
+    "回填",
+    "退回",
+    "灌",
+    "导",
+    "收回",
+    "驳回",
+    "挂",
+    "开好",
+    "建好",
+    "授权",
+    "加白",
+    "加到",
+    "移到",
+    "放到",
+    "改好",
+    "装上",
   ],
   deliver: [
     "发送",
@@ -244,6 +283,14 @@ export const CHINESE_VERBS: Readonly<Record<ClaimKind, ReadonlyArray<string>>> =
     "发帖",
     "留言",
     "评论",
+    "投递",
+    "退",
+    "交稿",
+    "打款",
+    "付款",
+    "转账",
+    "挂号",
+    "挂上号",
   ],
 };
 
@@ -352,7 +399,65 @@ export const ZH_BLOCKERS: ReadonlySet<string> = new Set([
   "通常来说",
   "理论上",
   "等等",
+  "每",
+  "每次",
+  "每当",
 ]);
+
+/** A clause that ends in advice (改完直接提交就行) states how to do it, not that it was done. */
+export const ZH_ADVICE = /就行|即可|就可以|就好了?$|就能/;
+
+/** Objects that are the user's own pasted content: reading them is no action of this task. */
+export const ZH_PASTED = /你贴|您贴|贴过来|你发过来的|您发过来的|你粘贴|您粘贴|你给的|你提供的|您提供的|截图/;
+
+/** Completed words that state a thought or a state, not an action (我知道了, 我明白了). */
+export const ZH_NOT_ACTIONS: ReadonlySet<string> = new Set([
+  "知道",
+  "明白",
+  "理解",
+  "觉得",
+  "认为",
+  "注意到",
+  "听说",
+  "忘",
+  "记得",
+  "想",
+  "希望",
+  "担心",
+  "是",
+  "有",
+  "没有",
+  "在",
+  "到",
+  "来",
+  "好",
+  "对",
+  "错",
+  "晚",
+  "早",
+  "多",
+  "少",
+  "累",
+  "忙",
+  "懂",
+  "收到",
+  "看到",
+  "听到",
+  "遇到",
+  "碰到",
+  "为",
+  "除",
+  "算",
+  "行",
+  "可以",
+  "能",
+  "会",
+  "要",
+  "太",
+]);
+
+/** Writing verbs whose object is this very reply (整理了一份说明：, 帮你写好了：). */
+export const ZH_REPLY_WRITING = /^(?:写|整理|准备|起草|草拟|列|总结|拟|汇总)/;
 
 /** Openers that make the following clauses of the sentence conditional, future or general too. */
 export const ZH_CARRIED_BLOCKERS: ReadonlySet<string> = new Set([
@@ -444,6 +549,23 @@ export const ZH_OTHER_SUBJECTS: ReadonlySet<string> = new Set([
   "李四",
   "王五",
   "赵六",
+  "系统",
+  "供应商",
+  "译者",
+  "审校",
+  "银行",
+  "候选人",
+  "医生",
+  "主任",
+  "导师",
+  "助理",
+  "销售",
+  "作者那边",
+  "外包",
+  "同学",
+  "运营",
+  "乙方",
+  "甲方",
 ]);
 
 /** Someone by role or nickname: 王总, 李经理, 小王, 老张. */
@@ -455,4 +577,5 @@ export const ZH_FIRST_PERSON: ReadonlySet<string> = new Set(["我", "我们", "�
 export const ZH_FAILED_AFTER = /^(?:失败|不了|不成|不到|没|未)/;
 
 /** A sentence that places the action outside this task. */
-export const ZH_OUTSIDE_TASK = /(?:去年|前年|以前|多年前|小时候|上学时|当年|之前工作|过去几年|曾经)/;
+export const ZH_OUTSIDE_TASK =
+  /(?:去年|前年|以前|多年前|小时候|上学时|当年|之前工作|过去几年|曾经|之前在别|别的项目|以往|很多次|好多次|多次了|一直以来)/;

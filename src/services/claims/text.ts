@@ -43,12 +43,15 @@ const LIST_MARKER = /^(?:[-*+•·]|\d+[.)、]|[a-z][.)])\s+/;
 const DONE_CELL =
   /^(?:done|completed?|finished|sent|shipped|deployed|merged|fixed|resolved|✅|✔️?|已完成|完成|已发送|已提交|已修复|已部署|已上线|搞定)\W*$/iu;
 
+const NOT_DONE_CELL =
+  /^(?:not started|to ?do|pending|planned|open|in progress|blocked|waiting|tbd|n\/a|—|-|⏳|❌|未开始|待办|待处理|进行中|未完成|未发送|计划中|阻塞)\W*$/iu;
+
 /**
  * A line that introduces content written for the user (a draft, a template, a sample): what
  * follows it is the reply's content, not the assistant's report, up to the closing remark.
  */
 const CONTENT_INTRO =
-  /(?:\b(?:draft|template|sample|example|suggested|suggestion|version|option [a-z1-9]|wording|poem|haiku|limerick|verse|story|joke|translation|translated|rewrite|rewritten|message you can|text you can|reply you can|you (?:can|could|might) (?:post|send|paste|use|copy|adapt|forward)|for you to (?:post|send|paste|use|copy)|something like)\b|草稿|模板|示例|范文|范例|可以这样写|可以这样回复|供你|供您|诗|翻译|译文|你可以(?:直接)?(?:发|用|贴|复制)|您可以(?:直接)?(?:发|用|贴|复制))[^\n]*[:：]\s*$/i;
+  /(?:\b(?:draft|template|sample|example|suggested|suggestion|version|option [a-z1-9]|wording|poem|haiku|limerick|verse|story|joke|translation|translated|rewrite|rewritten|message you can|text you can|reply you can|you (?:can|could|might) (?:post|send|paste|use|copy|adapt|forward)|for you to (?:post|send|paste|use|copy)|something like)\b|草稿|稿|模板|示例|范文|范例|照着|可以这样写|可以这样回复|供你|供您|诗|翻译|译文|你可以(?:直接)?(?:发|用|贴|复制)|您可以(?:直接)?(?:发|用|贴|复制))[^\n]*[:：]\s*$/i;
 
 /** Closing remarks after a draft ("Let me know…", "Want me to…") are the assistant's again. */
 const CLOSING =
@@ -89,6 +92,8 @@ function assertionLines(answer: string): Array<{ line: string; doneMarker: boole
         .map((cell) => cell.trim())
         .filter((cell) => cell !== "");
       doneRow = cells.length >= 2 && DONE_CELL.test(cells.at(-1) ?? "");
+      // A row whose status says it has not happened is a plan, whatever its verbs.
+      if (cells.length >= 2 && NOT_DONE_CELL.test(cells.at(-1) ?? "")) continue;
       line = cells.join("; ");
     }
     line = line.replace(/^#{1,6}\s+/, "").replace(LIST_MARKER, "");
