@@ -1,4 +1,4 @@
-import { Effect, Either } from "effect";
+import { Effect, Either, Logger } from "effect";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
 import { migrateDatabase } from "../persistence/database.js";
 import * as Ledger from "../persistence/ledger.js";
@@ -26,7 +26,16 @@ export async function recoverCommand(io: CliIO, options: { db: string; json?: bo
   const { recovered, live } = await runOrFail(
     Effect.flatMap(AgentRunStore, (store) =>
       Effect.all({ recovered: store.recoverInterrupted(), live: store.findLiveRuns() }),
-    ).pipe(Effect.provide(Ledger.layer({ filename: options.db, owner: false }))),
+    ).pipe(
+      Effect.provide(Ledger.layer({ filename: options.db, owner: false })),
+      // Warnings (a run that could not be closed) go to stderr: stdout stays the report (or JSON).
+      Effect.provide(
+        Logger.replace(
+          Logger.defaultLogger,
+          Logger.make(({ message }) => io.err(`warning: ${String(message)}`)),
+        ),
+      ),
+    ),
   );
   if (options.json) {
     io.out(JSON.stringify({ recovered, live }));

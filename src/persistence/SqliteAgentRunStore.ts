@@ -1,5 +1,5 @@
 import { SqlClient, type SqlError } from "@effect/sql";
-import { Effect, Layer } from "effect";
+import { Effect, Layer, Schedule } from "effect";
 import {
   CompletionContract,
   type ExecutionReceipt,
@@ -125,19 +125,26 @@ export const make = (
     });
 
     /** Open runs with the verdict on their owner, oldest first. */
+    // One read transaction: the open runs and their owners from the same snapshot (a run that
+    // closes in between must not look ownerless).
     const openRunsJudged = () =>
-      Effect.gen(function* () {
-        const open = yield* findOpenRuns();
-        const owners = yield* openRunOwners().pipe(
-          Effect.provideService(SqlClient.SqlClient, sql),
-          refuse("openRunOwners"),
+      sql
+        .withTransaction(
+          Effect.all([
+            findOpenRuns(),
+            openRunOwners().pipe(Effect.provideService(SqlClient.SqlClient, sql), refuse("openRunOwners")),
+          ]),
+        )
+        .pipe(
+          Effect.catchTag("SqlError", (error) => Effect.fail(LedgerWriter.toLedgerError(error, "openRuns"))),
+          Effect.map(([open, owners]) => {
+            const at = probe();
+            return open.map((run) => {
+              const owner = owners.get(run.runId) ?? null;
+              return { run, owner, verdict: judgeOwner(owner, at) };
+            });
+          }),
         );
-        const at = probe();
-        return open.map((run) => {
-          const owner = owners.get(run.runId) ?? null;
-          return { run, owner, verdict: judgeOwner(owner, at) };
-        });
-      });
 
     const refuse =
       (context: string) =>
@@ -362,11 +369,20 @@ export const make = (
         const recovered: RecoveredRun[] = [];
         for (const { run, verdict } of open) {
           if (!verdict.gone) continue;
-          // One run that cannot be closed must not keep the others open.
+          // Recovery reads before it writes: another process's commit in between makes SQLite
+          // refuse the write at once (SQLITE_BUSY_SNAPSHOT, which busy_timeout does not wait out),
+          // so the whole transaction is tried again. One run that cannot be closed must not keep
+          // the others open; a run its owner closed meanwhile is no failure.
           const closed = yield* sql.withTransaction(recoverRun(run)).pipe(
             LedgerWriter.transactionDefectAsFailure(`recoverInterrupted ${run.runId}`),
             refuse(`recoverInterrupted ${run.runId}`),
-            Effect.tapError((error) => Effect.logWarning(error.message)),
+            Effect.retry({
+              schedule: BUSY_RETRY,
+              while: (error) => /database is locked|SQLITE_BUSY/i.test(error.message),
+            }),
+            Effect.tapError((error) =>
+              error.reason === "run_not_running" ? Effect.void : Effect.logWarning(error.message),
+            ),
             Effect.option,
           );
           if (closed._tag === "Some") recovered.push(closed.value);
@@ -410,6 +426,9 @@ export const make = (
       recoverInterrupted,
     });
   });
+
+/** Up to ~2.5 s of retries for a recovery that meets another writer's commit. */
+const BUSY_RETRY = Schedule.exponential("10 millis").pipe(Schedule.intersect(Schedule.recurs(8)));
 
 /** The store as a layer over whatever SqlClient is provided. */
 export const layer = (

@@ -28,13 +28,16 @@ const SECRET_TEXT_PATTERNS: ReadonlyArray<readonly [RegExp, Replacement]> = [
     (match, name = "", equals = "", quote = "") =>
       isSecretEnvName(name) ? `${name}${equals}${quote}${REDACTED}` : match,
   ],
-  [/\b(sk|rk|pk)-(?:[A-Za-z0-9_-]+-)?[A-Za-z0-9_-]{16,}/g, REDACTED],
+  // Distinctive prefixes are found wherever they are glued (`call_sk-proj-…`, `xsk-ant-…`); the
+  // generic `sk-` only where no letter or digit precedes it (`task-…` is not a key).
+  [/(?:sk-proj|sk-ant|sk-svcacct|sk-admin)-[A-Za-z0-9_-]{16,}/g, REDACTED],
+  [/(?<![A-Za-z0-9])(sk|rk|pk)-(?:[A-Za-z0-9_-]+-)?[A-Za-z0-9_-]{16,}/g, REDACTED],
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, `$1 ${REDACTED}`],
   [
     /\b(x-api-key|api[_-]?key|apikey|access[_-]?token|refresh[_-]?token|token|secret|password|passwd|pwd)(\s*[=:]\s*)("?)[^\s"'&,;]+/gi,
     `$1$2$3${REDACTED}`,
   ],
-  [/\b(gh[pousr]_[A-Za-z0-9]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16})\b/g, REDACTED],
+  [/(gh[pousr]_[A-Za-z0-9]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16})/g, REDACTED],
 ];
 
 /** Object keys whose values are secrets whatever they look like. */
@@ -92,7 +95,7 @@ export function redactText(text: string): string {
  * walk that copies and rewrites them is skipped.
  */
 const SECRET_HINT =
-  /-----BEGIN|\b(?:sk|rk|pk)-|\b(?:bearer|basic)\s|x-api-key|api[_-]?key|access[_-]?token|refresh[_-]?token|token|secret|passw|pwd|_[a-z0-9]*key|\bgh[pousr]_|\bxox[abpr]-|\bakia/i;
+  /-----BEGIN|(?:sk|rk|pk)-|\b(?:bearer|basic)\s|x-api-key|api[_-]?key|access[_-]?token|refresh[_-]?token|token|secret|passw|pwd|_[a-z0-9]*key|gh[pousr]_|xox[abpr]-|akia/i;
 
 /** Whether the value holds a secret-named key or a string with a secret hint. */
 function mayHoldSecret(value: JsonValue): boolean {

@@ -50,6 +50,9 @@ const JOINED_PREFIX = /^(我们|我|把|将|都|也|就|又|还|再|已)(?!们|�
 /** A later word in the clause that makes the verb part of a relative clause or a rule. */
 const LATER_PREDICATE = /不要|不能|别|需要|要求|应该|会被?|才能|可能/;
 const MASK = "〇";
+const MAX_CLAUSE_WORDS = 48;
+const MAX_CLAUSE_CHARS = 160;
+const PUNCTUATION = /[，,；;：:。！!、…]+/;
 const NOUN_COMPOUND = new RegExp(ZH_NOUN_COMPOUNDS.join("|"), "g");
 
 interface Clause {
@@ -62,8 +65,12 @@ function clausesOf(plain: string): Clause[] {
   const clauses: Array<{ words: string[]; leadingConnector: string | undefined }> = [
     { words: [], leadingConnector: undefined },
   ];
-  for (const { segment } of wordSegmenter.segment(masked)) {
-    const word = segment.trim();
+  // Punctuation splits first: the segmenter is given one clause at a time (and only its first
+  // characters: a predicate sits near its clause's start), which keeps it linear on huge answers.
+  const pieces = masked.split(PUNCTUATION).flatMap((piece) => [piece.slice(0, MAX_CLAUSE_CHARS), "，"]);
+  for (const word of pieces.flatMap((piece) =>
+    piece === "，" ? [piece] : Array.from(wordSegmenter.segment(piece), ({ segment }) => segment.trim()),
+  )) {
     if (word === "") continue;
     const current = clauses.at(-1)!;
     if (CLAUSE_BREAK.test(word) || (CONNECTOR.test(word) && current.words.length > 0)) {
@@ -238,14 +245,18 @@ export function chineseClaim(plain: string, marked: boolean): ChineseMatch | und
   const clauses = clausesOf(plain);
   // A question asks only in its last clause: "配置已经改好，要我现在重启吗？" still reports.
   if (/[?？]\s*$|吗\s*[。.]?\s*$/.test(plain)) clauses.pop();
+  const endsIntro = /[:：]\s*$/.test(plain.slice(-8));
   let carriedBlock = false;
   let carriedDone = false;
-  for (const clause of clauses) {
+  for (const whole of clauses) {
+    // A predicate sits near its clause's start; a bounded prefix keeps the detector linear.
+    const clause =
+      whole.words.length > MAX_CLAUSE_WORDS ? { ...whole, words: whole.words.slice(0, MAX_CLAUSE_WORDS) } : whole;
     if (clause.leadingConnector && CONTRAST.test(clause.leadingConnector)) carriedBlock = false;
     const opensBlock = clause.words.some(carries);
     const ownMarker = clause.words.some((w) => ZH_DONE_BEFORE.has(w));
     if (carriedBlock && !ownMarker) continue;
-    const found = clauseClaim(clause.words, marked, carriedDone, /[:：]\s*$/.test(plain));
+    const found = clauseClaim(clause.words, marked, carriedDone, endsIntro);
     if (found && typeof found === "object") return found;
     carriedDone = found === "marked";
     carriedBlock = carriedBlock || opensBlock;

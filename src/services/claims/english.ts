@@ -193,6 +193,8 @@ const STATIVE_PARTICIPLES = new Set([
 ]);
 const HEADLINE_NEXT = /^(?:to|in|into|on|onto|for|at|via|with|from|as|successfully|coderef|#\w+|v?\d[\w.]*)$/;
 
+const MAX_CLAUSE_WORDS = 40;
+
 /** A finite verb later in the clause makes a leading participle an adjective ("Scheduled maintenance happens…"). */
 const FINITE_LATER = new Set([
   "is",
@@ -336,7 +338,10 @@ function someoneElseActed(clause: ReadonlyArray<string>): boolean {
 export function englishClaim(plain: string, marked: boolean): EnglishMatch | undefined {
   if (/\?\s*$/.test(plain) || OUTSIDE_TASK.test(plain)) return undefined;
   let otherSubject = false;
-  for (const clause of clauses(tokens(plain))) {
+  for (const whole of clauses(tokens(plain))) {
+    // A predicate sits near its clause's start; reading a bounded prefix keeps the detector linear
+    // in the answer's length (a 5 MB answer without punctuation is one clause).
+    const clause = whole.length > MAX_CLAUSE_WORDS ? whole.slice(0, MAX_CLAUSE_WORDS) : whole;
     const found = clauseClaim(clause, marked, otherSubject);
     if (found) return found;
     otherSubject = someoneElseActed(clause) || (otherSubject && !clause.some((word) => FIRST_PERSON.has(word)));

@@ -1,4 +1,4 @@
-import { Cause, HashMap, Layer, List, Logger, type LogLevel } from "effect";
+import { Cause, HashMap, type Layer, List, Logger, type LogLevel } from "effect";
 import type { JsonValue } from "../../domain/index.js";
 import { redact, redactText } from "../../persistence/payloadHygiene.js";
 
@@ -59,7 +59,8 @@ export const jsonLinesLogger: Logger.Logger<unknown, void> = Logger.withConsoleE
  * host's) logger when logging is on; leaves it alone when off (the run logs are then not emitted).
  */
 export function loggingLayer(options: LoggingOptions): Layer.Layer<never> {
-  if (!loggingEnabled(options)) return Layer.empty;
+  // Off means off: Effect's default logger would print warnings on the host's stdout.
+  if (!loggingEnabled(options)) return Logger.replace(Logger.defaultLogger, Logger.none);
   return Logger.replace(Logger.defaultLogger, redactingLogger(options.logger ?? jsonLinesLogger));
 }
 

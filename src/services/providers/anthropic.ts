@@ -71,6 +71,8 @@ export function anthropicProvider(config: AnthropicConfig): Provider {
     apiKey: config.apiKey,
     baseURL: config.baseURL ?? "https://api.anthropic.com",
     maxRetries: 0,
+    // The SDKs log raw response text (secrets included) on console.error; agentloop logs its own, redacted.
+    logLevel: "off",
     timeout: timeoutMs,
   });
   const stream = config.stream ?? true;

@@ -73,6 +73,8 @@ export function openAIChatProvider(config: OpenAIChatConfig): Provider {
     apiKey: config.apiKey,
     ...(config.baseURL ? { baseURL: config.baseURL } : {}),
     maxRetries: 0,
+    // The SDKs log raw response text (secrets included) on console.error; agentloop logs its own, redacted.
+    logLevel: "off",
     timeout: timeoutMs,
   });
   const stream = config.stream ?? true;

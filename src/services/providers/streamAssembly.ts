@@ -6,6 +6,7 @@ import type {
   ProviderAnomaly,
   ToolCall,
 } from "../../domain/index.js";
+import { redactText } from "../../persistence/payloadHygiene.js";
 
 /**
  * Provider-neutral assembly of one model turn: tool calls built from streamed (or whole) fragments,
@@ -156,7 +157,11 @@ export interface TurnParts {
 }
 
 const RAW_LIMIT = 2_000;
-const clip = (text: string, max = 120) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+/** Redacted before it is cut: a key cut in half no longer matches its pattern. */
+const clip = (raw: string, max = 120) => {
+  const text = redactText(raw);
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+};
 
 function parseArguments(raw: string): { ok: true; value: JsonValue } | { ok: false } {
   if (raw.trim().length === 0) return { ok: true, value: {} };

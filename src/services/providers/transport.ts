@@ -1,4 +1,5 @@
 import { Effect } from "effect";
+import { redactText } from "../../persistence/payloadHygiene.js";
 import { ProviderError, type ProviderErrorReason, reasonForStatus } from "./Provider.js";
 
 /**
@@ -99,8 +100,9 @@ interface ApiErrorShape {
   readonly apiMessage?: string | null;
 }
 
+/** Redacted before it is cut: a key cut in half no longer matches its pattern. */
 const oneLine = (text: string, max = 300) => {
-  const line = text.replace(/\s+/g, " ").trim();
+  const line = redactText(text).replace(/\s+/g, " ").trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 };
 
