@@ -52,14 +52,21 @@ export async function benchClaims(options: BenchOptions): Promise<BenchResult> {
   }
   const reps = options.quick ? 2 : 5;
   const corpus = await options.measured(async () =>
-    usPerCall(() => {
-      for (const answer of all) detectClaims(answer.text);
-    }, options.quick ? 1 : 20, reps),
+    usPerCall(
+      () => {
+        for (const answer of all) detectClaims(answer.text);
+      },
+      options.quick ? 1 : 20,
+      reps,
+    ),
   );
   const twoKb = Object.fromEntries(
     LANGS.map((lang) => {
       const text = answerOfBytes(loadCorpus("dev", lang), 2048);
-      return [lang, { bytes: Buffer.byteLength(text), us: usPerCall(() => detectClaims(text), options.quick ? 10 : 500, reps) }];
+      return [
+        lang,
+        { bytes: Buffer.byteLength(text), us: usPerCall(() => detectClaims(text), options.quick ? 10 : 500, reps) },
+      ];
     }),
   );
   return {
