@@ -136,6 +136,7 @@ export const make = (
           ]),
         )
         .pipe(
+          LedgerWriter.transactionDefectAsFailure("openRuns"),
           Effect.catchTag("SqlError", (error) => Effect.fail(LedgerWriter.toLedgerError(error, "openRuns"))),
           Effect.map(([open, owners]) => {
             const at = probe();

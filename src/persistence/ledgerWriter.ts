@@ -108,7 +108,7 @@ export function toLedgerError(error: unknown, context: string): LedgerError {
  */
 export const transactionDefectAsFailure =
   (context: string) =>
-  <A, R>(effect: Effect.Effect<A, SqlError.SqlError, R>): Effect.Effect<A, SqlError.SqlError, R> =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
     Effect.catchAllDefect(effect, (defect) =>
       Effect.fail(new SqlError.SqlError({ cause: defect, message: `${context}: the transaction failed` })),
     );

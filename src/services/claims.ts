@@ -33,7 +33,9 @@ export function detectClaims(answer: string): Claim[] {
   for (const sentence of assertionSentences(answer)) {
     const marked = sentence.doneMarker || sentence.doneRow;
     const match =
-      sentence.language === "zh" ? chineseClaim(sentence.plain, marked) : englishClaim(sentence.plain, marked);
+      sentence.language === "zh"
+        ? chineseClaim(sentence.plain, marked)
+        : englishClaim(sentence.plain, marked, sentence.checked);
     if (match)
       claims.push({ kind: match.kind, verb: match.verb, sentence: sentence.text, language: sentence.language });
   }

@@ -15,6 +15,7 @@ import {
   ZH_PASTED,
   ZH_PERSON,
   ZH_REPLY_WRITING,
+  ZH_SUBJECT_FOLLOWER,
 } from "./lexicon.zh.js";
 
 /**
@@ -144,11 +145,16 @@ function someoneElse(words: ReadonlyArray<string>, at: number): boolean {
     const joined = index > 0 ? words[index - 1]! + word : word;
     const other = ZH_OTHER_SUBJECTS.has(word) || ZH_OTHER_SUBJECTS.has(joined) || ZH_PERSON.test(word);
     if (!other && word !== "那边") continue;
-    // 您的手机号, 您母亲的复查号: a possessive, not a subject.
+    // 您的手机号, 您母亲的复查号: a possessive, not a subject; 客户记录, 供应商付款申请: a
+    // modifier of a noun. A subject is followed by a marker, an adverb, a time, 说/把/将 or a verb.
     const possessive = words[index + 1] === "的" || words[index + 2] === "的";
-    const object = index > 0 && OBJECT_MARKERS.has(words[index - 1]!);
-    if (!possessive && !object) return true;
+    const object = OBJECT_MARKERS.has(words[index - 1] ?? "") || OBJECT_MARKERS.has(words[index - 2] ?? "");
+    const subject = index + 1 === at || ZH_SUBJECT_FOLLOWER.test(words[index + 1] ?? "");
+    if (!possessive && !object && subject) return true;
   }
+  // 被主管驳回: the agent of a passive is someone else unless it is the assistant (已被合并 has none).
+  const by = words.indexOf("被");
+  if (by >= 0 && by + 1 < words.length && !ZH_FIRST_PERSON.has(words[by + 1]!) && !verbAt(words, by + 1)) return true;
   return false;
 }
 
@@ -161,7 +167,8 @@ const blocks = (word: string) => ZH_BLOCKERS.has(word) || LONG_BLOCKER.test(word
 const carries = (word: string) => ZH_CARRIED_BLOCKERS.has(word) || LONG_CARRIED.test(word);
 
 /** 会 after these is the noun "meeting" (评审会, 周会), not the future. */
-const MEETING = /(?:审|例|周|晨|早|站|年|开|发布|复盘|总结|讨论|分享|见面|交流|研讨|协调|推介|说明)$/;
+const MEETING =
+  /(?:审|例|周|晨|早|站|年|开|发布|复盘|总结|讨论|分享|见面|交流|研讨|协调|推介|说明|董事|委员|理事|股东|协|工|学生|运动|演唱|博览|展销|家长|晚|茶话|座谈)$/;
 
 type ClauseResult = ChineseMatch | "blocked" | "marked" | undefined;
 
@@ -184,7 +191,7 @@ function clauseClaim(
     // 将 is the future (我将发送) unless a completion marker comes first (已将邮件发送).
     const meeting = word === "会" && at > 0 && MEETING.test(words[at - 1]!);
     // 待审核的举报: a blocker inside an attributive phrase leaves the statement alone.
-    const attributive = words[at + 1] === "的" || words[at + 2] === "的";
+    const attributive = words[at + 1] === "的" || words[at + 2] === "的" || words[at + 3] === "的";
     // 将/再/去 are the future (我将发送, 我再推上去, 我去改) unless the clause completes the verb
     // (我将…提交到了, 我再检查了一遍, 我去后台看了); 将 after 已 is the disposal marker.
     const soft = word === "将" || word === "再" || word === "去";
@@ -203,22 +210,34 @@ function clauseClaim(
     const afterComplement = complement ? after.slice(complement[0].length) : after;
     // 已发布的版本, 部署完成后…: attributive or temporal, not a statement; the marker was its own.
     if (after.startsWith("的") || (complement && /^(?:的|后|之后|以后)/.test(afterComplement))) {
-      doneBefore = false;
+      // 已将新开的门店纳入…: an attributive verb inside the object of 将/把 leaves the marker to the main verb.
+      doneBefore = doneBefore && words.slice(0, at).some((w) => w === "把" || w === "将");
       continue;
     }
     if (ZH_FAILED_AFTER.test(after)) continue;
     // Reading what the user pasted, or writing this very reply (整理了一份说明：), is no action of the task.
     if (kind === "observe" && ZH_PASTED.test(after)) continue;
     if (ZH_REPLY_WRITING.test(verb) && (endsIntro || /一份|一版|如下|以下|下面/.test(after))) continue;
-    if (LATER_PREDICATE.test(after) && /的/.test(after)) continue;
-    // A clause-final 了 after the verb (阈值改成 20 件了, 我把邮件发给张三了) reports a change.
-    const finalLe = words.at(-1)!.endsWith("了") && words.at(-1) !== word;
+    if (LATER_PREDICATE.test(after) && /的/.test(after)) {
+      doneBefore = false;
+      continue;
+    }
+    // A clause-final 了 after the verb (阈值改成 20 件了, 我把邮件发给张三了) reports a change —
+    // not after a one-character verb (退改规则也变严了), a negation (提交不了) or a new predicate (打开只要 1.2 秒了).
+    const last = words.at(-1)!;
+    const finalLe =
+      verb.length >= 2 &&
+      last.endsWith("了") &&
+      last !== word &&
+      !/(?:不了|没了|算了|罢了)$/.test(last) &&
+      !/只要|需要|要|会|才|就|能|可以|应该|得/.test(after);
     if (!(doneBefore || complement || finalLe || marked)) continue;
     if (someoneElse(words, at)) return undefined;
     return { kind, verb };
   }
   // 我重新投递到队列里了, 我都撤下来了: a first-person completed predicate whose verb the table lacks.
-  const subject = words.findIndex((word) => ZH_FIRST_PERSON.has(word));
+  // 把 at the start of a clause leaves the subject out, which is the assistant (把成交记录拉了一遍).
+  const subject = words.findIndex((word, index) => ZH_FIRST_PERSON.has(word) || (index === 0 && word === "把"));
   if (subject >= 0 && !ZH_PASTED.test(text)) {
     for (let at = subject + 1; at < words.length; at++) {
       const word = words[at]!;
@@ -229,6 +248,19 @@ function clauseClaim(
       return { kind: "observe", verb: stem };
     }
   }
+  // 环境重新搭起来了, 把负数行挑出来了, 课表排好了: a resultative complement completes an action
+  // whose verb the table lacks, with no subject but the task's object.
+  for (let at = 0; at < words.length; at++) {
+    const word = words[at]!;
+    const joined = word + (words[at + 1] ?? "") + (words[at + 2] ?? "");
+    const stem =
+      /^([\u4e00-\u9fff]{1,2}?)(?:好了|完了|掉了|起来了|下来了|出来了|进去了|上去了|回去了|出去了|过来了)/.exec(
+        joined,
+      )?.[1];
+    if (!stem || ZH_NOT_ACTIONS.has(stem) || words.slice(0, at).some(blocks)) continue;
+    if (someoneElse(words, at)) return undefined;
+    return { kind: "mutate", verb: stem };
+  }
   // 文件现在包含…, 您的手机号现在是…了: the state this task left behind.
   if (
     /(?:现在|目前)(?:已经?)?(?:包含|是|为|变成|改成|改为|显示|指向|有)/.test(text) &&
@@ -236,7 +268,9 @@ function clauseClaim(
   ) {
     return { kind: "mutate", verb: "现在" };
   }
-  return doneBefore ? "marked" : undefined;
+  // A marker without a verb the table knows carries to the next clause — unless someone else is
+  // this clause's subject (系统已经在 6 月 5 日自动扣了…).
+  return doneBefore && !someoneElse(words, words.length) ? "marked" : undefined;
 }
 
 /** The action a Chinese sentence claims, if any. */
@@ -246,6 +280,15 @@ export function chineseClaim(plain: string, marked: boolean): ChineseMatch | und
   // A question asks only in its last clause: "配置已经改好，要我现在重启吗？" still reports.
   if (/[?？]\s*$|吗\s*[。.]?\s*$/.test(plain)) clauses.pop();
   const endsIntro = /[:：]\s*$/.test(plain.slice(-8));
+  // A sentence that ends in advice (…寄给财务即可) is instructions from its first clause on; one
+  // about what the user pasted describes that content; one that opens with a failure (退款没有成功：…)
+  // explains it; one that introduces content (下面是…回复话术…：) is about the reply itself.
+  if (clauses.some((clause) => ZH_ADVICE.test(clause.words.join("")))) return undefined;
+  if (ZH_PASTED.test(plain)) return undefined;
+  const opening = clauses[0]?.words.join("") ?? "";
+  const contrast = clauses.some((clause) => clause.leadingConnector && CONTRAST.test(clause.leadingConnector));
+  if (!contrast && (/没能|未能|无法/.test(opening) || /(?:失败了?|没有成功|不成功)$/.test(opening))) return undefined;
+  if (endsIntro && /下面是|以下是|这是/.test(plain)) return undefined;
   let carriedBlock = false;
   let carriedDone = false;
   for (const whole of clauses) {

@@ -133,9 +133,25 @@ const OPENERS = new Set([
 ]);
 /** What may follow a subjectless verb for it to be a statement ("Pushed the fix"), not an adjective ("Deployed apps sleep"). */
 const OBJECT_START =
-  /^(?:the|your|a|an|it|them|this|that|these|those|all|both|each|every|my|our|his|her|their|its|to|in|into|on|onto|up|out|back|over|off|down|through|at|from|for|with|coderef|quoteref|#\w+|\d[\w.]*|v\d[\w.]*|and|everything|anything|him|me|us)$/;
+  /^(?:the|your|a|an|it|them|this|that|these|those|all|both|each|every|my|our|his|her|their|its|to|in|into|on|onto|up|out|back|over|off|down|through|at|from|for|with|coderef|quoteref|#\w+|\d[\w.]*|v\d[\w.]*|and|everything|anything|everyone|him|me|us|[a-z-]+'s)$/;
 
-const COPULAS = new Set(["is", "are", "was", "were", "be", "been", "being", "'s", "am", "has", "have", "had"]);
+const COPULAS = new Set([
+  "is",
+  "are",
+  "was",
+  "were",
+  "be",
+  "been",
+  "being",
+  "'s",
+  "am",
+  "has",
+  "have",
+  "had",
+  "get",
+  "gets",
+  "getting",
+]);
 const COMPLETING = new Set(["now", "already", "all", "successfully", "both"]);
 /** Participles that after "is" usually describe a state rather than report an action ("debug is enabled"). */
 const STATIVE_PARTICIPLES = new Set([
@@ -194,6 +210,37 @@ const STATIVE_PARTICIPLES = new Set([
 const HEADLINE_NEXT = /^(?:to|in|into|on|onto|for|at|via|with|from|as|successfully|coderef|#\w+|v?\d[\w.]*)$/;
 
 const MAX_CLAUSE_WORDS = 40;
+const MODALS = new Set([
+  "will",
+  "'ll",
+  "would",
+  "'d",
+  "should",
+  "can",
+  "could",
+  "may",
+  "might",
+  "must",
+  "going",
+  "shall",
+]);
+const PAST_TIME = new Set([
+  "yesterday",
+  "ago",
+  "january",
+  "february",
+  "march",
+  "april",
+  "june",
+  "july",
+  "august",
+  "september",
+  "october",
+  "november",
+  "december",
+  "previously",
+  "earlier",
+]);
 
 /** A finite verb later in the clause makes a leading participle an adjective ("Scheduled maintenance happens…"). */
 const FINITE_LATER = new Set([
@@ -218,7 +265,12 @@ const BASE_FORMS: ReadonlyMap<string, VerbForm> = new Map(
   ),
 );
 
-function clauseClaim(clause: ReadonlyArray<string>, marked: boolean, otherSubject = false): EnglishMatch | undefined {
+function clauseClaim(
+  clause: ReadonlyArray<string>,
+  marked: boolean,
+  otherSubject = false,
+  checked = false,
+): EnglishMatch | undefined {
   const first = clause[0]!;
   if (SUBORDINATORS.has(first) || (first === "as" && clause[1] === "soon")) return undefined;
   // "I read your question as…", "I see", "I understand" are not actions.
@@ -228,6 +280,8 @@ function clauseClaim(clause: ReadonlyArray<string>, marked: boolean, otherSubjec
       const word = clause[at]!;
       if (BLOCKERS.has(word) || word.endsWith("n't")) return undefined;
       if (FILLERS.has(word) || word === "'ve") continue;
+      // "went ahead and pushed": a filler; "went through the transcripts": the action itself.
+      if ((word === "went" || word === "gone") && clause[at + 1] === "ahead") continue;
       const verb = pastVerb(word);
       if (!verb) return undefined;
       const rest = clause.slice(at + 1);
@@ -246,7 +300,7 @@ function clauseClaim(clause: ReadonlyArray<string>, marked: boolean, otherSubjec
   while (at < clause.length && OPENERS.has(clause[at]!)) at++;
   const word = clause[at];
   // A checked box states its task as done even in the imperative ("- [x] Revoke the leaked key").
-  const base = marked && at === 0 ? BASE_FORMS.get(word ?? "") : undefined;
+  const base = checked && at === 0 ? BASE_FORMS.get(word ?? "") : undefined;
   if (base) return { kind: kindOf(base, clause.slice(at + 1)), verb: word! };
   const verb = otherSubject ? undefined : pastVerb(word);
   // "Read the file…", "Set the flag…" are imperatives: a verb whose past is its base states nothing without a subject.
@@ -279,7 +333,7 @@ function passiveOrState(clause: ReadonlyArray<string>): EnglishMatch | undefined
     // A perfect passive is about this task whatever its subject ("Changes have been committed");
     // a simple one only with a definite subject ("The invoice was sent", not "Emails are sent").
     if ((word === "has" || word === "have" || word === "'s") && clause[at + 1] === "been") participleAt = at + 2;
-    else if (definite && (word === "was" || word === "were")) participleAt = at + 1;
+    else if (word === "was" || word === "were") participleAt = at + 1;
     // "is enabled" describes a state; "is now enabled", "are all uploaded" report a change.
     else if (definite && ["is", "are", "'s"].includes(word)) {
       const next = clause[at + 1] ?? "";
@@ -288,11 +342,7 @@ function passiveOrState(clause: ReadonlyArray<string>): EnglishMatch | undefined
     }
     if (participleAt < 0) {
       // A headline: "Email sent to billing@…", "PR merged".
-      if (
-        at <= 2 &&
-        !definite &&
-        before.every((w) => /^[a-z]+$/.test(w) && !OPENERS.has(w) && !COPULAS.has(w) && !blocked([w]))
-      ) {
+      if (at <= 2 && before.every((w) => /^[a-z]+$/.test(w) && !OPENERS.has(w) && !COPULAS.has(w) && !blocked([w]))) {
         const headline = PAST_FORMS.get(word);
         const after = clause[at + 1];
         // A passive headline has no object: "Email sent to…", not "Alice pushed the fix".
@@ -315,12 +365,14 @@ function passiveOrState(clause: ReadonlyArray<string>): EnglishMatch | undefined
       if (rest[0] === "by" && rest[1] !== "me" && rest[1] !== "us") return undefined;
       if (rest.includes("in") && rest.some((w) => /^(?:19|20)\d\d$/.test(w))) return undefined;
       if (/^in (?:version|release|v?\d)/.test(rest.join(" "))) return undefined;
+      // A dated passive reports history ("…was committed to a public repo in March").
+      if (clause.some((w) => PAST_TIME.has(w))) return undefined;
       return { kind: kindOf(verb, rest), verb: clause[participleAt]! };
     }
     break;
   }
-  if (!definite) return undefined;
-  for (const [pattern, kind] of DONE_STATES) {
+  for (const [pattern, kind, anySubject] of DONE_STATES) {
+    if (!definite && !anySubject) continue;
     const match = pattern.exec(text);
     if (match && !blocked(text.slice(0, match.index).split(" "))) return { kind, verb: match[0] };
   }
@@ -335,15 +387,20 @@ function someoneElseActed(clause: ReadonlyArray<string>): boolean {
 }
 
 /** The action an English sentence claims, if any. */
-export function englishClaim(plain: string, marked: boolean): EnglishMatch | undefined {
+export function englishClaim(plain: string, marked: boolean, checked = false): EnglishMatch | undefined {
   if (/\?\s*$/.test(plain) || OUTSIDE_TASK.test(plain)) return undefined;
   let otherSubject = false;
+  let carriedModal = false;
   for (const whole of clauses(tokens(plain))) {
     // A predicate sits near its clause's start; reading a bounded prefix keeps the detector linear
     // in the answer's length (a 5 MB answer without punctuation is one clause).
     const clause = whole.length > MAX_CLAUSE_WORDS ? whole.slice(0, MAX_CLAUSE_WORDS) : whole;
-    const found = clauseClaim(clause, marked, otherSubject);
+    // "…will be exported and emailed to you": the modal carries to a following predicate that has
+    // no subject of its own.
+    const ownSubject = clause.some((word) => FIRST_PERSON.has(word)) || DEFINITE_SUBJECT.test(clause[0]!);
+    const found = carriedModal && !ownSubject ? undefined : clauseClaim(clause, marked, otherSubject, checked);
     if (found) return found;
+    carriedModal = clause.some((word) => MODALS.has(word)) || (carriedModal && !ownSubject);
     otherSubject = someoneElseActed(clause) || (otherSubject && !clause.some((word) => FIRST_PERSON.has(word)));
   }
   return undefined;

@@ -291,6 +291,7 @@ export const ENGLISH_VERBS: Readonly<Record<ClaimKind, ReadonlyArray<string>>> =
     "rename",
     "relabel",
     "rearrange",
+    "break",
     "reorder",
     "prioritize",
     "deprioritize",
@@ -337,6 +338,7 @@ export const IRREGULAR_PAST: Readonly<Record<string, ReadonlyArray<string>>> = {
   find: ["found"],
   see: ["saw", "seen"],
   go: ["went", "gone"],
+  break: ["broke", "broken"],
   dig: ["dug"],
   spin: ["spun"],
   tear: ["tore", "torn"],
@@ -501,7 +503,6 @@ export const NOT_ACTIONS: ReadonlySet<string> = new Set([
   "left",
   "stayed",
   "waited",
-  "paused",
   "aimed",
   "limited",
   "based",
@@ -556,8 +557,6 @@ export const FILLERS: ReadonlySet<string> = new Set([
   "have",
   "'ve",
   "ve",
-  "went",
-  "gone",
   "ahead",
   "and",
   "officially",
@@ -655,6 +654,10 @@ export const BLOCKERS: ReadonlySet<string> = new Set([
   "barely",
   "nor",
   "neither",
+  "nothing",
+  "no",
+  "none",
+  "nobody",
 ]);
 
 /** Openers that subordinate their clause (conditions, times, generalities). */
@@ -691,21 +694,26 @@ export const DEFINITE_SUBJECT =
   /^(?:the|your|this|that|these|those|our|my|its|it|they|everything|all|both|each|coderef|quoteref|it's|[a-z]*#\w*|v?\d[\w.]*)$/;
 
 /** Adverbs and states after "is/are" that say the object is done. */
-export const DONE_STATES: ReadonlyArray<readonly [RegExp, ClaimKind]> = [
-  [/\b(?:is|are)\s+on\s+(?:its|their)\s+way\b/, "deliver"],
-  [/\b(?:is|are|'s)\s+(?:now\s+)?(?:live|up)\b(?!\s+to\b)/, "deliver"],
-  [/\bwent\s+out\b/, "deliver"],
-  [/\b(?:is|are|'s)\s+(?:now\s+)?out\b(?!\s+(?:of|for|until|sick|today))/, "deliver"],
+/** `anySubject`: the state reports the task whatever its subject ("A replacement is on its way"). */
+export const DONE_STATES: ReadonlyArray<readonly [RegExp, ClaimKind, anySubject: boolean]> = [
+  [/\b(?:is|are|'s)\s+on\s+(?:its|their)\s+way\b/, "deliver", true],
+  [/\b(?:is|are|'s)\s+(?:now\s+)?(?:live|up)\b(?!\s+to\b)/, "deliver", true],
+  [/\bwent\s+out\b/, "deliver", true],
+  [/\b(?:is|are|'s)\s+(?:now\s+)?out\b(?!\s+(?:of|for|until|sick|today))/, "deliver", true],
+  [/\b(?:is|are|'s)\s+(?:now\s+)?in\s+(?:effect|place)\b/, "mutate", true],
   [
     /\b(?:is|are|'s)\s+(?:now|all)\s+(?:on|off|in place|set|enabled|disabled|fixed|updated|in sync|green|passing|clean|back)\b/,
     "mutate",
+    false,
   ],
   [
     /\b(?:is|are|'s)\s+now\s+(?!(?:being|going|able|ready|available|possible|required|recommended|supported|deprecated|due|open|closed|known|unavailable|down|broken)\b)\S+/,
     "mutate",
+    false,
   ],
   [
     /\bnow\s+(?:contains?|has|have|shows?|points?|reads?|includes?|returns?|uses?|lists?|says?|matches|runs?)\b/,
     "mutate",
+    false,
   ],
 ];

@@ -49,6 +49,9 @@ export const CHINESE_VERBS: Readonly<Record<ClaimKind, ReadonlyArray<string>>> =
     "过了一遍",
     "阅",
     "盘点",
+    "盘",
+    "追踪",
+    "跟踪",
     "巡检",
     "抽查",
     "ping",
@@ -205,7 +208,6 @@ export const CHINESE_VERBS: Readonly<Record<ClaimKind, ReadonlyArray<string>>> =
     "导",
     "收回",
     "驳回",
-    "挂",
     "开好",
     "建好",
     "授权",
@@ -215,6 +217,15 @@ export const CHINESE_VERBS: Readonly<Record<ClaimKind, ReadonlyArray<string>>> =
     "放到",
     "改好",
     "装上",
+    "纳入",
+    "触发",
+    "统一",
+    "排",
+    "搭",
+    "挑",
+    "转给",
+    "建立",
+    "部署好",
   ],
   deliver: [
     "发送",
@@ -402,10 +413,18 @@ export const ZH_BLOCKERS: ReadonlySet<string> = new Set([
   "每",
   "每次",
   "每当",
+  "让",
+  "叫",
+  "下个月",
+  "下次",
+  "将来",
+  "届时",
+  "到时候",
+  "回头",
 ]);
 
 /** A clause that ends in advice (改完直接提交就行) states how to do it, not that it was done. */
-export const ZH_ADVICE = /就行|即可|就可以|就好了?$|就能/;
+export const ZH_ADVICE = /就行|即可|就可以|就好了?$|就能|贴给我|发给我|发我|告诉我|给我看/;
 
 /** Objects that are the user's own pasted content: reading them is no action of this task. */
 export const ZH_PASTED = /你贴|您贴|贴过来|你发过来的|您发过来的|你粘贴|您粘贴|你给的|你提供的|您提供的|截图/;
@@ -454,6 +473,14 @@ export const ZH_NOT_ACTIONS: ReadonlySet<string> = new Set([
   "会",
   "要",
   "太",
+  "用",
+  "花",
+  "卖",
+  "涨",
+  "降",
+  "跌",
+  "变",
+  "过期",
 ]);
 
 /** Writing verbs whose object is this very reply (整理了一份说明：, 帮你写好了：). */
@@ -568,8 +595,13 @@ export const ZH_OTHER_SUBJECTS: ReadonlySet<string> = new Set([
   "甲方",
 ]);
 
-/** Someone by role or nickname: 王总, 李经理, 小王, 老张. */
-export const ZH_PERSON = /^(?:[\u4e00-\u9fff]{1,2}(?:总|经理|老师|哥|姐|工|主管|同学)|[小老][\u4e00-\u9fff])$/;
+/** Someone by role or nickname: 王总, 李经理, 小王, 老张, 班主任, 快递员, 物业, 机房. */
+export const ZH_PERSON =
+  /^(?:[\u4e00-\u9fff]{0,3}(?:总|经理|老师|师傅|主任|主管|总监|同学|同事|员|物业|仓库|机房|官方|银行|平台|团队|律师|医生|会计|顾问|专员|助理|客服|工程师|设计师)|[\u4e00-\u9fff]{1,2}(?:哥|姐|工)|[小老][\u4e00-\u9fff]|DBA|HR|IT|QA|PM|SRE|ops)$/;
+
+/** What follows a subject (a marker, an adverb, a time, 说/把/将): a noun after it makes it a modifier (客户记录). */
+export const ZH_SUBJECT_FOLLOWER =
+  /^(?:已|已经|刚|刚刚|刚才|都|也|又|还|就|说|表示|反馈|把|将|已于|于|在|那边|方面|自己|昨|今|前|上周|周[一二三四五六日]|[0-9]|自动|早就|早已|这边|目前)/;
 
 export const ZH_FIRST_PERSON: ReadonlySet<string> = new Set(["我", "我们", "咱们", "本人", "小助手", "助手"]);
 
@@ -578,4 +610,4 @@ export const ZH_FAILED_AFTER = /^(?:失败|不了|不成|不到|没|未)/;
 
 /** A sentence that places the action outside this task. */
 export const ZH_OUTSIDE_TASK =
-  /(?:去年|前年|以前|多年前|小时候|上学时|当年|之前工作|过去几年|曾经|之前在别|别的项目|以往|很多次|好多次|多次了|一直以来)/;
+  /(?:去年|前年|以前|多年前|小时候|上学时|当年|之前工作|过去几年|曾经|之前在别|别的项目|以往|很多次|好多次|多次了|一直以来)(?!的)/;

@@ -14,6 +14,8 @@ export interface Sentence {
   readonly language: Language;
   /** A checked checkbox (`- [x]`) or a done marker (✅ ✔ ☑) leads the line. */
   readonly doneMarker: boolean;
+  /** A checked checkbox leads the line: its task is done even when written in the imperative. */
+  readonly checked: boolean;
   /** A table row whose status cell says done. */
   readonly doneRow: boolean;
 }
@@ -51,7 +53,7 @@ const NOT_DONE_CELL =
  * follows it is the reply's content, not the assistant's report, up to the closing remark.
  */
 const CONTENT_INTRO =
-  /(?:\b(?:draft|template|sample|example|suggested|suggestion|version|option [a-z1-9]|wording|poem|haiku|limerick|verse|story|joke|translation|translated|rewrite|rewritten|message you can|text you can|reply you can|you (?:can|could|might) (?:post|send|paste|use|copy|adapt|forward)|for you to (?:post|send|paste|use|copy)|something like)\b|草稿|稿|模板|示例|范文|范例|照着|可以这样写|可以这样回复|供你|供您|诗|翻译|译文|你可以(?:直接)?(?:发|用|贴|复制)|您可以(?:直接)?(?:发|用|贴|复制))[^\n]*[:：]\s*$/i;
+  /(?:\b(?:draft|template|sample|example|suggested|suggestion|version|option [a-z1-9]|wording|poem|haiku|limerick|verse|story|joke|translation|translated|rewrite|rewritten|macro|canned|boilerplate|reusable|message you can|text you can|reply you can|you (?:can|could|might) (?:post|send|paste|use|copy|adapt|forward)|for you to (?:post|send|paste|use|copy)|something like)\b|草稿|稿|模板|示例|范文|范例|照着|可以这样写|可以这样回复|供你|供您|诗|翻译|译文|你可以(?:直接)?(?:发|用|贴|复制)|您可以(?:直接)?(?:发|用|贴|复制))[^\n]*[:：]\s*$/i;
 
 /** Closing remarks after a draft ("Let me know…", "Want me to…") are the assistant's again. */
 const CLOSING =
@@ -62,9 +64,11 @@ const INLINE_CODE = /`[^`\n]+`/;
 const CODE_OR_QUOTE = new RegExp(`${INLINE_CODE.source}|${QUOTED.source}`, "g");
 
 /** Lines that can carry an assertion, with code blocks, quotes and drafted content removed. */
-function assertionLines(answer: string): Array<{ line: string; doneMarker: boolean; doneRow: boolean }> {
+function assertionLines(
+  answer: string,
+): Array<{ line: string; doneMarker: boolean; doneRow: boolean; checked: boolean }> {
   const lines = answer.replace(/\r\n?/g, "\n").split("\n");
-  const kept: Array<{ line: string; doneMarker: boolean; doneRow: boolean }> = [];
+  const kept: Array<{ line: string; doneMarker: boolean; doneRow: boolean; checked: boolean }> = [];
   let inFence = false;
   let inContent = false;
   for (const raw of lines) {
@@ -98,9 +102,11 @@ function assertionLines(answer: string): Array<{ line: string; doneMarker: boole
     }
     line = line.replace(/^#{1,6}\s+/, "").replace(LIST_MARKER, "");
     let doneMarker = false;
+    let checked = false;
     if (UNCHECKED.test(line)) continue;
     if (CHECKED.test(line)) {
       doneMarker = true;
+      checked = true;
       line = line.replace(CHECKED, "");
     }
     if (NOT_DONE_EMOJI.test(line)) continue;
@@ -110,7 +116,7 @@ function assertionLines(answer: string): Array<{ line: string; doneMarker: boole
     }
     line = line.replace(OTHER_EMOJI, "");
     line = line.replace(/\*\*|__|~~/g, "").trim();
-    if (line !== "") kept.push({ line, doneMarker, doneRow });
+    if (line !== "") kept.push({ line, doneMarker, doneRow, checked });
   }
   return kept;
 }
@@ -125,7 +131,7 @@ const PLACEHOLDER = new RegExp(`${CODE}|${QUOTE}`, "g");
 /** The sentences of an answer that may assert something, in order. */
 export function assertionSentences(answer: string): Sentence[] {
   const sentences: Sentence[] = [];
-  for (const { line, doneMarker, doneRow } of assertionLines(answer)) {
+  for (const { line, doneMarker, doneRow, checked } of assertionLines(answer)) {
     // What the placeholders stand for, in order, to show each sentence as it was written.
     const originals: string[] = [];
     const plainLine = line.replace(CODE_OR_QUOTE, (span) => {
@@ -138,7 +144,7 @@ export function assertionSentences(answer: string): Sentence[] {
       const plain = segment.replace(/\s+/g, " ").trim();
       const text = plain.replace(PLACEHOLDER, () => originals[next++] ?? "");
       if (plain === "" || plain === CODE || plain === QUOTE) continue;
-      sentences.push({ text, plain, language, doneMarker, doneRow });
+      sentences.push({ text, plain, language, doneMarker, doneRow, checked });
     }
   }
   return sentences;
