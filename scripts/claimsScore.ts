@@ -4,7 +4,7 @@
  * (it is scored, not studied).
  */
 import { detectClaims } from "../src/services/claims.js";
-import { loadCorpus, score, type Split } from "../test/support/claimsCorpus.js";
+import { loadCorpus, type Split, score } from "../test/support/claimsCorpus.js";
 
 const [split = "dev", lang = "en", flag] = process.argv.slice(2) as [Split, "en" | "zh", string | undefined];
 const answers = loadCorpus(split, lang);
@@ -15,7 +15,12 @@ if (flag === "--errors" && split !== "heldout") {
     console.log(`${error.said ? "FP" : "FN"} ${error.id} [${error.note}] ${JSON.stringify(answer.text).slice(0, 300)}`);
     if (error.said) {
       const claims = detectClaims(answer.text);
-      console.log(`   → ${claims.map((claim) => `${claim.verb}: ${claim.sentence}`).join(" | ").slice(0, 200)}`);
+      console.log(
+        `   → ${claims
+          .map((claim) => `${claim.verb}: ${claim.sentence}`)
+          .join(" | ")
+          .slice(0, 200)}`,
+      );
     }
   }
 }
