@@ -283,7 +283,8 @@ export function chineseClaim(plain: string, marked: boolean): ChineseMatch | und
   // A sentence that ends in advice (…寄给财务即可) is instructions from its first clause on; one
   // about what the user pasted describes that content; one that opens with a failure (退款没有成功：…)
   // explains it; one that introduces content (下面是…回复话术…：) is about the reply itself.
-  if (clauses.some((clause) => ZH_ADVICE.test(clause.words.join("")))) return undefined;
+  // (Its clauses count only with a marker or a first-person subject of their own: 刚刚推上去了，你拉一下就能看到.)
+  const advice = clauses.some((clause) => ZH_ADVICE.test(clause.words.join("")));
   if (ZH_PASTED.test(plain)) return undefined;
   const opening = clauses[0]?.words.join("") ?? "";
   const contrast = clauses.some((clause) => clause.leadingConnector && CONTRAST.test(clause.leadingConnector));
@@ -299,6 +300,7 @@ export function chineseClaim(plain: string, marked: boolean): ChineseMatch | und
     const opensBlock = clause.words.some(carries);
     const ownMarker = clause.words.some((w) => ZH_DONE_BEFORE.has(w));
     if (carriedBlock && !ownMarker) continue;
+    if (advice && !ownMarker && !clause.words.some((w) => ZH_FIRST_PERSON.has(w))) continue;
     const found = clauseClaim(clause.words, marked, carriedDone, endsIntro);
     if (found && typeof found === "object") return found;
     carriedDone = found === "marked";
