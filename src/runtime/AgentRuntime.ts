@@ -56,6 +56,12 @@ export interface AgentRuntimeConfig {
   /** Rollout switch (seed §3.3): `observe` records verdicts but reports as `off`; default `enforce`. */
   readonly receiptVerification?: ReceiptVerificationMode | undefined;
   /**
+   * Issue O: ask the run's provider, in one extra call, about the sentences of a `completed`
+   * answer the claim detector was unsure of; it can only add claims (never upgrade a run). Off by
+   * default; counted in `agentloop_claim_judge_calls_total`.
+   */
+  readonly claimJudge?: boolean | undefined;
+  /**
    * Close runs a crashed process left open (default true). Runs whose owner — another runtime on
    * the same file — is still alive are left to it: a process on this host is gone when its pid is,
    * any owner when its heartbeat lapsed.
@@ -264,6 +270,7 @@ export class AgentRuntime {
         defaultToolTimeoutMs: this.config.defaultToolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
         now: () => new Date().toISOString(),
         receiptVerification: this.config.receiptVerification ?? "enforce",
+        claimJudge: this.config.claimJudge ?? false,
         observer, // [observability]
       }),
     );

@@ -20,6 +20,8 @@ import type {
 } from "../domain/index.js";
 import { hasEvidence, MUTATION_EVIDENCE_KEYS, STABLE_ID_KEYS } from "../domain/index.js";
 import { AgentRunStore, type EventToAppend } from "../persistence/AgentRunStore.js";
+import { judgeClaims } from "../services/claimJudge.js";
+import { uncertainSentences } from "../services/claims.js";
 import { passthroughObserver, type RunObserver } from "../services/observability/tracing.js";
 import type { Provider } from "../services/providers/Provider.js";
 import { type RetryPolicy, withProviderRetry } from "../services/providers/retry.js";
@@ -47,6 +49,8 @@ export interface RunWiring {
   readonly defaultToolTimeoutMs: number;
   readonly now: () => string;
   readonly receiptVerification: ReceiptVerificationMode;
+  /** Ask the run's provider about sentences the claim detector was unsure of (off by default). */
+  readonly claimJudge?: boolean | undefined;
   /** Spans (children of the run's root span, when tracing is on), run logs and metric facts. */
   readonly observer?: RunObserver | undefined;
 }
@@ -289,11 +293,19 @@ export function runOperations(wiring: RunWiring) {
     );
 
   const verify = (input: VerifyInput): Effect.Effect<Reply<"VERIFIED"> | Reply<"VERIFY_FAILED">> =>
-    Effect.sync(() =>
-      wiring.receiptVerification === "off"
-        ? ({ verdict: "completed", reason: "answered", missing: [] } as const)
-        : verifyAnswer({ ...input, capabilities: wiring.provider.capabilities }),
-    ).pipe(
+    Effect.gen(function* () {
+      if (wiring.receiptVerification === "off")
+        return { verdict: "completed", reason: "answered", missing: [] } as const;
+      const capabilities = wiring.provider.capabilities;
+      const verdict = verifyAnswer({ ...input, capabilities });
+      // The judge can only take a `completed` away: it is asked only then, about the unsure band.
+      if (!wiring.claimJudge || verdict.verdict !== "completed") return verdict;
+      const unsure = uncertainSentences(input.answer);
+      if (unsure.length === 0) return verdict;
+      // Step 0: the judge is not a step of the run (its answer is neither recorded nor shown to the model).
+      const judged = yield* judgeClaims(wiring.provider, wiring.runId, 0, unsure);
+      return judged.length === 0 ? verdict : verifyAnswer({ ...input, capabilities, judged });
+    }).pipe(
       Effect.map((verdict) => ({ type: "VERIFIED" as const, verdict })),
       Effect.catchAllDefect((defect) =>
         Effect.succeed({ type: "VERIFY_FAILED" as const, detail: failureText(defect) }),

@@ -1,6 +1,6 @@
 import type { ExecutionReceipt, ToolKind } from "../domain/index.js";
-import { chineseClaim } from "./claims/chinese.js";
-import { englishClaim } from "./claims/english.js";
+import { chineseClaim, chineseCue } from "./claims/chinese.js";
+import { englishClaim, englishCue } from "./claims/english.js";
 import type { ClaimKind } from "./claims/kinds.js";
 import { assertionSentences, type Language } from "./claims/text.js";
 
@@ -40,6 +40,28 @@ export function detectClaims(answer: string): Claim[] {
       claims.push({ kind: match.kind, verb: match.verb, sentence: sentence.text, language: sentence.language });
   }
   return claims;
+}
+
+/**
+ * The detector's unsure band: sentences it did not take as claims although they hold a completed
+ * form of an action verb (English: a past form of any action verb; Chinese: a completion marker and
+ * a verb of the table) — where a negation, a condition, another subject or an attributive reading
+ * decided. Only these go to the optional model judge (claimJudge.ts), at most `limit` of them.
+ */
+export function uncertainSentences(answer: string, limit = 12): string[] {
+  const uncertain: string[] = [];
+  for (const sentence of assertionSentences(answer)) {
+    if (uncertain.length >= limit) break;
+    const marked = sentence.doneMarker || sentence.doneRow;
+    const claimed =
+      sentence.language === "zh"
+        ? chineseClaim(sentence.plain, marked)
+        : englishClaim(sentence.plain, marked, sentence.checked);
+    if (claimed) continue;
+    const cue = sentence.language === "zh" ? chineseCue(sentence.plain) : englishCue(sentence.plain);
+    if (cue) uncertain.push(sentence.text);
+  }
+  return uncertain;
 }
 
 /** Which tool kinds' successful receipts can back a claim of each kind. */

@@ -1,5 +1,7 @@
 import type { Verdict, VerifyInput } from "../domain/index.js";
 import { CORRECTION_MESSAGE, correctionText, evidenceGap, type ProviderCapabilities } from "../domain/index.js";
+import type { JudgedClaim } from "./claimJudge.js";
+import { languageOf } from "./claims/text.js";
 import { type Claim, detectClaims, unbackedClaims } from "./claims.js";
 
 export { CORRECTION_MESSAGE, correctionText };
@@ -12,9 +14,18 @@ const describeClaim = (claim: Claim) => `a successful ${claim.kind} result for t
  * `unverified`. A provider without tool calling cannot produce evidence, so an evidence contract
  * ends `unverified` / `tool_calling_unsupported` without a correction.
  */
-export function verifyAnswer(input: VerifyInput & { readonly capabilities: ProviderCapabilities }): Verdict {
+export function verifyAnswer(
+  input: VerifyInput & {
+    readonly capabilities: ProviderCapabilities;
+    /** Claims the optional model judge found among the detector's unsure sentences (never fewer claims). */
+    readonly judged?: ReadonlyArray<JudgedClaim> | undefined;
+  },
+): Verdict {
   const gap = evidenceGap(input.contract, input.receipts, input.toolKinds);
-  const claims = unbackedClaims(detectClaims(input.answer), input.receipts, input.toolKinds);
+  const judged = (input.judged ?? []).map(
+    (claim): Claim => ({ ...claim, verb: "judged", language: languageOf(claim.sentence) }),
+  );
+  const claims = unbackedClaims([...detectClaims(input.answer), ...judged], input.receipts, input.toolKinds);
   const missing = [...gap.missing, ...claims.map(describeClaim)];
   const recorded =
     claims.length > 0 ? { claims: claims.map((claim) => ({ sentence: claim.sentence, kind: claim.kind })) } : {};

@@ -273,6 +273,12 @@ function clauseClaim(
   return doneBefore && !someoneElse(words, words.length) ? "marked" : undefined;
 }
 
+/** Whether the sentence holds a completion marker and a verb of the table at all (the judge's band, see claims.ts). */
+export function chineseCue(plain: string): boolean {
+  const head = plain.slice(0, 400);
+  return /[已了过完]/.test(head) && VERBS.some(([verb]) => head.includes(verb));
+}
+
 /** The action a Chinese sentence claims, if any. */
 export function chineseClaim(plain: string, marked: boolean): ChineseMatch | undefined {
   if (ZH_OUTSIDE_TASK.test(plain)) return undefined;

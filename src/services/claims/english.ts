@@ -386,6 +386,11 @@ function someoneElseActed(clause: ReadonlyArray<string>): boolean {
   return verbAt > 0 && !clause.slice(0, verbAt).some((word) => COPULAS.has(word));
 }
 
+/** Whether the sentence holds a completed form of an action verb at all (the judge's band, see claims.ts). */
+export function englishCue(plain: string): boolean {
+  return tokens(plain.slice(0, 2000)).some((word) => pastVerb(word) !== undefined);
+}
+
 /** The action an English sentence claims, if any. */
 export function englishClaim(plain: string, marked: boolean, checked = false): EnglishMatch | undefined {
   if (/\?\s*$/.test(plain) || OUTSIDE_TASK.test(plain)) return undefined;
