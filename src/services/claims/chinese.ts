@@ -40,6 +40,13 @@ const VERBS: ReadonlyArray<readonly [verb: string, kind: ClaimKind]> = (["observ
   .flatMap((kind) => CHINESE_VERBS[kind].map((verb) => [verb, kind] as const))
   .sort((a, b) => b[0].length - a[0].length);
 
+/** The verbs by their first character: most words start no verb. */
+const VERBS_BY_FIRST: ReadonlyMap<string, ReadonlyArray<readonly [string, ClaimKind]>> = (() => {
+  const index = new Map<string, Array<readonly [string, ClaimKind]>>();
+  for (const entry of VERBS) index.set(entry[0][0]!, [...(index.get(entry[0][0]!) ?? []), entry]);
+  return index;
+})();
+
 const CLAUSE_BREAK = /^[，,；;：:。！!、…]+$/;
 /** Connectors that start a new clause; 但/不过 also end what an opening clause carried. */
 const CONNECTOR = /^(?:但|但是|不过|可是|只是|然后|并且|而且|同时|接着|另外|所以|因此|而)$/;
@@ -49,7 +56,7 @@ const COMPLEMENT_START = /^(?:了|过|好|完|掉|上|出|到|下|去|成|给|�
 /** ICU joins a pronoun or a particle to the next character (我看, 我把): split them off. */
 const JOINED_PREFIX = /^(我们|我|把|将|都|也|就|又|还|再|已)(?!们|经|是|有|要|会|可|然|许|握|军|来|过|往|说)(.+)$/;
 /** A later word in the clause that makes the verb part of a relative clause or a rule. */
-const LATER_PREDICATE = /不要|不能|别|需要|要求|应该|会被?|才能|可能/;
+const LATER_PREDICATE = /不要|不能|别|需要|要求|应该|会(?![议员计话场所谈见])|才能|可能/;
 const MASK = "〇";
 const MAX_CLAUSE_WORDS = 48;
 const MAX_CLAUSE_CHARS = 160;
@@ -84,7 +91,10 @@ function clausesOf(plain: string): Clause[] {
       continue;
     }
     const joined = JOINED_PREFIX.exec(word);
+    // ICU also joins a place word to the verb after it (表格里加了一列: 里加).
+    const located = /^([里内中])(.+)$/.exec(word);
     if (joined && ZH_DONE_BEFORE.has(word) === false) current.words.push(joined[1]!, joined[2]!);
+    else if (located && VERBS_BY_FIRST.has(located[2]![0]!)) current.words.push(located[1]!, located[2]!);
     else current.words.push(word);
   }
   return clauses.filter((clause) => clause.words.length > 0);
@@ -97,7 +107,7 @@ function verbAt(
 ): { verb: string; kind: ClaimKind; after: string } | undefined {
   const word = words[at]!;
   const rest = words.slice(at).join("");
-  for (const [verb, kind] of VERBS) {
+  for (const [verb, kind] of VERBS_BY_FIRST.get(word[0]!) ?? []) {
     if (!rest.startsWith(verb)) continue;
     if (word.length > verb.length && !COMPLEMENT_START.test(word.slice(verb.length))) continue;
     return { verb, kind, after: rest.slice(verb.length) };
@@ -282,6 +292,10 @@ export function chineseCue(plain: string): boolean {
 /** The action a Chinese sentence claims, if any. */
 export function chineseClaim(plain: string, marked: boolean): ChineseMatch | undefined {
   if (ZH_OUTSIDE_TASK.test(plain)) return undefined;
+  // A status word on its own: 搞定！, 办妥。, 好的，完事了。
+  if (/^(?:好的|好嘞|OK|ok)?[，,\s]*(?:搞定|办妥|完事|弄好|全搞定)[了啦咯！!。.～~\s]*$/.test(plain)) {
+    return { kind: "mutate", verb: "搞定" };
+  }
   const clauses = clausesOf(plain);
   // A question asks only in its last clause: "配置已经改好，要我现在重启吗？" still reports.
   if (/[?？]\s*$|吗\s*[。.]?\s*$/.test(plain)) clauses.pop();

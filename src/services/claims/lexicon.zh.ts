@@ -51,6 +51,8 @@ export const CHINESE_VERBS: Readonly<Record<ClaimKind, ReadonlyArray<string>>> =
     "盘点",
     "盘",
     "追踪",
+    "定位",
+    "排查到",
     "跟踪",
     "巡检",
     "抽查",
@@ -172,6 +174,8 @@ export const CHINESE_VERBS: Readonly<Record<ClaimKind, ReadonlyArray<string>>> =
     "冻结",
     "解冻",
     "合入",
+    "合进",
+    "合到",
     "重装",
     "刷新",
     "同步",
@@ -335,7 +339,7 @@ export const ZH_DONE_BEFORE: ReadonlySet<string> = new Set([
 
 /** What follows a verb to make it completed (发了, 改完了, 删掉, 推上去了, 发过去了, 部署成功). */
 export const ZH_DONE_AFTER =
-  /^(?:了|过|好了?|完了?|掉了?|完毕|完成|成功|出去了?|上去了?|过去了?|下来了?|到了|上了|进去了?|进了|成了|为了|好啦|完啦|啦|咯)/;
+  /^(?:完毕|完成|成功|了|过|好了?|完了?|掉了?|出去了?|上去了?|过去了?|下来了?|到了|上了|进去了?|进了|成了|为了|好啦|完啦|啦|咯)/;
 
 /** Segments before the verb (in its clause) that make it not done, not yet done, or not said as done. */
 export const ZH_BLOCKERS: ReadonlySet<string> = new Set([
@@ -411,6 +415,8 @@ export const ZH_BLOCKERS: ReadonlySet<string> = new Set([
   "理论上",
   "等等",
   "每",
+  "显示",
+  "提示",
   "每次",
   "每当",
   "让",
