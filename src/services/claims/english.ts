@@ -69,7 +69,9 @@ function pastVerb(word: string | undefined): VerbForm | undefined {
   if (!word || NOT_ACTIONS.has(word)) return undefined;
   const known = PAST_FORMS.get(word);
   if (known) return known;
-  // An unknown verb claims the weakest kind: any successful receipt can back it.
+  // "unused", "unchanged": un- participles are adjectives. An unknown verb claims the weakest
+  // kind: any successful receipt can back it.
+  if (/^un[a-z]+ed$/.test(word)) return undefined;
   return /^[a-z][a-z-]{2,}ed$/.test(word) && !/(?:eed|ied)$/.test(word) ? { base: word, kind: "observe" } : undefined;
 }
 
@@ -244,6 +246,21 @@ const PAST_TIME = new Set([
 
 /** A finite verb later in the clause makes a leading participle an adjective ("Scheduled maintenance happens…"). */
 const FINITE_LATER = new Set([
+  "happens",
+  "runs",
+  "takes",
+  "starts",
+  "lasts",
+  "works",
+  "means",
+  "sleep",
+  "sleeps",
+  "requires",
+  "needs",
+  "uses",
+  "stays",
+  "goes",
+  "shows",
   "is",
   "are",
   "was",
@@ -312,7 +329,7 @@ function clauseClaim(
       next !== undefined &&
       at === 0 &&
       !next.endsWith("s") &&
-      !clause.slice(at + 2).some((w) => FINITE_LATER.has(w) || /^[a-z]{3,}s$/.test(w));
+      !clause.slice(at + 2).some((w) => FINITE_LATER.has(w) || w.endsWith("n't"));
     if (next === undefined || OBJECT_START.test(next) || marked || singularNoun) {
       return { kind: kindOf(verb, clause.slice(at + 1)), verb: word! };
     }
@@ -366,7 +383,10 @@ function passiveOrState(clause: ReadonlyArray<string>): EnglishMatch | undefined
       if (rest.includes("in") && rest.some((w) => /^(?:19|20)\d\d$/.test(w))) return undefined;
       if (/^in (?:version|release|v?\d)/.test(rest.join(" "))) return undefined;
       // A dated passive reports history ("…was committed to a public repo in March").
-      if (clause.some((w) => PAST_TIME.has(w))) return undefined;
+      // A dated simple past (…was committed to a public repo in March) or a state since a past time
+      // (…has been paused since Tuesday) is history; "is paused until September 1" is this task's.
+      if ((word === "was" || word === "were") && clause.some((w) => PAST_TIME.has(w))) return undefined;
+      if (rest.includes("since")) return undefined;
       return { kind: kindOf(verb, rest), verb: clause[participleAt]! };
     }
     break;
