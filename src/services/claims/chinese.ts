@@ -14,6 +14,7 @@ import {
   ZH_OUTSIDE_TASK,
   ZH_PASTED,
   ZH_PERSON,
+  ZH_REPLY_OBJECT,
   ZH_REPLY_WRITING,
   ZH_SUBJECT_FOLLOWER,
 } from "./lexicon.zh.js";
@@ -153,12 +154,14 @@ function someoneElse(words: ReadonlyArray<string>, at: number): boolean {
     const word = words[index]!;
     if (ZH_FIRST_PERSON.has(word)) return false;
     const joined = index > 0 ? words[index - 1]! + word : word;
-    const other = ZH_OTHER_SUBJECTS.has(word) || ZH_OTHER_SUBJECTS.has(joined) || ZH_PERSON.test(word);
+    const other =
+      ZH_OTHER_SUBJECTS.has(word) || ZH_OTHER_SUBJECTS.has(joined) || ZH_PERSON.test(word) || ZH_PERSON.test(joined);
     if (!other && word !== "那边") continue;
     // 您的手机号, 您母亲的复查号: a possessive, not a subject; 客户记录, 供应商付款申请: a
     // modifier of a noun. A subject is followed by a marker, an adverb, a time, 说/把/将 or a verb.
     const possessive = words[index + 1] === "的" || words[index + 2] === "的";
-    const object = OBJECT_MARKERS.has(words[index - 1] ?? "") || OBJECT_MARKERS.has(words[index - 2] ?? "");
+    // 给财务部的陈姐发了: the object of 给/帮/为 may be a few words long.
+    const object = words.slice(Math.max(0, index - 5), index).some((w) => OBJECT_MARKERS.has(w));
     const subject = index + 1 === at || ZH_SUBJECT_FOLLOWER.test(words[index + 1] ?? "");
     if (!possessive && !object && subject) return true;
   }
@@ -180,7 +183,7 @@ const carries = (word: string) => ZH_CARRIED_BLOCKERS.has(word) || LONG_CARRIED.
 const MEETING =
   /(?:审|例|周|晨|早|站|年|开|发布|复盘|总结|讨论|分享|见面|交流|研讨|协调|推介|说明|董事|委员|理事|股东|协|工|学生|运动|演唱|博览|展销|家长|晚|茶话|座谈)$/;
 
-type ClauseResult = ChineseMatch | "blocked" | "marked" | undefined;
+type ClauseResult = ChineseMatch | "blocked" | "marked" | "other" | undefined;
 
 function clauseClaim(
   words: ReadonlyArray<string>,
@@ -190,6 +193,16 @@ function clauseClaim(
 ): ClauseResult {
   const text = words.join("");
   if (ZH_ADVICE.test(text)) return "blocked";
+  // 文件现在包含…, 您的手机号现在是…了, 你的权限已经是管理员了: the state this task left behind.
+  if (
+    (/(?:现在|目前)(?:已经?)?(?:包含|是|为|变成|改成|改为|显示|指向|有|支持|只剩|剩下|设在|设成|设为|定在)/.test(
+      text,
+    ) ||
+      /^(?:你|您)的\S{1,12}(?:已经|现在)(?:是|为|变成)/.test(text)) &&
+    !someoneElse(words, words.length)
+  ) {
+    return { kind: "mutate", verb: "现在" };
+  }
   let doneBefore = carriedDone;
   for (let at = 0; at < words.length; at++) {
     const word = words[at]!;
@@ -204,14 +217,18 @@ function clauseClaim(
     const attributive = words[at + 1] === "的" || words[at + 2] === "的" || words[at + 3] === "的";
     // 将/再/去 are the future (我将发送, 我再推上去, 我去改) unless the clause completes the verb
     // (我将…提交到了, 我再检查了一遍, 我去后台看了); 将 after 已 is the disposal marker.
-    const soft = word === "将" || word === "再" || word === "去";
+    const soft = word === "将" || word === "再" || word === "去" || word === "随后";
     const completedLater = /[了过]/.test(words.slice(at + 1).join(""));
     if (soft) {
       if (!doneBefore && !completedLater) return "blocked";
-    } else if (blocks(word) && !meeting && !attributive) return "blocked";
+    } else if ((blocks(word) || blocks(word + (words[at + 1] ?? ""))) && !meeting && !attributive) {
+      // A one-character blocker after a completed predicate belongs to a later phrase (我跟进了一下那笔应收款).
+      const doneEarlier = /[了过]/.test(words.slice(0, at).join(""));
+      if (!(word.length === 1 && doneEarlier && !ZH_BLOCKERS.has(word + (words[at + 1] ?? "")))) return "blocked";
+    }
     // A latin verb after a marker: "nginx 已 reload".
     if (doneBefore && /^[a-z]+$/i.test(word) && at > 0 && ZH_DONE_BEFORE.has(words[at - 1]!)) {
-      return someoneElse(words, at) ? undefined : { kind: "mutate", verb: word };
+      return someoneElse(words, at) ? "other" : { kind: "mutate", verb: word };
     }
     const found = verbAt(words, at);
     if (!found) continue;
@@ -227,7 +244,18 @@ function clauseClaim(
     if (ZH_FAILED_AFTER.test(after)) continue;
     // Reading what the user pasted, or writing this very reply (整理了一份说明：), is no action of the task.
     if (kind === "observe" && ZH_PASTED.test(after)) continue;
-    if (ZH_REPLY_WRITING.test(verb) && (endsIntro || /一份|一版|如下|以下|下面/.test(after))) continue;
+    if (ZH_REPLY_WRITING.test(verb) && (endsIntro || ZH_REPLY_OBJECT.test(after))) continue;
+    // 适合已经推送到远端的分支: a marked verb phrase that ends in 的 + a short noun after another
+    // predicate (适合) is attributive; at the clause's start (已预约…的洁牙) it is the statement.
+    const markerAt = words.findIndex((w) => ZH_DONE_BEFORE.has(w));
+    const modifier =
+      markerAt > 0 && !words.slice(0, markerAt).some((w) => ZH_FIRST_PERSON.has(w) || w === "把" || w === "将");
+    if (modifier && /的[\u4e00-\u9fff]{1,4}$/.test(after) && !/[了过]/.test(after.slice(0, after.lastIndexOf("的")))) {
+      doneBefore = false;
+      continue;
+    }
+    // 自动开了一个 PR: done by a system or a bot, not the assistant.
+    if (words.slice(0, at).includes("自动")) return "other";
     if (LATER_PREDICATE.test(after) && /的/.test(after)) {
       doneBefore = false;
       continue;
@@ -242,7 +270,7 @@ function clauseClaim(
       !/(?:不了|没了|算了|罢了)$/.test(last) &&
       !/只要|需要|要|会|才|就|能|可以|应该|得/.test(after);
     if (!(doneBefore || complement || finalLe || marked)) continue;
-    if (someoneElse(words, at)) return undefined;
+    if (someoneElse(words, at)) return "other";
     return { kind, verb };
   }
   // 我重新投递到队列里了, 我都撤下来了: a first-person completed predicate whose verb the table lacks.
@@ -268,18 +296,9 @@ function clauseClaim(
         joined,
       )?.[1];
     if (!stem || ZH_NOT_ACTIONS.has(stem) || words.slice(0, at).some(blocks)) continue;
-    if (someoneElse(words, at)) return undefined;
+    if (someoneElse(words, at)) return "other";
     return { kind: "mutate", verb: stem };
   }
-  // 文件现在包含…, 您的手机号现在是…了: the state this task left behind.
-  if (
-    /(?:现在|目前)(?:已经?)?(?:包含|是|为|变成|改成|改为|显示|指向|有)/.test(text) &&
-    !someoneElse(words, words.length)
-  ) {
-    return { kind: "mutate", verb: "现在" };
-  }
-  // A marker without a verb the table knows carries to the next clause — unless someone else is
-  // this clause's subject (系统已经在 6 月 5 日自动扣了…).
   return doneBefore && !someoneElse(words, words.length) ? "marked" : undefined;
 }
 
@@ -312,6 +331,7 @@ export function chineseClaim(plain: string, marked: boolean): ChineseMatch | und
   if (endsIntro && /下面是|以下是|这是/.test(plain)) return undefined;
   let carriedBlock = false;
   let carriedDone = false;
+  let carriedOther = false;
   for (const whole of clauses) {
     // A predicate sits near its clause's start; a bounded prefix keeps the detector linear.
     const clause =
@@ -320,10 +340,13 @@ export function chineseClaim(plain: string, marked: boolean): ChineseMatch | und
     const opensBlock = clause.words.some(carries);
     const ownMarker = clause.words.some((w) => ZH_DONE_BEFORE.has(w));
     if (carriedBlock && !ownMarker) continue;
+    // 值班同事已经把服务回滚了，告警刚刚恢复: what follows someone else's action is theirs too.
+    if (carriedOther && !clause.words.some((w) => ZH_FIRST_PERSON.has(w))) continue;
     if (advice && !ownMarker && !clause.words.some((w) => ZH_FIRST_PERSON.has(w))) continue;
     const found = clauseClaim(clause.words, marked, carriedDone, endsIntro);
     if (found && typeof found === "object") return found;
     carriedDone = found === "marked";
+    carriedOther = carriedOther || found === "other";
     carriedBlock = carriedBlock || opensBlock;
   }
   return undefined;

@@ -298,6 +298,8 @@ export const CHINESE_VERBS: Readonly<Record<ClaimKind, ReadonlyArray<string>>> =
     "发帖",
     "留言",
     "评论",
+    "发起",
+    "改签",
     "投递",
     "退",
     "交稿",
@@ -417,6 +419,11 @@ export const ZH_BLOCKERS: ReadonlySet<string> = new Set([
   "每",
   "显示",
   "提示",
+  "说明",
+  "表明",
+  "意味着",
+  "未能",
+  "没能",
   "每次",
   "每当",
   "让",
@@ -430,10 +437,11 @@ export const ZH_BLOCKERS: ReadonlySet<string> = new Set([
 ]);
 
 /** A clause that ends in advice (改完直接提交就行) states how to do it, not that it was done. */
-export const ZH_ADVICE = /就行|即可|就可以|就好了?$|就能|贴给我|发给我|发我|告诉我|给我看/;
+export const ZH_ADVICE = /就行|即可|就可以|就好了?$|贴给我|发给我|发我|告诉我|给我看/;
 
 /** Objects that are the user's own pasted content: reading them is no action of this task. */
-export const ZH_PASTED = /你贴|您贴|贴过来|你发过来的|您发过来的|你粘贴|您粘贴|你给的|你提供的|您提供的|截图/;
+export const ZH_PASTED =
+  /你贴|您贴|贴过来|你发过来的|您发过来的|你粘贴|您粘贴|你给的|你提供的|您提供的|你的截图|您的截图|截图里|截图上/;
 
 /** Completed words that state a thought or a state, not an action (我知道了, 我明白了). */
 export const ZH_NOT_ACTIONS: ReadonlySet<string> = new Set([
@@ -492,6 +500,9 @@ export const ZH_NOT_ACTIONS: ReadonlySet<string> = new Set([
 /** Writing verbs whose object is this very reply (整理了一份说明：, 帮你写好了：). */
 export const ZH_REPLY_WRITING = /^(?:写|整理|准备|起草|草拟|列|总结|拟|汇总)/;
 
+/** Objects of a writing verb that are this very reply (给你写了一条文案：…). */
+export const ZH_REPLY_OBJECT = /一份|一版|一条|一段|如下|以下|下面|文案|草稿|稿子|回复话术|模板/;
+
 /** Openers that make the following clauses of the sentence conditional, future or general too. */
 export const ZH_CARRIED_BLOCKERS: ReadonlySet<string> = new Set([
   "如果",
@@ -521,6 +532,8 @@ export const ZH_CARRIED_BLOCKERS: ReadonlySet<string> = new Set([
   "记得",
   "务必",
   "接下来",
+  "来",
+  "我来",
   "然后再",
   "等会",
   "待会",
@@ -599,6 +612,10 @@ export const ZH_OTHER_SUBJECTS: ReadonlySet<string> = new Set([
   "运营",
   "乙方",
   "甲方",
+  "远端",
+  "对端",
+  "服务器",
+  "服务端",
 ]);
 
 /** Someone by role or nickname: 王总, 李经理, 小王, 老张, 班主任, 快递员, 物业, 机房. */
@@ -607,13 +624,13 @@ export const ZH_PERSON =
 
 /** What follows a subject (a marker, an adverb, a time, 说/把/将): a noun after it makes it a modifier (客户记录). */
 export const ZH_SUBJECT_FOLLOWER =
-  /^(?:已|已经|刚|刚刚|刚才|都|也|又|还|就|说|表示|反馈|把|将|已于|于|在|那边|方面|自己|昨|今|前|上周|周[一二三四五六日]|[0-9]|自动|早就|早已|这边|目前)/;
+  /^(?:已|已经|刚|刚刚|刚才|都|也|又|还|就|说|表示|反馈|把|将|已于|于|在|那边|方面|自己|昨|今|前|上周|周[一二三四五六日]|[0-9]|自动|早就|早已|这边|目前|先|之前|以前|刚好)/;
 
 export const ZH_FIRST_PERSON: ReadonlySet<string> = new Set(["我", "我们", "咱们", "本人", "小助手", "助手"]);
 
 /** Right after the verb: the action failed or has not happened. */
-export const ZH_FAILED_AFTER = /^(?:失败|不了|不成|不到|没|未)/;
+export const ZH_FAILED_AFTER = /^(?:失败|不|没|未)/;
 
 /** A sentence that places the action outside this task. */
 export const ZH_OUTSIDE_TASK =
-  /(?:去年|前年|以前|多年前|小时候|上学时|当年|之前工作|过去几年|曾经|之前在别|别的项目|以往|很多次|好多次|多次了|一直以来)(?!的)/;
+  /(?:去年|前年|(?<![年月日号点])以前|多年前|小时候|上学时|当年|之前工作|过去几年|曾经|之前在别|别的项目|以往|很多次|好多次|多次了|一直以来)(?!的)/;
