@@ -53,7 +53,7 @@ const CLAUSE_BREAK = /^[，,；;：:。！!、…]+$/;
 const CONNECTOR = /^(?:但|但是|不过|可是|只是|然后|并且|而且|同时|接着|另外|所以|因此|而)$/;
 const CONTRAST = /^(?:但|但是|不过|可是|只是)$/;
 /** A verb inside a longer word counts only when the rest of the word is its complement (改了, 推上). */
-const COMPLEMENT_START = /^(?:了|过|好|完|掉|上|出|到|下|去|成|给|进|回|齐|为)/;
+const COMPLEMENT_START = /^(?:了|过|好|完|掉|上|出|到|下|去|成|给|进|回|齐|为|通)/;
 /** ICU joins a pronoun or a particle to the next character (我看, 我把): split them off. */
 const JOINED_PREFIX = /^(我们|我|把|将|都|也|就|又|还|再|已)(?!们|经|是|有|要|会|可|然|许|握|军|来|过|往|说)(.+)$/;
 /** A later word in the clause that makes the verb part of a relative clause or a rule. */
@@ -162,7 +162,12 @@ function someoneElse(words: ReadonlyArray<string>, at: number): boolean {
     const possessive = words[index + 1] === "的" || words[index + 2] === "的";
     // 给财务部的陈姐发了: the object of 给/帮/为 may be a few words long.
     const object = words.slice(Math.max(0, index - 5), index).some((w) => OBJECT_MARKERS.has(w));
-    const subject = index + 1 === at || ZH_SUBJECT_FOLLOWER.test(words[index + 1] ?? "");
+    // 你同事王磊已经…: a name right after the role is the same subject.
+    const appositive =
+      /^(?:同事|同学|老师|经理|领导|朋友)$/.test(word) &&
+      /^[\u4e00-\u9fff]{1,3}$/.test(words[index + 1] ?? "") &&
+      ZH_SUBJECT_FOLLOWER.test(words[index + 2] ?? "");
+    const subject = index + 1 === at || ZH_SUBJECT_FOLLOWER.test(words[index + 1] ?? "") || appositive;
     if (!possessive && !object && subject) return true;
   }
   // 被主管驳回: the agent of a passive is someone else unless it is the assistant (已被合并 has none).
@@ -193,6 +198,8 @@ function clauseClaim(
 ): ClauseResult {
   const text = words.join("");
   if (ZH_ADVICE.test(text)) return "blocked";
+  // 执行完 npm install 后，…: a temporal clause states no action, and what follows is a sequence to do.
+  if (/(?:后|之后|以后|的时候)$/.test(text)) return "blocked";
   // 文件现在包含…, 您的手机号现在是…了, 你的权限已经是管理员了: the state this task left behind.
   if (
     (/(?:现在|目前)(?:已经?)?(?:包含|是|为|变成|改成|改为|显示|指向|有|支持|只剩|剩下|设在|设成|设为|定在)/.test(
@@ -217,7 +224,7 @@ function clauseClaim(
     const attributive = words[at + 1] === "的" || words[at + 2] === "的" || words[at + 3] === "的";
     // 将/再/去 are the future (我将发送, 我再推上去, 我去改) unless the clause completes the verb
     // (我将…提交到了, 我再检查了一遍, 我去后台看了); 将 after 已 is the disposal marker.
-    const soft = word === "将" || word === "再" || word === "去" || word === "随后";
+    const soft = word === "将" || word === "再" || word === "去" || word === "随后" || word === "每";
     const completedLater = /[了过]/.test(words.slice(at + 1).join(""));
     if (soft) {
       if (!doneBefore && !completedLater) return "blocked";
@@ -225,6 +232,10 @@ function clauseClaim(
       // A one-character blocker after a completed predicate belongs to a later phrase (我跟进了一下那笔应收款).
       const doneEarlier = /[了过]/.test(words.slice(0, at).join(""));
       if (!(word.length === 1 && doneEarlier && !ZH_BLOCKERS.has(word + (words[at + 1] ?? "")))) return "blocked";
+    }
+    // A latin verb after the assistant and before 了/过: "代码我 review 过了".
+    if (/^[a-z]+$/i.test(word) && ZH_FIRST_PERSON.has(words[at - 1] ?? "") && /^[了过]/.test(words[at + 1] ?? "")) {
+      return { kind: "observe", verb: word };
     }
     // A latin verb after a marker: "nginx 已 reload".
     if (doneBefore && /^[a-z]+$/i.test(word) && at > 0 && ZH_DONE_BEFORE.has(words[at - 1]!)) {
@@ -275,13 +286,16 @@ function clauseClaim(
   }
   // 我重新投递到队列里了, 我都撤下来了: a first-person completed predicate whose verb the table lacks.
   // 把 at the start of a clause leaves the subject out, which is the assistant (把成交记录拉了一遍).
-  const subject = words.findIndex((word, index) => ZH_FIRST_PERSON.has(word) || (index === 0 && word === "把"));
+  const subject = words.findIndex(
+    (word, index) => ZH_FIRST_PERSON.has(word) || (index === 0 && /^(?:把|给|帮|为|替)$/.test(word)),
+  );
   if (subject >= 0 && !ZH_PASTED.test(text)) {
     for (let at = subject + 1; at < words.length; at++) {
       const word = words[at]!;
       const stem = word.replace(/[了过]$/, "");
       const completed = stem !== word || /^(?:了|过)/.test(words[at + 1] ?? "");
       if (!completed || !/^[\u4e00-\u9fff]{1,3}$/.test(stem) || ZH_NOT_ACTIONS.has(stem)) continue;
+      if (ZH_REPLY_WRITING.test(stem) && (endsIntro || ZH_REPLY_OBJECT.test(text))) break;
       if (words.slice(subject + 1, at).some(blocks)) break;
       return { kind: "observe", verb: stem };
     }
@@ -328,6 +342,7 @@ export function chineseClaim(plain: string, marked: boolean): ChineseMatch | und
   const opening = clauses[0]?.words.join("") ?? "";
   const contrast = clauses.some((clause) => clause.leadingConnector && CONTRAST.test(clause.leadingConnector));
   if (!contrast && (/没能|未能|无法/.test(opening) || /(?:失败了?|没有成功|不成功)$/.test(opening))) return undefined;
+  if (!contrast && clauses.some((clause) => /未能|没能/.test(clause.words.join("")))) return undefined;
   if (endsIntro && /下面是|以下是|这是/.test(plain)) return undefined;
   let carriedBlock = false;
   let carriedDone = false;
@@ -337,7 +352,7 @@ export function chineseClaim(plain: string, marked: boolean): ChineseMatch | und
     const clause =
       whole.words.length > MAX_CLAUSE_WORDS ? { ...whole, words: whole.words.slice(0, MAX_CLAUSE_WORDS) } : whole;
     if (clause.leadingConnector && CONTRAST.test(clause.leadingConnector)) carriedBlock = false;
-    const opensBlock = clause.words.some(carries);
+    const opensBlock = clause.words.some(carries) || /(?:完|好)\S{0,12}(?:后|之后|以后)$/.test(clause.words.join(""));
     const ownMarker = clause.words.some((w) => ZH_DONE_BEFORE.has(w));
     if (carriedBlock && !ownMarker) continue;
     // 值班同事已经把服务回滚了，告警刚刚恢复: what follows someone else's action is theirs too.

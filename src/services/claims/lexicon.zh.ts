@@ -51,6 +51,8 @@ export const CHINESE_VERBS: Readonly<Record<ClaimKind, ReadonlyArray<string>>> =
     "盘点",
     "盘",
     "追踪",
+    "找到",
+    "查到",
     "定位",
     "排查到",
     "跟踪",
@@ -222,6 +224,11 @@ export const CHINESE_VERBS: Readonly<Record<ClaimKind, ReadonlyArray<string>>> =
     "改好",
     "装上",
     "纳入",
+    "切到",
+    "切换",
+    "切",
+    "续上",
+    "续",
     "触发",
     "统一",
     "排",
@@ -341,7 +348,7 @@ export const ZH_DONE_BEFORE: ReadonlySet<string> = new Set([
 
 /** What follows a verb to make it completed (发了, 改完了, 删掉, 推上去了, 发过去了, 部署成功). */
 export const ZH_DONE_AFTER =
-  /^(?:完毕|完成|成功|了|过|好了?|完了?|掉了?|出去了?|上去了?|过去了?|下来了?|到了|上了|进去了?|进了|成了|为了|好啦|完啦|啦|咯)/;
+  /^(?:完毕|完成|成功|通了|了|过|好了?|完了?|掉了?|出去了?|上去了?|过去了?|下来了?|到了|上了|进去了?|进了|成了|为了|好啦|完啦|啦|咯)/;
 
 /** Segments before the verb (in its clause) that make it not done, not yet done, or not said as done. */
 export const ZH_BLOCKERS: ReadonlySet<string> = new Set([
@@ -464,7 +471,6 @@ export const ZH_NOT_ACTIONS: ReadonlySet<string> = new Set([
   "到",
   "来",
   "好",
-  "对",
   "错",
   "晚",
   "早",
@@ -498,10 +504,10 @@ export const ZH_NOT_ACTIONS: ReadonlySet<string> = new Set([
 ]);
 
 /** Writing verbs whose object is this very reply (整理了一份说明：, 帮你写好了：). */
-export const ZH_REPLY_WRITING = /^(?:写|整理|准备|起草|草拟|列|总结|拟|汇总)/;
+export const ZH_REPLY_WRITING = /^(?:写|整理|准备|起草|草拟|列|总结|拟|汇总|想)/;
 
 /** Objects of a writing verb that are this very reply (给你写了一条文案：…). */
-export const ZH_REPLY_OBJECT = /一份|一版|一条|一段|如下|以下|下面|文案|草稿|稿子|回复话术|模板/;
+export const ZH_REPLY_OBJECT = /一份|一版|一条|一段|如下|以下|下面|文案|草稿|稿子|回复话术|模板|标题|口号/;
 
 /** Openers that make the following clauses of the sentence conditional, future or general too. */
 export const ZH_CARRIED_BLOCKERS: ReadonlySet<string> = new Set([
@@ -633,4 +639,4 @@ export const ZH_FAILED_AFTER = /^(?:失败|不|没|未)/;
 
 /** A sentence that places the action outside this task. */
 export const ZH_OUTSIDE_TASK =
-  /(?:去年|前年|(?<![年月日号点])以前|多年前|小时候|上学时|当年|之前工作|过去几年|曾经|之前在别|别的项目|以往|很多次|好多次|多次了|一直以来)(?!的)/;
+  /(?:去年|前年|(?<![年月日号点])以前|多年前|小时候|上学时|当年|之前工作|过去几年|曾经|之前在别|别的项目|以往|很多次|好多次|多次了|一直以来|上个月|另一个团队|别的团队|其他项目)(?!的)/;

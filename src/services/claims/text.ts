@@ -53,7 +53,7 @@ const NOT_DONE_CELL =
  * follows it is the reply's content, not the assistant's report, up to the closing remark.
  */
 const CONTENT_INTRO =
-  /(?:\b(?:draft|template|sample|example|suggested|suggestion|version|option [a-z1-9]|wording|poem|haiku|limerick|verse|story|joke|translation|translated|rewrite|rewritten|macro|canned|boilerplate|reusable|message you can|text you can|reply you can|you (?:can|could|might) (?:post|send|paste|use|copy|adapt|forward)|for you to (?:post|send|paste|use|copy)|something like)\b|草稿|稿|模板|示例|范文|范例|照着|可以这样写|可以这样回复|供你|供您|诗|翻译|译文|你可以(?:直接)?(?:发|用|贴|复制)|您可以(?:直接)?(?:发|用|贴|复制))[^\n]*[:：]\s*$/i;
+  /(?:\b(?:draft|template|sample|example|suggested|suggestion|version|option [a-z1-9]|wording|poem|haiku|limerick|verse|story|joke|translation|translated|rewrite|rewritten|macro|canned|boilerplate|reusable|plan|next steps|to-?do|message you can|text you can|reply you can|you (?:can|could|might) (?:post|send|paste|use|copy|adapt|forward)|for you to (?:post|send|paste|use|copy)|something like)\b|草稿|稿|模板|示例|范文|范例|照着|计划|待办|下一步|可以这样写|可以这样回复|供你|供您|诗|翻译|译文|你可以(?:直接)?(?:发|用|贴|复制)|您可以(?:直接)?(?:发|用|贴|复制))[^\n]*[:：]\s*$/i;
 
 /** Closing remarks after a draft ("Let me know…", "Want me to…") are the assistant's again. */
 const CLOSING =
@@ -95,7 +95,7 @@ function assertionLines(
         .split("|")
         .map((cell) => cell.trim())
         .filter((cell) => cell !== "");
-      doneRow = cells.length >= 2 && DONE_CELL.test(cells.at(-1) ?? "");
+      doneRow = cells.length >= 2 && cells.slice(1).some((cell) => DONE_CELL.test(cell) || /^(?:✅|✔)/u.test(cell));
       // A row whose status says it has not happened is a plan, whatever its verbs.
       if (cells.length >= 2 && NOT_DONE_CELL.test(cells.at(-1) ?? "")) continue;
       line = cells.join("; ");
@@ -115,6 +115,11 @@ function assertionLines(
       line = line.replace(DONE_EMOJI, "");
     }
     line = line.replace(OTHER_EMOJI, "");
+    // A check mark at the end of a line marks it done too ("2. 升级版本 ✔").
+    if (/(?:✅|✔️?|☑️?)\s*$/u.test(line)) {
+      doneMarker = true;
+      line = line.replace(/(?:✅|✔️?|☑️?)\s*$/u, "");
+    }
     line = line.replace(/\*\*|__|~~/g, "").trim();
     if (line !== "") kept.push({ line, doneMarker, doneRow, checked });
   }
