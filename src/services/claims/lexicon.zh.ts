@@ -351,7 +351,8 @@ export const ZH_DONE_AFTER =
   /^(?:完毕|完成|成功|通了|了|过|好了?|完了?|掉了?|出去了?|上去了?|过去了?|下来了?|到了|上了|进去了?|进了|成了|为了|好啦|完啦|啦|咯)/;
 
 /** Segments before the verb (in its clause) that make it not done, not yet done, or not said as done. */
-export const ZH_BLOCKERS: ReadonlySet<string> = new Set([
+/** Words that block only their own clause; with ZH_CARRIED_BLOCKERS they make ZH_BLOCKERS. */
+const CLAUSE_BLOCKERS: ReadonlyArray<string> = [
   "未",
   "没",
   "没有",
@@ -366,62 +367,34 @@ export const ZH_BLOCKERS: ReadonlySet<string> = new Set([
   "不会",
   "不",
   "别",
-  "会",
   "要",
-  "将要",
-  "准备",
-  "打算",
-  "稍后",
   "正在",
-  "如果",
-  "若",
-  "一旦",
-  "假如",
-  "要是",
-  "只要",
-  "等",
-  "等到",
   "是否",
   "请",
-  "需要",
   "需",
-  "可以",
   "可",
   "能",
   "可能",
   "应该",
   "应",
-  "建议",
   "计划",
-  "马上",
   "待",
-  "即将",
   "想",
   "的话",
-  "一般",
-  "通常",
-  "一般来说",
   "明天",
   "下周",
   "稍候",
   "随后",
   "尽快",
   "能够",
-  "来",
   "失败",
   "不了",
-  "最好",
-  "记得",
-  "务必",
   "一定要",
   "别忘了",
   "不要",
   "不用",
   "无需",
   "去",
-  "一般来说",
-  "通常来说",
-  "理论上",
   "等等",
   "每",
   "显示",
@@ -441,7 +414,7 @@ export const ZH_BLOCKERS: ReadonlySet<string> = new Set([
   "届时",
   "到时候",
   "回头",
-]);
+];
 
 /** A clause that ends in advice (改完直接提交就行) states how to do it, not that it was done. */
 export const ZH_ADVICE = /就行|即可|就可以|就好了?$|贴给我|发给我|发我|告诉我|给我看/;
@@ -544,6 +517,9 @@ export const ZH_CARRIED_BLOCKERS: ReadonlySet<string> = new Set([
   "等会",
   "待会",
 ]);
+
+/** Everything that blocks a verb in its clause: what carries to later clauses blocks its own too. */
+export const ZH_BLOCKERS: ReadonlySet<string> = new Set([...CLAUSE_BLOCKERS, ...ZH_CARRIED_BLOCKERS]);
 
 /** Words that contain a marker or a verb but are nouns (masked before matching). */
 export const ZH_NOUN_COMPOUNDS: ReadonlyArray<string> = [

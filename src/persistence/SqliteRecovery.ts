@@ -1,0 +1,163 @@
+import { SqlClient, type SqlError } from "@effect/sql";
+import { Effect, Schedule } from "effect";
+import type { ExecutionReceipt, RunRecord } from "../domain/index.js";
+import type { AgentRunStoreShape, LedgerError, LiveRun, RecoveredRun } from "./AgentRunStore.js";
+import * as LedgerWriter from "./ledgerWriter.js";
+import { judgeOwner, type LivenessProbe, openRunOwners, processAlive, thisHost } from "./runOwners.js";
+
+/**
+ * Start-up recovery over the SqlClient: which open runs are abandoned (their owner is gone, see
+ * runOwners.ts), and closing each of them as failed/interrupted with `cancelled` receipts for its
+ * calls that never reported.
+ */
+
+export interface OwnerLiveness {
+  readonly host?: string | undefined;
+  readonly processAlive?: ((pid: number) => boolean) | undefined;
+  readonly now?: (() => Date) | undefined;
+}
+
+export interface RecoveryOptions {
+  readonly sql: SqlClient.SqlClient;
+  readonly writer: LedgerWriter.LedgerWriter;
+  readonly now: () => string;
+  readonly ownerId: string | undefined;
+  readonly liveness: OwnerLiveness | undefined;
+  readonly findOpenRuns: () => Effect.Effect<ReadonlyArray<RunRecord>, LedgerError>;
+}
+
+/** Up to ~2.5 s of retries for a recovery that meets another writer's commit. */
+const BUSY_RETRY = Schedule.exponential("10 millis").pipe(Schedule.intersect(Schedule.recurs(8)));
+
+export const make = (options: RecoveryOptions): Pick<AgentRunStoreShape, "recoverInterrupted" | "findLiveRuns"> => {
+  const { sql, writer, now, findOpenRuns } = options;
+  const refuse =
+    (context: string) =>
+    <A, R>(effect: Effect.Effect<A, SqlError.SqlError, R>) =>
+      Effect.mapError(effect, (error) => LedgerWriter.toLedgerError(error, context));
+
+  // Heartbeats are wall-clock times whatever `now` stamps on rows, so liveness reads the wall clock.
+  const probe = (): LivenessProbe => ({
+    ownerId: options.ownerId,
+    host: options.liveness?.host ?? thisHost(),
+    now: options.liveness?.now?.() ?? new Date(),
+    processAlive: options.liveness?.processAlive ?? processAlive,
+  });
+
+  /** Open runs with the verdict on their owner, oldest first. */
+  // One read transaction: the open runs and their owners from the same snapshot (a run that
+  // closes in between must not look ownerless).
+  const openRunsJudged = () =>
+    sql
+      .withTransaction(
+        Effect.all([
+          findOpenRuns(),
+          openRunOwners().pipe(Effect.provideService(SqlClient.SqlClient, sql), refuse("openRunOwners")),
+        ]),
+      )
+      .pipe(
+        LedgerWriter.transactionDefectAsFailure("openRuns"),
+        Effect.catchTag("SqlError", (error) => Effect.fail(LedgerWriter.toLedgerError(error, "openRuns"))),
+        Effect.map(([open, owners]) => {
+          const at = probe();
+          return open.map((run) => {
+            const owner = owners.get(run.runId) ?? null;
+            return { run, owner, verdict: judgeOwner(owner, at) };
+          });
+        }),
+      );
+
+  const recoverRun = (run: RunRecord) =>
+    Effect.gen(function* () {
+      const tail = yield* sql<{ sequence: number | null }>`
+          SELECT MAX(sequence) AS sequence FROM agent_run_events WHERE run_id = ${run.runId}`;
+      const dangling = yield* sql<{
+        call_id: string;
+        tool_name: string;
+        fingerprint: string | null;
+        created_at: string;
+      }>`
+          SELECT json_extract(e.payload_json, '$.callId') AS call_id, json_extract(e.payload_json, '$.toolName') AS tool_name,
+                 json_extract(e.payload_json, '$.inputFingerprint') AS fingerprint, e.created_at
+          FROM agent_run_events e
+          WHERE e.run_id = ${run.runId} AND e.event_type IN ('tool_call', 'tool_result') AND e.event_type = 'tool_call'
+            AND NOT EXISTS (SELECT 1 FROM agent_execution_receipts r
+              WHERE r.run_id = e.run_id AND r.call_id = json_extract(e.payload_json, '$.callId'))
+          ORDER BY e.sequence`;
+      const endedAt = now();
+      const receipts: ExecutionReceipt[] = dangling.map((call) => ({
+        receiptId: `${run.runId}:${call.call_id}`,
+        runId: run.runId,
+        callId: call.call_id,
+        toolName: call.tool_name,
+        status: "cancelled",
+        reason: "interrupted",
+        startedAt: call.created_at,
+        finishedAt: endedAt,
+        inputFingerprint: call.fingerprint ?? "0".repeat(64),
+        evidence: { note: "the process ended before this call reported; its side effects are unknown" },
+        verificationStatus: "unverified",
+      }));
+      // Inside this transaction the writer's own transaction nests as a savepoint.
+      yield* writer.finish(run.runId, {
+        sequence: (tail[0]?.sequence ?? 0) + 1,
+        receipts,
+        terminal: { terminalState: "failed", reason: "interrupted", finalText: "", steps: 0, correctionTurns: 0 },
+        failureDetail: "the process ended before the run reached a terminal state",
+      });
+      const recovered: RecoveredRun = {
+        runId: run.runId,
+        sessionId: run.sessionId,
+        cancelledCallIds: dangling.map((call) => call.call_id),
+      };
+      return recovered;
+    });
+
+  const recoverInterrupted: AgentRunStoreShape["recoverInterrupted"] = () =>
+    Effect.gen(function* () {
+      const open = yield* openRunsJudged();
+      const recovered: RecoveredRun[] = [];
+      for (const { run, verdict } of open) {
+        if (!verdict.gone) continue;
+        // Recovery reads before it writes: another process's commit in between makes SQLite
+        // refuse the write at once (SQLITE_BUSY_SNAPSHOT, which busy_timeout does not wait out),
+        // so the whole transaction is tried again. One run that cannot be closed must not keep
+        // the others open; a run its owner closed meanwhile is no failure.
+        const closed = yield* sql.withTransaction(recoverRun(run)).pipe(
+          LedgerWriter.transactionDefectAsFailure(`recoverInterrupted ${run.runId}`),
+          refuse(`recoverInterrupted ${run.runId}`),
+          Effect.retry({
+            schedule: BUSY_RETRY,
+            while: (error) => /database is locked|SQLITE_BUSY/i.test(error.message),
+          }),
+          Effect.tapError((error) =>
+            error.reason === "run_not_running" ? Effect.void : Effect.logWarning(error.message),
+          ),
+          Effect.option,
+        );
+        if (closed._tag === "Some") recovered.push(closed.value);
+      }
+      return recovered;
+    }).pipe(Effect.withSpan("AgentRunStore.recoverInterrupted"));
+
+  const findLiveRuns: AgentRunStoreShape["findLiveRuns"] = () =>
+    openRunsJudged().pipe(
+      Effect.map((open) =>
+        open.flatMap(({ run, owner, verdict }): LiveRun[] =>
+          !verdict.gone && owner
+            ? [
+                {
+                  runId: run.runId,
+                  sessionId: run.sessionId,
+                  pid: owner.pid,
+                  host: owner.host,
+                  heartbeatAt: owner.heartbeatAt,
+                },
+              ]
+            : [],
+        ),
+      ),
+    );
+
+  return { recoverInterrupted, findLiveRuns };
+};
