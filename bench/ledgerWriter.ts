@@ -28,7 +28,7 @@ import type { EventToAppend, LedgerError, NewRun, RunClosure } from "../src/pers
 import { migrateDatabase } from "../src/persistence/database.js";
 import { MIGRATIONS } from "../src/persistence/migrations/index.js";
 import { DEFAULT_PAYLOAD_CAP_BYTES, sha256Hex } from "../src/persistence/payloadHygiene.js";
-import * as SqliteAgentRunStore from "../src/persistence/SqliteAgentRunStore.js";
+import * as SqlAgentRunStore from "../src/persistence/SqlAgentRunStore.js";
 import * as SqliteLayer from "../src/persistence/sqlite.js";
 import { makeForkWrites, sqliteClientLayer } from "./lib/forkLedger.js";
 import { stat } from "./lib/measure.js";
@@ -167,7 +167,7 @@ async function openSubjects(dir: string): Promise<Subject[]> {
   await Effect.runPromise(migrateDatabase(newFile));
   return [
     await subject("old", sqliteClientLayer({ filename: oldFile }), makeForkWrites(DEFAULT_PAYLOAD_CAP_BYTES, now)),
-    await subject("new", SqliteLayer.layer({ filename: newFile }), SqliteAgentRunStore.make()),
+    await subject("new", SqliteLayer.layer({ filename: newFile }), SqlAgentRunStore.make()),
   ];
 }
 

@@ -1,7 +1,7 @@
 /**
  * Property tests over ledger append sequences (fast-check): arbitrary sequences of createRun,
  * appendEvents, recordReceipt, finishRun, recoverInterrupted and connection restarts over a few run
- * ids, against the real SqliteAgentRunStore on a real SQLite file, with injected statement
+ * ids, against the real SqlAgentRunStore on a real SQLite file, with injected statement
  * failures and crashes (the connection closed in the middle of a batch).
  *
  * After every operation a separate read-only connection reads the whole file and checks:
@@ -45,7 +45,7 @@ import { NONE_CONTRACT } from "../src/domain/index.js";
 import type { AgentRunStoreShape, EventToAppend, RecoveredRun } from "../src/persistence/AgentRunStore.js";
 import { LedgerError } from "../src/persistence/AgentRunStore.js";
 import { migrateDatabase } from "../src/persistence/database.js";
-import * as SqliteAgentRunStore from "../src/persistence/SqliteAgentRunStore.js";
+import * as SqlAgentRunStore from "../src/persistence/SqlAgentRunStore.js";
 import { CONNECTION_PRAGMAS } from "../src/persistence/sqlite.js";
 import type { FuzzReport } from "./report.js";
 
@@ -510,7 +510,7 @@ function decide(model: Model, op: Concrete): Verdict {
   }
 }
 
-/** The closing batch recovery writes for an open run (SqliteAgentRunStore.recoverRun). */
+/** The closing batch recovery writes for an open run (SqlAgentRunStore.recoverRun). */
 function recoveryOf(model: Model, runId: string, endedAt: string): { closure: Concrete; cancelled: string[] } {
   const run = model.runs.get(runId)!;
   const dangling = run.events.filter(
@@ -885,7 +885,7 @@ function openStore(file: string, now: () => string): { driver: FaultyDriver; sto
         spanAttributes: [],
       });
       return yield* Effect.provideService(
-        SqliteAgentRunStore.make({ payloadCapBytes: CAP_BYTES, now }),
+        SqlAgentRunStore.make({ payloadCapBytes: CAP_BYTES, now }),
         SqlClient.SqlClient,
         client,
       );

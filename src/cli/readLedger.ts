@@ -4,7 +4,7 @@ import Sqlite from "better-sqlite3";
 import { Cause, Effect, Either, Exit, Layer } from "effect";
 import type { AgentRunStore } from "../persistence/AgentRunStore.js";
 import { inspectDatabase } from "../persistence/database.js";
-import * as SqliteAgentRunStore from "../persistence/SqliteAgentRunStore.js";
+import * as SqlAgentRunStore from "../persistence/SqlAgentRunStore.js";
 import * as SqliteLayer from "../persistence/sqlite.js";
 import { CliFailure, firstLine } from "./output.js";
 
@@ -73,7 +73,7 @@ async function readExistingLedger<A>(
     );
   }
   const client = SqliteLayer.layer({ filename: db, readonly: true });
-  const layer = SqliteAgentRunStore.layer().pipe(Layer.provideMerge(client));
+  const layer = SqlAgentRunStore.layer().pipe(Layer.provideMerge(client));
   const exit = await Effect.runPromiseExit(effect.pipe(Effect.provide(layer)));
   if (Exit.isFailure(exit)) throw new CliFailure(firstLine(messageOf(Cause.squash(exit.cause))));
   return exit.value;

@@ -29,6 +29,7 @@ export const LEDGER_REFUSALS = [
   "run_update_not_terminal",
   "run_identity_immutable",
   "run_closed_without_terminal_event",
+  "stale_lease",
 ] as const;
 export type LedgerRefusal = (typeof LEDGER_REFUSALS)[number];
 
@@ -130,6 +131,27 @@ export interface AgentRunStoreShape {
   readonly recoverInterrupted: () => Effect.Effect<ReadonlyArray<RecoveredRun>, LedgerError>;
   /** Open runs that recovery leaves alone because their owner is alive. */
   readonly findLiveRuns: () => Effect.Effect<ReadonlyArray<LiveRun>, LedgerError>;
+  /**
+   * Open runs whose owner is gone, with what made it so (`force`: the owner is known gone, its
+   * lease need not have expired yet): the runs a resume or a supervisor may take over.
+   */
+  readonly findAbandonedRuns: () => Effect.Effect<ReadonlyArray<AbandonedRun>, LedgerError>;
+  /**
+   * Takes over an open run's lease for this store's owner (migration 0007): the new epoch, or
+   * undefined when another live owner holds it or the run is no longer open. From then on this
+   * store's rows for the run carry the epoch, and the previous holder's are refused.
+   */
+  readonly acquireLease: (
+    runId: string,
+    options?: { readonly force?: boolean; readonly skipLocked?: boolean },
+  ) => Effect.Effect<number | undefined, LedgerError>;
+}
+
+/** An open run whose owner is gone. */
+export interface AbandonedRun {
+  readonly run: RunRecord;
+  /** The owner is known gone (ended, or its process is gone on this host), not only silent. */
+  readonly ownerKnownGone: boolean;
 }
 
 export class AgentRunStore extends Context.Tag("agentloop/AgentRunStore")<AgentRunStore, AgentRunStoreShape>() {}

@@ -10,11 +10,13 @@ import {
   LATEST_VERSION_CHECK,
   runMigrations,
 } from "./database.js";
+import * as Postgres from "./postgres.js";
 import { DEFAULT_OWNER_SETTINGS, type OwnerSettings, registerOwner } from "./runOwners.js";
-import * as SqliteAgentRunStore from "./SqliteAgentRunStore.js";
+import * as SqlAgentRunStore from "./SqlAgentRunStore.js";
 import * as Sqlite from "./sqlite.js";
 
-export interface LedgerOptions extends Omit<SqliteAgentRunStore.SqliteAgentRunStoreOptions, "ownerId"> {
+export interface LedgerOptions extends Omit<SqlAgentRunStore.SqlAgentRunStoreOptions, "ownerId" | "leaseMs"> {
+  /** A SQLite file (or ":memory:"), or a PostgreSQL URL (`postgres://…`). */
   readonly filename: string;
   /**
    * Register this process as the owner of the runs it opens, with a heartbeat (default on);
@@ -23,11 +25,43 @@ export interface LedgerOptions extends Omit<SqliteAgentRunStore.SqliteAgentRunSt
   readonly owner?: Partial<OwnerSettings> | false | undefined;
 }
 
+/** The AgentRunStore of a migrated database, with this process registered as an owner unless told not to. */
+const storeLayer = (options: LedgerOptions, migrate: Effect.Effect<unknown, DatabaseError, SqlClient.SqlClient>) =>
+  Layer.scoped(
+    AgentRunStore,
+    Effect.gen(function* () {
+      yield* migrate;
+      const settings = options.owner === false ? undefined : { ...DEFAULT_OWNER_SETTINGS, ...options.owner };
+      const ownerId =
+        settings === undefined
+          ? undefined
+          : yield* registerOwner(settings).pipe(
+              Effect.mapError(
+                (error) =>
+                  new DatabaseError({
+                    reason: "open_failed",
+                    message: `${Postgres.isPostgresUrl(options.filename) ? Postgres.displayUrl(options.filename) : options.filename}: cannot register this process as a ledger owner: ${error.message}`,
+                    cause: error,
+                  }),
+              ),
+            );
+      return yield* SqlAgentRunStore.make({ ...options, ownerId, leaseMs: settings?.expiryMs });
+    }),
+  );
+
 /**
- * The ledger as a layer: checks the file, backs it up when a migration will change it, migrates,
- * and provides the AgentRunStore (plus the SqlClient, for the memory_turns projection).
+ * The ledger as a layer. On SQLite: checks the file, backs it up when a migration will change
+ * it, migrates. On PostgreSQL (a `postgres://` URL): connects and migrates. Either way it
+ * provides the AgentRunStore (plus the SqlClient, for the memory_turns projection).
  */
 export const layer = (options: LedgerOptions): Layer.Layer<AgentRunStore | SqlClient.SqlClient, DatabaseError> =>
+  Postgres.isPostgresUrl(options.filename)
+    ? storeLayer(options, Postgres.migrate(options.filename)).pipe(
+        Layer.provideMerge(Postgres.layer({ url: options.filename })),
+      )
+    : sqliteLayer(options);
+
+const sqliteLayer = (options: LedgerOptions): Layer.Layer<AgentRunStore | SqlClient.SqlClient, DatabaseError> =>
   Layer.unwrapEffect(
     Effect.gen(function* () {
       const inspection = yield* inspectDatabase(options.filename);
@@ -38,26 +72,8 @@ export const layer = (options: LedgerOptions): Layer.Layer<AgentRunStore | SqlCl
           backupPath(options.filename, inspection.schemaVersion, LATEST_VERSION_CHECK.latest),
         );
       }
-      const store = Layer.scoped(
-        AgentRunStore,
-        Effect.gen(function* () {
-          yield* runMigrations();
-          const ownerId =
-            options.owner === false
-              ? undefined
-              : yield* registerOwner({ ...DEFAULT_OWNER_SETTINGS, ...options.owner }).pipe(
-                  Effect.mapError(
-                    (error) =>
-                      new DatabaseError({
-                        reason: "open_failed",
-                        message: `${options.filename}: cannot register this process as a ledger owner: ${error.message}`,
-                        cause: error,
-                      }),
-                  ),
-                );
-          return yield* SqliteAgentRunStore.make({ ...options, ownerId });
-        }),
+      return storeLayer(options, runMigrations()).pipe(
+        Layer.provideMerge(Sqlite.layer({ filename: options.filename })),
       );
-      return store.pipe(Layer.provideMerge(Sqlite.layer({ filename: options.filename })));
     }),
   );

@@ -9,6 +9,7 @@ import {
   type NewRun,
   type RunClosure,
 } from "./AgentRunStore.js";
+import { nowMillis } from "./dialect.js";
 import { sanitizedJson, sanitizeText } from "./payloadHygiene.js";
 
 /**
@@ -39,6 +40,15 @@ export interface LedgerWriter {
   ) => Effect.Effect<void, SqlError.SqlError>;
   /** Leading events, the terminal event, receipts and the run row's terminal state. */
   readonly finish: (runId: string, closure: RunClosure) => Effect.Effect<void, SqlError.SqlError>;
+  /**
+   * The lease epoch this writer holds for a run (see migration 0007): every row it writes for
+   * the run carries it, and the database refuses them once another writer took the run over.
+   */
+  readonly leases: {
+    readonly epochOf: (runId: string) => number | undefined;
+    readonly hold: (runId: string, epoch: number) => void;
+    readonly drop: (runId: string) => void;
+  };
 }
 
 export interface LedgerWriterOptions {
@@ -47,9 +57,14 @@ export interface LedgerWriterOptions {
   readonly now: () => string;
   /** The runtime that drives the runs this writer opens (agent_run_owners); none: no owner row. */
   readonly ownerId?: string | undefined;
+  /** With an owner, each run it opens gets a lease this long (ms; renewed by the owner's heartbeat). */
+  readonly leaseMs?: number | undefined;
 }
 
 const refusalSet: ReadonlySet<string> = new Set(LEDGER_REFUSALS);
+
+/** How long a run's lease lasts without a renewal, unless the owner's settings say otherwise. */
+export const DEFAULT_LEASE_MS = 30_000;
 
 /**
  * Constraint violations that stand for a ledger refusal: the schema enforces these itself, so the
@@ -71,12 +86,28 @@ const CONSTRAINT_REFUSALS: ReadonlyArray<readonly [code: string, message: RegExp
   ["SQLITE_CONSTRAINT_PRIMARYKEY", /\bagent_execution_receipts\.receipt_id\b/, "duplicate_receipt"],
 ];
 
+/** PostgreSQL's constraint violations (SQLSTATE 23503 / 23505), by the constraint's name. */
+const PG_CONSTRAINT_REFUSALS: ReadonlyArray<readonly [code: string, constraint: RegExp, reason: LedgerRefusal]> = [
+  ["23503", /^agent_(run_events|execution_receipts|run_owners)_run_id_fkey$|^run_leases_run_id_fkey$/, "unknown_run"],
+  ["23505", /^agent_runs_pkey$/, "duplicate_run"],
+  ["23505", /^agent_run_events_run_id_sequence_key$/, "duplicate_sequence"],
+  ["23505", /^idx_agent_run_events_terminal$/, "event_after_terminal"],
+  ["23505", /^agent_execution_receipts_(run_id_call_id_key|pkey)$/, "duplicate_receipt"],
+];
+
+/** PostgreSQL refusing a malformed value: a CHECK, text that is not JSON, an out-of-range number. */
+const PG_INVALID_INPUT = new Set(["23514", "22P02", "22003", "23502"]);
+
 /**
  * Maps a trigger's `ledger:<reason>` or a constraint violation onto a typed LedgerError. `error` is
  * what SQLite threw, directly or (as @effect/sql reports it) in an SqlError's `cause`.
  */
 export function toLedgerError(error: unknown, context: string): LedgerError {
-  const wrapped = error as { message?: string; code?: string; cause?: { message?: string; code?: string } };
+  const wrapped = error as {
+    message?: string;
+    code?: string;
+    cause?: { message?: string; code?: string; constraint?: string };
+  };
   const cause = wrapped.code !== undefined ? wrapped : (wrapped.cause ?? wrapped);
   const text = cause.message ?? wrapped.message ?? String(error);
   const raised = /ledger:([a-z_]+)/.exec(text)?.[1];
@@ -91,7 +122,13 @@ export function toLedgerError(error: unknown, context: string): LedgerError {
   if (cause.code === "SQLITE_CONSTRAINT_CHECK") {
     return new LedgerError({ reason: "invalid_payload", message: `${context}: ${text}`, cause: error });
   }
-  const constraint = CONSTRAINT_REFUSALS.find(([code, message]) => cause.code === code && message.test(text));
+  if (cause.code && PG_INVALID_INPUT.has(cause.code)) {
+    return new LedgerError({ reason: "invalid_payload", message: `${context}: ${text}`, cause: error });
+  }
+  const constraintName = (cause as { constraint?: string }).constraint ?? "";
+  const constraint =
+    CONSTRAINT_REFUSALS.find(([code, message]) => cause.code === code && message.test(text)) ??
+    PG_CONSTRAINT_REFUSALS.find(([code, name]) => cause.code === code && name.test(constraintName));
   if (constraint) {
     return new LedgerError({
       reason: constraint[2],
@@ -124,6 +161,12 @@ export const make = (options: LedgerWriterOptions): Effect.Effect<LedgerWriter, 
   Effect.map(SqlClient.SqlClient, (sql) => {
     const { capBytes, now } = options;
     type Write = Effect.Effect<unknown, SqlError.SqlError>;
+    const epochs = new Map<string, number>();
+    const leases: LedgerWriter["leases"] = {
+      epochOf: (runId) => epochs.get(runId),
+      hold: (runId, epoch) => void epochs.set(runId, epoch),
+      drop: (runId) => void epochs.delete(runId),
+    };
 
     const insertEvents = (runId: string, events: ReadonlyArray<EventToAppend>, createdAt: string): Write =>
       sql`INSERT INTO agent_run_events ${sql.insert(
@@ -133,6 +176,7 @@ export const make = (options: LedgerWriterOptions): Effect.Effect<LedgerWriter, 
           event_type: event.type,
           payload_json: sanitizedJson(event.payload, capBytes),
           created_at: createdAt,
+          lease_epoch: epochs.get(runId) ?? null,
         })),
       )}`;
 
@@ -149,6 +193,7 @@ export const make = (options: LedgerWriterOptions): Effect.Effect<LedgerWriter, 
           evidence_json: receiptEvidenceJson(receipt, capBytes),
           started_at: receipt.startedAt,
           finished_at: receipt.finishedAt,
+          lease_epoch: epochs.get(receipt.runId) ?? null,
         })),
       )}`;
 
@@ -191,6 +236,8 @@ export const make = (options: LedgerWriterOptions): Effect.Effect<LedgerWriter, 
     const open: LedgerWriter["open"] = (run, events) =>
       batch("open", () => {
         const startedAt = run.startedAt ?? now();
+        // The run's first rows already carry the lease they open with (epoch 1).
+        if (options.ownerId) leases.hold(run.runId, 1);
         return [
           sql`INSERT INTO agent_runs ${sql.insert({
             run_id: run.runId,
@@ -205,11 +252,15 @@ export const make = (options: LedgerWriterOptions): Effect.Effect<LedgerWriter, 
             started_at: startedAt,
           })}`,
           ...(options.ownerId
-            ? [sql`INSERT INTO agent_run_owners ${sql.insert({ run_id: run.runId, owner_id: options.ownerId })}`]
+            ? [
+                sql`INSERT INTO agent_run_owners ${sql.insert({ run_id: run.runId, owner_id: options.ownerId })}`,
+                sql`INSERT INTO run_leases (run_id, owner_id, epoch, expires_at)
+                    VALUES (${run.runId}, ${options.ownerId}, 1, ${nowMillis(sql)} + ${options.leaseMs ?? DEFAULT_LEASE_MS})`,
+              ]
             : []),
           ...rows(run.runId, events, [], startedAt),
         ];
-      });
+      }).pipe(Effect.tapError(() => Effect.sync(() => leases.drop(run.runId))));
 
     const append: LedgerWriter["append"] = (runId, events, receipts) =>
       batch("append", () => rows(runId, events, receipts, now()));
@@ -225,8 +276,10 @@ export const make = (options: LedgerWriterOptions): Effect.Effect<LedgerWriter, 
           sql`UPDATE agent_runs SET terminal_state = ${closure.terminal.terminalState}, ended_at = ${endedAt},
                 failure_code = ${closure.terminal.reason}, failure_detail = ${detail}
               WHERE run_id = ${runId}`,
+          // A closed run needs no lease: its rows are refused by the run's state from now on.
+          ...(epochs.has(runId) ? [sql`DELETE FROM run_leases WHERE run_id = ${runId}`] : []),
         ];
-      });
+      }).pipe(Effect.tap(() => Effect.sync(() => leases.drop(runId))));
 
-    return { open, append, finish };
+    return { open, append, finish, leases };
   });

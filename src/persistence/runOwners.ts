@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { SqlClient, type SqlError } from "@effect/sql";
 import { Effect, type Scope } from "effect";
+import { isPostgres, nowMillis } from "./dialect.js";
 
 /**
  * Run ownership on a ledger file shared by several processes (issue N item 11): each runtime that
@@ -18,6 +19,9 @@ export interface OwnerSettings {
 }
 
 export const DEFAULT_OWNER_SETTINGS: OwnerSettings = { heartbeatMs: 5_000, expiryMs: 30_000 };
+
+/** The PostgreSQL NOTIFY channel on which an owner that shuts down announces itself. */
+export const OWNER_ENDED_CHANNEL = "agentloop_owner_ended";
 
 /** What recovery knows about the owner of an open run (null: no owner recorded). */
 export interface OwnerRecord {
@@ -102,14 +106,21 @@ export const registerOwner = (
       heartbeat_at: first.at,
       expires_at: first.until,
     })}`;
+    // The same beat renews the leases of the runs this owner drives (migration 0007), on the
+    // database's clock: one statement however many runs are in flight.
     const beat = Effect.suspend(() => {
       const next = lease();
-      return sql`UPDATE agent_ledger_owners SET heartbeat_at = ${next.at}, expires_at = ${next.until}
-        WHERE owner_id = ${ownerId}`;
+      return Effect.zipRight(
+        sql`UPDATE agent_ledger_owners SET heartbeat_at = ${next.at}, expires_at = ${next.until}
+          WHERE owner_id = ${ownerId}`,
+        sql`UPDATE run_leases SET expires_at = ${nowMillis(sql)} + ${settings.expiryMs} WHERE owner_id = ${ownerId}`,
+      );
     }).pipe(Effect.catchAll((error) => Effect.logWarning(`ledger owner heartbeat failed: ${error.message}`)));
     yield* Effect.forkScoped(Effect.forever(Effect.zipRight(detachedSleep(settings.heartbeatMs), beat)));
     yield* Effect.addFinalizer(() =>
       sql`UPDATE agent_ledger_owners SET ended_at = ${now().toISOString()} WHERE owner_id = ${ownerId}`.pipe(
+        // Supervisors on PostgreSQL listen: runs this owner left open can be taken over now.
+        Effect.zipRight(isPostgres(sql) ? Effect.asVoid(sql`SELECT pg_notify(${OWNER_ENDED_CHANNEL}, ${ownerId})`) : Effect.void),
         Effect.ignore,
       ),
     );

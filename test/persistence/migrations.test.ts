@@ -9,6 +9,7 @@ import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
 import { DatabaseError, migrateDatabase } from "../../src/persistence/database.js";
 import { LEDGER_DDL } from "../../src/persistence/migrations/0002_run_ledger.js";
 import { DELIVERY_DDL } from "../../src/persistence/migrations/0003_channel_deliveries.js";
+import { RUN_LEASES_DDL } from "../../src/persistence/migrations/0007_run_leases.js";
 import { LATEST_SCHEMA_VERSION, MIGRATIONS } from "../../src/persistence/migrations/index.js";
 import {
   closure,
@@ -26,7 +27,13 @@ import {
 const tmp = useTempDir();
 const LEDGER_TABLES = ["agent_execution_receipts", "agent_run_events", "agent_runs"];
 /** Every table the migrations after 0001 add: the ledger (0002) and the channel delivery log (0003). */
-const ADDED_TABLES = ["agent_channel_deliveries", ...LEDGER_TABLES, "agent_ledger_owners", "agent_run_owners"].sort();
+const ADDED_TABLES = [
+  "agent_channel_deliveries",
+  ...LEDGER_TABLES,
+  "agent_ledger_owners",
+  "agent_run_owners",
+  "run_leases",
+].sort();
 const ALL_MIGRATIONS = Object.keys(MIGRATIONS);
 const ALL_VERSIONS = ALL_MIGRATIONS.map((_, index) => index + 1);
 const LATEST = LATEST_SCHEMA_VERSION;
@@ -91,18 +98,19 @@ describe("migrateDatabase on a new file", () => {
         "idx_memory_items_scope",
         "idx_memory_items_status",
         "idx_memory_turns_session",
+        "idx_run_leases_owner",
       ]);
     }),
   );
 
-  it.effect("creates every trigger declared in 0002_run_ledger and 0003_channel_deliveries", () =>
+  it.effect("creates every trigger declared in 0002_run_ledger, 0003_channel_deliveries and 0007_run_leases", () =>
     Effect.gen(function* () {
       const file = tmp.path("fresh.db");
       yield* migrateDatabase(file);
-      const declared = [...LEDGER_DDL, ...DELIVERY_DDL]
+      const declared = [...LEDGER_DDL, ...DELIVERY_DDL, ...RUN_LEASES_DDL.sqlite]
         .flatMap((ddl) => /CREATE TRIGGER (\w+)/.exec(ddl)?.[1] ?? [])
         .sort();
-      expect(declared).toHaveLength(11);
+      expect(declared).toHaveLength(13);
       expect(schemaObjects(file, "trigger")).toEqual(declared);
     }),
   );
@@ -203,7 +211,24 @@ it.effect("names the backup with the current UTC time when no clock is given", (
   }),
 );
 
-const { "0005_ledger_exact_checks": _exactChecks, "0006_run_owners": _owners, ...UP_TO_0004 } = MIGRATIONS;
+const {
+  "0005_ledger_exact_checks": _exactChecks,
+  "0006_run_owners": _owners,
+  "0007_run_leases": _leases,
+  ...UP_TO_0004
+} = MIGRATIONS;
+
+/** Rows as they were before 0007 added the (null) lease epoch column. */
+const withoutLeaseEpochs = (tables: Record<string, unknown[]>) =>
+  Object.fromEntries(
+    Object.entries(tables).map(([table, rows]) => [
+      table,
+      rows.map((row) => {
+        const { lease_epoch: _epoch, ...rest } = row as Record<string, unknown>;
+        return rest;
+      }),
+    ]),
+  );
 
 /** A version-4 ledger with a closed run, an open run with a pending call and an empty run (raw SQL, no store). */
 function seedVersion4Ledger(file: string): void {
@@ -242,12 +267,18 @@ describe("migration 0005_ledger_exact_checks on a version-4 ledger with runs", (
         filename: file,
         fromVersion: 4,
         toVersion: LATEST,
-        applied: ["0005_ledger_exact_checks", "0006_run_owners"],
+        applied: ["0005_ledger_exact_checks", "0006_run_owners", "0007_run_leases"],
         backupPath: `${file}.bak-4-${LATEST}-20240506T070809Z`,
       });
-      const { effect_sql_migrations: _after, agent_ledger_owners, agent_run_owners, ...rowsAfter } = dumpAll(file);
-      expect(rowsAfter).toEqual(rowsBefore);
-      expect([agent_ledger_owners, agent_run_owners]).toEqual([[], []]);
+      const {
+        effect_sql_migrations: _after,
+        agent_ledger_owners,
+        agent_run_owners,
+        run_leases,
+        ...rowsAfter
+      } = dumpAll(file);
+      expect(withoutLeaseEpochs(rowsAfter)).toEqual(rowsBefore);
+      expect([agent_ledger_owners, agent_run_owners, run_leases]).toEqual([[], [], []]);
     }),
   );
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@effect/vitest";
 import { Effect } from "effect";
 import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
+import { BACKENDS, dumpLedger, ledgerOn, noticePostgresSkipped } from "../support/backends.js";
 import {
   closure,
-  dumpAll,
   FINGERPRINT,
   newRun,
   receipt,
@@ -11,13 +11,12 @@ import {
   toolResult,
   userInput,
   useTempDir,
-  withLedger,
 } from "../support/tempDir.js";
 
 const tmp = useTempDir();
+noticePostgresSkipped();
 const NOW = "2024-03-03T12:00:00.000Z";
 const file = () => tmp.path("ledger.db");
-const ledger = () => withLedger({ filename: file(), now: () => NOW });
 
 /**
  * dangling: user_input, tool_call c1 + tool_result c1 + receipt, tool_call c2 (nothing after it)
@@ -53,7 +52,9 @@ const rowsOf = (dump: Record<string, unknown[]>, runId: string) =>
     ]),
   );
 
-describe("recoverInterrupted", () => {
+describe.each(BACKENDS)("recoverInterrupted on %s", (backend) => {
+  const ledger = () => ledgerOn(backend, file, { now: () => NOW });
+
   it.effect("reports exactly the two open runs, with the dangling call of the first", () =>
     Effect.gen(function* () {
       const store = yield* seed;
@@ -115,9 +116,9 @@ describe("recoverInterrupted", () => {
   it.effect("leaves the finished run's row, events and receipts untouched", () =>
     Effect.gen(function* () {
       const store = yield* seed;
-      const before = rowsOf(dumpAll(file()), "finished");
+      const before = rowsOf(yield* dumpLedger, "finished");
       yield* store.recoverInterrupted();
-      expect(rowsOf(dumpAll(file()), "finished")).toEqual(before);
+      expect(rowsOf(yield* dumpLedger, "finished")).toEqual(before);
     }).pipe(ledger()),
   );
 
@@ -125,9 +126,9 @@ describe("recoverInterrupted", () => {
     Effect.gen(function* () {
       const store = yield* seed;
       yield* store.recoverInterrupted();
-      const before = dumpAll(file());
+      const before = yield* dumpLedger;
       expect(yield* store.recoverInterrupted()).toEqual([]);
-      expect(dumpAll(file())).toEqual(before);
+      expect(yield* dumpLedger).toEqual(before);
     }).pipe(ledger()),
   );
 
@@ -136,9 +137,9 @@ describe("recoverInterrupted", () => {
       const store = yield* AgentRunStore;
       yield* store.createRun(newRun("only"));
       yield* store.finishRun("only", closure(1));
-      const before = dumpAll(file());
+      const before = yield* dumpLedger;
       expect(yield* store.recoverInterrupted()).toEqual([]);
-      expect(dumpAll(file())).toEqual(before);
+      expect(yield* dumpLedger).toEqual(before);
     }).pipe(ledger()),
   );
 

@@ -6,23 +6,17 @@
 import { describe, expect, it } from "@effect/vitest";
 import { Effect } from "effect";
 import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
-import {
-  closure,
-  newRun,
-  receipt,
-  toolCall,
-  toolResult,
-  userInput,
-  useTempDir,
-  withLedger,
-} from "../support/tempDir.js";
+import { BACKENDS, ledgerOn, noticePostgresSkipped } from "../support/backends.js";
+import { closure, newRun, receipt, toolCall, toolResult, userInput, useTempDir } from "../support/tempDir.js";
 
 const tmp = useTempDir();
-const ledger = () => withLedger({ filename: tmp.path("ledger.db") });
+noticePostgresSkipped();
 const reasonOf = <A, R>(effect: Effect.Effect<A, { readonly reason: string }, R>) =>
   Effect.map(Effect.either(effect), (result) => (result._tag === "Left" ? result.left.reason : "accepted"));
 
-describe("the store's refusals", () => {
+describe.each(BACKENDS)("the store's refusals on %s", (backend) => {
+  const ledger = () => ledgerOn(backend, () => tmp.path("ledger.db"));
+
   it.effect("refuses a write to an unknown run as unknown_run whatever the rows look like", () =>
     Effect.gen(function* () {
       const store = yield* AgentRunStore;

@@ -4,7 +4,7 @@ import Sqlite from "better-sqlite3";
 import { Context, Deferred, Effect, Fiber, FiberRef, FiberRefs, Option } from "effect";
 import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
 import { MEMORY_DB, migrateDatabase, runMigrations } from "../../src/persistence/database.js";
-import * as SqliteAgentRunStore from "../../src/persistence/SqliteAgentRunStore.js";
+import * as SqlAgentRunStore from "../../src/persistence/SqlAgentRunStore.js";
 import * as SqliteLayer from "../../src/persistence/sqlite.js";
 import {
   closure,
@@ -55,7 +55,7 @@ describe("Sqlite.layer (SqliteClient from @effect/sql-sqlite-node)", () => {
       }).pipe(withLedger({ filename: file }));
       const before = dumpAll(file);
       const { events, refused } = yield* Effect.gen(function* () {
-        const store = yield* SqliteAgentRunStore.make();
+        const store = yield* SqlAgentRunStore.make();
         return {
           events: yield* store.listRunEvents("r1"),
           refused: yield* Effect.flip(store.appendEvents("r1", [userInput(2)])),
@@ -108,12 +108,12 @@ const recordingSql = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
 
 const values = (columns: number, rows: number) =>
   Array.from({ length: rows }, () => `(${Array.from({ length: columns }, () => "?").join(",")})`).join(",");
-const EVENT_COLUMNS = '("run_id","sequence","event_type","payload_json","created_at")';
+const EVENT_COLUMNS = '("run_id","sequence","event_type","payload_json","created_at","lease_epoch")';
 const RECEIPT_COLUMNS =
-  '("receipt_id","run_id","call_id","tool_name","status","verification_status","input_fingerprint","evidence_json","started_at","finished_at")';
-const insertEvents = (rows: number) => `INSERT INTO agent_run_events ${EVENT_COLUMNS} VALUES ${values(5, rows)}`;
+  '("receipt_id","run_id","call_id","tool_name","status","verification_status","input_fingerprint","evidence_json","started_at","finished_at","lease_epoch")';
+const insertEvents = (rows: number) => `INSERT INTO agent_run_events ${EVENT_COLUMNS} VALUES ${values(6, rows)}`;
 const insertReceipts = (rows: number) =>
-  `INSERT INTO agent_execution_receipts ${RECEIPT_COLUMNS} VALUES ${values(10, rows)}`;
+  `INSERT INTO agent_execution_receipts ${RECEIPT_COLUMNS} VALUES ${values(11, rows)}`;
 
 describe("the ledger writer's statements", () => {
   it.effect("writes a tool step as one multi-row INSERT per table, one transaction per batch, no reads", () =>

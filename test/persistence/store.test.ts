@@ -2,8 +2,9 @@ import { describe, expect, it } from "@effect/vitest";
 import { Effect } from "effect";
 import { AgentRunStore, type AgentRunStoreShape, LedgerError } from "../../src/persistence/AgentRunStore.js";
 import { MEMORY_DB, runMigrations } from "../../src/persistence/database.js";
-import * as SqliteAgentRunStore from "../../src/persistence/SqliteAgentRunStore.js";
+import * as SqlAgentRunStore from "../../src/persistence/SqlAgentRunStore.js";
 import * as Sqlite from "../../src/persistence/sqlite.js";
+import { BACKENDS, dumpLedger, ledgerOn, noticePostgresSkipped } from "../support/backends.js";
 import {
   closure,
   dumpAll,
@@ -19,7 +20,7 @@ import {
 
 const tmp = useTempDir();
 const NOW = "2024-02-02T10:00:00.000Z";
-const ledger = () => withLedger({ filename: tmp.path("ledger.db"), now: () => NOW });
+noticePostgresSkipped();
 
 /**
  * r1: user_input, tool_call c1, tool_result c1 (+ receipt c1) — next sequence 4
@@ -39,8 +40,10 @@ const seed = Effect.gen(function* () {
 });
 
 const eventCount = (runId: string) =>
-  dumpTable(tmp.path("ledger.db"), "agent_run_events").filter((row) => (row as { run_id: string }).run_id === runId)
-    .length;
+  Effect.map(
+    dumpLedger,
+    (dump) => dump.agent_run_events!.filter((row) => (row as { run_id: string }).run_id === runId).length,
+  );
 
 interface RefusalCase {
   readonly name: string;
@@ -116,15 +119,17 @@ const REFUSALS: ReadonlyArray<RefusalCase> = [
   { name: "finishing an unknown run", reason: "unknown_run", attempt: (s) => s.finishRun("nope", closure(1)) },
 ];
 
-describe("AgentRunStore refusals", () => {
+describe.each(BACKENDS)("AgentRunStore refusals on %s", (backend) => {
+  const ledger = () => ledgerOn(backend, () => tmp.path("ledger.db"), { now: () => NOW });
+
   it.effect.each(REFUSALS)("refuses $name with LedgerError $reason and writes nothing", ({ reason, attempt }) =>
     Effect.gen(function* () {
       const store = yield* seed;
-      const before = dumpAll(tmp.path("ledger.db"));
+      const before = yield* dumpLedger;
       const error = yield* Effect.flip(attempt(store));
       expect(error).toBeInstanceOf(LedgerError);
       expect(error.reason).toBe(reason);
-      expect(dumpAll(tmp.path("ledger.db"))).toEqual(before);
+      expect(yield* dumpLedger).toEqual(before);
     }).pipe(ledger()),
   );
 
@@ -135,7 +140,7 @@ describe("AgentRunStore refusals", () => {
         store.appendEvents("r1", [userInput(4), toolCall(5, "c4"), toolResult(6, "c9")]),
       );
       expect(error.reason).toBe("orphan_tool_result");
-      expect(eventCount("r1")).toBe(3);
+      expect(yield* eventCount("r1")).toBe(3);
       expect((yield* store.listRunEvents("r1")).map((event) => event.sequence)).toEqual([1, 2, 3]);
     }).pipe(ledger()),
   );
@@ -147,7 +152,7 @@ describe("AgentRunStore refusals", () => {
         store.appendEvents("r1", [toolCall(4, "c4"), toolResult(5, "c4")], [receipt("r1", "c9")]),
       );
       expect(error.reason).toBe("receipt_without_call");
-      expect(eventCount("r1")).toBe(3);
+      expect(yield* eventCount("r1")).toBe(3);
       expect(yield* store.listReceipts("r1")).toHaveLength(1);
     }).pipe(ledger()),
   );
@@ -159,7 +164,7 @@ describe("AgentRunStore refusals", () => {
         store.appendEvents("r1", [toolCall(4, "c4")], [receipt("r1", "c4"), receipt("r1", "c1", { receiptId: "x" })]),
       );
       expect(error.reason).toBe("duplicate_receipt");
-      expect(eventCount("r1")).toBe(3);
+      expect(yield* eventCount("r1")).toBe(3);
       expect((yield* store.listReceipts("r1")).map((r) => r.callId)).toEqual(["c1"]);
     }).pipe(ledger()),
   );
@@ -169,7 +174,7 @@ describe("AgentRunStore refusals", () => {
       const store = yield* seed;
       const error = yield* Effect.flip(store.finishRun("r1", { ...closure(4), receipts: [receipt("r1", "c9")] }));
       expect(error.reason).toBe("receipt_without_call");
-      expect(eventCount("r1")).toBe(3);
+      expect(yield* eventCount("r1")).toBe(3);
       expect((yield* store.getRun("r1"))?.terminalState).toBe("running");
     }).pipe(ledger()),
   );
@@ -192,7 +197,9 @@ const happyPath = Effect.gen(function* () {
   };
 });
 
-describe("AgentRunStore happy path", () => {
+describe.each(BACKENDS)("AgentRunStore happy path on %s", (backend) => {
+  const ledger = () => ledgerOn(backend, () => tmp.path("ledger.db"), { now: () => NOW });
+
   it.effect("closes the run row with the terminal state, ended_at and the reason as failureCode", () =>
     Effect.gen(function* () {
       const { run } = yield* happyPath;
@@ -277,10 +284,10 @@ describe("AgentRunStore happy path", () => {
   );
 });
 
-describe("the ledger on :memory:", () => {
-  const onFile = () => happyPath.pipe(ledger());
+describe.each(BACKENDS)("the ledger on :memory: beside %s", (backend) => {
+  const onFile = () => happyPath.pipe(ledgerOn(backend, () => tmp.path("ledger.db"), { now: () => NOW }));
 
-  it.effect("records the same run through the ledger layer on :memory: as through a file", () =>
+  it.effect(`records the same run through the ledger layer on :memory: as on ${backend}`, () =>
     Effect.gen(function* () {
       const fromFile = yield* onFile();
       const inMemory = yield* happyPath.pipe(withLedger({ filename: MEMORY_DB, now: () => NOW }));
@@ -288,12 +295,12 @@ describe("the ledger on :memory:", () => {
     }),
   );
 
-  it.effect("records the same run through Sqlite.layer(:memory:) + runMigrations + SqliteAgentRunStore.make", () =>
+  it.effect("records the same run through Sqlite.layer(:memory:) + runMigrations + SqlAgentRunStore.make", () =>
     Effect.gen(function* () {
       const fromFile = yield* onFile();
       const inMemory = yield* Effect.gen(function* () {
         yield* runMigrations();
-        const store = yield* SqliteAgentRunStore.make({ now: () => NOW });
+        const store = yield* SqlAgentRunStore.make({ now: () => NOW });
         return yield* Effect.provideService(happyPath, AgentRunStore, store);
       }).pipe(Effect.provide(Sqlite.layer({ filename: MEMORY_DB })));
       expect(inMemory).toEqual(fromFile);

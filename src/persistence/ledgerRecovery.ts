@@ -1,14 +1,16 @@
 import { SqlClient, type SqlError } from "@effect/sql";
 import { Effect, Schedule } from "effect";
 import type { ExecutionReceipt, RunRecord } from "../domain/index.js";
-import type { AgentRunStoreShape, LedgerError, LiveRun, RecoveredRun } from "./AgentRunStore.js";
+import type { AbandonedRun, AgentRunStoreShape, LedgerError, LiveRun, RecoveredRun } from "./AgentRunStore.js";
+import { jsonText } from "./dialect.js";
 import * as LedgerWriter from "./ledgerWriter.js";
 import { judgeOwner, type LivenessProbe, openRunOwners, processAlive, thisHost } from "./runOwners.js";
 
 /**
- * Start-up recovery over the SqlClient: which open runs are abandoned (their owner is gone, see
- * runOwners.ts), and closing each of them as failed/interrupted with `cancelled` receipts for its
- * calls that never reported.
+ * Start-up recovery over the SqlClient (SQLite or PostgreSQL): which open runs are abandoned
+ * (their owner is gone, see runOwners.ts), and closing each of them as failed/interrupted with
+ * `cancelled` receipts for its calls that never reported. Closing a run takes its lease over
+ * first (a new epoch), so a writer that was only silent, not gone, cannot write into it after.
  */
 
 export interface OwnerLiveness {
@@ -29,7 +31,9 @@ export interface RecoveryOptions {
 /** Up to ~2.5 s of retries for a recovery that meets another writer's commit. */
 const BUSY_RETRY = Schedule.exponential("10 millis").pipe(Schedule.intersect(Schedule.recurs(8)));
 
-export const make = (options: RecoveryOptions): Pick<AgentRunStoreShape, "recoverInterrupted" | "findLiveRuns"> => {
+export const make = (
+  options: RecoveryOptions,
+): Pick<AgentRunStoreShape, "recoverInterrupted" | "findLiveRuns" | "findAbandonedRuns"> => {
   const { sql, writer, now, findOpenRuns } = options;
   const refuse =
     (context: string) =>
@@ -77,13 +81,17 @@ export const make = (options: RecoveryOptions): Pick<AgentRunStoreShape, "recove
         fingerprint: string | null;
         created_at: string;
       }>`
-          SELECT json_extract(e.payload_json, '$.callId') AS call_id, json_extract(e.payload_json, '$.toolName') AS tool_name,
-                 json_extract(e.payload_json, '$.inputFingerprint') AS fingerprint, e.created_at
+          SELECT ${jsonText(sql, "e.payload_json", "callId")} AS call_id,
+                 ${jsonText(sql, "e.payload_json", "toolName")} AS tool_name,
+                 ${jsonText(sql, "e.payload_json", "inputFingerprint")} AS fingerprint, e.created_at
           FROM agent_run_events e
           WHERE e.run_id = ${run.runId} AND e.event_type IN ('tool_call', 'tool_result') AND e.event_type = 'tool_call'
             AND NOT EXISTS (SELECT 1 FROM agent_execution_receipts r
-              WHERE r.run_id = e.run_id AND r.call_id = json_extract(e.payload_json, '$.callId'))
+              WHERE r.run_id = e.run_id AND r.call_id = ${jsonText(sql, "e.payload_json", "callId")})
           ORDER BY e.sequence`;
+      const fenced = yield* sql<{ epoch: number }>`
+          UPDATE run_leases SET epoch = epoch + 1 WHERE run_id = ${run.runId} RETURNING epoch`;
+      if (fenced[0]) writer.leases.hold(run.runId, Number(fenced[0].epoch));
       const endedAt = now();
       const receipts: ExecutionReceipt[] = dangling.map((call) => ({
         receiptId: `${run.runId}:${call.call_id}`,
@@ -159,5 +167,14 @@ export const make = (options: RecoveryOptions): Pick<AgentRunStoreShape, "recove
       ),
     );
 
-  return { recoverInterrupted, findLiveRuns };
+  const findAbandonedRuns: AgentRunStoreShape["findAbandonedRuns"] = () =>
+    openRunsJudged().pipe(
+      Effect.map((open) =>
+        open.flatMap(({ run, verdict }): AbandonedRun[] =>
+          verdict.gone ? [{ run, ownerKnownGone: verdict.why !== "heartbeat_expired" }] : [],
+        ),
+      ),
+    );
+
+  return { recoverInterrupted, findLiveRuns, findAbandonedRuns };
 };

@@ -16,18 +16,22 @@ import {
   type NewRun,
   type RunListFilter,
 } from "./AgentRunStore.js";
+import { jsonText, limit } from "./dialect.js";
+import * as LedgerRecovery from "./ledgerRecovery.js";
 import * as LedgerWriter from "./ledgerWriter.js";
 import { DEFAULT_PAYLOAD_CAP_BYTES } from "./payloadHygiene.js";
-import * as SqliteRecovery from "./SqliteRecovery.js";
+import * as RunLeases from "./runLeases.js";
 
-export interface SqliteAgentRunStoreOptions {
+export interface SqlAgentRunStoreOptions {
   /** Payloads larger than this (after redaction) are stored as summary + sha256 + size. */
   readonly payloadCapBytes?: number;
   readonly now?: () => string;
   /** The owner registered for this store's runtime (see runOwners.ts); none: runs get no owner row. */
   readonly ownerId?: string | undefined;
+  /** How long a lease of this owner lasts without renewal (ms; default 30 s). */
+  readonly leaseMs?: number | undefined;
   /** How recovery tells whether an owner is alive: this host, a pid probe, the wall clock (tests replace them). */
-  readonly liveness?: SqliteRecovery.OwnerLiveness | undefined;
+  readonly liveness?: LedgerRecovery.OwnerLiveness | undefined;
 }
 
 interface RunRow {
@@ -97,17 +101,19 @@ function toReceipt(row: ReceiptRow): ExecutionReceipt {
 }
 
 /**
- * The AgentRunStore over whatever SqlClient is provided (see `sqlite.ts`: a file or `:memory:`).
+ * The AgentRunStore over whatever SqlClient is provided — SQLite (`sqlite.ts`: a file or
+ * `:memory:`) or PostgreSQL (`postgres.ts`); the few differences come from `dialect.ts`.
  * Writes go through the ledger writer (one transaction per batch); reads are plain queries.
  */
 export const make = (
-  options: SqliteAgentRunStoreOptions = {},
+  options: SqlAgentRunStoreOptions = {},
 ): Effect.Effect<AgentRunStoreShape, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient;
     const capBytes = options.payloadCapBytes ?? DEFAULT_PAYLOAD_CAP_BYTES;
     const now = options.now ?? (() => new Date().toISOString());
-    const writer = yield* LedgerWriter.make({ capBytes, now, ownerId: options.ownerId });
+    const leaseMs = options.leaseMs ?? LedgerWriter.DEFAULT_LEASE_MS;
+    const writer = yield* LedgerWriter.make({ capBytes, now, ownerId: options.ownerId, leaseMs });
     const refuse =
       (context: string) =>
       <A, R>(effect: Effect.Effect<A, SqlError.SqlError, R>) =>
@@ -215,7 +221,7 @@ export const make = (
       sql<ReceiptRow>`
         SELECT r.* FROM agent_execution_receipts r
         LEFT JOIN agent_run_events e ON e.run_id = r.run_id AND e.event_type IN ('tool_call', 'tool_result')
-          AND e.event_type = 'tool_call' AND json_extract(e.payload_json, '$.callId') = r.call_id
+          AND e.event_type = 'tool_call' AND ${jsonText(sql, "e.payload_json", "callId")} = r.call_id
         WHERE r.run_id = ${runId} ORDER BY e.sequence, r.rowid`.pipe(
         Effect.map((rows) => rows.map(toReceipt)),
         refuse(`listReceipts ${runId}`),
@@ -230,7 +236,7 @@ export const make = (
       ];
       const order = filter.newestFirst ? sql.unsafe("started_at DESC, rowid DESC") : sql.unsafe("started_at, rowid");
       return sql<RunRow>`SELECT * FROM agent_runs WHERE ${sql.and(conditions)}
-        ORDER BY ${order} LIMIT ${filter.limit ?? -1}`.pipe(
+        ORDER BY ${order} ${limit(sql, filter.limit)}`.pipe(
         Effect.map((rows) => rows.map(toRunRecord)),
         refuse("listRuns"),
       );
@@ -279,7 +285,8 @@ export const make = (
         }));
       }).pipe(refuse("loadRunLedgers"));
 
-    const { recoverInterrupted, findLiveRuns } = SqliteRecovery.make({
+    const { acquireLease } = RunLeases.make({ sql, writer, ownerId: options.ownerId, leaseMs });
+    const { recoverInterrupted, findLiveRuns, findAbandonedRuns } = LedgerRecovery.make({
       sql,
       writer,
       now,
@@ -290,6 +297,8 @@ export const make = (
 
     return AgentRunStore.of({
       findLiveRuns,
+      findAbandonedRuns,
+      acquireLease,
       createRun,
       appendEvents,
       recordReceipt,
@@ -308,5 +317,5 @@ export const make = (
 
 /** The store as a layer over whatever SqlClient is provided. */
 export const layer = (
-  options: SqliteAgentRunStoreOptions = {},
+  options: SqlAgentRunStoreOptions = {},
 ): Layer.Layer<AgentRunStore, never, SqlClient.SqlClient> => Layer.effect(AgentRunStore, make(options));

@@ -1,0 +1,31 @@
+import { Migrator } from "@effect/sql";
+import { Effect } from "effect";
+import memoryProvenance from "../0004_memory_provenance.js";
+import runOwners from "../0006_run_owners.js";
+import { LATEST_SCHEMA_VERSION } from "../index.js";
+import runLeases from "../0007_run_leases.js";
+import hostSchema from "./0001_host_schema.js";
+import runLedger from "./0002_run_ledger.js";
+import channelDeliveries from "./0003_channel_deliveries.js";
+
+/**
+ * PostgreSQL's migrations (issue P): the same ids and names as SQLite's, so one schema version
+ * means the same tables in both engines. Where the SQL is portable (0004, 0006, 0007 picks its
+ * dialect itself) the migration is shared; 0005 only rewrote SQLite triggers that PostgreSQL's
+ * 0002 already has in their final form.
+ */
+export const PG_MIGRATIONS = {
+  "0001_host_schema": hostSchema,
+  "0002_run_ledger": runLedger,
+  "0003_channel_deliveries": channelDeliveries,
+  "0004_memory_provenance": memoryProvenance,
+  "0005_ledger_exact_checks": Effect.void,
+  "0006_run_owners": runOwners,
+  "0007_run_leases": runLeases,
+} as const;
+
+if (Object.keys(PG_MIGRATIONS).length !== LATEST_SCHEMA_VERSION) {
+  throw new Error("the PostgreSQL migrations must reach the same schema version as SQLite's");
+}
+
+export const pgMigrationLoader = Migrator.fromRecord(PG_MIGRATIONS);
