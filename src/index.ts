@@ -43,6 +43,7 @@ export {
   type AgentRuntimeConfig,
   type LedgerReader,
   type RunActor,
+  type ResumeRunOptions,
   type RunHandle,
   type StartRunOptions,
 } from "./runtime/AgentRuntime.js";

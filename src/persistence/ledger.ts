@@ -10,6 +10,7 @@ import {
   LATEST_VERSION_CHECK,
   runMigrations,
 } from "./database.js";
+import * as LedgerSignals from "./ledgerSignals.js";
 import * as Postgres from "./postgres.js";
 import { DEFAULT_OWNER_SETTINGS, type OwnerSettings, registerOwner } from "./runOwners.js";
 import * as SqlAgentRunStore from "./SqlAgentRunStore.js";
@@ -54,12 +55,14 @@ const storeLayer = (options: LedgerOptions, migrate: Effect.Effect<unknown, Data
  * it, migrates. On PostgreSQL (a `postgres://` URL): connects and migrates. Either way it
  * provides the AgentRunStore (plus the SqlClient, for the memory_turns projection).
  */
-export const layer = (options: LedgerOptions): Layer.Layer<AgentRunStore | SqlClient.SqlClient, DatabaseError> =>
+export const layer = (
+  options: LedgerOptions,
+): Layer.Layer<AgentRunStore | SqlClient.SqlClient | LedgerSignals.LedgerSignals, DatabaseError> =>
   Postgres.isPostgresUrl(options.filename)
-    ? storeLayer(options, Postgres.migrate(options.filename)).pipe(
+    ? Layer.merge(storeLayer(options, Postgres.migrate(options.filename)), LedgerSignals.postgres).pipe(
         Layer.provideMerge(Postgres.layer({ url: options.filename })),
       )
-    : sqliteLayer(options);
+    : Layer.merge(sqliteLayer(options), LedgerSignals.none);
 
 const sqliteLayer = (options: LedgerOptions): Layer.Layer<AgentRunStore | SqlClient.SqlClient, DatabaseError> =>
   Layer.unwrapEffect(

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { SqlClient } from "@effect/sql";
-import { Effect, Layer, type Logger, ManagedRuntime, type Tracer } from "effect";
+import { Effect, FiberId, Layer, type Logger, ManagedRuntime, Stream, type Tracer } from "effect";
 import { type Actor, createActor, type InspectionEvent, toPromise } from "xstate";
 import {
   type AgentRunResult,
@@ -15,16 +15,19 @@ import {
   type ReceiptVerificationMode,
   type RunRecord,
 } from "../domain/index.js";
+import type { ResumePoint } from "../machines/run/context.js";
 import type { runMachine } from "../machines/run/machine.js";
 import type { RecoveredRun, RunListFilter } from "../persistence/AgentRunStore.js";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
 import type { DatabaseError } from "../persistence/database.js";
+import { LedgerSignals } from "../persistence/ledgerSignals.js";
 import * as Ledger from "../persistence/ledger.js";
 import type { MemoryItemStore } from "../persistence/MemoryItemStore.js";
 import { layer as memoryItemStoreLayer } from "../persistence/MemoryItemStore.js";
 import { type MemoryTurnStore, layer as memoryTurnStoreLayer } from "../persistence/MemoryTurnStore.js";
 import { DEFAULT_OWNER_SETTINGS, type OwnerSettings } from "../persistence/runOwners.js";
 import { type MemoryService, memoryServiceLayer } from "../services/memory/MemoryService.js";
+import { planResume } from "../services/resumePlan.js";
 // [observability] issue J: run spans, run logs, metrics
 import { type LogMode, loggingEnabled, loggingLayer } from "../services/observability/logging.js";
 import { metricsText } from "../services/observability/prometheus.js";
@@ -71,6 +74,25 @@ export interface AgentRuntimeConfig {
   readonly ownerHeartbeat?:
     | { readonly intervalMs?: number | undefined; readonly expiryMs?: number | undefined }
     | undefined;
+  /**
+   * Issue P: how long a run's lease lasts without renewal and how often this runtime renews the
+   * leases of the runs it drives (defaults 30 s and 5 s; the owner heartbeat is the same beat, and
+   * this setting wins over `ownerHeartbeat`). Another runtime may take a run over once it lapses.
+   */
+  readonly lease?: { readonly durationMs?: number | undefined; readonly renewEveryMs?: number | undefined } | undefined;
+  /**
+   * Issue P: continue runs whose owner is gone instead of closing them as failed/interrupted —
+   * at start-up and then on every poll (default every 2 s; on PostgreSQL also as soon as an owner
+   * announces its shutdown). Claims use the leases, so several supervising replicas never drive
+   * one run twice. `onResumed` receives each run this runtime took over.
+   */
+  readonly supervise?:
+    | boolean
+    | {
+        readonly intervalMs?: number | undefined;
+        readonly onResumed?: ((handle: RunHandle) => void) | undefined;
+      }
+    | undefined;
   // [observability] issue J
   /** Structured run logs: `json` (JSON lines on stderr, redacted) or `off` (default). */
   readonly logs?: LogMode | undefined;
@@ -105,6 +127,15 @@ export interface StartRunOptions {
   readonly signal?: AbortSignal | undefined;
 }
 
+/** What `resumeRun` takes: the parts of a run that are not in its ledger. */
+export interface ResumeRunOptions
+  extends Pick<StartRunOptions, "tools" | "allowedTools" | "provider" | "history" | "maxSteps" | "locale" | "signal"> {
+  /** Take the lease even though it has not expired (the caller knows its holder is gone). */
+  readonly force?: boolean | undefined;
+  /** @internal the supervisor's scan skips a lease another replica is taking right now. */
+  readonly skipLocked?: boolean | undefined;
+}
+
 export type RunActor = Actor<typeof runMachine>;
 
 /** Parsed contracts by the object a host passed: hosts reuse one contract object for many runs. */
@@ -132,7 +163,13 @@ function ownerSettings(intervalMs: number | undefined, expiryMs: number | undefi
 }
 
 /** The services every run and every host query can use. */
-export type RuntimeServices = AgentRunStore | MemoryTurnStore | MemoryItemStore | MemoryService | SqlClient.SqlClient;
+export type RuntimeServices =
+  | AgentRunStore
+  | MemoryTurnStore
+  | MemoryItemStore
+  | MemoryService
+  | SqlClient.SqlClient
+  | LedgerSignals;
 
 export interface RunHandle {
   readonly runId: string;
@@ -164,6 +201,7 @@ interface InFlightRun {
 }
 
 const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+const DEFAULT_SUPERVISE_INTERVAL_MS = 2_000;
 
 /** The composed runtime: one ManagedRuntime over the ledger layer, many concurrent run actors. */
 export class AgentRuntime {
@@ -182,7 +220,9 @@ export class AgentRuntime {
 
   /** Opens (migrating and, if needed, backing up) the ledger and recovers interrupted runs. */
   static async make(config: AgentRuntimeConfig): Promise<AgentRuntime> {
-    const heartbeat = config.ownerHeartbeat ?? {};
+    const heartbeat = config.lease
+      ? { intervalMs: config.lease.renewEveryMs, expiryMs: config.lease.durationMs }
+      : (config.ownerHeartbeat ?? {});
     const layer = Ledger.layer({
       filename: config.database,
       owner: ownerSettings(heartbeat.intervalMs, heartbeat.expiryMs),
@@ -198,11 +238,14 @@ export class AgentRuntime {
     );
     try {
       await managed.runtime(); // [observability] built before the first startRun opens a root span synchronously
+      // A supervising runtime continues abandoned runs rather than closing them.
       const recovered =
-        config.recoverOnStart === false
+        config.recoverOnStart === false || config.supervise
           ? []
           : await managed.runPromise(Effect.flatMap(AgentRunStore, (store) => store.recoverInterrupted()));
-      return new AgentRuntime(config, managed, recovered);
+      const runtime = new AgentRuntime(config, managed, recovered);
+      if (config.supervise) runtime.supervise(config.supervise === true ? {} : config.supervise);
+      return runtime;
     } catch (error) {
       await managed.dispose();
       throw error;
@@ -231,6 +274,81 @@ export class AgentRuntime {
   };
 
   startRun(options: StartRunOptions): RunHandle {
+    return this.launch(options);
+  }
+
+  /**
+   * Continues a run a stopped process left open (issue P), from its ledger: takes the run's
+   * lease (refused while another live runtime holds it), settles the calls that never reported —
+   * re-running those of observe or idempotent tools, reporting the others to the model as
+   * `side_effect_unknown` — and drives the run on to exactly one terminal state. The provider and
+   * tools are this runtime's unless `options` gives others; `history` (a system prompt, replayed
+   * turns) is not in the run's ledger and comes from `options` too.
+   */
+  async resumeRun(runId: string, options: ResumeRunOptions = {}): Promise<RunHandle> {
+    if (this.disposal) throw new Error("this AgentRuntime is disposed: resume runs on a new one");
+    if (this.inFlight.has(runId)) throw new Error(`run ${runId} is already in flight on this runtime`);
+    const provider = options.provider ?? this.config.provider;
+    if (!provider) throw new Error("resumeRun needs a provider: pass one in the runtime config or the options");
+    const toolList = options.tools ?? this.config.tools ?? [];
+    const tools = new Map(toolList.map((tool) => [tool.name, tool]));
+    const defaultToolTimeoutMs = this.config.defaultToolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+    const plan = await this.run(
+      Effect.gen(function* () {
+        const store = yield* AgentRunStore;
+        const run = yield* store.getRun(runId);
+        if (!run) return yield* Effect.fail(new Error(`no run ${runId} in the ledger`));
+        if (run.terminalState !== "running") {
+          return yield* Effect.fail(new Error(`run ${runId} already ended ${run.terminalState}`));
+        }
+        const abandoned = (yield* store.findAbandonedRuns()).find((candidate) => candidate.run.runId === runId);
+        const epoch = yield* store.acquireLease(runId, {
+          force: options.force === true || abandoned?.ownerKnownGone === true,
+          skipLocked: options.skipLocked === true,
+        });
+        if (epoch === undefined) {
+          return yield* Effect.fail(new Error(`run ${runId} is driven by a live runtime (its lease has not expired)`));
+        }
+        const [ledger] = yield* store.loadRunLedgers([run]);
+        const plan = planResume(ledger!, {
+          tools,
+          defaultToolTimeoutMs,
+          now: new Date().toISOString(),
+        });
+        if (plan.settle.events.length > 0) yield* store.appendEvents(runId, plan.settle.events, plan.settle.receipts);
+        return { run, plan };
+      }),
+    );
+    return this.launch(
+      {
+        sessionId: plan.run.sessionId,
+        input: plan.plan.input,
+        contract: plan.run.contract,
+        tools: toolList,
+        allowedTools: options.allowedTools,
+        provider,
+        history: [...(options.history ?? []), ...plan.plan.transcript],
+        maxSteps: options.maxSteps,
+        locale: options.locale,
+        runId,
+        traceId: plan.run.traceId ?? undefined,
+        signal: options.signal,
+      },
+      {
+        resumedAfter: plan.plan.lastSequence,
+        point: {
+          step: plan.plan.step,
+          receipts: plan.plan.receipts,
+          callLog: plan.plan.callLog,
+          protocolRepairs: plan.plan.protocolRepairs,
+          correctionTurns: plan.plan.correctionTurns,
+          rerun: plan.plan.rerun,
+        },
+      },
+    );
+  }
+
+  private launch(options: StartRunOptions, resume?: { resumedAfter: number; point: ResumePoint }): RunHandle {
     if (this.disposal) throw new Error("this AgentRuntime is disposed: start runs on a new one");
     const provider = options.provider ?? this.config.provider;
     if (!provider) throw new Error("startRun needs a provider: pass one in the runtime config or the run options");
@@ -272,9 +390,9 @@ export class AgentRuntime {
         receiptVerification: this.config.receiptVerification ?? "enforce",
         claimJudge: this.config.claimJudge ?? false,
         observer, // [observability]
+        resumedAfter: resume?.resumedAfter,
       }),
     );
-
     this.machine ??= provideRunMachine(this.managed, (id) => {
       const operations = this.operations.get(id);
       if (!operations) throw new Error(`no run ${id} in flight on this runtime`);
@@ -297,6 +415,7 @@ export class AgentRuntime {
         locale: options.locale ?? this.config.locale ?? "en",
         capabilities: provider.capabilities,
         receiptVerification: this.config.receiptVerification ?? "enforce",
+        ...(resume ? { resume: resume.point } : {}),
       },
     });
 
@@ -339,7 +458,46 @@ export class AgentRuntime {
     await this.dispose();
   }
 
+  /**
+   * Takes over abandoned runs: a scan now, then on every poll and every owner-ended signal. A
+   * run another replica claims first (its lease taken or locked) is simply skipped.
+   */
+  private supervise(settings: Exclude<AgentRuntimeConfig["supervise"], boolean | undefined>): void {
+    let scanning = false;
+    const scan = async () => {
+      if (scanning || this.disposal) return;
+      scanning = true;
+      try {
+        const abandoned = await this.run(Effect.flatMap(AgentRunStore, (store) => store.findAbandonedRuns()));
+        for (const { run } of abandoned) {
+          if (this.disposal || this.inFlight.has(run.runId)) continue;
+          const handle = await this.resumeRun(run.runId, { skipLocked: true }).catch(() => undefined);
+          if (handle) settings.onResumed?.(handle);
+        }
+      } catch {
+        // A failed scan (the database briefly unreachable) is retried at the next poll.
+      } finally {
+        scanning = false;
+      }
+    };
+    const timer = setInterval(() => void scan(), settings.intervalMs ?? DEFAULT_SUPERVISE_INTERVAL_MS);
+    timer.unref();
+    const listener = this.managed.runFork(
+      Effect.flatMap(LedgerSignals, (signals) =>
+        Stream.runForEach(signals.ownerEnded, () => Effect.promise(scan)),
+      ),
+    );
+    this.stopSupervisor = () => {
+      clearInterval(timer);
+      listener.unsafeInterruptAsFork(FiberId.none);
+    };
+    void scan();
+  }
+
+  private stopSupervisor: (() => void) | undefined;
+
   private async shutdown(): Promise<void> {
+    this.stopSupervisor?.();
     const runs = [...this.inFlight.values()];
     for (const run of runs) run.actor.send({ type: "CANCEL" });
     let timer: ReturnType<typeof setTimeout> | undefined;

@@ -53,6 +53,8 @@ export interface RunWiring {
   readonly claimJudge?: boolean | undefined;
   /** Spans (children of the run's root span, when tracing is on), run logs and metric facts. */
   readonly observer?: RunObserver | undefined;
+  /** A resumed run (issue P): its rows exist up to this sequence, and OPEN writes nothing. */
+  readonly resumedAfter?: number | undefined;
 }
 
 type Reply<T extends RunReply["type"]> = Extract<RunReply, { type: T }>;
@@ -104,6 +106,10 @@ export function runOperations(wiring: RunWiring) {
     orLedgerFailed(
       Effect.gen(function* () {
         const store = yield* AgentRunStore;
+        if (wiring.resumedAfter !== undefined) {
+          lastSequence = wiring.resumedAfter;
+          return { type: "OPENED" } as const;
+        }
         yield* store.createRun(
           {
             runId: input.runId,

@@ -161,7 +161,10 @@ function scanRun(events: ReadonlyArray<LedgerEvent>): RunScan {
   return scan;
 }
 
-function projectRunProtocol({ run, events, receipts }: ProjectedRun): ContextMessage[] {
+function projectRunProtocol(
+  { run, events, receipts }: ProjectedRun,
+  pending: ReadonlySet<string> = new Set(),
+): ContextMessage[] {
   const receiptByCall = new Map(receipts.map((receipt) => [receipt.callId, receipt]));
   const scan = scanRun(events);
   const messages: ContextMessage[] = [];
@@ -190,7 +193,7 @@ function projectRunProtocol({ run, events, receipts }: ProjectedRun): ContextMes
             result.status === "ok" ? outputText(result.output) : `${result.status}: ${outputText(result.output)}`,
           facts: receiptFacts(receipt, result.status),
         });
-      } else {
+      } else if (!pending.has(record.call.id)) {
         const kind = syntheticKind(receipt);
         messages.push({
           role: "tool",
@@ -235,9 +238,13 @@ function projectRunSummary({ run, events, receipts }: ProjectedRun): ContextMess
 export function projectRuns(
   runs: ReadonlyArray<ProjectedRun>,
   modeFor: (run: RunRecord) => ReplayMode = () => "protocol",
+  /** Calls whose results are still to come (a resumed run re-running them): no synthetic result. */
+  options: { readonly pending?: ReadonlySet<string> } = {},
 ): ContextMessage[] {
   return runs.flatMap((projected) =>
-    modeFor(projected.run) === "protocol" ? projectRunProtocol(projected) : projectRunSummary(projected),
+    modeFor(projected.run) === "protocol"
+      ? projectRunProtocol(projected, options.pending)
+      : projectRunSummary(projected),
   );
 }
 

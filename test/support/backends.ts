@@ -98,3 +98,7 @@ export const dumpLedger = Effect.gen(function* () {
   }
   return dump;
 }).pipe(Effect.orDie);
+
+/** A fresh database of `backend`: the SQLite file `file`, or the URL of a new PostgreSQL database. */
+export const freshDatabase = async (backend: BackendName, file: string): Promise<string> =>
+  backend === "sqlite" ? file : await freshPostgresDatabase();

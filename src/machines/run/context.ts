@@ -29,6 +29,23 @@ export interface RunInput {
   readonly capabilities: ProviderCapabilities;
   /** Rollout switch (seed §3.3): `observe` records the verdict but reports as `off` would. */
   readonly receiptVerification: ReceiptVerificationMode;
+  /** A run continued from its ledger after its process stopped (issue P): where it stood. */
+  readonly resume?: ResumePoint | undefined;
+}
+
+/**
+ * What the ledger says of a run that was interrupted: its step, its receipts and call log, its
+ * correction and repair counts, and the calls of its last step whose tool_call rows are durable
+ * but that never reported and may safely run again (observe or idempotent tools). Calls that
+ * may not were given `cancelled` receipts (`side_effect_unknown`) before the run resumed.
+ */
+export interface ResumePoint {
+  readonly step: number;
+  readonly receipts: ReadonlyArray<ExecutionReceipt>;
+  readonly callLog: ReadonlyArray<CallFingerprint>;
+  readonly protocolRepairs: number;
+  readonly correctionTurns: number;
+  readonly rerun: ReadonlyArray<PlannedCall>;
 }
 
 /** At most one correction turn per run (seed §4 Phase 3). */
@@ -66,19 +83,20 @@ export interface RunContext extends RunInput {
 
 export const initialContext = (input: RunInput): RunContext => ({
   ...input,
-  step: 0,
-  receipts: [],
-  callLog: [],
-  protocolRepairs: 0,
-  correctionTurns: 0,
-  stepCalls: [],
+  step: input.resume?.step ?? 0,
+  receipts: input.resume?.receipts ?? [],
+  callLog: input.resume?.callLog ?? [],
+  protocolRepairs: input.resume?.protocolRepairs ?? 0,
+  correctionTurns: input.resume?.correctionTurns ?? 0,
+  stepCalls: input.resume?.rerun ?? [],
   stepText: "",
   stepAnomalies: [],
-  callsRecorded: false,
+  // The calls to run again are durable already: they are what the resumed run does first.
+  callsRecorded: (input.resume?.rerun.length ?? 0) > 0,
   turn: NO_ROWS,
   closing: NO_ROWS,
   answer: "",
-  samplingPhase: "first",
+  samplingPhase: input.resume ? "continue" : "first",
   verdict: null,
   outcome: null,
 });

@@ -1,4 +1,4 @@
-import { assign, emit, enqueueActions, fromCallback, sendTo, setup, stateIn } from "xstate";
+import { and, assign, emit, enqueueActions, fromCallback, not, sendTo, setup, stateIn } from "xstate";
 import type { AgentRunResult, LoopEvent, Outcome, RunCommand, RunReply, ToolSettlement } from "../../domain/index.js";
 import { cancelledSettlement } from "../settlements.js";
 import { RUN_IO_SYSTEM_ID, toolBatchMachine } from "../toolBatch/machine.js";
@@ -66,6 +66,8 @@ export const runMachine = setup({
     outcomeCancelled: ({ context }) => context.outcome?.state === "cancelled",
     outcomeFailed: ({ context }) => context.outcome?.state === "failed",
     ledgerFailureNotDecided: ({ context }) => context.outcome?.reason !== "ledger_write_failed",
+    /** A resumed run whose last step left calls that may run again (issue P). */
+    resumedWithCallsToRerun: ({ context }) => context.callsRecorded && context.stepCalls.length > 0,
   },
   actions: {
     requestOpen: sendTo("io", ({ context }) => openCommand(context)),
@@ -237,7 +239,11 @@ export const runMachine = setup({
             opening: {
               entry: "requestOpen",
               on: {
-                OPENED: { actions: "decideOpened" },
+                OPENED: [
+                  // Resumed: the interrupted step's re-runnable calls run first, then the run goes on.
+                  { guard: and(["resumedWithCallsToRerun", not("cancelRequested")]), target: "executingTools" },
+                  { actions: "decideOpened" },
+                ],
               },
             },
             sampling: {

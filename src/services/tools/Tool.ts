@@ -80,6 +80,12 @@ export interface ToolDefinition<Args = unknown> {
   readonly jsonSchema?: Readonly<Record<string, unknown>> | undefined;
   readonly timeoutMs?: number | undefined;
   /**
+   * Running the call twice has the effect of running it once (issue P). A resumed run re-runs a
+   * call whose outcome the crash left unknown only when this is true or the tool only observes;
+   * any other such call is reported to the model as `side_effect_unknown` instead.
+   */
+  readonly idempotent?: boolean | undefined;
+  /**
    * Failures (a failed Effect, a rejected Promise, a throw) become `error` / `tool_threw` receipts.
    * A Promise executor should stop when `context.signal` aborts (timeout or cancel).
    */
