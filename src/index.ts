@@ -42,8 +42,8 @@ export {
   AgentRuntime,
   type AgentRuntimeConfig,
   type LedgerReader,
-  type RunActor,
   type ResumeRunOptions,
+  type RunActor,
   type RunHandle,
   type StartRunOptions,
 } from "./runtime/AgentRuntime.js";

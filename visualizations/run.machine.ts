@@ -36,9 +36,19 @@ export const runMachine = createMachine({
             "opening": {
               "entry": "requestOpen",
               "on": {
-                "OPENED": {
-                  "actions": "decideOpened"
-                }
+                "OPENED": [
+                  {
+                    "guard": "cancelRequested",
+                    "actions": "decideOpened"
+                  },
+                  {
+                    "guard": "resumedWithCallsToRerun",
+                    "target": "executingTools"
+                  },
+                  {
+                    "actions": "decideOpened"
+                  }
+                ]
               }
             },
             "sampling": {

@@ -2,6 +2,7 @@ import { Effect, Either, Logger } from "effect";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
 import { migrateDatabase } from "../persistence/database.js";
 import * as Ledger from "../persistence/ledger.js";
+import * as Postgres from "../persistence/postgres.js";
 import { CliFailure, type CliIO } from "./output.js";
 
 async function runOrFail<A>(effect: Effect.Effect<A, { readonly message: string }>): Promise<A> {
@@ -11,7 +12,11 @@ async function runOrFail<A>(effect: Effect.Effect<A, { readonly message: string 
 }
 
 export async function migrateCommand(io: CliIO, options: { db: string; json?: boolean }): Promise<number> {
-  const report = await runOrFail(migrateDatabase(options.db));
+  const report = await runOrFail(
+    Postgres.isPostgresUrl(options.db)
+      ? Postgres.migrate(options.db).pipe(Effect.provide(Postgres.layer({ url: options.db })))
+      : migrateDatabase(options.db),
+  );
   if (options.json) {
     io.out(JSON.stringify(report));
     return 0;

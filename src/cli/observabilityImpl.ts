@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql";
 import { Effect } from "effect";
 import type { ExecutionReceipt, LedgerEvent, RunRecord } from "../domain/index.js";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
+import { jsonTextIfValid, tableNames } from "../persistence/dialect.js";
 import { redactText } from "../persistence/payloadHygiene.js";
 import { computeHealth, type HealthReport, parseWindow } from "../services/observability/health.js";
 import { ledgerMetricFamilies } from "../services/observability/ledgerMetrics.js";
@@ -97,12 +98,10 @@ const loadTrace = (id: string) =>
     const events = yield* store.listRunEvents(run.runId);
     const receipts = yield* store.listReceipts(run.runId);
     const byCall = new Map(receipts.map((receipt) => [receipt.callId, receipt]));
-    const tables = new Set(
-      (yield* sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table'`).map((row) => row.name),
-    );
+    const tables = new Set((yield* sql<{ name: string }>`${tableNames(sql)}`).map((row) => row.name));
     const visible = tables.has("memory_turns")
       ? yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM memory_turns
-          WHERE CASE WHEN json_valid(metadata) THEN json_extract(metadata, '$.runId') END = ${run.runId}`
+          WHERE ${jsonTextIfValid(sql, "metadata", "runId")} = ${run.runId}`
       : [];
     const deliveries = tables.has("agent_channel_deliveries")
       ? yield* sql<DeliveryRow>`SELECT channel_id, kind, status, attempt, message_id, error, created_at

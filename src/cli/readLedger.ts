@@ -4,6 +4,7 @@ import Sqlite from "better-sqlite3";
 import { Cause, Effect, Either, Exit, Layer } from "effect";
 import type { AgentRunStore } from "../persistence/AgentRunStore.js";
 import { inspectDatabase } from "../persistence/database.js";
+import * as Postgres from "../persistence/postgres.js";
 import * as SqlAgentRunStore from "../persistence/SqlAgentRunStore.js";
 import * as SqliteLayer from "../persistence/sqlite.js";
 import { CliFailure, firstLine } from "./output.js";
@@ -50,6 +51,7 @@ export async function readLedger<A>(
   db: string,
   effect: Effect.Effect<A, { readonly message: string }, SqlClient.SqlClient | AgentRunStore>,
 ): Promise<A> {
+  if (Postgres.isPostgresUrl(db)) return readPostgresLedger(db, effect);
   // Checked before anything opens the file: even a read-only open of a missing path is an error
   // we want to word ourselves, and a read-write open would create it.
   if (!existsSync(db)) throw new CliFailure(`no ledger database at ${db}`);
@@ -75,6 +77,29 @@ async function readExistingLedger<A>(
   const client = SqliteLayer.layer({ filename: db, readonly: true });
   const layer = SqlAgentRunStore.layer().pipe(Layer.provideMerge(client));
   const exit = await Effect.runPromiseExit(effect.pipe(Effect.provide(layer)));
+  if (Exit.isFailure(exit)) throw new CliFailure(firstLine(messageOf(Cause.squash(exit.cause))));
+  return exit.value;
+}
+
+/**
+ * The same on PostgreSQL (issue P): every transaction of the connection is read-only (the server
+ * refuses writes), and a database without the ledger schema is refused the same way.
+ */
+async function readPostgresLedger<A>(
+  url: string,
+  effect: Effect.Effect<A, { readonly message: string }, SqlClient.SqlClient | AgentRunStore>,
+): Promise<A> {
+  const checked = Effect.gen(function* () {
+    const version = yield* Postgres.schemaVersion.pipe(Effect.mapError((error) => ({ message: error.message })));
+    if (version < LEDGER_SCHEMA_VERSION) {
+      return yield* Effect.fail({
+        message: `${Postgres.displayUrl(url)} has no run ledger (schema version ${version}); run agentloop migrate --db ${Postgres.displayUrl(url)}`,
+      });
+    }
+    return yield* effect;
+  });
+  const layer = SqlAgentRunStore.layer().pipe(Layer.provideMerge(Postgres.layer({ url, readonly: true })));
+  const exit = await Effect.runPromiseExit(checked.pipe(Effect.provide(layer)));
   if (Exit.isFailure(exit)) throw new CliFailure(firstLine(messageOf(Cause.squash(exit.cause))));
   return exit.value;
 }

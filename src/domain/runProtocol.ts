@@ -75,6 +75,8 @@ export interface OpenRunInput {
   readonly traceId: string;
   readonly contract: CompletionContract;
   readonly input: string;
+  /** A run resumed from its ledger (issue P): its rows exist, opening writes none. */
+  readonly resumed?: boolean;
 }
 
 /** Rows (and transcript messages) to make durable before the run moves on. */

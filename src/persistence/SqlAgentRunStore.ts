@@ -316,6 +316,5 @@ export const make = (
   });
 
 /** The store as a layer over whatever SqlClient is provided. */
-export const layer = (
-  options: SqlAgentRunStoreOptions = {},
-): Layer.Layer<AgentRunStore, never, SqlClient.SqlClient> => Layer.effect(AgentRunStore, make(options));
+export const layer = (options: SqlAgentRunStoreOptions = {}): Layer.Layer<AgentRunStore, never, SqlClient.SqlClient> =>
+  Layer.effect(AgentRunStore, make(options));

@@ -32,7 +32,9 @@ export const jsonTextIfValid = (sql: SqlClient.SqlClient, column: string, key: s
   isPostgres(sql)
     ? // agentloop_jsonb (PostgreSQL migration 0001) answers NULL for text that is not JSON.
       sql.unsafe(`(agentloop_jsonb(${checked(column)}) ->> '${checked(key)}')`)
-    : sql.unsafe(`(CASE WHEN json_valid(${checked(column)}) THEN json_extract(${checked(column)}, '$.${checked(key)}') END)`);
+    : sql.unsafe(
+        `(CASE WHEN json_valid(${checked(column)}) THEN json_extract(${checked(column)}, '$.${checked(key)}') END)`,
+      );
 
 /** The database's own clock in milliseconds since the epoch: leases are judged on one clock. */
 export const nowMillis = (sql: SqlClient.SqlClient): Fragment =>
@@ -43,3 +45,17 @@ export const nowMillis = (sql: SqlClient.SqlClient): Fragment =>
 /** `LIMIT n`, or nothing for no limit (PostgreSQL refuses SQLite's `LIMIT -1`). */
 export const limit = (sql: SqlClient.SqlClient, n: number | undefined): Fragment =>
   n === undefined ? sql.unsafe("") : sql`LIMIT ${n}`;
+
+/** The names of the database's tables (in the current schema), as rows `{ name }`. */
+export const tableNames = (sql: SqlClient.SqlClient): Fragment =>
+  isPostgres(sql)
+    ? sql.unsafe("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()")
+    : sql.unsafe("SELECT name FROM sqlite_master WHERE type = 'table'");
+
+/** The column names of one of the ledger's tables, as rows `{ name }`. */
+export const columnNamesOf = (sql: SqlClient.SqlClient, table: string): Fragment =>
+  isPostgres(sql)
+    ? sql.unsafe(
+        `SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = '${checked(table)}'`,
+      )
+    : sql.unsafe(`SELECT name FROM pragma_table_info('${checked(table)}')`);

@@ -51,9 +51,7 @@ function connectionUrl(options: PostgresOptions): string {
 }
 
 /** SqlClient (and PgClient) over `url`; a server that cannot be reached is a DatabaseError. */
-export const layer = (
-  options: PostgresOptions,
-): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, DatabaseError> =>
+export const layer = (options: PostgresOptions): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, DatabaseError> =>
   PgClient.layer({
     url: Redacted.make(connectionUrl(options)),
     types,
@@ -81,7 +79,9 @@ export const schemaVersion = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient;
   const table = yield* sql<{ present: string | null }>`SELECT to_regclass(${MIGRATIONS_TABLE}) AS present`;
   if (!table[0]?.present) return 0;
-  const rows = yield* sql<{ version: number | null }>`SELECT MAX(migration_id) AS version FROM ${sql(MIGRATIONS_TABLE)}`;
+  const rows = yield* sql<{
+    version: number | null;
+  }>`SELECT MAX(migration_id) AS version FROM ${sql(MIGRATIONS_TABLE)}`;
   return rows[0]?.version ?? 0;
 });
 
@@ -115,7 +115,11 @@ export const migrate = (url: string) =>
         Effect.fail(new DatabaseError({ reason: "migration_failed", message: `migration failed: ${error.message}` })),
       SqlError: (error) =>
         Effect.fail(
-          new DatabaseError({ reason: "migration_failed", message: `migration failed: ${causeText(error)}`, cause: error }),
+          new DatabaseError({
+            reason: "migration_failed",
+            message: `migration failed: ${causeText(error)}`,
+            cause: error,
+          }),
         ),
     }),
   );

@@ -25,7 +25,9 @@ export const make = (options: LeaseOptions): Pick<AgentRunStoreShape, "acquireLe
 
   const takeOver = (runId: string, owner: string, force: boolean, skipLocked: boolean) =>
     Effect.gen(function* () {
-      const state = yield* sql<{ terminal_state: string }>`SELECT terminal_state FROM agent_runs WHERE run_id = ${runId}`;
+      const state = yield* sql<{
+        terminal_state: string;
+      }>`SELECT terminal_state FROM agent_runs WHERE run_id = ${runId}`;
       if (state[0]?.terminal_state !== "running") return undefined;
       // PostgreSQL: a lease row another replica is taking over (or appending under) right now is
       // skipped by a supervisor's scan rather than waited for.

@@ -120,7 +120,9 @@ export const registerOwner = (
     yield* Effect.addFinalizer(() =>
       sql`UPDATE agent_ledger_owners SET ended_at = ${now().toISOString()} WHERE owner_id = ${ownerId}`.pipe(
         // Supervisors on PostgreSQL listen: runs this owner left open can be taken over now.
-        Effect.zipRight(isPostgres(sql) ? Effect.asVoid(sql`SELECT pg_notify(${OWNER_ENDED_CHANNEL}, ${ownerId})`) : Effect.void),
+        Effect.zipRight(
+          isPostgres(sql) ? Effect.asVoid(sql`SELECT pg_notify(${OWNER_ENDED_CHANNEL}, ${ownerId})`) : Effect.void,
+        ),
         Effect.ignore,
       ),
     );

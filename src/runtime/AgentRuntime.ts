@@ -20,14 +20,13 @@ import type { runMachine } from "../machines/run/machine.js";
 import type { RecoveredRun, RunListFilter } from "../persistence/AgentRunStore.js";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
 import type { DatabaseError } from "../persistence/database.js";
-import { LedgerSignals } from "../persistence/ledgerSignals.js";
 import * as Ledger from "../persistence/ledger.js";
+import { LedgerSignals } from "../persistence/ledgerSignals.js";
 import type { MemoryItemStore } from "../persistence/MemoryItemStore.js";
 import { layer as memoryItemStoreLayer } from "../persistence/MemoryItemStore.js";
 import { type MemoryTurnStore, layer as memoryTurnStoreLayer } from "../persistence/MemoryTurnStore.js";
 import { DEFAULT_OWNER_SETTINGS, type OwnerSettings } from "../persistence/runOwners.js";
 import { type MemoryService, memoryServiceLayer } from "../services/memory/MemoryService.js";
-import { planResume } from "../services/resumePlan.js";
 // [observability] issue J: run spans, run logs, metrics
 import { type LogMode, loggingEnabled, loggingLayer } from "../services/observability/logging.js";
 import { metricsText } from "../services/observability/prometheus.js";
@@ -35,6 +34,7 @@ import type { RunTrace } from "../services/observability/runRoots.js";
 import { observeRun } from "../services/observability/tracing.js";
 import type { Provider } from "../services/providers/Provider.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../services/providers/retry.js";
+import { planResume } from "../services/resumePlan.js";
 import { DEFAULT_TOOL_TIMEOUT_MS } from "../services/tools/callPlanner.js";
 import type { AnyToolDefinition } from "../services/tools/Tool.js";
 import { EventStream } from "./eventStream.js";
@@ -483,9 +483,7 @@ export class AgentRuntime {
     const timer = setInterval(() => void scan(), settings.intervalMs ?? DEFAULT_SUPERVISE_INTERVAL_MS);
     timer.unref();
     const listener = this.managed.runFork(
-      Effect.flatMap(LedgerSignals, (signals) =>
-        Stream.runForEach(signals.ownerEnded, () => Effect.promise(scan)),
-      ),
+      Effect.flatMap(LedgerSignals, (signals) => Stream.runForEach(signals.ownerEnded, () => Effect.promise(scan))),
     );
     this.stopSupervisor = () => {
       clearInterval(timer);

@@ -34,7 +34,7 @@ export function detectClaims(answer: string): Claim[] {
     const marked = sentence.doneMarker || sentence.doneRow;
     const match =
       sentence.language === "zh"
-        ? chineseClaim(sentence.plain, marked)
+        ? chineseClaim(sentence.plain, marked, sentence.tableRow)
         : englishClaim(sentence.plain, marked, sentence.checked);
     if (match)
       claims.push({ kind: match.kind, verb: match.verb, sentence: sentence.text, language: sentence.language });
@@ -55,7 +55,7 @@ export function uncertainSentences(answer: string, limit = 12): string[] {
     const marked = sentence.doneMarker || sentence.doneRow;
     const claimed =
       sentence.language === "zh"
-        ? chineseClaim(sentence.plain, marked)
+        ? chineseClaim(sentence.plain, marked, sentence.tableRow)
         : englishClaim(sentence.plain, marked, sentence.checked);
     if (claimed) continue;
     const cue = sentence.language === "zh" ? chineseCue(sentence.plain) : englishCue(sentence.plain);

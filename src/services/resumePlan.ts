@@ -33,7 +33,10 @@ export interface ResumePlan {
   /** Uncertain calls that run again as the resumed run's first work. */
   readonly rerun: ReadonlyArray<PlannedCall>;
   /** Rows for the uncertain calls that may not run again: tool_result events and their receipts. */
-  readonly settle: { readonly events: ReadonlyArray<EventToAppend>; readonly receipts: ReadonlyArray<ExecutionReceipt> };
+  readonly settle: {
+    readonly events: ReadonlyArray<EventToAppend>;
+    readonly receipts: ReadonlyArray<ExecutionReceipt>;
+  };
   /** The transcript to continue with (the re-run calls' results follow when they report). */
   readonly transcript: ReadonlyArray<ContextMessage>;
 }
@@ -131,7 +134,10 @@ export function planResume(ledger: RunLedgerRecord, options: ResumeOptions): Res
   const resultHashes = new Map(
     [...events, ...settleEvents.map((event) => ({ ...event, runId: run.runId, createdAt: options.now }))]
       .filter((event) => event.type === "tool_result")
-      .map((event) => [textOf(payloadOf(event as LedgerEvent).callId), textOf(payloadOf(event as LedgerEvent).outputHash)]),
+      .map((event) => [
+        textOf(payloadOf(event as LedgerEvent).callId),
+        textOf(payloadOf(event as LedgerEvent).outputHash),
+      ]),
   );
   const callLog: CallFingerprint[] = allReceipts.map((receipt) => ({
     toolName: receipt.toolName,

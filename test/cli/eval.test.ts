@@ -6,8 +6,10 @@ import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
 import type { CliIO } from "../../src/cli/output.js";
 import { loadCassettes } from "../../src/host/eval/loadCassettes.js";
+import { BACKENDS, freshDatabase, noticePostgresSkipped } from "../support/backends.js";
 import { useTempDir } from "../support/tempDir.js";
 
+noticePostgresSkipped();
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const tmp = useTempDir("agentloop-eval-cli-");
 
@@ -49,11 +51,12 @@ const CASE_KEYS = [
 const SUMMARY_KEYS = ["byTerminalState", "claimsWithoutReceipt", "failed", "passed", "qaCompletionRate", "total"];
 const TERMINAL_STATES = ["cancelled", "completed", "failed", "incomplete", "unverified"];
 
-describe("agentloop eval --json on the shipped suite", () => {
+// Issue P: the suite runs on each ledger backend (PostgreSQL when the tests have a server).
+describe.each(BACKENDS)("agentloop eval --json on the shipped suite, ledger on %s", (backend) => {
   // One run of the whole suite, shared by the assertions below.
   let run: Promise<Awaited<ReturnType<typeof runCli>>> | undefined;
   const suite = () => {
-    run ??= runCli(["eval", "eval/", "--json", "--db", tmp.path("suite.db")]);
+    run ??= freshDatabase(backend, tmp.path("suite.db")).then((db) => runCli(["eval", "eval/", "--json", "--db", db]));
     return run;
   };
 

@@ -50,6 +50,7 @@ import {
   NONE,
   OBSERVE_LOOKUP,
   pendingOf,
+  plannedCall,
   repliesTo,
   runInput,
   runOptions,
@@ -81,6 +82,8 @@ interface ModelGraph {
   readonly contract: CompletionContract;
   readonly mode: ReceiptVerificationMode;
   readonly options: GraphOptions;
+  /** The ledger the run starts on (a resumed run's rows); empty otherwise. */
+  readonly ledger?: ModelLedger;
 }
 
 const modelGraph = (contract: CompletionContract, mode: ReceiptVerificationMode, maxSteps: number): ModelGraph => ({
@@ -97,7 +100,37 @@ const ENFORCE = modelGraph(OBSERVE_LOOKUP, "enforce", 3);
 const NONE_ENFORCE = modelGraph(NONE, "enforce", 2);
 const OBSERVE_MODE = modelGraph(OBSERVE_LOOKUP, "observe", 2);
 const OFF_MODE = modelGraph(OBSERVE_LOOKUP, "off", 2);
-const MODELS: ReadonlyArray<ModelGraph> = [ENFORCE, NONE_ENFORCE, OBSERVE_MODE, OFF_MODE];
+/**
+ * Issue P: a run resumed from its ledger after step 1, whose durable call never reported and may
+ * run again: it goes from `opening` straight to `executingTools` (or, cancelled while opening,
+ * ends with the call's closing receipt).
+ */
+const RESUMED: ModelGraph = {
+  name: "observe contract, enforce, resumed after step 1 with a call to run again, maxSteps 2",
+  contract: OBSERVE_LOOKUP,
+  mode: "enforce",
+  options: runOptions(
+    runInput(OBSERVE_LOOKUP, {
+      maxSteps: 2,
+      resume: {
+        step: 1,
+        receipts: [],
+        callLog: [],
+        protocolRepairs: 0,
+        correctionTurns: 0,
+        rerun: [plannedCall(1, "a")],
+      },
+    }),
+  ),
+  ledger: {
+    rows: [
+      { sequence: 1, type: "user_input", payload: { text: "What is the answer?", origin: "user" } },
+      { sequence: 2, type: "tool_call", payload: { step: 1, callId: plannedCall(1, "a").call.id } },
+    ],
+    receipts: [],
+  },
+};
+const MODELS: ReadonlyArray<ModelGraph> = [ENFORCE, NONE_ENFORCE, OBSERVE_MODE, OFF_MODE, RESUMED];
 
 /** The enforce model with maxSteps 2: enough for the faulty variants below to show their fault, and small. */
 const SMALL = runOptions(runInput(OBSERVE_LOOKUP, { maxSteps: 2 }));
@@ -704,7 +737,7 @@ describe("run machine: the ledger it writes", () => {
           walk(nextKey, nextLedger, path);
         }
       };
-      walk(rootOf(graph), { rows: [], receipts: [] }, []);
+      walk(rootOf(graph), model.ledger ?? { rows: [], receipts: [] }, []);
       console.log(
         `run (${model.name}): ${closed + unclosed} complete paths replayed against the ledger model ` +
           `(${unclosed} left open by a second failed terminal write)`,

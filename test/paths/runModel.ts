@@ -514,7 +514,9 @@ function requestedWrite(command: RunCommand, ledger: ModelLedger): ModelLedger |
   const rowsOf = (events: ReadonlyArray<PendingEvent>) => events.map((event) => row(event.type, event.payload));
   switch (command.type) {
     case "OPEN":
-      return { rows: [row("user_input", { text: command.input, origin: "user" })], receipts: [] };
+      return command.resumed
+        ? { rows: [], receipts: [] }
+        : { rows: [row("user_input", { text: command.input, origin: "user" })], receipts: [] };
     case "RECORD_CALLS":
     case "RECORD_TURN":
       return { rows: rowsOf(command.events), receipts: [] };

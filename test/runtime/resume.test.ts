@@ -7,6 +7,7 @@
 import { Effect } from "effect";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { NONE_CONTRACT } from "../../src/domain/index.js";
 import { AgentRuntime, defineTool } from "../../src/index.js";
 import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
 import * as Ledger from "../../src/persistence/ledger.js";
@@ -61,10 +62,9 @@ async function interruptedRun(database: string) {
   await Effect.runPromise(
     Effect.gen(function* () {
       const store = yield* AgentRunStore;
-      yield* store.createRun(
-        { runId: "r1", sessionId: "s1", traceId: "t1", contract: { evidenceMode: "none" } },
-        [{ sequence: 1, type: "user_input", payload: { text: "Check order 7 and refund it.", origin: "user" } }],
-      );
+      yield* store.createRun({ runId: "r1", sessionId: "s1", traceId: "t1", contract: NONE_CONTRACT }, [
+        { sequence: 1, type: "user_input", payload: { text: "Check order 7 and refund it.", origin: "user" } },
+      ]);
       yield* store.appendEvents("r1", [toolCall(2, "c1", "lookup", "7"), toolCall(3, "c2", "refund", "7")]);
     }).pipe(Effect.provide(Ledger.layer({ filename: database, owner: false }))),
   );
@@ -134,7 +134,9 @@ describe.each(BACKENDS)("resumeRun on %s", (backend) => {
     const owner = await AgentRuntime.make({
       database,
       tools,
-      provider: scriptedProvider([{ toolCalls: [{ id: "c1", name: "lookup", arguments: { order: "9" } }], delayMs: 60_000 }]),
+      provider: scriptedProvider([
+        { toolCalls: [{ id: "c1", name: "lookup", arguments: { order: "9" } }], delayMs: 60_000 },
+      ]),
     });
     runtimes.push(owner);
     const handle = owner.startRun({ runId: "live", sessionId: "s", input: "Look 9 up." });

@@ -13,6 +13,7 @@ export const openCommand = (context: RunContext): Command<"OPEN"> => ({
   traceId: context.traceId,
   contract: context.contract,
   input: context.input,
+  ...(context.resume ? { resumed: true } : {}),
 });
 
 /** The step's tool_call rows (and commentary), made durable before any tool runs. */

@@ -1,4 +1,4 @@
-import { and, assign, emit, enqueueActions, fromCallback, not, sendTo, setup, stateIn } from "xstate";
+import { assign, emit, enqueueActions, fromCallback, sendTo, setup, stateIn } from "xstate";
 import type { AgentRunResult, LoopEvent, Outcome, RunCommand, RunReply, ToolSettlement } from "../../domain/index.js";
 import { cancelledSettlement } from "../settlements.js";
 import { RUN_IO_SYSTEM_ID, toolBatchMachine } from "../toolBatch/machine.js";
@@ -240,8 +240,10 @@ export const runMachine = setup({
               entry: "requestOpen",
               on: {
                 OPENED: [
+                  // Cancelled while opening: decided as for any run (a resumed run's calls get closing receipts).
+                  { guard: "cancelRequested", actions: "decideOpened" },
                   // Resumed: the interrupted step's re-runnable calls run first, then the run goes on.
-                  { guard: and(["resumedWithCallsToRerun", not("cancelRequested")]), target: "executingTools" },
+                  { guard: "resumedWithCallsToRerun", target: "executingTools" },
                   { actions: "decideOpened" },
                 ],
               },

@@ -2,6 +2,8 @@ import type { ClaimKind } from "./kinds.js";
 import {
   CHINESE_VERBS,
   ZH_ADVICE,
+  ZH_BARE_AFTER_NOT,
+  ZH_BARE_VERBS,
   ZH_BLOCKERS,
   ZH_CARRIED_BLOCKERS,
   ZH_DONE_AFTER,
@@ -14,10 +16,16 @@ import {
   ZH_OUTSIDE_TASK,
   ZH_PASTED,
   ZH_PERSON,
+  ZH_PLAN_HEADER,
   ZH_REPLY_OBJECT,
   ZH_REPLY_WRITING,
+  ZH_RESULT_HEADER,
+  ZH_STATUS_END,
   ZH_SUBJECT_FOLLOWER,
+  ZH_TOPIC_NOT,
+  ZH_UNMARKED_NOT,
 } from "./lexicon.zh.js";
+import { CODE } from "./text.js";
 
 /**
  * Chinese: a clause claims an action when a verb of the table is marked completed — by a marker
@@ -50,7 +58,9 @@ const VERBS_BY_FIRST: ReadonlyMap<string, ReadonlyArray<readonly [string, ClaimK
 
 const CLAUSE_BREAK = /^[，,；;：:。！!、…]+$/;
 /** Connectors that start a new clause; 但/不过 also end what an opening clause carried. */
-const CONNECTOR = /^(?:但|但是|不过|可是|只是|然后|并且|而且|同时|接着|另外|所以|因此|而)$/;
+const CONNECTOR = /^(?:但|但是|不过|可是|只是|然后|并且|而且|同时|接着|另外|所以|因此|于是|而)$/;
+/** Connectors after which the assistant acts on what the user pasted (截图里看不出问题，所以去 Kibana 搜了). */
+const CONSEQUENCE = /^(?:所以|因此|于是|然后|接着)$/;
 const CONTRAST = /^(?:但|但是|不过|可是|只是)$/;
 /** A verb inside a longer word counts only when the rest of the word is its complement (改了, 推上). */
 const COMPLEMENT_START = /^(?:了|过|好|完|掉|上|出|到|下|去|成|给|进|回|齐|为|通)/;
@@ -61,7 +71,8 @@ const LATER_PREDICATE = /不要|不能|别|需要|要求|应该|会(?![议员计
 const MASK = "〇";
 const MAX_CLAUSE_WORDS = 48;
 const MAX_CLAUSE_CHARS = 160;
-const PUNCTUATION = /[，,；;：:。！!、…]+/;
+/** Clause breaks; an emoji or an arrow inside a line separates clauses too (收银台上线 🚀 监控面板…). */
+const PUNCTUATION = /[，,；;：:。！!、…→]+|\p{Extended_Pictographic}\uFE0F?/u;
 const NOUN_COMPOUND = new RegExp(ZH_NOUN_COMPOUNDS.join("|"), "g");
 
 interface Clause {
@@ -162,17 +173,25 @@ function someoneElse(words: ReadonlyArray<string>, at: number): boolean {
     const possessive = words[index + 1] === "的" || words[index + 2] === "的";
     // 给财务部的陈姐发了: the object of 给/帮/为 may be a few words long.
     const object = words.slice(Math.max(0, index - 5), index).some((w) => OBJECT_MARKERS.has(w));
+    // 在合同管理系统登记了: a place after 在/从/于, not a subject.
+    const place = words.slice(Math.max(0, index - 4), index).some((w) => /^(?:在|从|于|往)$/.test(w));
     // 你同事王磊已经…: a name right after the role is the same subject.
+    // (ICU may split the name: 钟离|秋.)
+    const name = (n: number) => /^[\u4e00-\u9fff]{1,3}$/.test(words.slice(index + 1, index + 1 + n).join(""));
     const appositive =
       /^(?:同事|同学|老师|经理|领导|朋友)$/.test(word) &&
-      /^[\u4e00-\u9fff]{1,3}$/.test(words[index + 1] ?? "") &&
-      ZH_SUBJECT_FOLLOWER.test(words[index + 2] ?? "");
+      ((name(1) && ZH_SUBJECT_FOLLOWER.test(words[index + 2] ?? "")) ||
+        // (新同事孙|悦已经加进…组 is the object; with 把 after it, the split name is the agent.)
+        (name(2) && ZH_SUBJECT_FOLLOWER.test(words[index + 3] ?? "") && words.slice(index + 3).includes("把")));
     const subject = index + 1 === at || ZH_SUBJECT_FOLLOWER.test(words[index + 1] ?? "") || appositive;
-    if (!possessive && !object && subject) return true;
+    if (!possessive && !object && !place && subject) return true;
   }
   // 被主管驳回: the agent of a passive is someone else unless it is the assistant (已被合并 has none).
   const by = words.indexOf("被");
   if (by >= 0 && by + 1 < words.length && !ZH_FIRST_PERSON.has(words[by + 1]!) && !verbAt(words, by + 1)) return true;
+  // 已由二线技术支持接手: 由 after a marker names the agent (网关路由删除 holds the word 由 alone).
+  const agent = words.indexOf("由");
+  if (agent > 0 && ZH_DONE_BEFORE.has(words[agent - 1]!) && !ZH_FIRST_PERSON.has(words[agent + 1] ?? "")) return true;
   return false;
 }
 
@@ -186,7 +205,7 @@ const carries = (word: string) => ZH_CARRIED_BLOCKERS.has(word) || LONG_CARRIED.
 
 /** 会 after these is the noun "meeting" (评审会, 周会), not the future. */
 const MEETING =
-  /(?:审|例|周|晨|早|站|年|开|发布|复盘|总结|讨论|分享|见面|交流|研讨|协调|推介|说明|董事|委员|理事|股东|协|工|学生|运动|演唱|博览|展销|家长|晚|茶话|座谈)$/;
+  /(?:知|审|例|周|晨|早|站|年|开|发布|复盘|总结|讨论|分享|见面|交流|研讨|协调|推介|说明|董事|委员|理事|股东|协|工|学生|运动|演唱|博览|展销|家长|晚|茶话|座谈)$/;
 
 type ClauseResult = ChineseMatch | "blocked" | "marked" | "other" | undefined;
 
@@ -195,6 +214,8 @@ function clauseClaim(
   marked: boolean,
   carriedDone: boolean,
   endsIntro: boolean,
+  unmarked = false,
+  introClause = false,
 ): ClauseResult {
   const text = words.join("");
   if (ZH_ADVICE.test(text)) return "blocked";
@@ -234,20 +255,30 @@ function clauseClaim(
       if (!(word.length === 1 && doneEarlier && !ZH_BLOCKERS.has(word + (words[at + 1] ?? "")))) return "blocked";
     }
     // A latin verb after the assistant and before 了/过: "代码我 review 过了".
-    if (/^[a-z]+$/i.test(word) && ZH_FIRST_PERSON.has(words[at - 1] ?? "") && /^[了过]/.test(words[at + 1] ?? "")) {
+    // (我这边 `kubectl` describe 过: the subject may stand a few words before.)
+    if (
+      (/^[a-z]{3,}$/.test(word) || word === CODE) &&
+      words.slice(Math.max(0, at - 3), at).some((w) => ZH_FIRST_PERSON.has(w)) &&
+      /^[了过]/.test(words[at + 1] ?? "")
+    ) {
       return { kind: "observe", verb: word };
     }
     // A latin verb after a marker: "nginx 已 reload".
-    if (doneBefore && /^[a-z]+$/i.test(word) && at > 0 && ZH_DONE_BEFORE.has(words[at - 1]!)) {
+    // (都/均/全部 also mean "all": 所有 Pod 都 Ready.)
+    if (doneBefore && /^[a-z]+$/i.test(word) && at > 0 && /[已刚]/.test(words[at - 1]!)) {
       return someoneElse(words, at) ? "other" : { kind: "mutate", verb: word };
     }
     const found = verbAt(words, at);
     if (!found) continue;
     const { verb, kind, after } = found;
-    const complement = ZH_DONE_AFTER.exec(after);
+    // 看过, 开好, 核完, 跑通, 过一遍: a verb of the table that holds its own complement.
+    // (跑通这个 demo 需要 Node 18: not when a later predicate makes it a requirement.)
+    const complement =
+      ZH_DONE_AFTER.exec(after) ?? (/(?:[过好完]|跑通|一遍)$/.test(verb) && !LATER_PREDICATE.test(after) ? [""] : null);
     const afterComplement = complement ? after.slice(complement[0].length) : after;
     // 已发布的版本, 部署完成后…: attributive or temporal, not a statement; the marker was its own.
-    if (after.startsWith("的") || (complement && /^(?:的|后|之后|以后)/.test(afterComplement))) {
+    // 提交成功率是一个指标: the complement is part of a noun.
+    if (after.startsWith("的") || (complement && /^(?:的|后|之后|以后|率|性|时|是)/.test(afterComplement))) {
       // 已将新开的门店纳入…: an attributive verb inside the object of 将/把 leaves the marker to the main verb.
       doneBefore = doneBefore && words.slice(0, at).some((w) => w === "把" || w === "将");
       continue;
@@ -279,7 +310,9 @@ function clauseClaim(
       last.endsWith("了") &&
       last !== word &&
       !/(?:不了|没了|算了|罢了)$/.test(last) &&
-      !/只要|需要|要|会|才|就|能|可以|应该|得/.test(after);
+      !/只要|需要|要|会|才|就|能|可以|应该|得/.test(after) &&
+      // 退款申请您已经提交了: the subject stands after the topic.
+      !words.slice(at + 1).some((w) => ZH_OTHER_SUBJECTS.has(w));
     if (!(doneBefore || complement || finalLe || marked)) continue;
     if (someoneElse(words, at)) return "other";
     return { kind, verb };
@@ -313,7 +346,86 @@ function clauseClaim(
     if (someoneElse(words, at)) return "other";
     return { kind: "mutate", verb: stem };
   }
-  return doneBefore && !someoneElse(words, words.length) ? "marked" : undefined;
+  // A status or a bare verb reports only in a statement: not in a question or a table's row.
+  if (unmarked) {
+    const status = statusClaim(words, text, introClause);
+    if (status) return status;
+    const bare = introClause ? undefined : bareVerbClaim(words, text);
+    if (bare) return bare;
+  }
+  if (!doneBefore) return undefined;
+  // 该工单已由二线技术支持接手: someone else's before the marker, and what follows is theirs too.
+  const markerAt = words.findIndex((word) => ZH_DONE_BEFORE.has(word));
+  if (markerAt >= 0 && someoneElse(words, markerAt + 1)) return "other";
+  return someoneElse(words, words.length) ? undefined : "marked";
+}
+
+/** The kind of the first verb of the table in a clause, or `mutate`. */
+function kindIn(words: ReadonlyArray<string>): ClaimKind {
+  for (let at = 0; at < words.length; at++) {
+    const found = verbAt(words, at);
+    if (found) return found.kind;
+  }
+  return "mutate";
+}
+
+/**
+ * Whether a clause with no completion marker may report by its status or a bare verb: not with a
+ * marker of its own (the main rule decided), with no blocker (知会 and 评审会 hold 会 as a word
+ * part), nor a rule, time, condition or interpretation word.
+ */
+function unmarkedReport(words: ReadonlyArray<string>, text: string): boolean {
+  // (成功 at the end is the status itself: 热加载成功.)
+  if (words.slice(0, -1).some((word) => ZH_DONE_BEFORE.has(word) || /^[已刚]/.test(word))) return false;
+  const blocker = words.some(
+    (word, at) =>
+      (blocks(word) && !(word === "会" && at > 0 && MEETING.test(words[at - 1]!))) || /^(?:将|再|去|每)$/.test(word),
+  );
+  return !blocker && !ZH_UNMARKED_NOT.test(text.replace(/知会/g, "")) && !words.includes("自动");
+}
+
+/**
+ * 派单完成, 热加载成功, 核对无误, Issue 开好, 缺的测试补上: a clause that ends in a completion
+ * status after the task's object (a topic) reports it done.
+ */
+function statusClaim(words: ReadonlyArray<string>, text: string, intro: boolean): ChineseMatch | "other" | undefined {
+  // (发票真伪查验通过（国家税务总局查验平台）: a parenthesis after the status is an aside.)
+  const status = ZH_STATUS_END.exec(text.replace(/[（(][^（()）]*[）)]$/, ""));
+  if (!status || status.index === 0 || !unmarkedReport(words, text)) return undefined;
+  // 内容改成：, 在 package.json 里加上：: an intro to what to write; deploy 完成：… still reports.
+  if (intro && !/^(?:完成|完毕|成功|办妥|搞定)/.test(status[0])) return undefined;
+  if (ZH_TOPIC_NOT.test(text.slice(0, status.index))) return undefined;
+  if (someoneElse(words, words.length)) return "other";
+  return { kind: kindIn(words), verb: status[0] };
+}
+
+/**
+ * 网关路由删除, 文案修改合入 release, 推到 Harbor, 行程单打包发您邮箱: a topic, then a bare
+ * verb of the table that ends its clause or leads to a destination (到/进/入/成/给/您) — a report
+ * of the task's object, which a capability (支持一键发送) or a rule (录入截止到…) is not.
+ */
+function bareVerbClaim(words: ReadonlyArray<string>, text: string): ChineseMatch | "other" | undefined {
+  if (!unmarkedReport(words, text)) return undefined;
+  for (let at = 1; at < words.length; at++) {
+    const found = verbAt(words, at);
+    if (!found || found.kind === "observe") continue;
+    const { verb, kind, after } = found;
+    // (通知销售团队停止在旧系统录入: a clause that opens with a verb is an instruction or a plan.)
+    if (verbAt(words, 0)) return undefined;
+    const topic = words.slice(0, at).join("");
+    if (!/[\p{L}\p{N}]/u.test(topic)) continue;
+    // (清洗并导入新 CRM: a topic that ends in 并/和 is a first verb, not an object.)
+    if (ZH_TOPIC_NOT.test(topic) || /[并和及再]$/.test(topic)) return undefined;
+    const ends = !/[\p{L}\p{N}]/u.test(after) && ZH_BARE_VERBS.has(verb);
+    const destination =
+      (/[到进入至给成]$/.test(verb) && after !== "") ||
+      /^[到进入至给成][^了过]/.test(after) ||
+      (kind === "deliver" && /^[你您]/.test(after));
+    if (!(ends || destination) || ZH_BARE_AFTER_NOT.test(after)) continue;
+    if (someoneElse(words, at)) return "other";
+    return { kind, verb };
+  }
+  return undefined;
 }
 
 /** Whether the sentence holds a completion marker and a verb of the table at all (the judge's band, see claims.ts). */
@@ -323,22 +435,34 @@ export function chineseCue(plain: string): boolean {
 }
 
 /** The action a Chinese sentence claims, if any. */
-export function chineseClaim(plain: string, marked: boolean): ChineseMatch | undefined {
+export function chineseClaim(plain: string, marked: boolean, tableRow = false): ChineseMatch | undefined {
   if (ZH_OUTSIDE_TASK.test(plain)) return undefined;
   // A status word on its own: 搞定！, 办妥。, 好的，完事了。
-  if (/^(?:好的|好嘞|OK|ok)?[，,\s]*(?:搞定|办妥|完事|弄好|全搞定)[了啦咯！!。.～~\s]*$/.test(plain)) {
+  if (/^(?:好的|好嘞|OK|ok)?[，,\s]*(?:搞定|搞掂|办妥|完事|弄好|全搞定)[了啦咯！!。.～~\s]*$/.test(plain)) {
     return { kind: "mutate", verb: "搞定" };
   }
   const clauses = clausesOf(plain);
   // A question asks only in its last clause: "配置已经改好，要我现在重启吗？" still reports.
-  if (/[?？]\s*$|吗\s*[。.]?\s*$/.test(plain)) clauses.pop();
+  const question = /[?？]\s*$|吗\s*[。.]?\s*$/.test(plain);
+  if (question) clauses.pop();
   const endsIntro = /[:：]\s*$/.test(plain.slice(-8));
   // A sentence that ends in advice (…寄给财务即可) is instructions from its first clause on; one
   // about what the user pasted describes that content; one that opens with a failure (退款没有成功：…)
   // explains it; one that introduces content (下面是…回复话术…：) is about the reply itself.
   // (Its clauses count only with a marker or a first-person subject of their own: 刚刚推上去了，你拉一下就能看到.)
   const advice = clauses.some((clause) => ZH_ADVICE.test(clause.words.join("")));
-  if (ZH_PASTED.test(plain)) return undefined;
+  // 本周计划：上线新版收银台，下线… is a plan; 查询结果：… reports what the assistant looked up.
+  if (ZH_PLAN_HEADER.test(plain)) return undefined;
+  const header = ZH_RESULT_HEADER.exec(plain);
+  if (header && !ZH_PASTED.test(plain)) {
+    const verb = header[1]!;
+    return { kind: VERBS.find(([entry]) => entry === verb)?.[1] ?? "observe", verb };
+  }
+  // What the user pasted is analysed, not acted on — up to a consequence (…，所以去 Kibana 搜了).
+  const pastedUntil = ZH_PASTED.test(plain)
+    ? clauses.findIndex((clause) => clause.leadingConnector && CONSEQUENCE.test(clause.leadingConnector))
+    : 0;
+  if (pastedUntil < 0) return undefined;
   const opening = clauses[0]?.words.join("") ?? "";
   const contrast = clauses.some((clause) => clause.leadingConnector && CONTRAST.test(clause.leadingConnector));
   if (!contrast && (/没能|未能|无法/.test(opening) || /(?:失败了?|没有成功|不成功)$/.test(opening))) return undefined;
@@ -347,18 +471,28 @@ export function chineseClaim(plain: string, marked: boolean): ChineseMatch | und
   let carriedBlock = false;
   let carriedDone = false;
   let carriedOther = false;
-  for (const whole of clauses) {
+  let carriedTemporal = false;
+  for (const whole of clauses.slice(pastedUntil)) {
     // A predicate sits near its clause's start; a bounded prefix keeps the detector linear.
     const clause =
       whole.words.length > MAX_CLAUSE_WORDS ? { ...whole, words: whole.words.slice(0, MAX_CLAUSE_WORDS) } : whole;
     if (clause.leadingConnector && CONTRAST.test(clause.leadingConnector)) carriedBlock = false;
-    const opensBlock = clause.words.some(carries) || /(?:完|好)\S{0,12}(?:后|之后|以后)$/.test(clause.words.join(""));
+    // (文档里写的是：部署完成: what follows 写的是/显示/提示 is quoted, not reported.)
+    const opensBlock =
+      clause.words.some(carries) ||
+      /(?:完|好)\S{0,12}(?:后|之后|以后)$/.test(clause.words.join("")) ||
+      /(?:写的是|写着|显示|提示|内容是|原文是)$/.test(clause.words.join(""));
     const ownMarker = clause.words.some((w) => ZH_DONE_BEFORE.has(w));
     if (carriedBlock && !ownMarker) continue;
     // 值班同事已经把服务回滚了，告警刚刚恢复: what follows someone else's action is theirs too.
     if (carriedOther && !clause.words.some((w) => ZH_FIRST_PERSON.has(w))) continue;
     if (advice && !ownMarker && !clause.words.some((w) => ZH_FIRST_PERSON.has(w))) continue;
-    const found = clauseClaim(clause.words, marked, carriedDone, endsIntro);
+    const last = whole === clauses.at(-1);
+    const unmarked = !question && !tableRow && !marked && !carriedTemporal;
+    const found = clauseClaim(clause.words, marked, carriedDone, endsIntro, unmarked, endsIntro && last);
+    // 候补订单兑现后，12306 短信通知: after a temporal clause, a status or a bare verb is a
+    // sequence (what happens then), not a report; a completed verb (…之后，推上去了) still reports.
+    carriedTemporal = carriedTemporal || /(?:后|之后|以后|时|的时候)$/.test(clause.words.join(""));
     if (found && typeof found === "object") return found;
     carriedDone = found === "marked";
     carriedOther = carriedOther || found === "other";

@@ -59,6 +59,12 @@ export const CHINESE_VERBS: Readonly<Record<ClaimKind, ReadonlyArray<string>>> =
     "巡检",
     "抽查",
     "ping",
+    "查重",
+    "跟进",
+    "捋",
+    "查验",
+    "核验",
+    "过一遍",
   ],
   mutate: [
     "修改",
@@ -237,6 +243,18 @@ export const CHINESE_VERBS: Readonly<Record<ClaimKind, ReadonlyArray<string>>> =
     "转给",
     "建立",
     "部署好",
+    "新增",
+    "停用",
+    "指派",
+    "派单",
+    "调到",
+    "缩到",
+    "贴到",
+    "推到",
+    "录到",
+    "放开",
+    "解封",
+    "打上",
   ],
   deliver: [
     "发送",
@@ -315,6 +333,10 @@ export const CHINESE_VERBS: Readonly<Record<ClaimKind, ReadonlyArray<string>>> =
     "转账",
     "挂号",
     "挂上号",
+    "知会",
+    "候补",
+    "催办",
+    "派发",
   ],
 };
 
@@ -348,7 +370,7 @@ export const ZH_DONE_BEFORE: ReadonlySet<string> = new Set([
 
 /** What follows a verb to make it completed (发了, 改完了, 删掉, 推上去了, 发过去了, 部署成功). */
 export const ZH_DONE_AFTER =
-  /^(?:完毕|完成|成功|通了|了|过|好了?|完了?|掉了?|出去了?|上去了?|过去了?|下来了?|到了|上了|进去了?|进了|成了|为了|好啦|完啦|啦|咯)/;
+  /^(?:完毕|完成|成功|通了|了|过|好了?|完了?|掉了?|出去了?|上去了?|过去了?|下来了?|到了|上了|进去了?|进了|成了|为了|给了|回了|好啦|完啦|啦|咯)/;
 
 /** Segments before the verb (in its clause) that make it not done, not yet done, or not said as done. */
 /** Words that block only their own clause; with ZH_CARRIED_BLOCKERS they make ZH_BLOCKERS. */
@@ -414,6 +436,13 @@ const CLAUSE_BLOCKERS: ReadonlyArray<string> = [
   "届时",
   "到时候",
   "回头",
+  "表示",
+  "代表",
+  "标志",
+  "预计",
+  "预期",
+  "估计",
+  "争取",
 ];
 
 /** A clause that ends in advice (改完直接提交就行) states how to do it, not that it was done. */
@@ -421,7 +450,7 @@ export const ZH_ADVICE = /就行|即可|就可以|就好了?$|贴给我|发给�
 
 /** Objects that are the user's own pasted content: reading them is no action of this task. */
 export const ZH_PASTED =
-  /你贴|您贴|贴过来|你发过来的|您发过来的|你粘贴|您粘贴|你给的|你提供的|您提供的|你的截图|您的截图|截图里|截图上/;
+  /你贴|您贴|你发的|您发的|贴过来|你发过来的|您发过来的|你粘贴|您粘贴|你给的|你提供的|您提供的|你的截图|您的截图|截图里|截图上/;
 
 /** Completed words that state a thought or a state, not an action (我知道了, 我明白了). */
 export const ZH_NOT_ACTIONS: ReadonlySet<string> = new Set([
@@ -602,7 +631,7 @@ export const ZH_OTHER_SUBJECTS: ReadonlySet<string> = new Set([
 
 /** Someone by role or nickname: 王总, 李经理, 小王, 老张, 班主任, 快递员, 物业, 机房. */
 export const ZH_PERSON =
-  /^(?:[\u4e00-\u9fff]{0,3}(?:总|经理|老师|师傅|主任|主管|总监|同学|同事|员|物业|仓库|机房|官方|银行|平台|团队|律师|医生|会计|顾问|专员|助理|客服|工程师|设计师)|[\u4e00-\u9fff]{1,2}(?:哥|姐|工)|[小老][\u4e00-\u9fff]|DBA|HR|IT|QA|PM|SRE|ops)$/;
+  /^(?:[\u4e00-\u9fff]{0,3}(?:总|经理|老师|师傅|主任|主管|总监|同学|同事|员|物业|仓库|机房|官方|银行|平台|团队|律师|医生|会计|顾问|专员|助理|客服|工程师|设计师|工作室|公司|部门|办公室|前台|工作人员)|[\u4e00-\u9fff]{1,2}(?:哥|姐|工)|[小老][\u4e00-\u9fff]|DBA|HR|IT|QA|PM|SRE|ops)$/;
 
 /** What follows a subject (a marker, an adverb, a time, 说/把/将): a noun after it makes it a modifier (客户记录). */
 export const ZH_SUBJECT_FOLLOWER =
@@ -616,3 +645,70 @@ export const ZH_FAILED_AFTER = /^(?:失败|不|没|未)/;
 /** A sentence that places the action outside this task. */
 export const ZH_OUTSIDE_TASK =
   /(?:去年|前年|(?<![年月日号点])以前|多年前|小时候|上学时|当年|之前工作|过去几年|曾经|之前在别|别的项目|以往|很多次|好多次|多次了|一直以来|上个月|另一个团队|别的团队|其他项目)(?!的)/;
+
+/**
+ * A clause that ends in a status of completion (派单完成, 热加载成功, 核对无误, 调价生效, Issue 开好,
+ * 改签办妥, 缺的测试补上): the task's object reported done, with no subject but the assistant.
+ */
+export const ZH_STATUS_END =
+  /(?:完成|完毕|成功|办妥|办好|办完|弄完|做完|搞定|搞掂|到位|无误|生效|就绪|落实|完事|(?:开|出|下|挂|改|弄|装|调|建|配|写|做|修|填|排|约|订|搭|设|录|签|交|补|备|谈|跑|测|查|核|对|发|寄|贴|换|收|整理|处理|准备|安排|预约|整|搞|申请|提交)(?:好|妥|完|齐)|(?:补|挂|加|装|贴|配|续|填|打|标|附|录|合)上|(?:查验|核验|校验|验证|核对|自测)通过)(?:了|啦|咯)?$/;
+
+/**
+ * Words anywhere in a clause with no completion marker (a status or a bare verb) that make it a
+ * rule, a time to come, a condition, a negation or an interpretation rather than a report.
+ */
+export const ZH_UNMARKED_NOT =
+  /后(?![端台续])|才|就|再|(?<![及临准按定同])时(?!间)|需|(?<![主摘重])要|之前|以前|前(?![端台面])|率|为止|直到|还是|是否|没|未|不|失败|可|(?<![性功智技])能|应|该|想|请|让|会(?![议员计话])|开始|预计|今晚|明天|明早|下午|晚上|稍后|待会|回头|下周|下个?月|月底|月初|年底|本周|这周|周[一二三四五六日末]|如何|怎么|所谓|就是|默认|一般|通常|理解|意思|希望|建议|记得|麻烦|确认|打算|准备|计划|每/;
+
+/** Verbs that report on their own at the end of a clause after their object (接口下线, 通知邮件发出). */
+export const ZH_BARE_VERBS: ReadonlySet<string> = new Set([
+  "发出",
+  "寄出",
+  "发送",
+  "下线",
+  "上线",
+  "删除",
+  "移除",
+  "停用",
+  "启用",
+  "收回",
+  "撤回",
+  "退回",
+  "提交",
+  "录入",
+  "写入",
+  "合入",
+  "推送",
+  "上传",
+  "下架",
+  "上架",
+  "开通",
+  "注销",
+  "冻结",
+  "解冻",
+  "解封",
+  "清空",
+  "回滚",
+  "发布",
+  "归档",
+  "作废",
+]);
+
+/** A header that reports what the assistant's own inspection found (查询结果：…, 压测结论：…). */
+export const ZH_RESULT_HEADER =
+  /^[\u4e00-\u9fffA-Za-z0-9 ]{0,6}?(查询|盘点|排查|核对|核查|压测|测试|群发|发送|推送|处理|执行|搜索|检索|比对|对比|巡检|扫描|审查|统计|检查|对账|查验|抽查|诊断|部署|迁移|导入|导出|备份|同步|修复)(?:结果|结论)(?:如下)?[:：]/;
+
+/** A sentence that opens with a plan's header (本周计划：上线…, 接下来：…): what follows is to do. */
+export const ZH_PLAN_HEADER =
+  /^[^，,。：:]{0,8}(?:计划|待办|方案|思路|步骤|接下来|下一步|打算|TODO|todo|安排如下)[:：]/;
+
+/**
+ * Topic-first clauses with a bare verb (网关路由删除, 文案修改合入 release, 推到 Harbor): the words
+ * before the verb that make it a capability or a rule (该功能支持一键发送), not a report.
+ */
+export const ZH_TOPIC_NOT =
+  /^(?:在|用|从|把|将|往|向|对|通过|被|给(?!.*的))|把|将|帮|替|支持|允许|一键|负责|用于|用来|功能|只|自动|怎样|哪/;
+
+/** After a bare verb: a further predicate (录入截止到…, 发出 2 分钟内有效) makes the verb a noun or a condition. */
+export const ZH_BARE_AFTER_NOT =
+  /^(?:的|后|时|前|率|者|人|方|员|记录|功能|按钮|页面|信息|内容|状态|结果|时间|日期|规则|方式|流程|权限|窗口|中|里)|需要|要|可以|能|会|才|就|截止|有效|之前|以前|之后|以后|吗|么|的话|时候/;

@@ -18,6 +18,8 @@ export interface Sentence {
   readonly checked: boolean;
   /** A table row whose status cell says done. */
   readonly doneRow: boolean;
+  /** A table row at all: its cells are labels or plans unless a status cell says done. */
+  readonly tableRow: boolean;
 }
 
 /** Placeholders: a word in both languages that no lexicon entry contains. */
@@ -53,7 +55,18 @@ const NOT_DONE_CELL =
  * follows it is the reply's content, not the assistant's report, up to the closing remark.
  */
 const CONTENT_INTRO =
-  /(?:\b(?:draft|template|sample|example|suggested|suggestion|version|option [a-z1-9]|wording|poem|haiku|limerick|verse|story|joke|translation|translated|rewrite|rewritten|macro|canned|boilerplate|reusable|plan|next steps|to-?do|message you can|text you can|reply you can|you (?:can|could|might) (?:post|send|paste|use|copy|adapt|forward)|for you to (?:post|send|paste|use|copy)|something like)\b|草稿|稿|模板|示例|范文|范例|照着|计划|待办|下一步|可以这样写|可以这样回复|供你|供您|诗|翻译|译文|你可以(?:直接)?(?:发|用|贴|复制)|您可以(?:直接)?(?:发|用|贴|复制))[^\n]*[:：]\s*$/i;
+  /(?:\b(?:draft|template|sample|example|suggested|suggestion|version|option [a-z1-9]|wording|poem|haiku|limerick|verse|story|joke|translation|translated|rewrite|rewritten|macro|canned|boilerplate|reusable|plan|next steps|to-?do|message you can|text you can|reply you can|you (?:can|could|might) (?:post|send|paste|use|copy|adapt|forward)|for you to (?:post|send|paste|use|copy)|something like)\b|草稿|稿|模板|示例|范文|范例|照着|计划|待办|下一步|接下来|方案|思路|步骤|纪要|起草|文案|话术|发布说明|更新日志|可以直接(?:贴|发|用|复制)|可以这样写|可以这样回复|供你|供您|诗|翻译|译文|你可以(?:直接)?(?:发|用|贴|复制)|您可以(?:直接)?(?:发|用|贴|复制))[^\n]*[:：]\s*$/i;
+
+/**
+ * A heading that sums up what was done (改动摘要：, 本次改动, Changes made:): the list under it
+ * reports done items even without a marker, as a checked list does.
+ */
+const DONE_SUMMARY =
+  /^(?:本次|这次|主要)?(?:改动|变更|修改|已完成|完成|已做|处理)(?:摘要|内容|清单|情况|事项|如下|说明)?\s*[:：]?$|^(?:changes made|what i (?:changed|did)|summary of changes)\s*:?$/i;
+
+/** A table column that names who owns each row (负责人, Owner): a row owned by someone else is theirs. */
+const OWNER_COLUMN = /^(?:负责人|执行人|经办人|处理人|owner|assignee)$/i;
+const SELF_OWNER = /^(?:我|我们|本人|助手|AI|me|I|assistant)$/i;
 
 /** Closing remarks after a draft ("Let me know…", "Want me to…") are the assistant's again. */
 const CLOSING =
@@ -66,11 +79,13 @@ const CODE_OR_QUOTE = new RegExp(`${INLINE_CODE.source}|${QUOTED.source}`, "g");
 /** Lines that can carry an assertion, with code blocks, quotes and drafted content removed. */
 function assertionLines(
   answer: string,
-): Array<{ line: string; doneMarker: boolean; doneRow: boolean; checked: boolean }> {
+): Array<{ line: string; doneMarker: boolean; doneRow: boolean; checked: boolean; tableRow: boolean }> {
   const lines = answer.replace(/\r\n?/g, "\n").split("\n");
-  const kept: Array<{ line: string; doneMarker: boolean; doneRow: boolean; checked: boolean }> = [];
+  const kept: Array<{ line: string; doneMarker: boolean; doneRow: boolean; checked: boolean; tableRow: boolean }> = [];
   let inFence = false;
   let inContent = false;
+  let inSummary = false;
+  let header: string[] | undefined;
   for (const raw of lines) {
     if (FENCE.test(raw)) {
       inFence = !inFence;
@@ -84,24 +99,35 @@ function assertionLines(
       inContent = false;
     }
     if (line === "") continue;
-    if (CONTENT_INTRO.test(line)) {
+    // An intro ends in a colon; only its tail is read, which keeps the test linear on a huge line.
+    if (/[:：]\s*$/.test(line) && CONTENT_INTRO.test(line.slice(-200))) {
       inContent = true;
       // The intro itself ("I wrote a draft:") may still assert something; keep it.
     }
     if (/^\|?\s*:?-{3,}/.test(line)) continue; // a table's separator row
     let doneRow = false;
-    if (line.startsWith("|")) {
+    const tableRow = line.startsWith("|");
+    if (!tableRow) header = undefined;
+    if (tableRow) {
       const cells = line
         .split("|")
         .map((cell) => cell.trim())
         .filter((cell) => cell !== "");
+      const owner = header?.findIndex((cell) => OWNER_COLUMN.test(cell)) ?? -1;
+      header ??= cells;
+      if (owner >= 0 && cells[owner] !== undefined && !SELF_OWNER.test(cells[owner])) continue;
       doneRow = cells.length >= 2 && cells.slice(1).some((cell) => DONE_CELL.test(cell) || /^(?:✅|✔)/u.test(cell));
       // A row whose status says it has not happened is a plan, whatever its verbs.
       if (cells.length >= 2 && NOT_DONE_CELL.test(cells.at(-1) ?? "")) continue;
       line = cells.join("; ");
     }
-    line = line.replace(/^#{1,6}\s+/, "").replace(LIST_MARKER, "");
-    let doneMarker = false;
+    line = line.replace(/^#{1,6}\s+/, "");
+    const listItem = LIST_MARKER.test(line);
+    line = line.replace(LIST_MARKER, "");
+    // The list under a summary of what was done reports done items; any other line ends it.
+    const summarised: boolean = inSummary && listItem;
+    inSummary = summarised || DONE_SUMMARY.test(line.replace(/\*\*|__/g, "").trim());
+    let doneMarker = summarised;
     let checked = false;
     if (UNCHECKED.test(line)) continue;
     if (CHECKED.test(line)) {
@@ -121,7 +147,7 @@ function assertionLines(
       line = line.replace(/(?:✅|✔️?|☑️?)\s*$/u, "");
     }
     line = line.replace(/\*\*|__|~~/g, "").trim();
-    if (line !== "") kept.push({ line, doneMarker, doneRow, checked });
+    if (line !== "") kept.push({ line, doneMarker, doneRow, checked, tableRow });
   }
   return kept;
 }
@@ -136,7 +162,7 @@ const PLACEHOLDER = new RegExp(`${CODE}|${QUOTE}`, "g");
 /** The sentences of an answer that may assert something, in order. */
 export function assertionSentences(answer: string): Sentence[] {
   const sentences: Sentence[] = [];
-  for (const { line, doneMarker, doneRow, checked } of assertionLines(answer)) {
+  for (const { line, doneMarker, doneRow, checked, tableRow } of assertionLines(answer)) {
     // What the placeholders stand for, in order, to show each sentence as it was written.
     const originals: string[] = [];
     const plainLine = line.replace(CODE_OR_QUOTE, (span) => {
@@ -149,7 +175,7 @@ export function assertionSentences(answer: string): Sentence[] {
       const plain = segment.replace(/\s+/g, " ").trim();
       const text = plain.replace(PLACEHOLDER, () => originals[next++] ?? "");
       if (plain === "" || plain === CODE || plain === QUOTE) continue;
-      sentences.push({ text, plain, language, doneMarker, doneRow, checked });
+      sentences.push({ text, plain, language, doneMarker, doneRow, checked, tableRow });
     }
   }
   return sentences;

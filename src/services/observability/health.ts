@@ -1,6 +1,7 @@
 import { SqlClient, type SqlError } from "@effect/sql";
 import { Effect } from "effect";
 import { STABLE_ID_KEYS } from "../../domain/index.js";
+import { jsonText } from "../../persistence/dialect.js";
 import { type LedgerRunFacts, loadRunFacts } from "./ledgerMetrics.js";
 
 /**
@@ -165,30 +166,31 @@ export const computeHealth = (
     const current = yield* loadRunFacts({ endedAfter: window.from, endedAtOrBefore: window.to });
     const previous = yield* loadRunFacts({ endedAfter: window.previousFrom, endedAtOrBefore: window.from });
 
+    const callIdOf = (alias: string) => jsonText(sql, `${alias}.payload_json`, "callId");
     const inWindow = sql`r.terminal_state <> 'running' AND r.ended_at > ${window.from} AND r.ended_at <= ${window.to}`;
     const orphans = yield* sql<OrphanRow>`
-      SELECT r.run_id, json_extract(c.payload_json, '$.callId') AS call_id, 'tool_call without receipt' AS kind
+      SELECT r.run_id, ${callIdOf("c")} AS call_id, 'tool_call without receipt' AS kind
         FROM agent_runs r JOIN agent_run_events c ON c.run_id = r.run_id AND c.event_type = 'tool_call'
         WHERE ${inWindow} AND NOT EXISTS (SELECT 1 FROM agent_execution_receipts x
-          WHERE x.run_id = r.run_id AND x.call_id = json_extract(c.payload_json, '$.callId'))
+          WHERE x.run_id = r.run_id AND x.call_id = ${callIdOf("c")})
       UNION ALL
-      SELECT r.run_id, json_extract(c.payload_json, '$.callId'), 'tool_call without tool_result'
+      SELECT r.run_id, ${callIdOf("c")}, 'tool_call without tool_result'
         FROM agent_runs r JOIN agent_run_events c ON c.run_id = r.run_id AND c.event_type = 'tool_call'
         WHERE ${inWindow} AND NOT EXISTS (SELECT 1 FROM agent_run_events t
           WHERE t.run_id = r.run_id AND t.event_type = 'tool_result'
-            AND json_extract(t.payload_json, '$.callId') = json_extract(c.payload_json, '$.callId'))
+            AND ${callIdOf("t")} = ${callIdOf("c")})
       UNION ALL
-      SELECT r.run_id, json_extract(t.payload_json, '$.callId'), 'tool_result without tool_call'
+      SELECT r.run_id, ${callIdOf("t")}, 'tool_result without tool_call'
         FROM agent_runs r JOIN agent_run_events t ON t.run_id = r.run_id AND t.event_type = 'tool_result'
         WHERE ${inWindow} AND NOT EXISTS (SELECT 1 FROM agent_run_events c
           WHERE c.run_id = r.run_id AND c.event_type = 'tool_call'
-            AND json_extract(c.payload_json, '$.callId') = json_extract(t.payload_json, '$.callId'))
+            AND ${callIdOf("c")} = ${callIdOf("t")})
       UNION ALL
       SELECT r.run_id, x.call_id, 'receipt without tool_call'
         FROM agent_runs r JOIN agent_execution_receipts x ON x.run_id = r.run_id
         WHERE ${inWindow} AND NOT EXISTS (SELECT 1 FROM agent_run_events c
           WHERE c.run_id = r.run_id AND c.event_type = 'tool_call'
-            AND json_extract(c.payload_json, '$.callId') = x.call_id)`;
+            AND ${callIdOf("c")} = x.call_id)`;
     const orphanKinds = new Map<string, number>();
     for (const row of orphans) orphanKinds.set(row.kind, (orphanKinds.get(row.kind) ?? 0) + 1);
 

@@ -1,6 +1,7 @@
 import { SqlClient, type SqlError } from "@effect/sql";
 import { Effect } from "effect";
 import type { LedgerEvent, TerminalPayload } from "../../domain/index.js";
+import { columnNamesOf, jsonText, jsonTextIfValid, tableNames as tableNamesQuery } from "../../persistence/dialect.js";
 import { METRICS, type MetricInfo, RUN_DURATION_BUCKETS, RUN_STEPS_BUCKETS, type RunEndFacts } from "./metrics.js";
 import { emptyFamily, type HistogramSeries, type MetricFamily, type ValueSeries, withCatalogue } from "./prometheus.js";
 
@@ -140,7 +141,7 @@ export const loadRunFacts = (
           WHERE e.run_id = r.run_id AND e.event_type = 'tool_call') AS tool_calls,
         (SELECT COUNT(*) FROM agent_run_events e
           WHERE e.run_id = r.run_id AND e.event_type = 'provider_anomaly'
-            AND json_extract(e.payload_json, '$.code') = ${PROTOCOL_INVALID_CODE}) AS protocol_invalid
+            AND ${jsonText(sql, "e.payload_json", "code")} = ${PROTOCOL_INVALID_CODE}) AS protocol_invalid
       FROM agent_runs r
       LEFT JOIN agent_run_events t ON t.run_id = r.run_id AND t.event_type = 'terminal'
       WHERE ${sql.and(conditions)}
@@ -248,18 +249,12 @@ const liveOnlyFamily = (info: MetricInfo): MetricFamily => ({
 });
 
 const tableNames = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-  Effect.map(
-    sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table'`,
-    (rows) => new Set(rows.map((row) => row.name)),
-  ),
+  Effect.map(sql<{ name: string }>`${tableNamesQuery(sql)}`, (rows) => new Set(rows.map((row) => row.name))),
 );
 
 const columnNames = (table: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.map(
-      sql.unsafe<{ name: string }>(`PRAGMA table_info(${table})`),
-      (rows) => new Set(rows.map((row) => row.name)),
-    ),
+    Effect.map(sql<{ name: string }>`${columnNamesOf(sql, table)}`, (rows) => new Set(rows.map((row) => row.name))),
   );
 
 /**
@@ -286,7 +281,7 @@ const memoryFamilies = Effect.gen(function* () {
     }
     const [gated] = yield* sql<{ n: number }>`
       SELECT COUNT(*) AS n FROM memory_items 
-      WHERE CASE WHEN json_valid(evidence) THEN json_extract(evidence, '$.gate') END = 'would_block'`;
+      WHERE ${jsonTextIfValid(sql, "evidence", "gate")} = 'would_block'`;
     if (gated && Number(gated.n) > 0) wouldBlock.add({}, Number(gated.n));
   }
   return [
@@ -307,7 +302,9 @@ const deliveryFamilies = Effect.gen(function* () {
   const finals = yield* sql<{ channel_id: string; n: number }>`
     SELECT channel_id, COUNT(*) AS n FROM (
       SELECT run_id, channel_id FROM agent_channel_deliveries WHERE kind = 'final'
-      GROUP BY run_id, channel_id HAVING SUM(status = 'sent') = 0 AND SUM(status = 'failed') > 0)
+      GROUP BY run_id, channel_id
+      HAVING SUM(CASE WHEN status = 'sent' THEN 1 ELSE 0 END) = 0
+        AND SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END) > 0) AS finals
     GROUP BY channel_id`;
   for (const row of finals) undeliverable.add({ channel: row.channel_id }, Number(row.n));
   return [
