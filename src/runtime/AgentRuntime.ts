@@ -1,207 +1,44 @@
 import { randomUUID } from "node:crypto";
-import type { SqlClient } from "@effect/sql";
-import { Effect, FiberId, Layer, type Logger, ManagedRuntime, Stream, type Tracer } from "effect";
-import { type Actor, createActor, type InspectionEvent, toPromise } from "xstate";
-import {
-  type AgentRunResult,
-  CompletionContract,
-  type CompletionContractInput,
-  type ContextMessage,
-  type ExecutionReceipt,
-  type LedgerEvent,
-  type Locale,
-  type LoopEvent,
-  NONE_CONTRACT,
-  type ReceiptVerificationMode,
-  type RunRecord,
-} from "../domain/index.js";
+import { Effect, Layer, ManagedRuntime } from "effect";
+import { createActor, toPromise } from "xstate";
+import { type LoopEvent, NONE_CONTRACT } from "../domain/index.js";
 import type { ResumePoint } from "../machines/run/context.js";
-import type { runMachine } from "../machines/run/machine.js";
-import type { RecoveredRun, RunListFilter } from "../persistence/AgentRunStore.js";
+import type { RecoveredRun } from "../persistence/AgentRunStore.js";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
 import type { DatabaseError } from "../persistence/database.js";
 import * as Ledger from "../persistence/ledger.js";
-import { LedgerSignals } from "../persistence/ledgerSignals.js";
-import type { MemoryItemStore } from "../persistence/MemoryItemStore.js";
 import { layer as memoryItemStoreLayer } from "../persistence/MemoryItemStore.js";
-import { type MemoryTurnStore, layer as memoryTurnStoreLayer } from "../persistence/MemoryTurnStore.js";
-import { DEFAULT_OWNER_SETTINGS, type OwnerSettings } from "../persistence/runOwners.js";
-import { type MemoryService, memoryServiceLayer } from "../services/memory/MemoryService.js";
-// [observability] issue J: run spans, run logs, metrics
-import { type LogMode, loggingEnabled, loggingLayer } from "../services/observability/logging.js";
+import { layer as memoryTurnStoreLayer } from "../persistence/MemoryTurnStore.js";
+import { memoryServiceLayer } from "../services/memory/MemoryService.js";
+import { loggingEnabled, loggingLayer } from "../services/observability/logging.js";
 import { metricsText } from "../services/observability/prometheus.js";
-import type { RunTrace } from "../services/observability/runRoots.js";
 import { observeRun } from "../services/observability/tracing.js";
-import type { Provider } from "../services/providers/Provider.js";
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../services/providers/retry.js";
-import { planResume } from "../services/resumePlan.js";
+import { DEFAULT_RETRY_POLICY } from "../services/providers/retry.js";
 import { DEFAULT_TOOL_TIMEOUT_MS } from "../services/tools/callPlanner.js";
-import type { AnyToolDefinition } from "../services/tools/Tool.js";
 import { EventStream } from "./eventStream.js";
 import { provideRunMachine } from "./runIO.js";
 import { type RunOperations, runOperations } from "./runOperations.js";
-import { makeRunRegistry, makeTranscriptStore, type RunRegistry, type TranscriptStore } from "./stores.js";
+import type {
+  AgentRuntimeConfig,
+  LedgerReader,
+  ResumeRunOptions,
+  RunHandle,
+  RuntimeServices,
+  StartRunOptions,
+} from "./runtimeConfig.js";
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS, type InFlightRun, ownerSettings, parsedContract } from "./runtimeConfig.js";
+import { makeRunRegistry, makeTranscriptStore, type RunRegistry } from "./stores.js";
+import { type SupervisorSettings, startSupervisor, takeOverRun } from "./supervisor.js";
 
-export interface AgentRuntimeConfig {
-  /** SQLite file for the ledger, or ":memory:". */
-  readonly database: string;
-  readonly provider?: Provider | undefined;
-  readonly tools?: ReadonlyArray<AnyToolDefinition> | undefined;
-  /** The seed calls 128 too high; 24 is the default. */
-  readonly maxSteps?: number | undefined;
-  readonly doomLoopThreshold?: number | undefined;
-  readonly maxProtocolRepairs?: number | undefined;
-  readonly toolConcurrency?: number | undefined;
-  readonly defaultToolTimeoutMs?: number | undefined;
-  readonly retry?: RetryPolicy | undefined;
-  readonly payloadCapBytes?: number | undefined;
-  readonly locale?: Locale | undefined;
-  /** Rollout switch (seed §3.3): `observe` records verdicts but reports as `off`; default `enforce`. */
-  readonly receiptVerification?: ReceiptVerificationMode | undefined;
-  /**
-   * Issue O: ask the run's provider, in one extra call, about the sentences of a `completed`
-   * answer the claim detector was unsure of; it can only add claims (never upgrade a run). Off by
-   * default; counted in `agentloop_claim_judge_calls_total`.
-   */
-  readonly claimJudge?: boolean | undefined;
-  /**
-   * Close runs a crashed process left open (default true). Runs whose owner — another runtime on
-   * the same file — is still alive are left to it: a process on this host is gone when its pid is,
-   * any owner when its heartbeat lapsed.
-   */
-  readonly recoverOnStart?: boolean | undefined;
-  /** This runtime's owner heartbeat on the ledger (defaults: every 5 s, counted gone after 30 s). */
-  readonly ownerHeartbeat?:
-    | { readonly intervalMs?: number | undefined; readonly expiryMs?: number | undefined }
-    | undefined;
-  /**
-   * Issue P: how long a run's lease lasts without renewal and how often this runtime renews the
-   * leases of the runs it drives (defaults 30 s and 5 s; the owner heartbeat is the same beat, and
-   * this setting wins over `ownerHeartbeat`). Another runtime may take a run over once it lapses.
-   */
-  readonly lease?: { readonly durationMs?: number | undefined; readonly renewEveryMs?: number | undefined } | undefined;
-  /**
-   * Issue P: continue runs whose owner is gone instead of closing them as failed/interrupted —
-   * at start-up and then on every poll (default every 2 s; on PostgreSQL also as soon as an owner
-   * announces its shutdown). Claims use the leases, so several supervising replicas never drive
-   * one run twice. `onResumed` receives each run this runtime took over.
-   */
-  readonly supervise?:
-    | boolean
-    | {
-        readonly intervalMs?: number | undefined;
-        readonly onResumed?: ((handle: RunHandle) => void) | undefined;
-      }
-    | undefined;
-  // [observability] issue J
-  /** Structured run logs: `json` (JSON lines on stderr, redacted) or `off` (default). */
-  readonly logs?: LogMode | undefined;
-  /** Receives the run logs instead of the JSON logger (redacted the same way); implies logging on. */
-  readonly logger?: Logger.Logger<unknown, unknown> | undefined;
-  /** A tracing layer (e.g. `otelTracingLayer(...)`, `Layer.setTracer(...)`); default: Effect's tracer, nothing exported. */
-  readonly tracing?: Layer.Layer<never> | undefined;
-  /** How long `dispose()` waits for cancelled runs to write their terminal state (default 10 s). */
-  readonly shutdownTimeoutMs?: number | undefined;
-  /** XState's inspection API for every run actor (e.g. the Stately inspector): events, snapshots, actors. */
-  readonly inspect?: ((event: InspectionEvent) => void) | undefined;
-}
-
-export interface StartRunOptions {
-  readonly sessionId: string;
-  readonly input: string;
-  readonly contract?: CompletionContractInput | undefined;
-  /** Replaces the runtime's tools for this run. */
-  readonly tools?: ReadonlyArray<AnyToolDefinition> | undefined;
-  /** Names this run may call (default: all its tools). */
-  readonly allowedTools?: ReadonlyArray<string> | undefined;
-  readonly provider?: Provider | undefined;
-  /** Messages before this run's user input (system prompt, replayed history). */
-  readonly history?: ReadonlyArray<ContextMessage> | undefined;
-  readonly maxSteps?: number | undefined;
-  readonly locale?: Locale | undefined;
-  readonly runId?: string | undefined;
-  readonly traceId?: string | undefined;
-  /** [observability] The host's span to hang the run's root span under (its trace id becomes the run's). */
-  readonly parentSpan?: Tracer.AnySpan | undefined;
-  /** Aborting it cancels the run exactly like `actor.send({ type: "CANCEL" })`. */
-  readonly signal?: AbortSignal | undefined;
-}
-
-/** What `resumeRun` takes: the parts of a run that are not in its ledger. */
-export interface ResumeRunOptions
-  extends Pick<StartRunOptions, "tools" | "allowedTools" | "provider" | "history" | "maxSteps" | "locale" | "signal"> {
-  /** Take the lease even though it has not expired (the caller knows its holder is gone). */
-  readonly force?: boolean | undefined;
-  /** @internal the supervisor's scan skips a lease another replica is taking right now. */
-  readonly skipLocked?: boolean | undefined;
-}
-
-export type RunActor = Actor<typeof runMachine>;
-
-/** Parsed contracts by the object a host passed: hosts reuse one contract object for many runs. */
-const contracts = new WeakMap<CompletionContractInput, CompletionContract>();
-function parsedContract(input: CompletionContractInput): CompletionContract {
-  const known = contracts.get(input);
-  if (known) return known;
-  const contract = CompletionContract.parse(input);
-  contracts.set(input, contract);
-  return contract;
-}
-
-/** A lapse shorter than two beats would let a busy owner look gone between two heartbeats. */
-function ownerSettings(intervalMs: number | undefined, expiryMs: number | undefined): OwnerSettings {
-  const settings = {
-    heartbeatMs: intervalMs ?? DEFAULT_OWNER_SETTINGS.heartbeatMs,
-    expiryMs: expiryMs ?? Math.max(DEFAULT_OWNER_SETTINGS.expiryMs, 2 * (intervalMs ?? 0)),
-  };
-  if (!(settings.heartbeatMs > 0) || !(settings.expiryMs >= 2 * settings.heartbeatMs)) {
-    throw new Error(
-      `ownerHeartbeat: expiryMs (${settings.expiryMs}) must be at least twice intervalMs (${settings.heartbeatMs}), both positive`,
-    );
-  }
-  return settings;
-}
-
-/** The services every run and every host query can use. */
-export type RuntimeServices =
-  | AgentRunStore
-  | MemoryTurnStore
-  | MemoryItemStore
-  | MemoryService
-  | SqlClient.SqlClient
-  | LedgerSignals;
-
-export interface RunHandle {
-  readonly runId: string;
-  readonly traceId: string;
-  /** A real XState actor: subscribe, send `{ type: "CANCEL" }`, getSnapshot. */
-  readonly actor: RunActor;
-  readonly events: AsyncIterable<LoopEvent>;
-  readonly result: Promise<AgentRunResult>;
-  readonly transcript: TranscriptStore;
-  /** The same as `actor.send({ type: "CANCEL" })`: the run ends `cancelled`, open calls get `cancelled` receipts. */
-  cancel(): void;
-  /** The run's root span and tracer when tracing is on (deliveries after the run join its tree). */
-  readonly trace: RunTrace | undefined;
-}
-
-/** The ledger, read through Promises (for hosts that do not use Effect). */
-export interface LedgerReader {
-  getRun(runId: string): Promise<RunRecord | undefined>;
-  listRuns(filter?: RunListFilter): Promise<ReadonlyArray<RunRecord>>;
-  listSessionRuns(sessionId: string): Promise<ReadonlyArray<RunRecord>>;
-  listEvents(runId: string): Promise<ReadonlyArray<LedgerEvent>>;
-  listReceipts(runId: string): Promise<ReadonlyArray<ExecutionReceipt>>;
-  findRunByTrace(traceId: string): Promise<RunRecord | undefined>;
-}
-
-interface InFlightRun {
-  readonly actor: RunActor;
-  readonly result: Promise<AgentRunResult>;
-}
-
-const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
-const DEFAULT_SUPERVISE_INTERVAL_MS = 2_000;
+export type {
+  AgentRuntimeConfig,
+  LedgerReader,
+  ResumeRunOptions,
+  RunActor,
+  RunHandle,
+  RuntimeServices,
+  StartRunOptions,
+} from "./runtimeConfig.js";
 
 /** The composed runtime: one ManagedRuntime over the ledger layer, many concurrent run actors. */
 export class AgentRuntime {
@@ -294,29 +131,11 @@ export class AgentRuntime {
     const tools = new Map(toolList.map((tool) => [tool.name, tool]));
     const defaultToolTimeoutMs = this.config.defaultToolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
     const plan = await this.run(
-      Effect.gen(function* () {
-        const store = yield* AgentRunStore;
-        const run = yield* store.getRun(runId);
-        if (!run) return yield* Effect.fail(new Error(`no run ${runId} in the ledger`));
-        if (run.terminalState !== "running") {
-          return yield* Effect.fail(new Error(`run ${runId} already ended ${run.terminalState}`));
-        }
-        const abandoned = (yield* store.findAbandonedRuns()).find((candidate) => candidate.run.runId === runId);
-        const epoch = yield* store.acquireLease(runId, {
-          force: options.force === true || abandoned?.ownerKnownGone === true,
-          skipLocked: options.skipLocked === true,
-        });
-        if (epoch === undefined) {
-          return yield* Effect.fail(new Error(`run ${runId} is driven by a live runtime (its lease has not expired)`));
-        }
-        const [ledger] = yield* store.loadRunLedgers([run]);
-        const plan = planResume(ledger!, {
-          tools,
-          defaultToolTimeoutMs,
-          now: new Date().toISOString(),
-        });
-        if (plan.settle.events.length > 0) yield* store.appendEvents(runId, plan.settle.events, plan.settle.receipts);
-        return { run, plan };
+      takeOverRun(runId, {
+        tools,
+        defaultToolTimeoutMs,
+        force: options.force === true,
+        skipLocked: options.skipLocked === true,
       }),
     );
     return this.launch(
@@ -458,38 +277,13 @@ export class AgentRuntime {
     await this.dispose();
   }
 
-  /**
-   * Takes over abandoned runs: a scan now, then on every poll and every owner-ended signal. A
-   * run another replica claims first (its lease taken or locked) is simply skipped.
-   */
-  private supervise(settings: Exclude<AgentRuntimeConfig["supervise"], boolean | undefined>): void {
-    let scanning = false;
-    const scan = async () => {
-      if (scanning || this.disposal) return;
-      scanning = true;
-      try {
-        const abandoned = await this.run(Effect.flatMap(AgentRunStore, (store) => store.findAbandonedRuns()));
-        for (const { run } of abandoned) {
-          if (this.disposal || this.inFlight.has(run.runId)) continue;
-          const handle = await this.resumeRun(run.runId, { skipLocked: true }).catch(() => undefined);
-          if (handle) settings.onResumed?.(handle);
-        }
-      } catch {
-        // A failed scan (the database briefly unreachable) is retried at the next poll.
-      } finally {
-        scanning = false;
-      }
-    };
-    const timer = setInterval(() => void scan(), settings.intervalMs ?? DEFAULT_SUPERVISE_INTERVAL_MS);
-    timer.unref();
-    const listener = this.managed.runFork(
-      Effect.flatMap(LedgerSignals, (signals) => Stream.runForEach(signals.ownerEnded, () => Effect.promise(scan))),
-    );
-    this.stopSupervisor = () => {
-      clearInterval(timer);
-      listener.unsafeInterruptAsFork(FiberId.none);
-    };
-    void scan();
+  private supervise(settings: SupervisorSettings<RunHandle>): void {
+    this.stopSupervisor = startSupervisor(settings, {
+      managed: this.managed,
+      inFlight: (runId) => this.inFlight.has(runId),
+      disposed: () => this.disposal !== undefined,
+      resume: (runId) => this.resumeRun(runId, { skipLocked: true }),
+    });
   }
 
   private stopSupervisor: (() => void) | undefined;

@@ -7,8 +7,6 @@ import * as Sqlite from "../../src/persistence/sqlite.js";
 import { BACKENDS, dumpLedger, ledgerOn, noticePostgresSkipped } from "../support/backends.js";
 import {
   closure,
-  dumpAll,
-  dumpTable,
   newRun,
   receipt,
   toolCall,

@@ -1,0 +1,185 @@
+import type { SqlClient } from "@effect/sql";
+import type { Layer, Logger, Tracer } from "effect";
+import type { Actor, InspectionEvent } from "xstate";
+import {
+  type AgentRunResult,
+  CompletionContract,
+  type CompletionContractInput,
+  type ContextMessage,
+  type ExecutionReceipt,
+  type LedgerEvent,
+  type Locale,
+  type LoopEvent,
+  type ReceiptVerificationMode,
+  type RunRecord,
+} from "../domain/index.js";
+import type { runMachine } from "../machines/run/machine.js";
+import type { AgentRunStore, RunListFilter } from "../persistence/AgentRunStore.js";
+import type { LedgerSignals } from "../persistence/ledgerSignals.js";
+import type { MemoryItemStore } from "../persistence/MemoryItemStore.js";
+import type { MemoryTurnStore } from "../persistence/MemoryTurnStore.js";
+import { DEFAULT_OWNER_SETTINGS, type OwnerSettings } from "../persistence/runOwners.js";
+import type { MemoryService } from "../services/memory/MemoryService.js";
+import type { LogMode } from "../services/observability/logging.js";
+import type { RunTrace } from "../services/observability/runRoots.js";
+import type { Provider } from "../services/providers/Provider.js";
+import type { RetryPolicy } from "../services/providers/retry.js";
+import type { AnyToolDefinition } from "../services/tools/Tool.js";
+import type { TranscriptStore } from "./stores.js";
+import type { SupervisorSettings } from "./supervisor.js";
+
+/** The runtime's public configuration and handle types, and the small helpers that read them. */
+
+export interface AgentRuntimeConfig {
+  /** SQLite file for the ledger, or ":memory:". */
+  readonly database: string;
+  readonly provider?: Provider | undefined;
+  readonly tools?: ReadonlyArray<AnyToolDefinition> | undefined;
+  /** The seed calls 128 too high; 24 is the default. */
+  readonly maxSteps?: number | undefined;
+  readonly doomLoopThreshold?: number | undefined;
+  readonly maxProtocolRepairs?: number | undefined;
+  readonly toolConcurrency?: number | undefined;
+  readonly defaultToolTimeoutMs?: number | undefined;
+  readonly retry?: RetryPolicy | undefined;
+  readonly payloadCapBytes?: number | undefined;
+  readonly locale?: Locale | undefined;
+  /** Rollout switch (seed §3.3): `observe` records verdicts but reports as `off`; default `enforce`. */
+  readonly receiptVerification?: ReceiptVerificationMode | undefined;
+  /**
+   * Issue O: ask the run's provider, in one extra call, about the sentences of a `completed`
+   * answer the claim detector was unsure of; it can only add claims (never upgrade a run). Off by
+   * default; counted in `agentloop_claim_judge_calls_total`.
+   */
+  readonly claimJudge?: boolean | undefined;
+  /**
+   * Close runs a crashed process left open (default true). Runs whose owner — another runtime on
+   * the same file — is still alive are left to it: a process on this host is gone when its pid is,
+   * any owner when its heartbeat lapsed.
+   */
+  readonly recoverOnStart?: boolean | undefined;
+  /** This runtime's owner heartbeat on the ledger (defaults: every 5 s, counted gone after 30 s). */
+  readonly ownerHeartbeat?:
+    | { readonly intervalMs?: number | undefined; readonly expiryMs?: number | undefined }
+    | undefined;
+  /**
+   * Issue P: how long a run's lease lasts without renewal and how often this runtime renews the
+   * leases of the runs it drives (defaults 30 s and 5 s; the owner heartbeat is the same beat, and
+   * this setting wins over `ownerHeartbeat`). Another runtime may take a run over once it lapses.
+   */
+  readonly lease?: { readonly durationMs?: number | undefined; readonly renewEveryMs?: number | undefined } | undefined;
+  /**
+   * Issue P: continue runs whose owner is gone instead of closing them as failed/interrupted —
+   * at start-up and then on every poll (default every 2 s; on PostgreSQL also as soon as an owner
+   * announces its shutdown). Claims use the leases, so several supervising replicas never drive
+   * one run twice. `onResumed` receives each run this runtime took over.
+   */
+  readonly supervise?: boolean | SupervisorSettings<RunHandle> | undefined;
+  // [observability] issue J
+  /** Structured run logs: `json` (JSON lines on stderr, redacted) or `off` (default). */
+  readonly logs?: LogMode | undefined;
+  /** Receives the run logs instead of the JSON logger (redacted the same way); implies logging on. */
+  readonly logger?: Logger.Logger<unknown, unknown> | undefined;
+  /** A tracing layer (e.g. `otelTracingLayer(...)`, `Layer.setTracer(...)`); default: Effect's tracer, nothing exported. */
+  readonly tracing?: Layer.Layer<never> | undefined;
+  /** How long `dispose()` waits for cancelled runs to write their terminal state (default 10 s). */
+  readonly shutdownTimeoutMs?: number | undefined;
+  /** XState's inspection API for every run actor (e.g. the Stately inspector): events, snapshots, actors. */
+  readonly inspect?: ((event: InspectionEvent) => void) | undefined;
+}
+
+export interface StartRunOptions {
+  readonly sessionId: string;
+  readonly input: string;
+  readonly contract?: CompletionContractInput | undefined;
+  /** Replaces the runtime's tools for this run. */
+  readonly tools?: ReadonlyArray<AnyToolDefinition> | undefined;
+  /** Names this run may call (default: all its tools). */
+  readonly allowedTools?: ReadonlyArray<string> | undefined;
+  readonly provider?: Provider | undefined;
+  /** Messages before this run's user input (system prompt, replayed history). */
+  readonly history?: ReadonlyArray<ContextMessage> | undefined;
+  readonly maxSteps?: number | undefined;
+  readonly locale?: Locale | undefined;
+  readonly runId?: string | undefined;
+  readonly traceId?: string | undefined;
+  /** [observability] The host's span to hang the run's root span under (its trace id becomes the run's). */
+  readonly parentSpan?: Tracer.AnySpan | undefined;
+  /** Aborting it cancels the run exactly like `actor.send({ type: "CANCEL" })`. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** What `resumeRun` takes: the parts of a run that are not in its ledger. */
+export interface ResumeRunOptions
+  extends Pick<StartRunOptions, "tools" | "allowedTools" | "provider" | "history" | "maxSteps" | "locale" | "signal"> {
+  /** Take the lease even though it has not expired (the caller knows its holder is gone). */
+  readonly force?: boolean | undefined;
+  /** @internal the supervisor's scan skips a lease another replica is taking right now. */
+  readonly skipLocked?: boolean | undefined;
+}
+
+export type RunActor = Actor<typeof runMachine>;
+
+/** Parsed contracts by the object a host passed: hosts reuse one contract object for many runs. */
+const contracts = new WeakMap<CompletionContractInput, CompletionContract>();
+export function parsedContract(input: CompletionContractInput): CompletionContract {
+  const known = contracts.get(input);
+  if (known) return known;
+  const contract = CompletionContract.parse(input);
+  contracts.set(input, contract);
+  return contract;
+}
+
+/** A lapse shorter than two beats would let a busy owner look gone between two heartbeats. */
+export function ownerSettings(intervalMs: number | undefined, expiryMs: number | undefined): OwnerSettings {
+  const settings = {
+    heartbeatMs: intervalMs ?? DEFAULT_OWNER_SETTINGS.heartbeatMs,
+    expiryMs: expiryMs ?? Math.max(DEFAULT_OWNER_SETTINGS.expiryMs, 2 * (intervalMs ?? 0)),
+  };
+  if (!(settings.heartbeatMs > 0) || !(settings.expiryMs >= 2 * settings.heartbeatMs)) {
+    throw new Error(
+      `ownerHeartbeat: expiryMs (${settings.expiryMs}) must be at least twice intervalMs (${settings.heartbeatMs}), both positive`,
+    );
+  }
+  return settings;
+}
+
+/** The services every run and every host query can use. */
+export type RuntimeServices =
+  | AgentRunStore
+  | MemoryTurnStore
+  | MemoryItemStore
+  | MemoryService
+  | SqlClient.SqlClient
+  | LedgerSignals;
+
+export interface RunHandle {
+  readonly runId: string;
+  readonly traceId: string;
+  /** A real XState actor: subscribe, send `{ type: "CANCEL" }`, getSnapshot. */
+  readonly actor: RunActor;
+  readonly events: AsyncIterable<LoopEvent>;
+  readonly result: Promise<AgentRunResult>;
+  readonly transcript: TranscriptStore;
+  /** The same as `actor.send({ type: "CANCEL" })`: the run ends `cancelled`, open calls get `cancelled` receipts. */
+  cancel(): void;
+  /** The run's root span and tracer when tracing is on (deliveries after the run join its tree). */
+  readonly trace: RunTrace | undefined;
+}
+
+/** The ledger, read through Promises (for hosts that do not use Effect). */
+export interface LedgerReader {
+  getRun(runId: string): Promise<RunRecord | undefined>;
+  listRuns(filter?: RunListFilter): Promise<ReadonlyArray<RunRecord>>;
+  listSessionRuns(sessionId: string): Promise<ReadonlyArray<RunRecord>>;
+  listEvents(runId: string): Promise<ReadonlyArray<LedgerEvent>>;
+  listReceipts(runId: string): Promise<ReadonlyArray<ExecutionReceipt>>;
+  findRunByTrace(traceId: string): Promise<RunRecord | undefined>;
+}
+
+export interface InFlightRun {
+  readonly actor: RunActor;
+  readonly result: Promise<AgentRunResult>;
+}
+
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;

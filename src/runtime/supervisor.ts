@@ -1,0 +1,107 @@
+import { Effect, FiberId, type ManagedRuntime, Stream } from "effect";
+import type { RunRecord } from "../domain/index.js";
+import { AgentRunStore } from "../persistence/AgentRunStore.js";
+import type { DatabaseError } from "../persistence/database.js";
+import { LedgerSignals } from "../persistence/ledgerSignals.js";
+import { planResume, type ResumePlan } from "../services/resumePlan.js";
+import type { AnyToolDefinition } from "../services/tools/Tool.js";
+
+/**
+ * Taking runs over (issue P): the ledger side of a resume, and the supervisor that looks for
+ * runs to resume. The runtime drives what they hand it.
+ */
+
+export interface SupervisorSettings<Handle> {
+  /** How often to look for abandoned runs (default 2 s); PostgreSQL also signals owners that end. */
+  readonly intervalMs?: number | undefined;
+  /** Receives each run this runtime took over (its handle, as `resumeRun` returns it). */
+  readonly onResumed?: ((handle: Handle) => void) | undefined;
+}
+
+const DEFAULT_SUPERVISE_INTERVAL_MS = 2_000;
+
+export interface TakeOverOptions {
+  readonly tools: ReadonlyMap<string, AnyToolDefinition>;
+  readonly defaultToolTimeoutMs: number;
+  /** Take the lease even if it has not expired (the caller knows its holder is gone). */
+  readonly force: boolean;
+  readonly skipLocked: boolean;
+}
+
+/**
+ * Takes an open run's lease (forced when its owner is known gone), plans the resume from its
+ * ledger and writes the rows of the calls that may not run again — all before the run's actor
+ * starts, so a second takeover finds them settled.
+ */
+export const takeOverRun = (runId: string, options: TakeOverOptions) =>
+  Effect.gen(function* () {
+    const store = yield* AgentRunStore;
+    const run = yield* store.getRun(runId);
+    if (!run) return yield* Effect.fail(new Error(`no run ${runId} in the ledger`));
+    if (run.terminalState !== "running") {
+      return yield* Effect.fail(new Error(`run ${runId} already ended ${run.terminalState}`));
+    }
+    const abandoned = (yield* store.findAbandonedRuns()).find((candidate) => candidate.run.runId === runId);
+    const epoch = yield* store.acquireLease(runId, {
+      force: options.force || abandoned?.ownerKnownGone === true,
+      skipLocked: options.skipLocked,
+    });
+    if (epoch === undefined) {
+      return yield* Effect.fail(new Error(`run ${runId} is driven by a live runtime (its lease has not expired)`));
+    }
+    const [ledger] = yield* store.loadRunLedgers([run]);
+    const plan = planResume(ledger!, {
+      tools: options.tools,
+      defaultToolTimeoutMs: options.defaultToolTimeoutMs,
+      now: new Date().toISOString(),
+    });
+    if (plan.settle.events.length > 0) yield* store.appendEvents(runId, plan.settle.events, plan.settle.receipts);
+    const takenOver: { readonly run: RunRecord; readonly plan: ResumePlan } = { run, plan };
+    return takenOver;
+  });
+
+export interface SupervisorHost<Handle> {
+  readonly managed: ManagedRuntime.ManagedRuntime<AgentRunStore | LedgerSignals, DatabaseError>;
+  readonly inFlight: (runId: string) => boolean;
+  readonly disposed: () => boolean;
+  readonly resume: (runId: string) => Promise<Handle>;
+}
+
+/**
+ * Scans for abandoned runs now, then on every poll and every owner-ended signal, resuming each;
+ * a run another replica claims first is skipped. Returns the function that stops it.
+ */
+export function startSupervisor<Handle>(
+  settings: SupervisorSettings<Handle>,
+  host: SupervisorHost<Handle>,
+): () => void {
+  let scanning = false;
+  const scan = async () => {
+    if (scanning || host.disposed()) return;
+    scanning = true;
+    try {
+      const abandoned = await host.managed.runPromise(
+        Effect.flatMap(AgentRunStore, (store) => store.findAbandonedRuns()),
+      );
+      for (const { run } of abandoned) {
+        if (host.disposed() || host.inFlight(run.runId)) continue;
+        const handle = await host.resume(run.runId).catch(() => undefined);
+        if (handle) settings.onResumed?.(handle);
+      }
+    } catch {
+      // A failed scan (the database briefly unreachable) is retried at the next poll.
+    } finally {
+      scanning = false;
+    }
+  };
+  const timer = setInterval(() => void scan(), settings.intervalMs ?? DEFAULT_SUPERVISE_INTERVAL_MS);
+  timer.unref();
+  const listener = host.managed.runFork(
+    Effect.flatMap(LedgerSignals, (signals) => Stream.runForEach(signals.ownerEnded, () => Effect.promise(scan))),
+  );
+  void scan();
+  return () => {
+    clearInterval(timer);
+    listener.unsafeInterruptAsFork(FiberId.none);
+  };
+}
