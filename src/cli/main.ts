@@ -1,9 +1,10 @@
 import { Command, CommanderError, Option } from "commander";
+import { PROVIDER_NAMES } from "../services/providers/names.js";
 import { registerInspectCommands } from "./inspectCommands.js";
 import { registerMemoryCommands } from "./memoryCommands.js";
 import { registerObservabilityCommands } from "./observabilityCommands.js";
 import { CliFailure, type CliIO, firstLine, processIO } from "./output.js";
-import { registerRunCommand } from "./runCommand.js";
+import { type RunCommandOptions, registerRunCommand } from "./runCommand.js";
 import { readPackageVersion } from "./version.js";
 import { registerWorkspaceCommands } from "./workspaceCommands.js";
 
@@ -44,7 +45,7 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
   program
     .command("migrate")
     .description("create or migrate a ledger database (backs up an existing file first)")
-    .requiredOption("--db <file>", "SQLite database file")
+    .requiredOption("--db <file>", "SQLite database file or postgres:// URL")
     .option("--json", "machine-readable output")
     .action(
       action<{ db: string; json?: boolean }>(async (options) => {
@@ -55,11 +56,25 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
 
   program
     .command("recover")
-    .description("close runs left open by a crashed process as failed/interrupted")
-    .addOption(new Option("--db <file>", "SQLite database file").default(DEFAULT_DB))
+    .description("close runs left open by a crashed process as failed/interrupted, or with --resume continue them")
+    .addOption(new Option("--db <file>", "SQLite database file or postgres:// URL").default(DEFAULT_DB))
     .option("--json", "machine-readable output")
+    .option("--resume", "continue each abandoned run from its ledger instead of closing it")
+    .addOption(new Option("--provider <name>", "with --resume: the model provider").choices(PROVIDER_NAMES))
+    .option("--model <model>", "with --resume: the model name")
+    .option("--base-url <url>", "with --resume: the API base URL")
+    .option("--workspace <dir>", "with --resume: the built-in tools act on this folder")
     .action(
-      action<{ db: string; json?: boolean }>(async (options) => {
+      action<
+        { db: string; json?: boolean; resume?: boolean; workspace?: string } & Pick<
+          RunCommandOptions,
+          "provider" | "model" | "baseUrl"
+        >
+      >(async (options) => {
+        if (options.resume) {
+          const { resumeCommand } = await import("./resumeCommand.js");
+          return resumeCommand(io, options);
+        }
         const { recoverCommand } = await import("./dbCommands.js");
         return recoverCommand(io, options);
       }),
@@ -69,7 +84,7 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
     .command("eval")
     .description("run evaluation cassettes through the real runtime (default: the built-in suite)")
     .argument("[paths...]", "cassette files or directories")
-    .addOption(new Option("--db <file>", "SQLite ledger file").default(DEFAULT_DB))
+    .addOption(new Option("--db <file>", "SQLite ledger file or postgres:// URL").default(DEFAULT_DB))
     .option("--json", "machine-readable output")
     .option("--report <dir>", "write a self-contained HTML report (summary, timelines, statechart paths)")
     .action(

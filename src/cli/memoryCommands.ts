@@ -9,7 +9,7 @@ const DEFAULT_DB = "./agentloop.db";
  */
 export function registerMemoryCommands(program: Command, io: CliIO, setExit: (code: number) => void): void {
   const memory = program.command("memory").description("memory items with provenance: review pending candidates");
-  const dbOption = () => new Option("--db <file>", "SQLite database file").default(DEFAULT_DB);
+  const dbOption = () => new Option("--db <file>", "SQLite database file or postgres:// URL").default(DEFAULT_DB);
 
   memory
     .command("list")

@@ -18,7 +18,7 @@ function flagsLines(flags: AgentloopFlags): string[] {
  * `--stage` help needs only the stage names of src/config/rollout.ts.
  */
 export function registerObservabilityCommands(program: Command, io: CliIO, setExit: (code: number) => void): void {
-  const dbOption = () => new Option("--db <file>", "SQLite ledger file").default(DEFAULT_DB);
+  const dbOption = () => new Option("--db <file>", "SQLite ledger file or postgres:// URL").default(DEFAULT_DB);
 
   program
     .command("metrics")

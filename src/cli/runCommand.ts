@@ -58,7 +58,7 @@ export function registerRunCommand(program: Command, io: CliIO, setExit: (code: 
     .addOption(new Option("--provider <name>", "model provider (default: AGENTLOOP_PROVIDER)").choices(PROVIDER_NAMES))
     .option("--model <model>", "model name (default: AGENTLOOP_MODEL or the provider's default)")
     .option("--base-url <url>", "API base URL (default: OPENAI_BASE_URL / ANTHROPIC_BASE_URL)")
-    .addOption(new Option("--db <file>", "SQLite ledger file").default(DEFAULT_DB))
+    .addOption(new Option("--db <file>", "SQLite ledger file or postgres:// URL").default(DEFAULT_DB))
     .addOption(new Option("--contract <mode>", "completion contract").choices(EvidenceModes.options))
     .option("--no-stream", "ask for whole responses instead of streams")
     .option("--workspace <dir>", "workspace: prompt files, skills and the built-in tools act on it")

@@ -40,15 +40,8 @@ function contractOf(name: string | undefined): { evidenceMode: EvidenceMode; sou
   return { evidenceMode: parsed.data, source: "caller" };
 }
 
-/**
- * `agentloop run "TASK"`: one run against a real provider. Prints the run's final text (for any
- * state but `completed` the runtime's honest statement), or the AgentRunResult with `--json`.
- * Exit 0 only for `completed`; configuration errors are one line with exit code 2.
- * With `--workspace` the built-in tools act on that folder; without it no tools are offered, so an
- * evidence contract ends unverified.
- */
-export async function runCommand(io: CliIO, task: string, options: RunCommandOptions = {}): Promise<number> {
-  const contract = contractOf(options.contract);
+/** The provider the command's flags and environment select; a configuration error is one line, exit 2. */
+export function resolvedProvider(options: ProviderFlags) {
   const selection: ProviderSelection = {
     ...(options.provider ? { provider: options.provider } : {}),
     ...(options.model ? { model: options.model } : {}),
@@ -58,6 +51,21 @@ export async function runCommand(io: CliIO, task: string, options: RunCommandOpt
   };
   const resolved = resolveProviderConfig(selection, options.env ?? process.env);
   if (Either.isLeft(resolved)) throw new CliFailure(resolved.left.message, 2);
+  return resolved;
+}
+
+export type ProviderFlags = Pick<RunCommandOptions, "provider" | "model" | "baseUrl" | "stream" | "timeoutMs" | "env">;
+
+/**
+ * `agentloop run "TASK"`: one run against a real provider. Prints the run's final text (for any
+ * state but `completed` the runtime's honest statement), or the AgentRunResult with `--json`.
+ * Exit 0 only for `completed`; configuration errors are one line with exit code 2.
+ * With `--workspace` the built-in tools act on that folder; without it no tools are offered, so an
+ * evidence contract ends unverified.
+ */
+export async function runCommand(io: CliIO, task: string, options: RunCommandOptions = {}): Promise<number> {
+  const contract = contractOf(options.contract);
+  const resolved = resolvedProvider(options);
 
   // Streamed text is progress for a person at a terminal; the final text is printed once, at the end.
   const live = io.isTTY && !options.json;
