@@ -23,6 +23,17 @@ const medianUs = (result: BenchResult | undefined): number | undefined =>
 const medianCpuUs = (result: BenchResult | undefined): number | undefined =>
   result && !result.skipped && !result.error ? result.cpuUsPerStep?.median : undefined;
 
+/** One backend's figures in `scale.replicas` (bench/workloads/replicas.ts). */
+interface ReplicaFigures {
+  readonly oneWorker: { readonly runsPerSec: { readonly median: number } };
+  readonly twoWorkers: { readonly runsPerSec: { readonly median: number } };
+  readonly twoOverOne: { readonly median: number };
+  readonly checkedRuns: number;
+  readonly lostRuns: number;
+  readonly duplicatedEvents: number;
+  readonly malformedRuns: number;
+}
+
 interface Nested {
   readonly usPerStep?: { readonly median: number };
   readonly cpuUsPerStep?: { readonly median: number };
@@ -60,6 +71,7 @@ function wallRatios(
   put("agentloop.w10.sqlite/floor.bare", us("agentloop.w10.sqlite"), us("floor.bare"));
   put("agentloop.w10.memory/floor.bare", us("agentloop.w10.memory"), us("floor.bare"));
   put("agentloop.w10.sqlite/agentloop.w10.memory", us("agentloop.w10.sqlite"), us("agentloop.w10.memory"));
+  put("agentloop.w10.postgres/agentloop.w10.sqlite", us("agentloop.w10.postgres"), us("agentloop.w10.sqlite"));
   put("floor.statecharts/floor.bare+sqlite", us("floor.statecharts"), us("floor.bare+sqlite"));
   put("agentloop.w10.memory/floor.statecharts", us("agentloop.w10.memory"), us("floor.statecharts"));
   const ledger = find(results, "ledger.append");
@@ -73,6 +85,13 @@ function wallRatios(
   put("floor.statecharts/peer.ai-sdk", us("floor.statecharts"), us("peer.ai-sdk"));
   put("peer.langgraph.memory/agentloop.w10.sqlite", us("peer.langgraph.memory"), us("agentloop.w10.sqlite"));
   put("peer.langgraph.sqlite/agentloop.w10.sqlite", us("peer.langgraph.sqlite"), us("agentloop.w10.sqlite"));
+  const replicas = find(results, "scale.replicas");
+  if (replicas && !replicas.error && !replicas.skipped && pick === medianUs) {
+    // Throughput ratios (runs/s of 2 replicas over 1), medians of the per-repetition ratios.
+    const speedup = (backend: unknown) => (backend as ReplicaFigures | undefined)?.twoOverOne.median;
+    put("scale.replicas 2 workers/1 worker (runs/s, postgres)", speedup(replicas.postgres), 1);
+    put("scale.replicas 2 workers/1 worker (runs/s, sqlite)", speedup(replicas.sqlite), 1);
+  }
   return ratios;
 }
 
@@ -152,6 +171,12 @@ function detail(result: BenchResult): string {
     parts.push(
       `${result.concurrency} in flight, wall ${fmt(wall.median, 0)} ms, peak ${fmt(rss.max)} KiB RSS/run (worst wave; median ${fmt(rss.median)}), peak heap ${fmt(heap.max)} KiB/run${retained ? `; held after a full GC with ${retained.inFlight} in flight: ${fmt(retained.rss.max)} KiB RSS/run, ${fmt(retained.heap.max)} KiB heap/run` : ""}, ${result.completed} completed, ${result.ledgerRowsPerWave} rows/wave checked`,
     );
+  } else if (result.id === "scale.replicas") {
+    const line = (name: string, figures: ReplicaFigures) =>
+      `${name}: 2 workers ${fmt(figures.twoWorkers.runsPerSec.median)} runs/s vs 1 worker ${fmt(figures.oneWorker.runsPerSec.median)} (×${fmt(figures.twoOverOne.median, 2)}), ${figures.checkedRuns} runs checked, ${figures.lostRuns} lost, ${figures.duplicatedEvents} duplicated events, ${figures.malformedRuns} malformed`;
+    parts.push(
+      `${line("PostgreSQL", result.postgres as ReplicaFigures)}; ${line("SQLite file", result.sqlite as ReplicaFigures)}`,
+    );
   } else if (result.id === "ledger.append") {
     const raw = result.raw as { usPerStep: { median: number }; eventRowsPerSec: { median: number } };
     const own = result.eventRowsPerSec as { median: number };
@@ -177,7 +202,7 @@ function detail(result: BenchResult): string {
       .join(", ");
     parts.push(`${fmt(result.answersPerSec as number, 0)} answers/s over ${result.corpusAnswers}; ${perAnswer}; ${pr}`);
   }
-  if (result.runs !== undefined && result.id !== "scale.concurrent")
+  if (result.runs !== undefined && result.id !== "scale.concurrent" && result.id !== "scale.replicas")
     parts.push(`${result.reps}×${result.runs} runs after ${result.warmupRuns} warm-up`);
   return parts.join("; ");
 }

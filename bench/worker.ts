@@ -14,18 +14,21 @@ import { benchClaims } from "./workloads/claims.js";
 import { benchLedgerAppend } from "./workloads/ledgerAppend.js";
 import { benchPeer } from "./workloads/peers.js";
 import { benchProjection } from "./workloads/projection.js";
+import { benchReplicas } from "./workloads/replicas.js";
 import { benchScale } from "./workloads/scale.js";
 import { benchStatecharts } from "./workloads/statecharts.js";
 
 const BENCHMARKS: Readonly<Record<BenchId, (options: BenchOptions) => Promise<BenchResult>>> = {
   "agentloop.w10.sqlite": (options) => benchAgentloop("sqlite", options),
   "agentloop.w10.memory": (options) => benchAgentloop("memory", options),
+  "agentloop.w10.postgres": (options) => benchAgentloop("postgres", options),
   "floor.bare": (options) => benchFloor("none", options),
   "floor.bare+sqlite": (options) => benchFloor("step", options),
   "floor.bare+sqlite.writeahead": (options) => benchFloor("writeahead", options),
   "floor.statecharts": benchStatecharts,
   "ledger.append": benchLedgerAppend,
   "scale.concurrent": benchScale,
+  "scale.replicas": benchReplicas,
   "projection.100k": benchProjection,
   claims: benchClaims,
   "peer.ai-sdk": (options) => benchPeer("peer.ai-sdk", options),

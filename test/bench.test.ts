@@ -4,6 +4,9 @@
  */
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
+import { noticePostgresSkipped, PG_URL } from "./support/backends.js";
+
+noticePostgresSkipped();
 
 describe("npm run bench -- --quick --json", () => {
   it("prints machine, results with the measured fields, ratios and targets", () => {
@@ -161,4 +164,29 @@ describe("bench:compare folding", () => {
     expect(statechartsTarget("base")).toMatchObject({ value: null, met: null });
     expect(statechartsTarget("head")).toMatchObject({ value: 90 / 160, met: false });
   });
+});
+
+describe("the PostgreSQL benchmarks (issue P)", () => {
+  it.skipIf(!PG_URL)(
+    "agentloop.w10.postgres and scale.replicas run in smoke mode, verify their runs in the database and report the SQLite figures beside them",
+    () => {
+      const run = spawnSync(
+        process.execPath,
+        ["--import", "tsx", "bench/run.ts", "--quick", "--json", "--only", "agentloop.w10.postgres,scale.replicas"],
+        { encoding: "utf8", timeout: 240_000, env: { ...process.env, AGENTLOOP_BENCH_PG_URL: PG_URL } },
+      );
+      expect(run.status, run.stderr).toBe(0);
+      const report = JSON.parse(run.stdout) as {
+        results: Array<Record<string, unknown> & { id: string }>;
+        ratios: Record<string, number>;
+      };
+      const [postgres, replicas] = report.results;
+      expect(postgres).toMatchObject({ id: "agentloop.w10.postgres", usPerStep: { median: expect.any(Number) } });
+      const figures = { lostRuns: 0, duplicatedEvents: 0, malformedRuns: 0, checkedRuns: 40 };
+      expect(replicas).toMatchObject({ id: "scale.replicas", postgres: figures, sqlite: figures });
+      expect(report.ratios["scale.replicas 2 workers/1 worker (runs/s, postgres)"]).toEqual(expect.any(Number));
+      expect(report.ratios["agentloop.w10.postgres/agentloop.w10.sqlite"]).toBeUndefined();
+    },
+    300_000,
+  );
 });

@@ -2,12 +2,14 @@
 export const CORE_IDS = [
   "agentloop.w10.sqlite",
   "agentloop.w10.memory",
+  "agentloop.w10.postgres",
   "floor.bare",
   "floor.bare+sqlite",
   "floor.bare+sqlite.writeahead",
   "floor.statecharts",
   "ledger.append",
   "scale.concurrent",
+  "scale.replicas",
   "projection.100k",
   "claims",
 ] as const;

@@ -2,8 +2,9 @@
 import { join } from "node:path";
 import { AgentRuntime } from "../../src/runtime/AgentRuntime.js";
 import { loopFields, loopPlan, measureSequential } from "../lib/measure.js";
+import { benchPostgres, checkW10Runs } from "../lib/postgres.js";
 import type { BenchOptions, BenchResult } from "../lib/types.js";
-import { W10_CONTRACT_INPUT, W10_INPUT, W10_STEPS, w10LookupTool, w10Provider } from "./w10.js";
+import { W10_CONTRACT_INPUT, W10_INPUT, W10_ROWS_PER_RUN, W10_STEPS, w10LookupTool, w10Provider } from "./w10.js";
 
 export interface AgentloopW10 {
   readonly runtime: AgentRuntime;
@@ -30,20 +31,42 @@ export async function makeAgentloopW10(options: { database: string; latencyMs?: 
   return { runtime, runOnce, dispose: () => runtime.dispose() };
 }
 
-/** `agentloop.w10.sqlite` (a ledger file, WAL, synchronous NORMAL) or `agentloop.w10.memory` (`:memory:`). */
-export async function benchAgentloop(ledger: "sqlite" | "memory", options: BenchOptions): Promise<BenchResult> {
-  const database = ledger === "sqlite" ? join(options.dir, "agentloop.db") : ":memory:";
-  const bench = await makeAgentloopW10({ database });
+const LEDGERS = {
+  sqlite: "on a file (WAL, synchronous NORMAL)",
+  memory: "in :memory:",
+  postgres: "on PostgreSQL (@effect/sql-pg, a local server)",
+} as const;
+
+/**
+ * `agentloop.w10.sqlite` (a ledger file), `agentloop.w10.memory` (`:memory:`) or
+ * `agentloop.w10.postgres` (a fresh database on a local PostgreSQL server, skipped without one).
+ */
+export async function benchAgentloop(ledger: keyof typeof LEDGERS, options: BenchOptions): Promise<BenchResult> {
+  const id = `agentloop.w10.${ledger}`;
+  const postgres = ledger === "postgres" ? await benchPostgres() : undefined;
+  if (postgres && "skipped" in postgres) return { id, skipped: postgres.skipped };
+  const database = postgres ? postgres.database : ledger === "sqlite" ? join(options.dir, "agentloop.db") : ":memory:";
   try {
-    const measured = await options.measured(() =>
-      measureSequential(loopPlan(options.quick, 30, W10_STEPS), (label) => bench.runOnce(`run-${label}`)),
-    );
-    return {
-      id: `agentloop.w10.${ledger}`,
-      what: `AgentRuntime.startRun, W10 runs one after another, ledger ${ledger === "sqlite" ? "on a file" : "in :memory:"}`,
-      ...loopFields(measured),
-    };
+    const bench = await makeAgentloopW10({ database });
+    try {
+      const measured = await options.measured(() =>
+        measureSequential(loopPlan(options.quick, 30, W10_STEPS), (label) => bench.runOnce(`run-${label}`)),
+      );
+      if (postgres) {
+        const check = await checkW10Runs(postgres, "run-r", measured.runs * measured.reps, W10_ROWS_PER_RUN);
+        if (check.lost + check.duplicatedEvents + check.malformedRuns > 0 || check.completed !== check.runs) {
+          throw new Error(`${id}: the ledger does not hold the measured runs: ${JSON.stringify(check)}`);
+        }
+      }
+      return {
+        id,
+        what: `AgentRuntime.startRun, W10 runs one after another, ledger ${LEDGERS[ledger]}`,
+        ...loopFields(measured),
+      };
+    } finally {
+      await bench.dispose();
+    }
   } finally {
-    await bench.dispose();
+    await postgres?.close();
   }
 }
