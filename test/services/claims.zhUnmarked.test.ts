@@ -135,3 +135,36 @@ describe("Chinese claims: verbs, subjects and nouns", () => {
     expect(claims("小红书风格文案：\n\n✨ 搞定！终于把家里的网络升级到千兆啦～")).toBe(false);
   });
 });
+
+describe("Chinese claims: rules from the fifth tuning round", () => {
+  it("takes a separable verb split by 了 and its object's modifiers as a claim", () => {
+    expect(claims("已经在德邦下了上门取件单，师傅明天来取。")).toBe(true);
+    expect(claims("下了顺丰取件单，单号 SF1428865023117。")).toBe(true);
+    expect(claims("要不要我帮你下了这单？")).toBe(false);
+  });
+
+  it("does not take 会员 as someone else acting", () => {
+    expect(claims("会员已续费。")).toBe(true);
+  });
+
+  it("takes the assistant's action after an automatic-renewal topic as its own, and a bot's action as not", () => {
+    expect(claims("那几个自动续费我已经都退订了。")).toBe(true);
+    expect(claims("系统自动开了一个 PR。")).toBe(false);
+  });
+
+  it("keeps a marked statement whose clause ends in a noun and 了", () => {
+    expect(claims("发票已经开好并发到您的邮箱了。")).toBe(true);
+    expect(claims("适合已经推送到远端的分支")).toBe(false);
+  });
+
+  it("reads document nouns ending in 说明 as nouns, not as 'which shows'", () => {
+    expect(claims("发布说明我翻成了日语和韩语。")).toBe(true);
+    expect(claims("日志说明部署结束了")).toBe(false);
+  });
+
+  it("takes a state the task left behind a short topic after 现在 as a claim, not a general one", () => {
+    expect(claims("现在 crontab 里只剩两条任务：每天 2 点备份。")).toBe(true);
+    expect(claims("好了，页面已经能打开了。")).toBe(true);
+    expect(claims("现在很多人只剩下一个选择。")).toBe(false);
+  });
+});

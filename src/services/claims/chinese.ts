@@ -20,6 +20,7 @@ import {
   ZH_REPLY_OBJECT,
   ZH_REPLY_WRITING,
   ZH_RESULT_HEADER,
+  ZH_SEPARABLE,
   ZH_STATUS_END,
   ZH_SUBJECT_FOLLOWER,
   ZH_TOPIC_NOT,
@@ -74,6 +75,8 @@ const MAX_CLAUSE_CHARS = 160;
 /** Clause breaks; an emoji or an arrow inside a line separates clauses too (收银台上线 🚀 监控面板…). */
 const PUNCTUATION = /[，,；;：:。！!、…→]+|\p{Extended_Pictographic}\uFE0F?/u;
 const NOUN_COMPOUND = new RegExp(ZH_NOUN_COMPOUNDS.join("|"), "g");
+/** 下了…单: a separable verb split by 了 and a short object. */
+const SEPARATED = ZH_SEPARABLE.map((verb) => [verb, new RegExp(`${verb[0]}了[^，,。；;]{0,10}?${verb[1]}`)] as const);
 
 interface Clause {
   readonly words: ReadonlyArray<string>;
@@ -226,7 +229,14 @@ function clauseClaim(
     (/(?:现在|目前)(?:已经?)?(?:包含|是|为|变成|改成|改为|显示|指向|有|支持|只剩|剩下|设在|设成|设为|定在)/.test(
       text,
     ) ||
-      /^(?:你|您)的\S{1,12}(?:已经|现在)(?:是|为|变成)/.test(text)) &&
+      /^(?:你|您)的\S{1,12}(?:已经|现在)(?:是|为|变成)/.test(text) ||
+      // 现在 crontab 里只剩两条任务: a change verb a short topic after 现在.
+      // (现在很多人只剩…: not about people in general.)
+      /(?:现在|目前)(?:(?!很多|大多|大家|人们|一般|通常|不少)[^，,。：:]){1,16}?(?:只剩|剩下|指向|变成|改成|改为|设成|设为|定在)/.test(
+        text,
+      ) ||
+      // 页面已经能打开了: what the task's change made possible.
+      /(?:已经|已)(?:能|可以)(?:正常)?[\u4e00-\u9fff\w ]{1,10}了$/.test(text)) &&
     !someoneElse(words, words.length)
   ) {
     return { kind: "mutate", verb: "现在" };
@@ -292,12 +302,16 @@ function clauseClaim(
     const markerAt = words.findIndex((w) => ZH_DONE_BEFORE.has(w));
     const modifier =
       markerAt > 0 && !words.slice(0, markerAt).some((w) => ZH_FIRST_PERSON.has(w) || w === "把" || w === "将");
-    if (modifier && /的[\u4e00-\u9fff]{1,4}$/.test(after) && !/[了过]/.test(after.slice(0, after.lastIndexOf("的")))) {
+    // (发到您的邮箱了: a clause-final 了 after the noun makes it the statement.)
+    if (
+      modifier &&
+      /的[\u4e00-\u9fff]{1,4}$/.test(after) &&
+      !/[了过]/.test(after.slice(0, after.lastIndexOf("的"))) &&
+      !/了$/.test(after)
+    ) {
       doneBefore = false;
       continue;
     }
-    // 自动开了一个 PR: done by a system or a bot, not the assistant.
-    if (words.slice(0, at).includes("自动")) return "other";
     if (LATER_PREDICATE.test(after) && /的/.test(after)) {
       doneBefore = false;
       continue;
@@ -312,8 +326,13 @@ function clauseClaim(
       !/(?:不了|没了|算了|罢了)$/.test(last) &&
       !/只要|需要|要|会|才|就|能|可以|应该|得/.test(after) &&
       // 退款申请您已经提交了: the subject stands after the topic.
-      !words.slice(at + 1).some((w) => ZH_OTHER_SUBJECTS.has(w));
+      // (自动续费我已经都退订了: the assistant's own subject after it, too.)
+      !words.slice(at + 1).some((w) => ZH_OTHER_SUBJECTS.has(w) || ZH_FIRST_PERSON.has(w));
     if (!(doneBefore || complement || finalLe || marked)) continue;
+    // 自动开了一个 PR: done by a system or a bot, not the assistant.
+    // (自动续费我已经都退订了: 自动 in a noun before the assistant's own action.)
+    const automatic = words.lastIndexOf("自动", at);
+    if (automatic >= 0 && !words.slice(automatic, at).some((w) => ZH_FIRST_PERSON.has(w))) return "other";
     if (someoneElse(words, at)) return "other";
     return { kind, verb };
   }
@@ -332,6 +351,14 @@ function clauseClaim(
       if (words.slice(subject + 1, at).some(blocks)) break;
       return { kind: "observe", verb: stem };
     }
+  }
+  for (const [verb, pattern] of SEPARATED) {
+    const split = pattern.exec(text);
+    if (!split) continue;
+    const at = words.findIndex((word) => word.includes(verb[0]!));
+    if (at < 0 || words.slice(0, at).some(blocks)) break;
+    if (someoneElse(words, at)) return "other";
+    return { kind: VERBS.find(([entry]) => entry === verb)?.[1] ?? "deliver", verb };
   }
   // 环境重新搭起来了, 把负数行挑出来了, 课表排好了: a resultative complement completes an action
   // whose verb the table lacks, with no subject but the task's object.

@@ -560,6 +560,38 @@ export const ZH_NOUN_COMPOUNDS: ReadonlyArray<string> = [
   "已知",
   "已婚",
   "已读不回",
+  // 说明 alone reads "which shows" (日志说明部署结束了); these are documents.
+  "发布说明",
+  "更新说明",
+  "变更说明",
+  "版本说明",
+  "使用说明",
+  "安装说明",
+  "接口说明",
+  "功能说明",
+  "参数说明",
+  "字段说明",
+  "配置说明",
+  "部署说明",
+  "操作说明",
+  "产品说明",
+  "情况说明",
+];
+
+/**
+ * Separable verbs of the table (离合词): 了 and the object's modifiers come between their two
+ * characters — 下了上门取件单, 挂了周三的号, 派了两张单.
+ */
+export const ZH_SEPARABLE: ReadonlyArray<string> = [
+  "下单",
+  "派单",
+  "挂号",
+  "开单",
+  "订票",
+  "退票",
+  "买票",
+  "抢票",
+  "取号",
 ];
 
 /** Subjects other than the assistant: someone else did it. */
@@ -631,7 +663,8 @@ export const ZH_OTHER_SUBJECTS: ReadonlySet<string> = new Set([
 
 /** Someone by role or nickname: 王总, 李经理, 小王, 老张, 班主任, 快递员, 物业, 机房. */
 export const ZH_PERSON =
-  /^(?:[\u4e00-\u9fff]{0,3}(?:总|经理|老师|师傅|主任|主管|总监|同学|同事|员|物业|仓库|机房|官方|银行|平台|团队|律师|医生|会计|顾问|专员|助理|客服|工程师|设计师|工作室|公司|部门|办公室|前台|工作人员)|[\u4e00-\u9fff]{1,2}(?:哥|姐|工)|[小老][\u4e00-\u9fff]|DBA|HR|IT|QA|PM|SRE|ops)$/;
+  // (会员 is a membership: 会员已续费.)
+  /^(?!会员$)(?:[\u4e00-\u9fff]{0,3}(?:总|经理|老师|师傅|主任|主管|总监|同学|同事|员|物业|仓库|机房|官方|银行|平台|团队|律师|医生|会计|顾问|专员|助理|客服|工程师|设计师|工作室|公司|部门|办公室|前台|工作人员)|[\u4e00-\u9fff]{1,2}(?:哥|姐|工)|[小老][\u4e00-\u9fff]|DBA|HR|IT|QA|PM|SRE|ops)$/;
 
 /** What follows a subject (a marker, an adverb, a time, 说/把/将): a noun after it makes it a modifier (客户记录). */
 export const ZH_SUBJECT_FOLLOWER =
