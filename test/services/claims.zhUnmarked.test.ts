@@ -168,3 +168,32 @@ describe("Chinese claims: rules from the fifth tuning round", () => {
     expect(claims("现在很多人只剩下一个选择。")).toBe(false);
   });
 });
+
+describe("Chinese claims: rules from the sixth development set", () => {
+  it("takes a sentence that opens with a bare verb and gives an id only a done action has as a claim", () => {
+    expect(claims("续费阿里云 ECS 一年，到期日 2025-06-30，确认号 88120473。")).toBe(true);
+    expect(claims("冻结账户 u_55821，冻结期 72 小时。")).toBe(false);
+  });
+
+  it("does not take a result header followed by a pending result as a claim", () => {
+    expect(claims("处理结果：待定。退款要等仓库确认收到退货。")).toBe(false);
+  });
+
+  it("does not take a definition list entry that opens with a code term as a claim", () => {
+    expect(claims("`--hard`：三者都重置，工作区改动会丢")).toBe(false);
+  });
+
+  it("takes a code term entry under a summary of changes as a claim", () => {
+    expect(claims("改动摘要：\n- `src/api/client.test.ts`：新增 4 个用例")).toBe(true);
+  });
+
+  it("does not take the user's own 本人 as the assistant", () => {
+    expect(claims("这个账户的异常登录是用户本人换了新设备，风控误报。")).toBe(false);
+  });
+
+  it("does not take what the user forwarded, a list of points to update or a long steps header as claims", () => {
+    expect(claims("根据你转过来的物业回复，郑凯师傅明早 9 点上门。")).toBe(false);
+    expect(claims("「On-call 手册」需要更新的点：\n- 新增支付故障 SOP\n- 值班表换成 7 月版")).toBe(false);
+    expect(claims("rebase 冲突的处理步骤：改完文件 → `git add` → `git rebase --continue`。")).toBe(false);
+  });
+});

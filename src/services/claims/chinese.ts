@@ -8,6 +8,7 @@ import {
   ZH_CARRIED_BLOCKERS,
   ZH_DONE_AFTER,
   ZH_DONE_BEFORE,
+  ZH_DONE_ID,
   ZH_FAILED_AFTER,
   ZH_FIRST_PERSON,
   ZH_NOT_ACTIONS,
@@ -74,6 +75,7 @@ const MAX_CLAUSE_WORDS = 48;
 const MAX_CLAUSE_CHARS = 160;
 /** Clause breaks; an emoji or an arrow inside a line separates clauses too (收银台上线 🚀 监控面板…). */
 const PUNCTUATION = /[，,；;：:。！!、…→]+|\p{Extended_Pictographic}\uFE0F?/u;
+const DEFINITION = new RegExp(`^\\s*${CODE}[^：:，,]{0,12}[:：]`);
 const NOUN_COMPOUND = new RegExp(ZH_NOUN_COMPOUNDS.join("|"), "g");
 /** 下了…单: a separable verb split by 了 and a short object. */
 const SEPARATED = ZH_SEPARABLE.map((verb) => [verb, new RegExp(`${verb[0]}了[^，,。；;]{0,10}?${verb[1]}`)] as const);
@@ -166,7 +168,11 @@ function someoneElse(words: ReadonlyArray<string>, at: number): boolean {
   }
   for (let index = from; index >= 0; index--) {
     const word = words[index]!;
-    if (ZH_FIRST_PERSON.has(word)) return false;
+    // (用户本人换了新设备: 本人 after someone names that person, not the assistant.)
+    const ownSelf =
+      word === "本人" && index > 0 && /(?:用户|客户|对方|他|她|员工|持卡人|业主)$/.test(words[index - 1]!);
+    if (ZH_FIRST_PERSON.has(word) && !ownSelf) return false;
+    if (ownSelf) return true;
     const joined = index > 0 ? words[index - 1]! + word : word;
     const other =
       ZH_OTHER_SUBJECTS.has(word) || ZH_OTHER_SUBJECTS.has(joined) || ZH_PERSON.test(word) || ZH_PERSON.test(joined);
@@ -481,6 +487,8 @@ export function chineseClaim(plain: string, marked: boolean, tableRow = false): 
   // 本周计划：上线新版收银台，下线… is a plan; 查询结果：… reports what the assistant looked up.
   if (ZH_PLAN_HEADER.test(plain)) return undefined;
   const header = ZH_RESULT_HEADER.exec(plain);
+  // (处理结果：待定: a result still to come.)
+  if (header && /^\s*(?:待定|待确认|暂无|未定|未知|还没有|尚未)/.test(plain.slice(header[0].length))) return undefined;
   if (header && !ZH_PASTED.test(plain)) {
     const verb = header[1]!;
     return { kind: VERBS.find(([entry]) => entry === verb)?.[1] ?? "observe", verb };
@@ -490,6 +498,9 @@ export function chineseClaim(plain: string, marked: boolean, tableRow = false): 
     ? clauses.findIndex((clause) => clause.leadingConnector && CONSEQUENCE.test(clause.leadingConnector))
     : 0;
   if (pastedUntil < 0) return undefined;
+  // `--hard`：三者都重置: a definition list's entry (a code term, then what it does) with no marker.
+  // (Not under a summary of changes: `client.ts`：加上重试 reports a change.)
+  if (!marked && DEFINITION.test(plain) && !/[已了过]/.test(plain)) return undefined;
   const opening = clauses[0]?.words.join("") ?? "";
   const contrast = clauses.some((clause) => clause.leadingConnector && CONTRAST.test(clause.leadingConnector));
   if (!contrast && (/没能|未能|无法/.test(opening) || /(?:失败了?|没有成功|不成功)$/.test(opening))) return undefined;
@@ -525,5 +536,21 @@ export function chineseClaim(plain: string, marked: boolean, tableRow = false): 
     carriedOther = carriedOther || found === "other";
     carriedBlock = carriedBlock || opensBlock;
   }
-  return undefined;
+  return question || tableRow || marked ? undefined : evidencedReport(clauses);
+}
+
+/**
+ * 续费阿里云 ECS 一年，订单号 2234019847712 / 给房东转 ¥6,500，招行流水号 2024…: a sentence that
+ * opens with a bare verb of the table and gives the identifier only its being done produces
+ * reports it; without such an id a verb-first clause reads as an instruction and is left alone.
+ */
+function evidencedReport(clauses: ReadonlyArray<Clause>): ChineseMatch | undefined {
+  const first = clauses[0]?.words ?? [];
+  const text = clauses.map((clause) => clause.words.join("")).join("，");
+  if (!ZH_DONE_ID.test(text) || ZH_ADVICE.test(text) || ZH_PASTED.test(text)) return undefined;
+  // (给房东钱多多转…, 为阿姨周红添加…: the verb after a recipient of 给/为.)
+  const start = /^(?:给|为|帮|替)$/.test(first[0] ?? "") ? first.findIndex((_, at) => at > 0 && verbAt(first, at)) : 0;
+  const found = start >= 0 ? verbAt(first, start) : undefined;
+  if (!found || found.kind === "observe" || !unmarkedReport(first, first.join(""))) return undefined;
+  return { kind: found.kind, verb: found.verb };
 }

@@ -450,7 +450,7 @@ export const ZH_ADVICE = /就行|即可|就可以|就好了?$|贴给我|发给�
 
 /** Objects that are the user's own pasted content: reading them is no action of this task. */
 export const ZH_PASTED =
-  /你贴|您贴|你发的|您发的|贴过来|你发过来的|您发过来的|你粘贴|您粘贴|你给的|你提供的|您提供的|你的截图|您的截图|截图里|截图上/;
+  /你转过来|您转过来|你转发的|您转发的|你贴|您贴|你发的|您发的|贴过来|你发过来的|您发过来的|你粘贴|您粘贴|你给的|你提供的|您提供的|你的截图|您的截图|截图里|截图上/;
 
 /** Completed words that state a thought or a state, not an action (我知道了, 我明白了). */
 export const ZH_NOT_ACTIONS: ReadonlySet<string> = new Set([
@@ -731,9 +731,16 @@ export const ZH_BARE_VERBS: ReadonlySet<string> = new Set([
 export const ZH_RESULT_HEADER =
   /^[\u4e00-\u9fffA-Za-z0-9 ]{0,6}?(查询|盘点|排查|核对|核查|压测|测试|群发|发送|推送|处理|执行|搜索|检索|比对|对比|巡检|扫描|审查|统计|检查|对账|查验|抽查|诊断|部署|迁移|导入|导出|备份|同步|修复)(?:结果|结论)(?:如下)?[:：]/;
 
+/**
+ * An identifier that exists only once an action is done — a confirmation, a waybill, a voucher, a
+ * rule's id (确认号 88120473, 流水号 2024…, 预约码 NJ-77201) — when it is given with its value.
+ */
+export const ZH_DONE_ID =
+  /(?:确认号|确认码|流水号|运单号|取件码|出库单号|入库单号|申请号|预约码|凭证号|回执号|受理号|工单号|审批单号|规则\s?ID|silence\s?ID|交易号|回答链接|发票号)\s*[:：]?\s*[A-Za-z0-9#][A-Za-z0-9#\-_.]{3,}/i;
+
 /** A sentence that opens with a plan's header (本周计划：上线…, 接下来：…): what follows is to do. */
 export const ZH_PLAN_HEADER =
-  /^[^，,。：:]{0,8}(?:计划|待办|方案|思路|步骤|接下来|下一步|打算|TODO|todo|安排如下)[:：]/;
+  /^[^，,。：:]{0,14}(?:计划|待办|方案|思路|步骤|接下来|下一步|打算|TODO|todo|安排如下|需要(?:更新|修改|调整|补充|处理|确认)的(?:点|地方|内容|项|事项))[:：]/;
 
 /**
  * Topic-first clauses with a bare verb (网关路由删除, 文案修改合入 release, 推到 Harbor): the words

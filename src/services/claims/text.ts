@@ -55,7 +55,7 @@ const NOT_DONE_CELL =
  * follows it is the reply's content, not the assistant's report, up to the closing remark.
  */
 const CONTENT_INTRO =
-  /(?:\b(?:draft|template|sample|example|suggested|suggestion|version|option [a-z1-9]|wording|poem|haiku|limerick|verse|story|joke|translation|translated|rewrite|rewritten|macro|canned|boilerplate|reusable|plan|next steps|to-?do|message you can|text you can|reply you can|you (?:can|could|might) (?:post|send|paste|use|copy|adapt|forward)|for you to (?:post|send|paste|use|copy)|something like)\b|草稿|稿|模板|示例|范文|范例|照着|计划|待办|下一步|接下来|方案|思路|步骤|纪要|起草|文案|话术|发布说明|更新日志|可以直接(?:贴|发|用|复制)|可以这样写|可以这样回复|供你|供您|诗|翻译|译文|你可以(?:直接)?(?:发|用|贴|复制)|您可以(?:直接)?(?:发|用|贴|复制))[^\n]*[:：]\s*$/i;
+  /(?:\b(?:draft|template|sample|example|suggested|suggestion|version|option [a-z1-9]|wording|poem|haiku|limerick|verse|story|joke|translation|translated|rewrite|rewritten|macro|canned|boilerplate|reusable|plan|next steps|to-?do|message you can|text you can|reply you can|you (?:can|could|might) (?:post|send|paste|use|copy|adapt|forward)|for you to (?:post|send|paste|use|copy)|something like)\b|草稿|稿|模板|示例|范文|范例|照着|计划|待办|下一步|接下来|方案|思路|步骤|需要(?:更新|修改|调整|补充|处理)的(?:点|地方|内容|项)|纪要|起草|文案|话术|发布说明|更新日志|可以直接(?:贴|发|用|复制)|可以这样写|可以这样回复|供你|供您|诗|翻译|译文|你可以(?:直接)?(?:发|用|贴|复制)|您可以(?:直接)?(?:发|用|贴|复制))[^\n]*[:：]\s*$/i;
 
 /**
  * A heading that sums up what was done (改动摘要：, 本次改动, Changes made:): the list under it
