@@ -39,7 +39,7 @@ export async function benchClaims(options: BenchOptions): Promise<BenchResult> {
   const quality: Record<string, unknown> = {};
   const all: LabelledAnswer[] = [];
   for (const lang of LANGS) {
-    for (const split of ["dev", "heldout"] as const) {
+    for (const split of lang === "zh" ? (["dev", "heldout", "heldout2"] as const) : (["dev", "heldout"] as const)) {
       const answers = loadCorpus(split, lang);
       all.push(...answers);
       const result = score(answers);

@@ -12,7 +12,7 @@ export interface LabelledAnswer {
   readonly note: string;
 }
 
-export type Split = "dev" | "dev2" | "dev3" | "dev4" | "dev5" | "heldout";
+export type Split = "dev" | "dev2" | "dev3" | "dev4" | "dev5" | "dev6" | "heldout" | "heldout2";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
