@@ -18,6 +18,8 @@ export interface CaseMarks {
   readonly terminal?: string;
   /** Ledger sequence numbers written in each state; the timeline rows carry `data-sequence`. */
   readonly events: Readonly<Record<string, ReadonlyArray<number>>>;
+  /** False when the ledger could not be read at state entries (PostgreSQL): no event lists. */
+  readonly eventsKnown: boolean;
   readonly unmatched: ReadonlyArray<string>;
 }
 
@@ -51,6 +53,7 @@ export async function reportCharts(paths: ReadonlyArray<RunPath | undefined>): P
         events: Object.fromEntries(
           Object.entries(path.eventsByState ?? {}).map(([state, events]) => [state, events.map((e) => e.sequence)]),
         ),
+        eventsKnown: path.eventsByState !== undefined,
         unmatched: marks.unmatched.map((transition) => `${transition.from}->${transition.to}`),
       };
     }),
@@ -73,6 +76,7 @@ export const CHART_SCRIPT = `(() => {
   const template = document.getElementById("run-chart-template");
   if (!source || !template) return;
   const marks = JSON.parse(source.textContent);
+  const UNKNOWN = "Which state wrote which ledger event is known only for runs on a SQLite ledger.";
   const HINT = "Hover over a state to list the ledger events written while the run was in it; click to pin.";
   function draw(details) {
     const index = details.dataset.case;
@@ -103,6 +107,10 @@ export const CHART_SCRIPT = `(() => {
     }
     holder.append(svg);
     const panel = details.querySelector(".state-events");
+    if (!mark.eventsKnown) {
+      panel.textContent = UNKNOWN;
+      return;
+    }
     let pinned;
     const show = (state) => {
       for (const element of svg.querySelectorAll("g.state.selected")) element.classList.remove("selected");
