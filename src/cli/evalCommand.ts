@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
+import { RunPathRecorder } from "../host/charts/pathRecorder.js";
 import { writeHtmlReport } from "../host/eval/htmlReport.js";
 import { CassetteError, loadCassettes } from "../host/eval/loadCassettes.js";
-import { RunPathRecorder } from "../host/eval/pathRecorder.js";
 import { type CaseResult, type EvalReport, runEval } from "../host/eval/runEval.js";
 import { runMachine } from "../machines/run/machine.js";
 import { AgentRuntime } from "../runtime/AgentRuntime.js";

@@ -5,7 +5,7 @@ import { isPostgresUrl } from "../persistence/postgres.js";
 /**
  * A run's last durable ledger sequence, read synchronously from a second, read-only connection to
  * a SQLite ledger file (WAL: it sees every committed row). The report's "events written in this
- * state" needs a read inside XState's microstep (see host/eval/pathRecorder.ts), which an Effect
+ * state" needs a read inside XState's microstep (see host/charts/pathRecorder.ts), which an Effect
  * over the runtime's own client cannot give. PostgreSQL and in-memory ledgers have none.
  */
 export interface LedgerWatermark {

@@ -26,11 +26,11 @@ import { fixtureTool } from "../../services/tools/fixtureTool.js";
 import type { AnyToolDefinition } from "../../services/tools/Tool.js";
 import { buildSystemPrompt } from "../../services/workspace/prompt.js";
 import { discoverSkills } from "../../services/workspace/skills.js";
+import { type RecordedPath, type RunPathRecorder, statePathOf } from "../charts/pathRecorder.js";
 import { eventsByEntry, type RunPath, runPathOf } from "../charts/runPath.js";
 import { SessionRunner } from "../sessionRunner.js";
 import { describeEvent } from "./describeEvent.js";
 import { CassetteError, type LoadedCase } from "./loadCassettes.js";
-import { type RecordedPath, type RunPathRecorder, statePathOf } from "./pathRecorder.js";
 
 export { statePathOf };
 

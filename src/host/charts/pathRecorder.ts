@@ -1,5 +1,5 @@
 import type { InspectionEvent } from "xstate";
-import type { StateEntry } from "../charts/runPath.js";
+import type { StateEntry } from "./runPath.js";
 
 /**
  * Records, through XState's inspection API, the path each run actor takes: every state it enters
