@@ -8,8 +8,12 @@ import {
   MACHINES,
   machineConfigJson,
   renderMachineExports,
+  renderMachinePicture,
   writeVisualizations,
 } from "../src/cli/visualize.js";
+import { machineGraph } from "../src/host/charts/graph.js";
+import { layoutGraph } from "../src/host/charts/layout.js";
+import { chartSvg } from "../src/host/charts/svg.js";
 
 const VISUALIZATIONS = new URL("../visualizations/", import.meta.url);
 const STALE = "is out of date with the machine: run `npm run visualize` and commit visualizations/";
@@ -105,6 +109,36 @@ describe.each(MACHINES.map(({ name, machine, source }) => ({ name, machine, sour
       expect(committed(file), `visualizations/${file} ${STALE}`).toBe(expected);
     });
 
+    it(`visualizations/${name}.svg is current`, async () => {
+      expect(committed(`${name}.svg`), `visualizations/${name}.svg ${STALE}`).toBe(await renderMachinePicture(machine));
+    });
+
+    it("the SVG is byte-identical when the machine is laid out again from scratch", async () => {
+      const first = chartSvg(await layoutGraph(machineGraph(machine)));
+      const second = chartSvg(await layoutGraph(machineGraph(machine)));
+      expect(second).toBe(first);
+      expect(first).toBe(await renderMachinePicture(machine));
+    });
+
+    it("the SVG draws every state node once, and every transition target", async () => {
+      const svg = await renderMachinePicture(machine);
+      for (const node of stateNodes(machine.root)) {
+        const id = node.path.join(".");
+        const drawn = svg.match(new RegExp(`<g [^>]*data-state="${id.replace(/[.]/g, "\\.")}"[^>]*>`, "g")) ?? [];
+        expect(drawn, `state "${id}" in ${name}.svg`).toHaveLength(1);
+        expect(drawn[0]).toContain(`class="state ${node.type === "final" ? "final" : node.type}`);
+      }
+      for (const node of stateNodes(machine.root)) {
+        for (const transition of [...node.transitions.values()].flat()) {
+          for (const target of transition.target ?? []) {
+            expect(svg, `${name}.svg edge to ${target.path.join(".")}`).toContain(
+              `data-edge="${node.path.join(".")}->${target.path.join(".")}"`,
+            );
+          }
+        }
+      }
+    });
+
     it("the .machine.ts export re-creates an equivalent machine", async () => {
       const module = (await import(new URL(`${name}.machine.ts`, VISUALIZATIONS).href)) as Record<string, unknown>;
       const recreated = module[`${name}Machine`] as AnyStateMachine | undefined;
@@ -164,13 +198,13 @@ describe.each(MACHINES.map(({ name, machine, source }) => ({ name, machine, sour
 );
 
 describe("writeVisualizations", () => {
-  it("writes the three files of every machine and returns their paths", () => {
+  it("writes the four files of every machine and returns their paths", async () => {
     const dir = mkdtempSync(join(tmpdir(), "agentloop-visualize-"));
     try {
-      const paths = writeVisualizations(join(dir, "out"));
+      const paths = await writeVisualizations(join(dir, "out"));
       expect(paths).toEqual(
-        MACHINES.flatMap(({ name }) => [`${name}.machine.ts`, `${name}.json`, `${name}.mmd`]).map((file) =>
-          join(dir, "out", file),
+        MACHINES.flatMap(({ name }) => [`${name}.machine.ts`, `${name}.json`, `${name}.mmd`, `${name}.svg`]).map(
+          (file) => join(dir, "out", file),
         ),
       );
       for (const { name, machine, source } of MACHINES) {

@@ -96,12 +96,12 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
 
   program
     .command("visualize")
-    .description("regenerate visualizations/ (Stately export, JSON config, Mermaid) from the machines")
+    .description("regenerate visualizations/ (Stately export, JSON config, Mermaid, SVG) from the machines")
     .option("--dir <dir>", "output folder", "visualizations")
     .action(
       action<{ dir: string }>(async (options) => {
         const { writeVisualizations } = await import("./visualize.js");
-        for (const path of writeVisualizations(options.dir)) io.out(path);
+        for (const path of await writeVisualizations(options.dir)) io.out(path);
         return 0;
       }),
     );

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AnyStateMachine, AnyStateNode } from "xstate";
+import { renderMachineSvg } from "../host/charts/svg.js";
 import { deliveryMachine } from "../machines/delivery.machine.js";
 import { runMachine } from "../machines/run/machine.js";
 import { toolBatchMachine } from "../machines/toolBatch/machine.js";
@@ -8,7 +9,7 @@ import { toolBatchMachine } from "../machines/toolBatch/machine.js";
 /**
  * Statechart exports for people, not for the runtime: a `createMachine({...})` file that Stately
  * Studio ("Import from code") and the Stately VS Code extension open, the same config as JSON, and
- * a Mermaid `stateDiagram-v2`. Everything is derived from the machines themselves, deterministically,
+ * a Mermaid `stateDiagram-v2` and an SVG picture (host/charts, laid out offline by elkjs). Everything is derived from the machines themselves, deterministically,
  * so test/visualize.test.ts can insist that the committed files in visualizations/ are current.
  */
 
@@ -36,6 +37,9 @@ export interface MachineExports {
   readonly mmd: string;
 }
 
+/** `<name>.svg`: the statechart drawn (containers, initial dots, final states, `EVENT [guard]` labels). */
+export const renderMachinePicture = (machine: AnyStateMachine): Promise<string> => renderMachineSvg(machine);
+
 export function renderMachineExports(
   machine: AnyStateMachine,
   name: string,
@@ -56,8 +60,8 @@ export function renderMachineExports(
   return { ts, json: `${config}\n`, mmd: renderMermaid(machine) };
 }
 
-/** Writes `<dir>/<name>.machine.ts`, `<dir>/<name>.json` and `<dir>/<name>.mmd` for every machine. */
-export function writeVisualizations(dir = "visualizations"): string[] {
+/** Writes `<dir>/<name>.machine.ts`, `.json`, `.mmd` and `.svg` for every machine. */
+export async function writeVisualizations(dir = "visualizations"): Promise<string[]> {
   mkdirSync(dir, { recursive: true });
   const written: string[] = [];
   for (const { name, machine, source } of MACHINES) {
@@ -66,6 +70,7 @@ export function writeVisualizations(dir = "visualizations"): string[] {
       [`${name}.machine.ts`, exports.ts],
       [`${name}.json`, exports.json],
       [`${name}.mmd`, exports.mmd],
+      [`${name}.svg`, await renderMachinePicture(machine)],
     ];
     for (const [file, text] of files) {
       const path = join(dir, file);
