@@ -94,7 +94,8 @@ function checkOptions(options: McpToolsOptions): void {
   }
   for (const key of ["timeoutMs", "connectTimeoutMs"] as const) {
     const value = options[key];
-    if (value !== undefined && !(Number.isInteger(value) && value > 0)) fail(`mcpTools: ${key} must be a positive integer`);
+    if (value !== undefined && !(Number.isInteger(value) && value > 0))
+      fail(`mcpTools: ${key} must be a positive integer`);
   }
 }
 

@@ -44,7 +44,11 @@ function summarizeBlock(block: CallToolResult["content"][number]): JsonValue {
       return { type: block.type, mimeType: block.mimeType, bytes: base64Bytes(block.data), sha256: sha256(block.data) };
     case "resource": {
       const { resource } = block;
-      const head = { type: "resource", uri: resource.uri, ...(resource.mimeType ? { mimeType: resource.mimeType } : {}) };
+      const head = {
+        type: "resource",
+        uri: resource.uri,
+        ...(resource.mimeType ? { mimeType: resource.mimeType } : {}),
+      };
       return "text" in resource
         ? { ...head, text: resource.text }
         : { ...head, bytes: base64Bytes(resource.blob), sha256: sha256(resource.blob) };

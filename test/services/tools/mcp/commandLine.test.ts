@@ -12,7 +12,7 @@ describe("splitCommandLine", () => {
     expect(splitCommandLine("echo 'a  b \\n $HOME'")).toEqual(["echo", "a  b \\n $HOME"]);
   });
 
-  it("unescapes \\\" and \\\\ inside double quotes only", () => {
+  it('unescapes \\" and \\\\ inside double quotes only', () => {
     expect(splitCommandLine('run "say \\"hi\\" \\\\ \\n"')).toEqual(["run", 'say "hi" \\ \\n']);
   });
 
