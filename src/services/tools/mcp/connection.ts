@@ -1,6 +1,5 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
@@ -88,15 +87,31 @@ function killOnExit(transport: StdioClientTransport): () => void {
   return () => process.off("exit", kill);
 }
 
+/** The SDK's client side, loaded on first connect: importing agentloop/tools should not cost ~100 ms of MCP. */
+const loadSdk = async () => {
+  const [client, stdio, http] = await Promise.all([
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/client/stdio.js"),
+    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+  ]);
+  return {
+    Client: client.Client,
+    StdioClientTransport: stdio.StdioClientTransport,
+    StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
+  };
+};
+
 export async function connect(
   address: McpServerAddress,
   clientInfo: { readonly name: string; readonly version: string },
   connectTimeoutMs: number,
 ): Promise<McpConnection> {
+  const { Client, StdioClientTransport, StreamableHTTPClientTransport } = await loadSdk();
   const client = new Client({ name: clientInfo.name, version: clientInfo.version });
   let closedBecause: string | undefined;
   let forgetExitHook = () => {};
   let transport: Transport;
+  let terminateSession: () => Promise<void> = async () => {};
   let pid: () => number | null = () => null;
   if ("command" in address) {
     const stdio = new StdioClientTransport({
@@ -110,9 +125,11 @@ export async function connect(
     pid = () => stdio.pid;
     transport = stdio;
   } else {
-    transport = new StreamableHTTPClientTransport(new URL(address.url), {
+    const http = new StreamableHTTPClientTransport(new URL(address.url), {
       ...(address.headers ? { requestInit: { headers: { ...address.headers } } } : {}),
     });
+    terminateSession = () => http.terminateSession();
+    transport = http;
   }
   const watched = observe(transport);
   client.onclose = () => {
@@ -137,7 +154,7 @@ export async function connect(
     closedBecause: () => closedBecause,
     close: async () => {
       closedBecause ??= "the MCP connection was closed by the host";
-      if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession().catch(() => {});
+      await terminateSession().catch(() => {});
       await client.close().catch(() => {});
       forgetExitHook();
     },

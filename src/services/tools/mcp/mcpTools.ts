@@ -1,7 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import type {
+  JsonSchemaType,
+  jsonSchemaValidator as SdkSchemaValidators,
+} from "@modelcontextprotocol/sdk/validation/types.js";
 import { Data } from "effect";
 import type { JsonValue, ToolKind } from "../../../domain/index.js";
 import { canonicalJson, sha256 } from "../fingerprint.js";
@@ -100,10 +103,13 @@ function checkOptions(options: McpToolsOptions): void {
 }
 
 /** An ajv check of the server's input schema, in the shape checkToolArguments reads (ajv-like `errors`). */
-function validatorFor(schema: Record<string, unknown>): JsonSchemaValidator<Record<string, unknown>> | undefined {
-  let check: ((input: unknown) => { valid: boolean; errorMessage?: string | undefined }) | undefined;
+function validatorFor(
+  ajv: SdkSchemaValidators,
+  schema: Record<string, unknown>,
+): JsonSchemaValidator<Record<string, unknown>> | undefined {
+  let check: (input: unknown) => { valid: boolean; errorMessage?: string | undefined };
   try {
-    check = new AjvJsonSchemaValidator().getValidator(schema);
+    check = ajv.getValidator(schema as JsonSchemaType);
   } catch {
     // A schema ajv cannot compile is still shown to the model; the server checks its own arguments.
     return undefined;
@@ -125,6 +131,7 @@ const jsonOf = (value: unknown): JsonValue =>
   value === undefined ? null : (JSON.parse(canonicalJson(value)) as JsonValue);
 
 function toolDefinition(
+  ajv: SdkSchemaValidators,
   connection: McpConnection,
   server: McpServerFacts,
   tool: McpTool,
@@ -137,7 +144,7 @@ function toolDefinition(
     name,
     description: tool.description ?? tool.annotations?.title ?? tool.title ?? "",
     kind: mcpToolKind(tool.annotations, options.kinds?.[tool.name]),
-    input: jsonSchemaInput(schema, validatorFor(schema)),
+    input: jsonSchemaInput(schema, validatorFor(ajv, schema)),
     ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
     execute: async (args, context) => {
       const invocation = randomUUID();
@@ -228,7 +235,9 @@ export async function mcpTools(options: McpToolsOptions): Promise<McpToolset> {
     server.name,
     offered.map((tool) => tool.name),
   );
-  const tools = offered.map((tool) => toolDefinition(connection, server, tool, names.get(tool.name)!, options));
+  const { AjvJsonSchemaValidator } = await import("@modelcontextprotocol/sdk/validation/ajv");
+  const ajv = new AjvJsonSchemaValidator();
+  const tools = offered.map((tool) => toolDefinition(ajv, connection, server, tool, names.get(tool.name)!, options));
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= connection.close();
