@@ -33,7 +33,13 @@ export interface RunCommandOptions {
   readonly session?: string;
   /** Deliver through the console channel with this policy instead of printing the final text once. */
   readonly policy?: string;
+  /** MCP servers whose tools the run may use: command lines to spawn (stdio) or http(s) URLs. */
+  readonly mcp?: ReadonlyArray<string>;
+  /** Kind overrides for MCP tools, `toolName=kind` by MCP tool name, applied to every `--mcp` server. */
+  readonly mcpKind?: ReadonlyArray<string>;
 }
+
+const collect = (value: string, previous: ReadonlyArray<string> | undefined): string[] => [...(previous ?? []), value];
 
 export const POLICIES = ["final_only", "progress_updates", "silent_tool_status"] as const;
 
@@ -65,6 +71,16 @@ export function registerRunCommand(program: Command, io: CliIO, setExit: (code: 
     .option("--session <id>", "continue this session (earlier turns replayed from the ledger)")
     .addOption(
       new Option("--policy <policy>", "deliver through the console channel with this policy").choices([...POLICIES]),
+    )
+    .option(
+      "--mcp <server>",
+      'an MCP server\'s tools for the run: a command line ("node server.mjs") or an http(s) URL; repeatable',
+      collect,
+    )
+    .option(
+      "--mcp-kind <tool=kind>",
+      "the kind (observe|mutate|deliver) of an MCP tool, by its MCP name; repeatable",
+      collect,
     )
     .option("--json", "print the AgentRunResult as JSON")
     .action(async (task: string, options: RunCommandOptions) => {
