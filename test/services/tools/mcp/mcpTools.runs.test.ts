@@ -103,7 +103,9 @@ describe("MCP tools in a run", () => {
     handle.cancel();
     const ledger = await finish(runtime, handle);
     expect(ledger.result.terminalState).toBe("cancelled");
-    expect(receiptSummary(ledger)).toEqual([{ toolName: "fixture__slow", status: "cancelled", reason: "cancelled_by_user" }]);
+    expect(receiptSummary(ledger)).toEqual([
+      { toolName: "fixture__slow", status: "cancelled", reason: "cancelled_by_user" },
+    ]);
     await waitFor(
       () => readFixtureLog(log).find((entry) => entry.event === "cancelled" && entry.tool === "slow"),
       "the server to see the cancellation",

@@ -1,7 +1,9 @@
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { canonicalJson, sha256 } from "../../../../src/services/tools/fingerprint.js";
 import { McpToolsError, type McpToolset, mcpTools } from "../../../../src/services/tools/mcp/mcpTools.js";
 import { describeTool } from "../../../../src/services/tools/Tool.js";
+import { runNode } from "../../../support/childProcess.js";
 import { executeTool } from "../../../support/executeTool.js";
 import {
   FIXTURE_SERVER,
@@ -218,6 +220,15 @@ describe("mcpTools over stdio: lifecycle", () => {
     const pid = toolset.pid()!;
     await toolset[Symbol.asyncDispose]();
     expect(isAlive(pid)).toBe(false);
+  });
+
+  it("kills a stdio child that is still running when the host process exits without closing", async () => {
+    const script = fileURLToPath(new URL("../../../fixtures/mcp/exitWithoutClose.mjs", import.meta.url));
+    const { code, stdout, stderr } = await runNode([script], tmp.dir());
+    expect(code, stderr).toBe(0);
+    const pid = Number(stdout.trim());
+    expect(pid).toBeGreaterThan(0);
+    await waitFor(() => !isAlive(pid), "the server to be gone", 2_000);
   });
 
   it("rejects with connect_failed for a command that does not exist", async () => {
