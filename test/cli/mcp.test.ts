@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import Sqlite from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startHttpFixture } from "../fixtures/mcp/httpServer.mjs";
 import { openAIChatWire, startOpenAIChatServer } from "../support/fakeServers/openaiChat.js";
 import type { FakeServer } from "../support/fakeServers/shared.js";
 import { FIXTURE_SERVER, isAlive, readFixtureLog, waitFor } from "../support/mcpFixture.js";
@@ -97,6 +98,25 @@ describe("agentloop run --mcp", () => {
     });
     const pid = Number(readFileSync(pidFile, "utf8"));
     expect(isAlive(pid)).toBe(false);
+  });
+
+  it("takes an http(s) URL as a streamable HTTP server", async () => {
+    const http = await startHttpFixture();
+    try {
+      server.enqueue(
+        openAIChatWire.stream({ calls: [{ id: "c1", name: "fixture-http__echo", arguments: '{"text":"hi"}' }] }),
+        openAIChatWire.stream({ text: "It said echo: hi." }),
+      );
+      const { done, db } = startCli(["Echo hi.", "--mcp", http.url, "--contract", "observe"]);
+      const { code, stderr } = await done;
+      expect(code, stderr).toBe(0);
+      expect(receiptsOf(db).map(({ tool_name, status }) => ({ tool_name, status }))).toEqual([
+        { tool_name: "fixture-http__echo", status: "ok" },
+      ]);
+      expect(http.sessions()).toBe(0);
+    } finally {
+      await http.close();
+    }
   });
 
   it("exits 2 with one line when the MCP server cannot be started", async () => {

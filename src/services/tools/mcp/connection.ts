@@ -72,19 +72,29 @@ function observe(transport: Transport) {
   };
 }
 
-/** A stdio child must not outlive this process, even when it exits without closing the connection. */
-function killOnExit(transport: StdioClientTransport): () => void {
-  const kill = () => {
+/** Stdio children still running; one `exit` listener kills them all (a listener each would pile up). */
+const runningChildren = new Set<StdioClientTransport>();
+
+function killRunningChildren(): void {
+  for (const transport of runningChildren) {
     const pid = transport.pid;
-    if (pid === null) return;
+    if (pid === null) continue;
     try {
       process.kill(pid, "SIGKILL");
     } catch {
       // already gone
     }
+  }
+}
+
+/** A stdio child must not outlive this process, even when it exits without closing the connection. */
+function killOnExit(transport: StdioClientTransport): () => void {
+  if (runningChildren.size === 0) process.on("exit", killRunningChildren);
+  runningChildren.add(transport);
+  return () => {
+    runningChildren.delete(transport);
+    if (runningChildren.size === 0) process.off("exit", killRunningChildren);
   };
-  process.on("exit", kill);
-  return () => process.off("exit", kill);
 }
 
 /** The SDK's client side, loaded on first connect: importing agentloop/tools should not cost ~100 ms of MCP. */

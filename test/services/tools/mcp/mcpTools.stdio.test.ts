@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { canonicalJson, sha256 } from "../../../../src/services/tools/fingerprint.js";
@@ -245,6 +246,16 @@ describe("mcpTools over stdio: lifecycle", () => {
       stderr: "ignore",
     }).catch((error: unknown) => error);
     expect(failure).toMatchObject({ _tag: "McpToolsError", reason: "connect_failed" });
+  });
+
+  it("rejects with list_failed for a server that refuses tools/list, and stops it", async () => {
+    const pidFile = tmp.path("server.pid");
+    const failure = await fixtureToolset(tmp.path("server.log"), { args: ["--no-tools"], pidFile }).catch(
+      (error: unknown) => error,
+    );
+    expect(failure).toMatchObject({ _tag: "McpToolsError", reason: "list_failed" });
+    expect((failure as Error).message).toContain("the MCP server fixture did not list its tools");
+    expect(isAlive(Number(readFileSync(pidFile, "utf8")))).toBe(false);
   });
 
   it("rejects with invalid_options for an empty command or a non-http URL", async () => {
