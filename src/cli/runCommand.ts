@@ -47,8 +47,9 @@ export const POLICIES = ["final_only", "progress_updates", "silent_tool_status"]
  * `agentloop run "TASK"`: one run against a real provider. Prints the run's final text (for any
  * state but `completed` the runtime's honest statement), or the AgentRunResult with `--json`.
  * Exit 0 only for `completed`; configuration errors are one line with exit code 2.
- * With `--workspace` the built-in tools act on that folder; without it no tools are offered, so an
- * evidence contract ends unverified. Loads the implementation on first use.
+ * With `--workspace` the built-in tools act on that folder; each `--mcp` server adds its tools;
+ * without either no tools are offered, so an evidence contract ends unverified. Loads the
+ * implementation on first use.
  */
 export async function runCommand(io: CliIO, task: string, options: RunCommandOptions = {}): Promise<number> {
   const implementation = await import("./runCommandImpl.js");
