@@ -33,7 +33,13 @@ export interface RunCommandOptions {
   readonly session?: string;
   /** Deliver through the console channel with this policy instead of printing the final text once. */
   readonly policy?: string;
+  /** MCP servers whose tools the run may use: command lines to spawn (stdio) or http(s) URLs. */
+  readonly mcp?: ReadonlyArray<string>;
+  /** Kind overrides for MCP tools, `toolName=kind` by MCP tool name, applied to every `--mcp` server. */
+  readonly mcpKind?: ReadonlyArray<string>;
 }
+
+const collect = (value: string, previous: ReadonlyArray<string> | undefined): string[] => [...(previous ?? []), value];
 
 export const POLICIES = ["final_only", "progress_updates", "silent_tool_status"] as const;
 
@@ -41,8 +47,9 @@ export const POLICIES = ["final_only", "progress_updates", "silent_tool_status"]
  * `agentloop run "TASK"`: one run against a real provider. Prints the run's final text (for any
  * state but `completed` the runtime's honest statement), or the AgentRunResult with `--json`.
  * Exit 0 only for `completed`; configuration errors are one line with exit code 2.
- * With `--workspace` the built-in tools act on that folder; without it no tools are offered, so an
- * evidence contract ends unverified. Loads the implementation on first use.
+ * With `--workspace` the built-in tools act on that folder; each `--mcp` server adds its tools;
+ * without either no tools are offered, so an evidence contract ends unverified. Loads the
+ * implementation on first use.
  */
 export async function runCommand(io: CliIO, task: string, options: RunCommandOptions = {}): Promise<number> {
   const implementation = await import("./runCommandImpl.js");
@@ -65,6 +72,16 @@ export function registerRunCommand(program: Command, io: CliIO, setExit: (code: 
     .option("--session <id>", "continue this session (earlier turns replayed from the ledger)")
     .addOption(
       new Option("--policy <policy>", "deliver through the console channel with this policy").choices([...POLICIES]),
+    )
+    .option(
+      "--mcp <server>",
+      'an MCP server\'s tools for the run: a command line ("node server.mjs") or an http(s) URL; repeatable',
+      collect,
+    )
+    .option(
+      "--mcp-kind <tool=kind>",
+      "the kind (observe|mutate|deliver) of an MCP tool, by its MCP name; repeatable",
+      collect,
     )
     .option("--json", "print the AgentRunResult as JSON")
     .action(async (task: string, options: RunCommandOptions) => {

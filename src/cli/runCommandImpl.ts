@@ -10,8 +10,10 @@ import { SessionRunner } from "../host/sessionRunner.js";
 import { AgentRuntime } from "../runtime/AgentRuntime.js";
 import { makeProvider, type ProviderSelection, resolveProviderConfig } from "../services/providers/config.js";
 import { builtinTools } from "../services/tools/builtin/index.js";
+import type { McpToolset } from "../services/tools/mcp/mcpTools.js";
 import { buildSystemPrompt } from "../services/workspace/prompt.js";
 import { scanSkills } from "../services/workspace/skills.js";
+import { openMcpServers } from "./mcpServers.js";
 import { CliFailure, type CliIO } from "./output.js";
 import { POLICIES, type RunCommandOptions } from "./runCommand.js";
 import { closeOnShutdown } from "./shutdown.js";
@@ -60,8 +62,8 @@ export type ProviderFlags = Pick<RunCommandOptions, "provider" | "model" | "base
  * `agentloop run "TASK"`: one run against a real provider. Prints the run's final text (for any
  * state but `completed` the runtime's honest statement), or the AgentRunResult with `--json`.
  * Exit 0 only for `completed`; configuration errors are one line with exit code 2.
- * With `--workspace` the built-in tools act on that folder; without it no tools are offered, so an
- * evidence contract ends unverified.
+ * With `--workspace` the built-in tools act on that folder; each `--mcp` server adds its tools;
+ * without either no tools are offered, so an evidence contract ends unverified.
  */
 export async function runCommand(io: CliIO, task: string, options: RunCommandOptions = {}): Promise<number> {
   const contract = contractOf(options.contract);
@@ -88,7 +90,10 @@ export async function runCommand(io: CliIO, task: string, options: RunCommandOpt
   }).catch((error: unknown) => {
     throw new CliFailure((error as { message?: string }).message ?? String(error));
   });
-  const releaseOnShutdown = closeOnShutdown(runtime);
+  // MCP servers close after the runtime: its shutdown cancels their calls first (notifications/cancelled).
+  const toolsets: McpToolset[] = [];
+  const closeToolsets = () => Promise.allSettled(toolsets.map((toolset) => toolset.close())).then(() => {});
+  const releaseOnShutdown = closeOnShutdown({ dispose: () => runtime.dispose().finally(closeToolsets) });
   const policy = policyOf(options.policy);
   const channel = consoleChannel();
   const router = policy && !options.json ? makeRouter({ runtime, channels: [{ channel, policy }] }) : undefined;
@@ -100,7 +105,11 @@ export async function runCommand(io: CliIO, task: string, options: RunCommandOpt
       process.stderr.write(`agentloop: skipped skill ${problem.path}: ${problem.message}\n`);
     }
     const skills = scanned.skills.map((entry) => entry.manifest);
-    const tools = workspace ? [...builtinTools(workspace, { senders: [channelMessageSender(channel)] }).values()] : [];
+    const mcp = await openMcpServers(options.mcp ?? [], options.mcpKind ?? [], (toolset) => toolsets.push(toolset));
+    const tools = [
+      ...(workspace ? builtinTools(workspace, { senders: [channelMessageSender(channel)] }).values() : []),
+      ...mcp,
+    ];
     const sessions = new SessionRunner(runtime);
     const handle = await sessions.startTurn({
       sessionId: options.session ?? `cli-${randomUUID()}`,
@@ -122,5 +131,6 @@ export async function runCommand(io: CliIO, task: string, options: RunCommandOpt
     router?.dispose();
     releaseOnShutdown();
     await runtime.dispose();
+    await closeToolsets();
   }
 }

@@ -1,4 +1,4 @@
-/** `agentloop/tools`: defining tools, the built-in workspace tools, and allowlists. */
+/** `agentloop/tools`: defining tools, the built-in workspace tools, MCP servers as tool sources, and allowlists. */
 export { allowedToolNames } from "../services/tools/allowlist.js";
 export {
   BUILTIN_TOOL_NAMES,
@@ -7,6 +7,15 @@ export {
   builtinTools,
   type MessageSender,
 } from "../services/tools/builtin/index.js";
+export {
+  type McpServerAddress,
+  type McpServerFacts,
+  McpToolsError,
+  type McpToolset,
+  type McpToolsOptions,
+  type McpToolsSettings,
+  mcpTools,
+} from "../services/tools/mcp/mcpTools.js";
 export {
   type AnyToolDefinition,
   defineTool,
