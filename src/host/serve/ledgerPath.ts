@@ -14,7 +14,9 @@ import { describeEvent } from "../eval/htmlReport.js";
  *   ending in `tool_finish_without_parsed_calls` (a protocol repair) after `sampling` alone;
  * - the terminal row and its closing rows are written in `finalizing`, reached from `verifying`
  *   when the run's verdict is recorded, else from sampling (an answer cut short, a provider error)
- *   or straight from where the run stopped (cancelled, out of steps, a doom loop).
+ *   or straight from where the run stopped (cancelled, out of steps, a doom loop). A run
+ *   cancelled with nothing but its opening rows is drawn through `sampling`: a cancel within the
+ *   opening write itself cannot be told apart from one while the model was asked.
  *
  * Sampling itself writes nothing, so a run still going after a write that is followed by
  * sampling (`opening`, `recordingResults`, `recordingTurn`) is shown as `sampling`: that is
@@ -106,13 +108,13 @@ function batchesOf(events: ReadonlyArray<LedgerEvent>): Batch[] {
 /** The states between where the run stood and `finalizing`, from what the terminal row says. */
 function approachToFinal(current: string, closingRows: ReadonlyArray<LedgerEvent>, terminal: Payload): string[] {
   const reason = typeof terminal.reason === "string" ? terminal.reason : "";
-  if (current === RUN_STATES.sampling || current === RUN_STATES.verifying) {
-    return terminal.verification !== undefined && current === RUN_STATES.sampling ? [RUN_STATES.verifying] : [];
-  }
-  const answered = closingRows.some((row) => row.type === "assistant_output" || row.type === "provider_anomaly");
-  if (!answered && (STOPPED_WHERE_IT_WAS.has(reason) || current === RUN_STATES.executingTools)) return [];
-  if (reason === "ledger_write_failed") return [];
-  return terminal.verification !== undefined ? [RUN_STATES.sampling, RUN_STATES.verifying] : [RUN_STATES.sampling];
+  if (reason === "ledger_write_failed" || current === RUN_STATES.executingTools) return [];
+  const sampled = [RUN_STATES.sampling, ...(terminal.verification !== undefined ? [RUN_STATES.verifying] : [])];
+  // An answer, an empty turn or a broken tool turn closes the run: the model was sampled.
+  if (closingRows.some((row) => row.type === "assistant_output" || row.type === "provider_anomaly")) return sampled;
+  // Opening is one write: a cancel almost always lands while the model is sampled next.
+  if (current === RUN_STATES.opening) return reason === "interrupted" ? [] : sampled;
+  return STOPPED_WHERE_IT_WAS.has(reason) ? [] : sampled;
 }
 
 /** The RunPath (src/host/charts/runPath.ts) of a run, from its ledger rows alone. */
