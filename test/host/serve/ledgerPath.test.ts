@@ -123,7 +123,8 @@ describe("ledgerPath over the built-in suite's real ledgers", () => {
 
   it("shows a run that is still going in the state it is in now", () => {
     const { detail } = byName("observe-with-receipt");
-    const upTo = (type: LedgerEvent["type"]) => detail.events.slice(0, detail.events.findIndex((e) => e.type === type) + 1);
+    const upTo = (type: LedgerEvent["type"]) =>
+      detail.events.slice(0, detail.events.findIndex((e) => e.type === type) + 1);
     const running = (events: ReadonlyArray<LedgerEvent>) => ledgerPath({ terminalState: "running" }, events);
     expect(running(upTo("user_input")).states.at(-1)).toBe(RUN_STATES.sampling);
     expect(running(upTo("tool_call")).states.at(-1)).toBe(RUN_STATES.executingTools);
