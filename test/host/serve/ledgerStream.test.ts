@@ -54,7 +54,7 @@ function subscribe(path: string) {
             .filter((line) => !line.startsWith(":") && line.includes(":"))
             .map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 1).trimStart()]),
         );
-        if (fields.data !== undefined) frames.push(fields as Frame);
+        if (fields.data !== undefined) frames.push(fields as unknown as Frame);
         end = buffer.indexOf("\n\n");
       }
     });
