@@ -75,6 +75,7 @@ button{background:var(--accent);color:#fff;border-color:var(--accent);cursor:poi
 .chart{overflow:auto;border:1px solid var(--line);border-radius:6px;padding:8px;background:#fff}
 .chart svg{max-width:100%;height:auto}
 td.nowrap,td .nowrap{white-space:nowrap}
+table.receipts td:last-child{word-break:break-all}
 .path{font-size:12.5px;color:var(--muted);margin:6px 0}
 ol.timeline{list-style:none;padding:0;margin:0}
 ol.timeline li{padding:5px 0;border-bottom:1px solid #eaeef2;word-break:break-word}

@@ -117,12 +117,30 @@ function approachToFinal(current: string, closingRows: ReadonlyArray<LedgerEvent
   return STOPPED_WHERE_IT_WAS.has(reason) ? [] : sampled;
 }
 
+/**
+ * The state that declares the transition into `finalizing` (the chart draws each declaration as
+ * its own edge): a decision (STOP) is declared on `active.work`, a ledger failure on `active`;
+ * a cancel while sampling or verifying and a crash of the verifier or the tool batch on the state
+ * itself.
+ */
+function finalizingDeclaredOn(from: string, terminal: Payload): string {
+  const reason = terminal.reason;
+  if (reason === "ledger_write_failed") return "active";
+  if (reason === "cancelled_by_user" && (from === RUN_STATES.sampling || from === RUN_STATES.verifying)) return from;
+  if (reason === "internal_error" && (from === RUN_STATES.executingTools || from === RUN_STATES.verifying)) return from;
+  return "active.work";
+}
+
 /** The RunPath (src/host/charts/runPath.ts) of a run, from its ledger rows alone. */
 export function ledgerPath(run: Pick<RunRecord, "terminalState">, events: ReadonlyArray<LedgerEvent>): RunPath {
   const states: string[] = [];
+  const taken: Array<{ from: string; to: string }> = [];
   const eventsByState: Record<string, RunPathEvent[]> = {};
-  const enter = (state: string) => {
-    if (states.at(-1) !== state) states.push(state);
+  const enter = (state: string, declaredOn?: string) => {
+    const from = states.at(-1);
+    if (from === state) return;
+    if (from !== undefined) taken.push({ from: declaredOn ?? from, to: state });
+    states.push(state);
   };
   const record = (state: string, rows: ReadonlyArray<LedgerEvent>) => {
     if (rows.length === 0) return;
@@ -135,7 +153,7 @@ export function ledgerPath(run: Pick<RunRecord, "terminalState">, events: Readon
       const row = batch.rows.at(-1)!;
       const payload = payloadOf(row);
       for (const state of approachToFinal(states.at(-1)!, batch.rows.slice(0, -1), payload)) enter(state);
-      enter(RUN_STATES.finalizing);
+      enter(RUN_STATES.finalizing, finalizingDeclaredOn(states.at(-1)!, payload));
       record(RUN_STATES.finalizing, batch.rows);
       const state = String(payload.terminalState ?? "");
       if (TERMINAL_STATES.has(state)) {
@@ -156,7 +174,7 @@ export function ledgerPath(run: Pick<RunRecord, "terminalState">, events: Readon
       enter(RUN_STATES.sampling);
     }
   }
-  return runPathOf(states, { ...(terminal ? { terminal } : {}), eventsByState });
+  return runPathOf(states, { taken, ...(terminal ? { terminal } : {}), eventsByState });
 }
 
 /** The state a running run is in now, as far as its ledger shows (the last one of its path). */

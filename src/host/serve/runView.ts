@@ -35,7 +35,7 @@ function receiptsTable(receipts: ReadonlyArray<ExecutionReceipt>): string {
 <td class="mono">${escapeHtml(JSON.stringify(receipt.evidence))}</td></tr>`,
     )
     .join("");
-  return `<table data-testid="receipts"><thead><tr><th>call</th><th>tool</th><th>status</th><th>verification</th><th>evidence</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return `<table class="receipts" data-testid="receipts"><thead><tr><th>call</th><th>tool</th><th>status</th><th>verification</th><th>evidence</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 /** Everything below the title; `chart` is the SVG of the run machine with this run's path. */
@@ -59,9 +59,15 @@ ${run.failureDetail ? `<dt>detail</dt><dd>${escapeHtml(run.failureDetail)}</dd>`
   }</dd>
 </dl>`;
   const pathText = path.states.map(shortState).map(escapeHtml).join(" → ");
+  // The chart marks visited states; the one a running run is in now is drawn apart.
+  // (`<style>` is raw text: only a state id's own characters may go into it.)
+  const nowStyle =
+    now && /^[A-Za-z.]+$/.test(now)
+      ? `<style>.chart .agentloop-chart g.state[data-state="${now}"]>rect{stroke:#bf8700!important;stroke-width:3!important;fill:#fff8c5!important}</style>`
+      : "";
   return `${meta}
 <div class="columns">
-<section><h2>Statechart path</h2><p class="path mono" data-testid="path">${pathText}</p><div class="chart" data-testid="chart">${chart}</div></section>
+<section><h2>Statechart path</h2><p class="path mono" data-testid="path">${pathText}</p>${nowStyle}<div class="chart" data-testid="chart">${chart}</div></section>
 <section><h2>Timeline (${detail.events.length} events)</h2>${timeline(detail.events)}
 <h2>Receipts (${detail.receipts.length})</h2>${receiptsTable(detail.receipts)}</section>
 </div>`;

@@ -82,6 +82,25 @@ describe("ledgerPath over the built-in suite's real ledgers", () => {
     expect(unmatched).toEqual([]);
   });
 
+  it("draws the way into finalizing on the edge the machine declares it on", () => {
+    const graph = machineGraph(runMachine);
+    const edges = new Set(graph.edges.map((edge) => edge.id));
+    for (const { result, detail } of cases) {
+      const into = pathOf(result, detail.events).transitions.filter((step) => step.to === RUN_STATES.finalizing);
+      expect(into.length).toBe(1);
+      expect(edges).toContain(`${into[0]!.from}->${into[0]!.to}`);
+    }
+    // A verdict is a decision (STOP on active.work), not the verifier failing (verifying's own edge).
+    const { result, detail } = byName("observe-with-receipt");
+    expect(pathOf(result, detail.events).transitions.map((step) => `${step.from}->${step.to}`)).toContain(
+      "active.work->finalizing",
+    );
+    const cancelled = byName("qa-provider-slow-cancel");
+    expect(
+      pathOf(cancelled.result, cancelled.detail.events).transitions.map((step) => `${step.from}->${step.to}`),
+    ).toContain("active.work.sampling->finalizing");
+  });
+
   it("places every ledger row in exactly one state", () => {
     for (const { result, detail } of cases) {
       const placed = Object.values(pathOf(result, detail.events).eventsByState ?? {}).flat();
