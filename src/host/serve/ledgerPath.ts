@@ -176,6 +176,3 @@ export function ledgerPath(run: Pick<RunRecord, "terminalState">, events: Readon
   }
   return runPathOf(states, { taken, ...(terminal ? { terminal } : {}), eventsByState });
 }
-
-/** The state a running run is in now, as far as its ledger shows (the last one of its path). */
-export const currentState = (path: RunPath): string | undefined => path.states.at(-1);
