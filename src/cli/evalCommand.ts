@@ -1,8 +1,11 @@
 import { fileURLToPath } from "node:url";
+import { RunPathRecorder } from "../host/charts/pathRecorder.js";
 import { writeHtmlReport } from "../host/eval/htmlReport.js";
 import { CassetteError, loadCassettes } from "../host/eval/loadCassettes.js";
 import { type CaseResult, type EvalReport, runEval } from "../host/eval/runEval.js";
+import { runMachine } from "../machines/run/machine.js";
 import { AgentRuntime } from "../runtime/AgentRuntime.js";
+import { sqliteWatermark } from "./ledgerWatermark.js";
 import { CliFailure, type CliIO } from "./output.js";
 import { closeOnShutdown } from "./shutdown.js";
 
@@ -62,20 +65,31 @@ export async function evalCommand(
     if (error instanceof CassetteError) throw new CliFailure(error.message, 2);
     throw error;
   }
-  const runtime = await AgentRuntime.make({ database: options.db, retry: EVAL_RETRY }).catch((error: unknown) => {
+  // The report draws each case's path; the recorder sees every run actor from its first microstep.
+  const watermark = options.report ? sqliteWatermark(options.db) : undefined;
+  const recorder = new RunPathRecorder(runMachine.id, watermark?.read);
+  const runtime = await AgentRuntime.make({
+    database: options.db,
+    retry: EVAL_RETRY,
+    ...(options.report ? { inspect: recorder.inspect } : {}),
+  }).catch((error: unknown) => {
+    watermark?.close();
     throw new CliFailure((error as { message?: string }).message ?? String(error));
   });
   const releaseOnShutdown = closeOnShutdown(runtime);
   try {
     const progress = io.isTTY && !options.json;
     const report = await runEval(runtime, cases, {
+      ...(options.report ? { paths: recorder } : {}),
       onCaseStart: (index, total, name) => {
         if (progress) process.stderr.write(`\r\u001b[2K[${index + 1}/${total}] ${name}`);
       },
     });
     if (progress) process.stderr.write("\r\u001b[2K");
     const reportPath = options.report
-      ? writeHtmlReport(options.report, report, { command: `agentloop eval ${paths.join(" ") || "(built-in suite)"}` })
+      ? await writeHtmlReport(options.report, report, {
+          command: `agentloop eval ${paths.join(" ") || "(built-in suite)"}`,
+        })
       : undefined;
     if (options.json) io.out(JSON.stringify({ cases: report.cases, summary: report.summary }, null, 2));
     else {
@@ -88,6 +102,7 @@ export async function evalCommand(
     throw error;
   } finally {
     releaseOnShutdown();
+    watermark?.close();
     await runtime.dispose();
   }
 }

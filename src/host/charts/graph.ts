@@ -52,7 +52,7 @@ function chartNode(node: AnyStateNode): ChartNode {
   return {
     id: nodeId(node),
     key: node.path.length === 0 ? node.machine.id : node.key,
-    kind: node.path.length === 0 && node.type !== "parallel" ? "compound" : kindOf(node),
+    kind: kindOf(node),
     ...(initial ? { initial: nodeId(initial) } : {}),
     children,
   };

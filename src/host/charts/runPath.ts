@@ -4,7 +4,10 @@
  * the ids of the state that declares it and of its declared target (`active.work->finalizing` for
  * the `STOP` that `active.work` declares), exactly as `data-edge` names the drawn edge.
  *
- * This interface is shared with `agentloop serve`; keep it stable.
+ * This interface is shared with `agentloop serve`; keep it stable. For a run in this process,
+ * `RunPathRecorder` (pathRecorder.ts, given to the runtime as `inspect`) records the exact
+ * transitions and state entries; `runPathOf(states)` alone can only guess each transition from two
+ * consecutive leaf states (see `edgeFor` in highlight.ts).
  */
 
 export interface RunPathEvent {

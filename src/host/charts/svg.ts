@@ -19,7 +19,7 @@ import type { RunPath } from "./runPath.js";
  * transitions are marked; with an `overlay`, each edge is as thick as the share of runs that took it.
  *
  * Stable hooks for tests, the report and `agentloop serve` (keep them):
- * - `<svg class="agentloop-chart" data-machine="run">`, element ids prefixed with `idPrefix`
+ * - `<svg class="agentloop-chart" data-machine="run">` (plus `run-path` with a path, `overlay` with one), element ids prefixed with `idPrefix`
  *   (default `<machine id>-`): `<prefix>state-<id with . as _>`, `<prefix>edge-<from>--<to>`.
  * - every state: `<g class="state <kind>" data-state="active.work.sampling" data-kind="atomic">`
  *   (kind: atomic | compound | parallel | final; `final` states have a second, inner border);
@@ -192,7 +192,7 @@ export function chartSvg(layout: ChartLayout, options: ChartOptions = {}): strin
         `<g class="initial" data-initial="${escapeAttr(initial.parent)}"><circle cx="${num(initial.dot.x)}" cy="${num(initial.dot.y)}" r="5"/><path d="${polyline(initial.points)}" fill="none"/>${arrowhead(initial.points)}</g>`,
     )
     .join("\n");
-  const classes = ["agentloop-chart", ...(options.overlay ? ["overlay"] : []), ...(options.path ? ["path"] : [])];
+  const classes = ["agentloop-chart", ...(options.overlay ? ["overlay"] : []), ...(options.path ? ["run-path"] : [])];
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" id="${prefix}chart" class="${classes.join(" ")}" data-machine="${escapeAttr(layout.graph.machineId)}" viewBox="${-margin} ${-margin} ${num(width)} ${num(height)}" width="${num(width)}" height="${num(height)}" role="img" aria-label="${escapeXml(layout.graph.machineId)} statechart">`,
     `<style>${CHART_STYLE}</style>`,

@@ -1,36 +1,14 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type JsonValue, type LedgerEvent, type RecordedClaim, TerminalPayload } from "../../domain/index.js";
+import { type RecordedClaim, TerminalPayload } from "../../domain/index.js";
+import { clip, describeEvent } from "./describeEvent.js";
+import { CHART_SCRIPT, type ReportCharts, reportCharts, scriptJson } from "./reportCharts.js";
 import type { CaseDetail, CaseResult, EvalReport } from "./runEval.js";
+
+export { describeEvent };
 
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (char) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[char]!);
-
-const clip = (text: string, max = 240) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
-
-type Payload = Record<string, JsonValue>;
-const payloadOf = (event: LedgerEvent): Payload =>
-  event.payload && typeof event.payload === "object" && !Array.isArray(event.payload) ? (event.payload as Payload) : {};
-const str = (value: JsonValue | undefined) => (typeof value === "string" ? value : JSON.stringify(value ?? null));
-
-/** One line describing a ledger event for the timeline. */
-export function describeEvent(event: LedgerEvent): string {
-  const payload = payloadOf(event);
-  switch (event.type) {
-    case "user_input":
-      return `${payload.origin === "runtime_correction" ? "runtime correction" : "user"}: ${clip(str(payload.text))}`;
-    case "assistant_output":
-      return `assistant ${str(payload.role)} (step ${str(payload.step)}, finish ${str(payload.finishReason)}): ${clip(str(payload.text))}`;
-    case "tool_call":
-      return `call ${str(payload.callId)} → ${str(payload.toolName)}(${clip(str(payload.arguments), 120)})`;
-    case "tool_result":
-      return `result ${str(payload.callId)} ${str(payload.toolName)}: ${str(payload.status)} ${clip(str(payload.output), 120)}`;
-    case "provider_anomaly":
-      return `provider anomaly ${str(payload.code)}: ${clip(str(payload.detail))}`;
-    case "terminal":
-      return `terminal ${str(payload.terminalState)}/${str(payload.reason)}`;
-  }
-}
 
 const STATE_COLOURS: Record<string, string> = {
   completed: "#1a7f37",
@@ -51,9 +29,12 @@ function claimsOf(detail: CaseDetail | undefined): ReadonlyArray<RecordedClaim> 
   return parsed.success ? (parsed.data.verification?.claims ?? []) : [];
 }
 
-function caseSection(result: CaseResult, detail: CaseDetail | undefined, index: number): string {
+function caseSection(result: CaseResult, detail: CaseDetail | undefined, index: number, charts: ReportCharts): string {
   const events = (detail?.events ?? [])
-    .map((event) => `<li><code>#${event.sequence}</code> <b>${event.type}</b> ${escapeHtml(describeEvent(event))}</li>`)
+    .map(
+      (event) =>
+        `<li data-sequence="${event.sequence}"><code>#${event.sequence}</code> <b>${event.type}</b> ${escapeHtml(describeEvent(event))}</li>`,
+    )
     .join("");
   const receipts = (detail?.receipts ?? [])
     .map(
@@ -68,7 +49,11 @@ function caseSection(result: CaseResult, detail: CaseDetail | undefined, index: 
         `<li class="claim" data-testid="claim"><q>${escapeHtml(claim.sentence)}</q> <span class="muted">(${escapeHtml(claim.kind)}, no receipt)</span></li>`,
     )
     .join("");
-  return `<details class="case ${result.pass ? "pass" : "fail"}" id="case-${index}">
+  const unmatched = charts.marks[index]?.unmatched ?? [];
+  const chart = charts.marks[index]
+    ? `<div class="chart" data-testid="case-chart"></div><div class="state-events" data-testid="state-events"></div>${unmatched.length > 0 ? `<p class="muted">Not on the chart: ${unmatched.map(escapeHtml).join(", ")}</p>` : ""}`
+    : "";
+  return `<details class="case ${result.pass ? "pass" : "fail"}" id="case-${index}" data-case="${index}">
 <summary>${result.pass ? "✔" : "✘"} <b>${escapeHtml(result.name)}</b> ${badge(result.terminalState)} <span class="muted">${escapeHtml(result.reason)}</span></summary>
 <dl>
 <dt>expected</dt><dd>${escapeHtml(result.expected)}${result.expectedReason ? `/${escapeHtml(result.expectedReason)}` : ""}</dd>
@@ -78,16 +63,35 @@ function caseSection(result: CaseResult, detail: CaseDetail | undefined, index: 
 ${detail ? `<dt>cassette</dt><dd>${escapeHtml(detail.file)}</dd><dt>input</dt><dd>${escapeHtml(detail.input)}</dd><dt>final text</dt><dd><pre>${escapeHtml(detail.finalText)}</pre></dd>` : ""}
 </dl>
 ${claims ? `<h4>Taken as a claim without a receipt</h4><ul class="claims">${claims}</ul>` : ""}
-<h4>Path through the run statechart</h4><p class="path">${path || "—"}</p>
+<h4>Path through the run statechart</h4><p class="path">${path || "—"}</p>${chart}
 <h4>Timeline</h4><ol class="timeline">${events || "<li>no events</li>"}</ol>
 <h4>Receipts</h4>${receipts ? `<table><tr><th>call</th><th>tool</th><th>status</th><th>verification</th><th>evidence</th></tr>${receipts}</table>` : "<p>none</p>"}
 </details>`;
 }
 
-/** A self-contained HTML report (no scripts, no external assets) of one evaluation run. */
-export function renderHtmlReport(report: EvalReport, meta: { command: string; date: Date }): string {
+function coverageSection(charts: ReportCharts, cases: number): string {
+  const untaken = charts.untaken
+    .map(
+      (edge) =>
+        `<li><code>${escapeHtml(edge.id)}</code> <span class="muted">${edge.labels.map(escapeHtml).join(" · ")}</span></li>`,
+    )
+    .join("");
+  return `<section id="coverage"><h2>Transitions the suite exercises</h2>
+<p>All ${cases} cases overlaid on the run statechart: an edge is as thick as the share of cases that took it, its badge says how many did; dashed edges no case took.
+<b data-testid="edges-taken">${charts.edgeCount - charts.untaken.length}/${charts.edgeCount}</b> transitions taken by at least one case.</p>
+<div class="chart summary-chart" data-testid="summary-chart">${charts.summarySvg}</div>
+${untaken ? `<details><summary>${charts.untaken.length} transitions no case took</summary><ul data-testid="untaken">${untaken}</ul></details>` : ""}
+</section>`;
+}
+
+/**
+ * A self-contained HTML report of one evaluation run: no external assets, one inline script that
+ * draws each case's path on a shared copy of the run statechart.
+ */
+export async function renderHtmlReport(report: EvalReport, meta: { command: string; date: Date }): Promise<string> {
   const { summary } = report;
   const details = new Map((report.details ?? []).map((detail) => [detail.name, detail]));
+  const charts = await reportCharts(report.cases.map((result) => details.get(result.name)?.path));
   const states = Object.entries(summary.byTerminalState)
     .map(([state, count]) => `<li>${badge(state)} ${count}</li>`)
     .join("");
@@ -107,6 +111,9 @@ tr.fail td{background:#ffebe9}.case{border:1px solid #d0d7de;border-radius:6px;m
 .case.fail{border-color:#cf222e}.state{background:#ddf4ff;border-radius:4px;padding:0 .3em;font-family:monospace;font-size:12px}
 .timeline{font-size:13px}dl{display:grid;grid-template-columns:8em 1fr;gap:.1em 1em}dd{margin:0}pre{white-space:pre-wrap;margin:0}
 #summary ul{list-style:none;padding:0;display:flex;gap:1em}
+.chart{overflow-x:auto;margin:.5em 0}.chart svg{display:block;height:auto}
+.state-events{border:1px solid #d0d7de;border-radius:6px;padding:.4em .8em;font-size:13px;min-height:1.5em;background:#f6f8fa}
+.state-event-list{margin:.3em 0}.state-events-title{margin:0;font-weight:600}.timeline li.in-state{background:#fff8c5}
 </style></head><body>
 <h1>agentloop evaluation report</h1>
 <section id="summary"><h2>Summary</h2>
@@ -116,16 +123,24 @@ tr.fail td{background:#ffebe9}.case{border:1px solid #d0d7de;border-radius:6px;m
 <p class="muted">${escapeHtml(meta.command)} · ${escapeHtml(meta.date.toISOString())}</p>
 <table><tr><th>case</th><th>expected</th><th>got</th><th>reason</th><th>result</th></tr>${rows}</table>
 </section>
+${coverageSection(charts, report.cases.length)}
 <section id="cases"><h2>Cases</h2>
-${report.cases.map((result, index) => caseSection(result, details.get(result.name), index)).join("\n")}
+${report.cases.map((result, index) => caseSection(result, details.get(result.name), index, charts)).join("\n")}
 </section>
+<template id="run-chart-template">${charts.templateSvg}</template>
+<script type="application/json" id="case-marks">${scriptJson(charts.marks)}</script>
+<script>${CHART_SCRIPT}</script>
 </body></html>
 `;
 }
 
-export function writeHtmlReport(dir: string, report: EvalReport, meta: { command: string; date?: Date }): string {
+export async function writeHtmlReport(
+  dir: string,
+  report: EvalReport,
+  meta: { command: string; date?: Date },
+): Promise<string> {
   mkdirSync(dir, { recursive: true });
   const path = join(dir, "index.html");
-  writeFileSync(path, renderHtmlReport(report, { command: meta.command, date: meta.date ?? new Date() }));
+  writeFileSync(path, await renderHtmlReport(report, { command: meta.command, date: meta.date ?? new Date() }));
   return path;
 }

@@ -26,8 +26,13 @@ import { fixtureTool } from "../../services/tools/fixtureTool.js";
 import type { AnyToolDefinition } from "../../services/tools/Tool.js";
 import { buildSystemPrompt } from "../../services/workspace/prompt.js";
 import { discoverSkills } from "../../services/workspace/skills.js";
+import { type RecordedPath, type RunPathRecorder, statePathOf } from "../charts/pathRecorder.js";
+import { eventsByEntry, type RunPath, runPathOf } from "../charts/runPath.js";
 import { SessionRunner } from "../sessionRunner.js";
+import { describeEvent } from "./describeEvent.js";
 import { CassetteError, type LoadedCase } from "./loadCassettes.js";
+
+export { statePathOf };
 
 export interface CaseResult {
   readonly name: string;
@@ -61,6 +66,12 @@ export interface CaseDetail {
   readonly finalText: string;
   /** The run machine's states in the order the run visited them. */
   readonly statePath: ReadonlyArray<string>;
+  /**
+   * The same path for the charts: transitions as the machine declares them (with a recorder) or
+   * between consecutive states (without), the terminal state, and with a recorder whose ledger
+   * watermark is exact, the ledger events written in each state.
+   */
+  readonly path: RunPath;
   readonly events: ReadonlyArray<LedgerEvent>;
   readonly receipts: ReadonlyArray<ExecutionReceipt>;
 }
@@ -72,17 +83,6 @@ export interface EvalReport {
   readonly details?: ReadonlyArray<CaseDetail>;
 }
 
-/** A state value as a dotted path: `{ active: "sampling" }` → `active.sampling`. */
-export function statePathOf(value: unknown): string {
-  if (typeof value === "string") return value;
-  if (value && typeof value === "object") {
-    const [key, inner] = Object.entries(value as Record<string, unknown>)[0] ?? ["?", ""];
-    const rest = statePathOf(inner);
-    return rest ? `${key}.${rest}` : key;
-  }
-  return "";
-}
-
 /** Built-in tools, by name, for a case's temporary workspace (issue H adds them). */
 export type BuiltinToolFactory = (name: string, workspace: string) => AnyToolDefinition | undefined;
 
@@ -90,6 +90,12 @@ export interface EvalOptions {
   readonly builtinTool?: BuiltinToolFactory;
   readonly onCaseStart?: (index: number, total: number, name: string) => void;
   readonly onCaseDone?: (index: number, total: number, result: CaseResult) => void;
+  /**
+   * The recorder given to the runtime as its `inspect` option: exact transitions and, with a
+   * synchronous ledger watermark, the events written in each state. Without one, the path is the
+   * sequence of states the run actor's subscription saw.
+   */
+  readonly paths?: RunPathRecorder;
 }
 
 function prepareWorkspace(cassette: Cassette): string {
@@ -279,12 +285,14 @@ async function runCase(
       correctionTurns: result.correctionTurns,
       receipts,
     };
+    const recorded = options.paths?.take(result.runId);
     const detail: CaseDetail = {
       name: cassette.name,
       file: loaded.file,
       input: cassette.input,
       finalText: result.finalText,
-      statePath,
+      statePath: recorded ? recorded.entries.map((entry) => entry.state) : statePath,
+      path: casePath(recorded, statePath, ledger.events),
       events: ledger.events,
       receipts: ledger.receipts,
     };
@@ -292,6 +300,27 @@ async function runCase(
   } finally {
     rmSync(workspace, { recursive: true, force: true });
   }
+}
+
+function casePath(
+  recorded: RecordedPath | undefined,
+  statePath: ReadonlyArray<string>,
+  events: ReadonlyArray<LedgerEvent>,
+): RunPath {
+  const states = recorded ? recorded.entries.map((entry) => entry.state) : statePath;
+  const terminal = states.at(-1);
+  return runPathOf(states, {
+    ...(recorded ? { taken: recorded.taken } : {}),
+    ...(terminal !== undefined ? { terminal } : {}),
+    ...(recorded?.exact
+      ? {
+          eventsByState: eventsByEntry(
+            recorded.entries,
+            events.map((event) => ({ sequence: event.sequence, type: event.type, summary: describeEvent(event) })),
+          ),
+        }
+      : {}),
+  });
 }
 
 /** Runs cases in order (cases of one session are consecutive turns) through the real runtime. */
