@@ -1,6 +1,6 @@
 import type { LedgerEvent, RunRecord } from "../../domain/index.js";
 import { type RunPath, type RunPathEvent, runPathOf } from "../charts/runPath.js";
-import { describeEvent } from "../eval/htmlReport.js";
+import { describeEvent } from "../eval/describeEvent.js";
 
 /**
  * The run machine's path as far as the ledger shows it. The ledger holds rows, not states, so the
@@ -139,7 +139,9 @@ export function ledgerPath(run: Pick<RunRecord, "terminalState">, events: Readon
   const enter = (state: string, declaredOn?: string) => {
     const from = states.at(-1);
     if (from === state) return;
-    if (from !== undefined) taken.push({ from: declaredOn ?? from, to: state });
+    // Every way back to sampling is a CONTINUE decision, which `active.work` declares.
+    const source = declaredOn ?? (state === RUN_STATES.sampling ? "active.work" : from);
+    if (from !== undefined && source !== undefined) taken.push({ from: source, to: state });
     states.push(state);
   };
   const record = (state: string, rows: ReadonlyArray<LedgerEvent>) => {

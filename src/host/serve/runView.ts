@@ -1,5 +1,5 @@
 import type { ExecutionReceipt, LedgerEvent } from "../../domain/index.js";
-import { describeEvent } from "../eval/htmlReport.js";
+import { describeEvent } from "../eval/describeEvent.js";
 import { duration, escapeHtml, page, shortTime, stateBadge } from "./html.js";
 import type { RunDetail } from "./ledgerViews.js";
 
