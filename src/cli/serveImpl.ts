@@ -1,16 +1,34 @@
 import { existsSync } from "node:fs";
-import { Effect } from "effect";
+import { Cause, Effect, Exit, Layer, ManagedRuntime } from "effect";
+import type { LedgerRead, LedgerServices } from "../host/serve/ledgerViews.js";
 import { startServe } from "../host/serve/server.js";
 import * as Postgres from "../persistence/postgres.js";
-import { CliFailure, type CliIO } from "./output.js";
+import * as SqlAgentRunStore from "../persistence/SqlAgentRunStore.js";
+import { CliFailure, type CliIO, firstLine } from "./output.js";
 import { readLedger, removeEmptyWalCompanions } from "./readLedger.js";
 
 /**
- * `agentloop serve`. Every page and poll is one `readLedger` call — a read-only connection opened
- * for that read and closed after it (the same path as `agentloop inspect`), so the server holds
- * no connection between reads, never writes the file and leaves no -wal/-shm behind that were not
- * there. Runs until SIGINT or SIGTERM (`signal` in tests).
+ * `agentloop serve`. On a SQLite file every page and poll is one `readLedger` call — a read-only
+ * connection opened for that read and closed after it (the same path as `agentloop inspect`), so
+ * the server holds no connection between reads, never writes the file and leaves no -wal/-shm
+ * behind that were not there. On PostgreSQL, whose connections cost a round trip each, one small
+ * read-only pool serves every read (after `readLedger` checked the schema once). Runs until
+ * SIGINT or SIGTERM (`signal` in tests).
  */
+
+/** A pool whose every transaction is read-only, kept for the server's life. */
+function postgresReader(url: string): { readonly read: LedgerRead; readonly close: () => Promise<void> } {
+  const runtime = ManagedRuntime.make(
+    SqlAgentRunStore.layer().pipe(Layer.provideMerge(Postgres.layer({ url, readonly: true, maxConnections: 4 }))),
+  );
+  const read: LedgerRead = async <A>(effect: Effect.Effect<A, { readonly message: string }, LedgerServices>) => {
+    const exit = await runtime.runPromiseExit(effect);
+    if (Exit.isSuccess(exit)) return exit.value;
+    const cause = Cause.squash(exit.cause);
+    throw new Error(firstLine(typeof cause === "object" && cause && "message" in cause ? cause.message : cause));
+  };
+  return { read, close: () => runtime.dispose() };
+}
 
 function wholeNumber(name: string, text: string, min: number, max: number): number {
   const value = Number(text);
@@ -43,16 +61,18 @@ export async function serveCommand(
   // Refuses a missing file or one without the ledger before anything listens.
   await readLedger(db, Effect.void);
   const dbLabel = postgres ? Postgres.displayUrl(db) : db;
+  const pool = postgres ? postgresReader(db) : undefined;
   let handle: Awaited<ReturnType<typeof startServe>>;
   try {
     handle = await startServe({
-      read: (effect) => readLedger(db, effect),
+      read: pool?.read ?? ((effect) => readLedger(db, effect)),
       dbLabel,
       host: options.host,
       port,
       pollIntervalMs,
     });
   } catch (error) {
+    await pool?.close();
     throw listenFailure(error, options.host, port);
   }
   io.out(`agentloop serve: ${handle.url}/ (ledger ${dbLabel}, read-only; Ctrl-C to stop)`);
@@ -75,6 +95,7 @@ export async function serveCommand(
     });
   });
   await handle.close();
+  await pool?.close();
   if (!postgres && !hadWalCompanions) removeEmptyWalCompanions(db);
   io.out("agentloop serve: stopped");
   return 0;

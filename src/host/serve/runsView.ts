@@ -53,7 +53,12 @@ export function runsPage(options: {
 <button type="submit">Filter</button> <a href="/">clear</a>
 </form>`;
   const error = options.error ? `<div class="error" data-testid="error">${escapeHtml(options.error)}</div>` : "";
-  const body = `<h1>Runs</h1>${form}${error}
+  const limit = options.query?.limit ?? 0;
+  const shown =
+    options.runs.length > 0 && options.runs.length === limit
+      ? `<p class="muted">the ${limit} newest matching runs (more with <code>&amp;limit=</code>, up to 1000)</p>`
+      : "";
+  const body = `<h1>Runs</h1>${form}${error}${shown}
 <table><thead><tr><th>run</th><th>state</th><th>reason</th><th>session</th><th>started (UTC)</th><th>duration</th><th>steps</th><th>events</th></tr></thead>
 <tbody id="live-fragment" data-testid="runs">${runRows(options.runs)}</tbody></table>`;
   return page({

@@ -104,6 +104,9 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
     const path = url.pathname;
     const params = url.searchParams;
     if (path === "/app.js") return send(response, 200, "text/javascript; charset=utf-8", CLIENT_SCRIPT);
+    const streaming = path === "/api/stream" || SSE_PATH.test(path);
+    // A HEAD of a stream would hold the connection open for a body it never gets.
+    if (streaming && request.method === "HEAD") return send(response, 200, "text/event-stream; charset=utf-8", "");
     if (path === "/api/stream") return stream.handle(request, response);
     if (SSE_PATH.test(path)) return runEvents(request, response);
     if (path === "/" || path === "/fragments/runs" || path === "/api/runs") {

@@ -162,6 +162,15 @@ describe("agentloop serve's pages and API over a real ledger", () => {
     }
   });
 
+  it("answers HEAD like GET without a body, and a HEAD of a stream at once", async () => {
+    const page = await get("/", { method: "HEAD" });
+    expect(page.status).toBe(200);
+    expect(page.body).toBe("");
+    const stream = await get("/api/stream", { method: "HEAD" });
+    expect(stream.status).toBe(200);
+    expect(stream.headers["content-type"]).toBe("text/event-stream; charset=utf-8");
+  });
+
   it("answers only to loopback names while bound to loopback", async () => {
     expect((await get("/", { host: "attacker.example:80" })).status).toBe(421);
     expect((await get("/", { host: `localhost:${new URL(serve.url).port}` })).status).toBe(200);
