@@ -3,13 +3,14 @@
  * Every page whose `<main>` names a `data-fragment` re-fetches that server-rendered (and
  * server-escaped) fragment when the ledger changes: `/api/stream` sends an `event: ledger` on
  * every change. A running run's page also follows the run's own SSE channel
- * (`/runs/:id/events`, src/host/channels/sse.ts) and refreshes on each of its events, until `done`.
+ * (`/runs/:id/events`, src/host/channels/sse.ts) and refreshes on each of its events, until `done`;
+ * a closed run's page is not refreshed.
  */
 export const CLIENT_SCRIPT = `"use strict";
 (() => {
   const main = document.querySelector("main");
   const live = document.querySelector("[data-testid=live]");
-  const fragmentUrl = main && main.dataset.fragment;
+  let fragmentUrl = main && main.dataset.fragment;
   let busy = false;
   let again = false;
   const refresh = async () => {
@@ -22,6 +23,9 @@ export const CLIENT_SCRIPT = `"use strict";
       if (response.ok && target) {
         const html = await response.text();
         if (target.innerHTML !== html) target.innerHTML = html;
+        // A run's page is done once the run is: its ledger rows can no longer change.
+        const state = target.querySelector("[data-testid=run-state]");
+        if (state && state.dataset.state !== "running") fragmentUrl = undefined;
       }
     } catch (error) {
       // The next ledger event retries.

@@ -85,7 +85,9 @@ export function runPage(options: { readonly db: string; readonly detail: RunDeta
     db: options.db,
     body,
     mainAttributes: {
-      "data-fragment": `/fragments/runs/${encodeURIComponent(run.runId)}`,
+      ...(run.terminalState === "running"
+        ? { "data-fragment": `/fragments/runs/${encodeURIComponent(run.runId)}` }
+        : {}),
       "data-run-events": `/runs/${encodeURIComponent(run.runId)}/events`,
       "data-run-state": run.terminalState,
     },
