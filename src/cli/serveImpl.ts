@@ -76,6 +76,9 @@ export async function serveCommand(
     throw listenFailure(error, options.host, port);
   }
   io.out(`agentloop serve: ${handle.url}/ (ledger ${dbLabel}, read-only; Ctrl-C to stop)`);
+  if (!["127.0.0.1", "localhost", "::1"].includes(options.host)) {
+    io.err(`agentloop serve: warning: bound to ${options.host}, so anyone who can reach it can read the ledger`);
+  }
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     // Synchronous on purpose: the process's own signal handler exits right after the listeners run.
