@@ -52,6 +52,9 @@ beforeAll(async () => {
     textStep("never reached"),
   ]);
   await runOnce("xss-session", `${XSS}`, "hello", [textStep(`answer ${XSS}`)]);
+  // Three runs whose provider finishes for tools without a call, twice: the protocol alert fires.
+  const broken = { finishReason: "tool_calls" as const };
+  for (const index of [1, 2, 3]) await runOnce(`broken-${index}`, "s-broken", "go", [broken, broken]);
   serve = await startServe({ read: (effect) => readLedger(db, effect), dbLabel: db, port: 0, pollIntervalMs: 50 });
 }, 60_000);
 
@@ -93,6 +96,9 @@ describe("agentloop serve's pages and API over a real ledger", () => {
   it("lists every run newest first", async () => {
     const runs = await json("/api/runs");
     expect(runs.map((run: { runId: string }) => run.runId)).toEqual([
+      runIds["broken-3"],
+      runIds["broken-2"],
+      runIds["broken-1"],
       runIds["xss-session"],
       runIds.looping,
       runIds.observed,
@@ -183,10 +189,12 @@ describe("agentloop serve's pages and API over a real ledger", () => {
     expect(text.trimEnd()).toBe(lines.join("\n"));
     expect(text).toContain('agent_runs_total{terminal_state="incomplete"} 1');
     const view = await json("/api/metrics?window=1d");
-    expect(view.health.runs).toBe(3);
+    expect(view.health.runs).toBe(6);
     expect(view.health.checks.map((check: { name: string }) => check.name)).toContain("ledger_write_failures");
     const page = await get("/metrics?window=1d");
-    expect(page.body).toContain('data-check="unverified_ratio_jump"');
+    expect(page.body).toContain('data-check="unverified_ratio_jump" data-status="ok"');
+    expect(page.body).toContain('data-check="provider_tool_protocol_invalid_spike" data-status="firing"');
+    expect(page.body).toContain(`<a class="mono" href="/runs/${runIds["broken-1"]}">`);
     expect(page.body).toContain("agent_runs_total");
     expect((await get("/metrics?window=soon")).status).toBe(400);
   });
