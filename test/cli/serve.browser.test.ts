@@ -71,7 +71,7 @@ afterAll(async () => {
   if (shots) console.info(`serve.browser.test: screenshots in ${shots}`);
 });
 
-/** A run that samples, calls a slow lookup twice, then answers: a second or two of `running`. */
+/** A run that samples, calls a slow lookup twice, then answers: about three seconds of `running`. */
 function startSlowRun(sessionId: string, input: string) {
   const slow = (step: CassetteModelStep): CassetteModelStep => ({ ...step, delayMs: 250 });
   return runtime.startRun({
@@ -82,15 +82,16 @@ function startSlowRun(sessionId: string, input: string) {
       slow(callStep("c2", "lookup", { q: "incident log" })),
       slow(textStep("The status page is https://status.example.com and the incident log is clean.")),
     ]),
-    tools: [lookupTool({ outcomes: [{ status: "ok", output: { value: XSS }, delayMs: 700 }] })],
+    tools: [lookupTool({ outcomes: [{ status: "ok", output: { value: XSS }, delayMs: 1200 }] })],
     contract: { evidenceMode: "observe", source: "caller" },
   });
 }
 
-async function openPage(path: string): Promise<Page> {
+async function openPage(path: string, check?: (page: Page) => Promise<void>): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 1440, height: 960 } });
   await page.goto(`${url}${path}`);
-  await expect.poll(() => page.getByTestId("live").textContent()).toBe("live");
+  await check?.(page);
+  await expect.poll(() => page.getByTestId("live").textContent(), { timeout: 10_000 }).toBe("live");
   // Set once: it is still there at the end only if the page was never reloaded.
   await page.evaluate("window.__sameDocument = true");
   return page;
@@ -119,8 +120,10 @@ describe.skipIf(!hasChromium)("agentloop serve in headless Chromium", () => {
 
   it("follows a running run's page: timeline and chart move, then the terminal state", async () => {
     const handle = startSlowRun("browser-run", `look up the status page ${XSS}`);
-    const page = await openPage(`/runs/${encodeURIComponent(handle.runId)}`);
-    expect(await page.getByTestId("run-state").textContent()).toBe("running");
+    // As served, before the live script has done anything.
+    const page = await openPage(`/runs/${encodeURIComponent(handle.runId)}`, async (loaded) => {
+      expect(await loaded.getByTestId("run-state").textContent()).toBe("running");
+    });
     await expect.poll(() => page.getByTestId("current").textContent(), { timeout: 10_000 }).toBe("executingTools");
     await page.screenshot({ path: join(shots, "run-running.png") });
     const result = await handle.result;
@@ -153,7 +156,7 @@ describe.skipIf(!hasChromium)("agentloop serve in headless Chromium", () => {
 
   it("shows the metrics and the health checks", async () => {
     const page = await openPage("/metrics?window=1d");
-    await expect.poll(() => page.locator("[data-testid=health] tr[data-check]").count()).toBe(5);
+    await expect.poll(() => page.locator("[data-testid=health] tr[data-check]").count(), { timeout: 10_000 }).toBe(5);
     expect(await page.locator("[data-testid=metrics]").textContent()).toContain("agent_runs_total");
     await page.screenshot({ path: join(shots, "metrics.png") });
     await page.close();
