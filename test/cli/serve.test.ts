@@ -10,6 +10,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
 import type { CliIO } from "../../src/cli/output.js";
+import { serveCommand } from "../../src/cli/serveImpl.js";
 
 /**
  * `agentloop serve` as the real binary (compiled JS, plain node) in a child process, on the
@@ -125,6 +126,20 @@ describe("agentloop serve", () => {
     writeFileSync(notes, "not a database\n");
     expect(await main(["serve", "--db", notes, "--port", "0"], io)).toBe(1);
     expect(io.lines).toEqual([`agentloop: ${notes} is not a SQLite database`]);
+  });
+
+  it("warns when bound beyond loopback, and stops on its signal with exit code 0", async () => {
+    const io = capture();
+    const stop = new AbortController();
+    const served = serveCommand(io, { db: ledger, port: "0", host: "0.0.0.0", poll: "300" }, stop.signal);
+    const deadline = Date.now() + 10_000;
+    while (io.lines.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    stop.abort();
+    expect(await served).toBe(0);
+    expect(io.lines[1]).toBe(
+      "agentloop serve: warning: bound to 0.0.0.0, so anyone who can reach it can read the ledger",
+    );
+    expect(io.lines.at(-1)).toBe("agentloop serve: stopped");
   });
 
   it("says so in one line when the port is in use", async () => {
