@@ -62,7 +62,7 @@ export function ledgerStream(options: LedgerStreamOptions): LedgerStream {
   const heartbeat = setInterval(() => broadcast(": keep-alive\n\n"), options.heartbeatMs ?? 15_000);
   heartbeat.unref();
 
-  const handle = (request: IncomingMessage, response: ServerResponse) => {
+  const handle = (_request: IncomingMessage, response: ServerResponse) => {
     response.writeHead(200, {
       "content-type": "text/event-stream; charset=utf-8",
       "cache-control": "no-cache, no-transform",
@@ -75,10 +75,8 @@ export function ledgerStream(options: LedgerStreamOptions): LedgerStream {
       return;
     }
     clients.add(response);
+    // The response's `close` is the connection's (a GET request's fires once its empty body is read).
     response.on("close", () => clients.delete(response));
-    request.on("close", () => {
-      if (response.writableEnded || response.destroyed) clients.delete(response);
-    });
     // The page was rendered before this stream opened: the current signature makes it refresh once.
     if (signature !== undefined) response.write(frame(signature));
     else void poll();
