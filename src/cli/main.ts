@@ -5,6 +5,7 @@ import { registerMemoryCommands } from "./memoryCommands.js";
 import { registerObservabilityCommands } from "./observabilityCommands.js";
 import { CliFailure, type CliIO, firstLine, processIO } from "./output.js";
 import { type RunCommandOptions, registerRunCommand } from "./runCommand.js";
+import { registerServeCommand } from "./serveCommand.js";
 import { readPackageVersion } from "./version.js";
 import { registerWorkspaceCommands } from "./workspaceCommands.js";
 
@@ -111,6 +112,7 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
   registerObservabilityCommands(program, io, setExit);
   registerRunCommand(program, io, setExit);
   registerInspectCommands(program, io, setExit);
+  registerServeCommand(program, io, setExit);
 
   return program;
 }

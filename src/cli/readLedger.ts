@@ -21,7 +21,7 @@ const walCompanions = (db: string) => [`${db}-wal`, `${db}-shm`] as const;
  * so there is nothing to checkpoint into the database file. While another process has the database
  * open, SQLite itself leaves the files alone.
  */
-function removeEmptyWalCompanions(db: string): void {
+export function removeEmptyWalCompanions(db: string): void {
   const [wal] = walCompanions(db);
   if (!existsSync(wal) || statSync(wal).size > 0) return;
   try {

@@ -89,6 +89,10 @@ export interface RunListFilter {
   readonly newestFirst?: boolean;
   /** Only runs that started before this ISO time (paging backwards through a long session). */
   readonly startedBefore?: string;
+  /** Only runs that started at or after this ISO time. */
+  readonly startedAfter?: string;
+  /** Only runs closed with this reason code (`failure_code`, e.g. `max_steps_reached`). */
+  readonly reason?: string;
   /** Leave out runs still `running`. */
   readonly endedOnly?: boolean;
 }

@@ -232,6 +232,8 @@ export const make = (
         ...(filter.sessionId ? [sql`session_id = ${filter.sessionId}`] : []),
         ...(filter.terminalState ? [sql`terminal_state = ${filter.terminalState}`] : []),
         ...(filter.startedBefore ? [sql`started_at < ${filter.startedBefore}`] : []),
+        ...(filter.startedAfter ? [sql`started_at >= ${filter.startedAfter}`] : []),
+        ...(filter.reason ? [sql`failure_code = ${filter.reason}`] : []),
         ...(filter.endedOnly ? [sql`terminal_state <> 'running'`] : []),
       ];
       const order = filter.newestFirst ? sql.unsafe("started_at DESC, rowid DESC") : sql.unsafe("started_at, rowid");
