@@ -131,8 +131,8 @@ export type RunCommand =
   | { readonly type: "ABORT"; readonly callId: string }
   /** A call waits for approval (issue Q): make its request durable, then tell the run. */
   | ({ readonly type: "REQUEST_APPROVAL"; readonly timeoutMs: number } & ApprovalRequest)
-  /** The call's wait ended: stop looking for its decision. */
-  | { readonly type: "APPROVAL_CLOSED"; readonly callId: string };
+  /** The call's wait ended (the batch says so): stop looking for its decision, tell the run. */
+  | { readonly type: "APPROVAL_CLOSED"; readonly callId: string; readonly outcome: ApprovalOutcome };
 
 /** The I/O actor's answers to the run machine. Expected failures are answers too. */
 export type RunReply =
@@ -163,7 +163,7 @@ export interface ApprovalDecided {
   readonly decision: HostApprovalDecision;
 }
 
-/** The tool batch tells the run a call's wait ended (whoever ended it). */
+/** A call's wait ended, whoever ended it: the batch tells the I/O actor, which tells the run. */
 export interface ApprovalSettled {
   readonly type: "APPROVAL_SETTLED";
   readonly callId: string;

@@ -166,6 +166,7 @@ export function provideRunMachine(runtime: Runtime, operationsOf: (runId: string
           closed.add(command.callId);
           awaiting.delete(command.callId);
           if (awaiting.size === 0) stopPolling();
+          sendBack({ type: "APPROVAL_SETTLED", callId: command.callId, outcome: command.outcome });
           return;
       }
     });

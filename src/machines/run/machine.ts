@@ -151,11 +151,9 @@ export const runMachine = setup({
         reason: request.reason,
       });
     }),
-    closeApproval: enqueueActions(({ context, event, enqueue }) => {
-      const settled = event as ApprovalSettled;
-      enqueue.assign({ approvals: { ...context.approvals, [settled.callId]: "settled" } });
-      enqueue.sendTo("io", { type: "APPROVAL_CLOSED", callId: settled.callId } satisfies RunCommand);
-    }),
+    closeApproval: assign(({ context, event }) => ({
+      approvals: { ...context.approvals, [(event as ApprovalSettled).callId]: "settled" as const },
+    })),
     acceptResults: enqueueActions(({ context, event, enqueue, check }) => {
       if (event.type !== "RESULTS_RECORDED") return;
       const callLog = [...context.callLog, ...fingerprints(event.receipts, event.resultHashes)];

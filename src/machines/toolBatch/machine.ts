@@ -2,7 +2,6 @@ import { type ActorSystem, type AnyActorRef, assign, enqueueActions, setup } fro
 import type {
   ApprovalDecided,
   ApprovalOutcome,
-  ApprovalSettled,
   BatchReply,
   PlannedCall,
   RunCommand,
@@ -30,7 +29,7 @@ import {
  * A call that needs approval (issue Q) first waits in an `approval` actor of its own (spawned as
  * `approval-<index>`, see ../approval/machine.ts) and takes no slot while it waits: approved, it
  * runs like any other call (with the edited arguments, if any); denied, expired or cancelled, it
- * settles without running. The batch tells the run when a wait ends (APPROVAL_SETTLED).
+ * settles without running. The batch tells the I/O actor when a wait ends (APPROVAL_CLOSED), and it tells the run.
  */
 
 export interface ToolBatchInput {
@@ -207,16 +206,16 @@ export const toolBatchMachine = setup({
      * A call's wait ended. Approved, it may run; otherwise it settles without running. An approval
      * for the run or the session also decides the other calls of the same tool still waiting.
      */
-    noteApproval: enqueueActions(({ context, enqueue }, params: ApprovalDone) => {
+    noteApproval: enqueueActions(({ context, enqueue, system }, params: ApprovalDone) => {
       const index = indexOfApprovalActor(params.type);
       const call = context.calls[index];
       if (!call || call.approval !== "waiting" || call.settlement !== null) return;
       const outcome = params.output;
-      enqueue.sendParent({
-        type: "APPROVAL_SETTLED",
+      enqueue.sendTo(ioOf(system), {
+        type: "APPROVAL_CLOSED",
         callId: call.planned.call.id,
         outcome,
-      } satisfies ApprovalSettled);
+      } satisfies RunCommand);
       if (outcome.decision !== "approved") {
         enqueue.assign({
           calls: withCall(context.calls, index, { approval: "none", settlement: unapprovedSettlement(call.planned, outcome) }),
@@ -251,11 +250,11 @@ export const toolBatchMachine = setup({
         if (call.settlement !== null) return call;
         if (call.approval === "waiting") {
           enqueue.sendTo(approvalActorId(index), { type: "CANCEL" });
-          enqueue.sendParent({
-            type: "APPROVAL_SETTLED",
+          enqueue.sendTo(ioOf(system), {
+            type: "APPROVAL_CLOSED",
             callId: call.planned.call.id,
             outcome: { decision: "cancelled", decidedBy: "runtime" },
-          } satisfies ApprovalSettled);
+          } satisfies RunCommand);
           return {
             ...call,
             approval: "none" as const,
