@@ -154,7 +154,8 @@ export type RunReply =
   | { readonly type: "VERIFY_FAILED"; readonly detail: string }
   | { readonly type: "TOOL_STARTED"; readonly step: number; readonly callId: string; readonly toolName: string }
   /** The call's approval request is durable: the host may decide now. */
-  | ({ readonly type: "APPROVAL_REQUESTED" } & ApprovalRequest);
+  | ({ readonly type: "APPROVAL_REQUESTED" } & ApprovalRequest)
+  | ApprovalSettled;
 
 /** A decision on a waiting call, from the host or (through the ledger) another process. */
 export interface ApprovalDecided {

@@ -1,6 +1,7 @@
 import type {
   ApprovalOutcome,
-  CallDisposition, ExecutorResult,
+  CallDisposition,
+  ExecutorResult,
   JsonValue,
   PlannedCall,
   ReceiptReason,

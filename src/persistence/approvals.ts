@@ -1,11 +1,6 @@
 import { SqlClient, type SqlError } from "@effect/sql";
 import { Effect } from "effect";
-import {
-  type ApprovalRecord,
-  type ApprovalRequest,
-  HostApprovalDecision,
-  type JsonValue,
-} from "../domain/index.js";
+import { type ApprovalRecord, type ApprovalRequest, HostApprovalDecision, type JsonValue } from "../domain/index.js";
 import type { LedgerError } from "./AgentRunStore.js";
 import { toLedgerError } from "./ledgerWriter.js";
 import { sanitizedJson } from "./payloadHygiene.js";

@@ -1,11 +1,11 @@
 import type { SqlClient } from "@effect/sql";
 import { Cause, Effect } from "effect";
 import type {
-  HostApprovalDecision,
   ContextMessage,
   ExecutionReceipt,
   ExecutorResult,
   FinishRunInput,
+  HostApprovalDecision,
   JsonValue,
   LedgerWriteInput,
   OpenRunInput,

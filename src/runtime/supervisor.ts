@@ -1,9 +1,9 @@
 import { Effect, FiberId, type ManagedRuntime, Stream } from "effect";
 import type { RunRecord } from "../domain/index.js";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
+import { listApprovals } from "../persistence/approvals.js";
 import type { DatabaseError } from "../persistence/database.js";
 import { LedgerSignals } from "../persistence/ledgerSignals.js";
-import { listApprovals } from "../persistence/approvals.js";
 import { planResume, type ResumePlan } from "../services/resumePlan.js";
 import type { AnyToolDefinition } from "../services/tools/Tool.js";
 

@@ -35,7 +35,13 @@ const input: ApprovalInput = {
 
 const DECISIONS: ReadonlyArray<HostApprovalDecision> = [
   { decision: "approved", scope: "once", decidedBy: "host", decidedAt: DECIDED_AT },
-  { decision: "approved", scope: "session", arguments: { channel: "ops-2" }, decidedBy: "cli:alice", decidedAt: DECIDED_AT },
+  {
+    decision: "approved",
+    scope: "session",
+    arguments: { channel: "ops-2" },
+    decidedBy: "cli:alice",
+    decidedAt: DECIDED_AT,
+  },
   { decision: "denied", message: "not now", decidedBy: "host", decidedAt: DECIDED_AT },
 ];
 
@@ -101,7 +107,9 @@ describe("approval machine", () => {
         finals[0] !== expectedState ||
         canonicalJson(path.state.output) !== canonicalJson(expectedOutcome(only!.event))
       ) {
-        wrong.push(`${path.steps.map((step) => step.event.type).join(" → ")} ended ${finals} with ${canonicalJson(path.state.output)}`);
+        wrong.push(
+          `${path.steps.map((step) => step.event.type).join(" → ")} ended ${finals} with ${canonicalJson(path.state.output)}`,
+        );
       }
     }
     expect(paths).toHaveLength(events().length);

@@ -170,7 +170,10 @@ function batchEvents(snapshot: AnyMachineSnapshot): EventObject[] {
         callId: id,
         decision: { decision: "denied", message: "no", decidedBy: "host", decidedAt: APPROVED_AT },
       });
-      for (const output of APPROVAL_OUTCOMES) events.push({ type: `xstate.done.actor.approval-${index}`, output });
+      for (const output of APPROVAL_OUTCOMES) {
+        const done: EventObject & { output: ApprovalOutcome } = { type: `xstate.done.actor.approval-${index}`, output };
+        events.push(done);
+      }
     }
   });
   if (context.calls.some((batchCall) => isRunning(batchCall) && batchCall.deadline !== null)) {

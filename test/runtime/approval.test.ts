@@ -4,7 +4,14 @@ import { listApprovals } from "../../src/persistence/approvals.js";
 import type { RunHandle } from "../../src/runtime/AgentRuntime.js";
 import { scriptedProvider } from "../../src/services/providers/scripted.js";
 import { fixtureTool } from "../../src/services/tools/fixtureTool.js";
-import { callStep, finish, ledgerViolations, receiptSummary, textStep, useRuntimeHarness } from "../support/runtimeHarness.js";
+import {
+  callStep,
+  finish,
+  ledgerViolations,
+  receiptSummary,
+  textStep,
+  useRuntimeHarness,
+} from "../support/runtimeHarness.js";
 
 const harness = useRuntimeHarness("agentloop-approval-");
 
@@ -59,7 +66,11 @@ describe("approval of tool calls (issue Q)", () => {
     const { result, ...ledger } = await finish(runtime, handle);
     expect(result.terminalState).toBe("completed");
     expect(seen).toEqual([{ channel: "ops", text: "report" }]);
-    expect(ledger.receipts[0]?.evidence.approval).toMatchObject({ decision: "approved", decidedBy: "alice", scope: "once" });
+    expect(ledger.receipts[0]?.evidence.approval).toMatchObject({
+      decision: "approved",
+      decidedBy: "alice",
+      scope: "once",
+    });
     const approvals = await runtime.run(listApprovals(result.runId));
     expect(approvals[0]?.decision).toMatchObject({ decision: "approved", decidedBy: "alice" });
     expect(ledgerViolations(ledger)).toEqual([]);

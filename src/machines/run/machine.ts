@@ -47,7 +47,7 @@ import { finalText, fingerprints } from "./records.js";
  * `approval_requested`), left when no call waits any more. Decisions go to the tool batch.
  */
 
-export type RunEvent = { readonly type: "CANCEL" } | RunReply | RunDecision | ApprovalDecided | ApprovalSettled;
+export type RunEvent = { readonly type: "CANCEL" } | RunReply | RunDecision | ApprovalDecided;
 
 type ApprovalRequested = Extract<RunReply, { type: "APPROVAL_REQUESTED" }>;
 

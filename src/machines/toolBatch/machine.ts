@@ -161,7 +161,9 @@ export const toolBatchMachine = setup({
           runId: context.runId,
           step: context.step,
           index,
-          planned: edited ? { ...call.planned, call: { ...call.planned.call, arguments: outcome.arguments! } } : call.planned,
+          planned: edited
+            ? { ...call.planned, call: { ...call.planned.call, arguments: outcome.arguments! } }
+            : call.planned,
           replyTo: self,
         };
         enqueue.sendTo(ioOf(system), command);
@@ -218,7 +220,10 @@ export const toolBatchMachine = setup({
       } satisfies RunCommand);
       if (outcome.decision !== "approved") {
         enqueue.assign({
-          calls: withCall(context.calls, index, { approval: "none", settlement: unapprovedSettlement(call.planned, outcome) }),
+          calls: withCall(context.calls, index, {
+            approval: "none",
+            settlement: unapprovedSettlement(call.planned, outcome),
+          }),
         });
         return;
       }

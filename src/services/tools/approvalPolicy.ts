@@ -13,10 +13,11 @@ export interface ApprovalPolicy {
   readonly tools?: ReadonlyArray<string> | undefined;
   /** Decides per call: `true` or a reason string asks for approval, `false`/undefined does not. */
   readonly when?:
-    | ((call: { readonly toolName: string; readonly kind: ToolKind; readonly arguments: JsonValue | string }) =>
-        | boolean
-        | string
-        | undefined)
+    | ((call: {
+        readonly toolName: string;
+        readonly kind: ToolKind;
+        readonly arguments: JsonValue | string;
+      }) => boolean | string | undefined)
     | undefined;
   /** How long a call may wait for a decision before it is `expired` (default 10 minutes). */
   readonly timeoutMs?: number | undefined;
