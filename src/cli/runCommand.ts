@@ -33,6 +33,10 @@ export interface RunCommandOptions {
   readonly session?: string;
   /** Deliver through the console channel with this policy instead of printing the final text once. */
   readonly policy?: string;
+  /** Issue Q: mutate and deliver tools wait for approval; `ask` asks on the terminal, `always`/`never` decide at once. */
+  readonly approve?: string;
+  /** For tests: where `--approve ask` reads its answers (default stdin). */
+  readonly input?: NodeJS.ReadableStream;
 }
 
 export const POLICIES = ["final_only", "progress_updates", "silent_tool_status"] as const;
@@ -65,6 +69,12 @@ export function registerRunCommand(program: Command, io: CliIO, setExit: (code: 
     .option("--session <id>", "continue this session (earlier turns replayed from the ledger)")
     .addOption(
       new Option("--policy <policy>", "deliver through the console channel with this policy").choices([...POLICIES]),
+    )
+    .addOption(
+      new Option(
+        "--approve <mode>",
+        "mutate and deliver tools wait for approval: ask (y/n/edit), always, never",
+      ).choices(["ask", "always", "never"]),
     )
     .option("--json", "print the AgentRunResult as JSON")
     .action(async (task: string, options: RunCommandOptions) => {
