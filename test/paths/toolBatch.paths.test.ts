@@ -513,7 +513,7 @@ describe("tool batch machine", () => {
 
   it("ends on its own without any CANCEL, having executed every runnable call: no state waits forever", () => {
     const stuck: string[] = [];
-    for (const [position, { name, input }] of INPUTS.entries()) {
+    for (const [position, { name }] of INPUTS.entries()) {
       const key = keyOf({});
       const own = withoutEvents(graphs[position]!, (event) => event.type === "CANCEL");
       const counts = endingPathCounts(own, key);

@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql";
 import { it } from "@effect/vitest";
 import Sqlite from "better-sqlite3";
 import { Effect } from "effect";
@@ -7,7 +8,8 @@ import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
 import { listApprovals, recordApprovalDecision, recordApprovalRequest } from "../../src/persistence/approvals.js";
 import { migrateDatabase } from "../../src/persistence/database.js";
 import { MIGRATIONS } from "../../src/persistence/migrations/index.js";
-import { dumpTable, newRun, receipt, toolCall, userInput, useTempDir, withLedger } from "../support/tempDir.js";
+import { BACKENDS, ledgerOn, noticePostgresSkipped } from "../support/backends.js";
+import { dumpTable, newRun, receipt, toolCall, userInput, useTempDir } from "../support/tempDir.js";
 
 const tmp = useTempDir("agentloop-approvals-");
 const { "0008_tool_approvals": _approvals, ...UP_TO_0007 } = MIGRATIONS;
@@ -97,7 +99,11 @@ describe("migration 0008_tool_approvals on a version-7 ledger with receipts", ()
   );
 });
 
-describe("agent_approvals", () => {
+noticePostgresSkipped();
+
+describe.each(BACKENDS)("agent_approvals on %s", (backend) => {
+  const ledger = () => ledgerOn(backend, () => tmp.path("ledger.db"));
+
   it.effect("keeps one request per call and returns it with its decision", () =>
     Effect.gen(function* () {
       yield* seedRun;
@@ -107,7 +113,7 @@ describe("agent_approvals", () => {
       const records = yield* listApprovals("r1");
       expect(records).toHaveLength(1);
       expect(records[0]).toMatchObject({ callId: "c1", timeoutMs: 1_000, decision: { decidedBy: "cli:alice" } });
-    }).pipe(withLedger({ filename: tmp.path("ledger.db") })),
+    }).pipe(ledger()),
   );
 
   it.effect("refuses a decision without a request, a second decision, and a request without its tool_call", () =>
@@ -123,7 +129,7 @@ describe("agent_approvals", () => {
         recordApprovalDecision("r1", "c1", { decision: "denied", message: "", decidedBy: "x", decidedAt: AT }),
       );
       expect(second.reason).toBe("already_decided");
-    }).pipe(withLedger({ filename: tmp.path("ledger.db") })),
+    }).pipe(ledger()),
   );
 
   it.effect("refuses a decision for a call that already has its receipt", () =>
@@ -132,23 +138,19 @@ describe("agent_approvals", () => {
       yield* recordApprovalRequest({ ...request("c0") }, AT);
       const late = yield* Effect.flip(recordApprovalDecision("r1", "c0", approve()));
       expect(late.reason).toBe("call_already_settled");
-    }).pipe(withLedger({ filename: tmp.path("ledger.db") })),
+    }).pipe(ledger()),
   );
 
-  it("refuses updates and deletes of approvals", async () => {
-    const file = tmp.path("ledger.db");
-    await Effect.runPromise(
-      Effect.gen(function* () {
-        yield* seedRun;
-        yield* recordApprovalRequest(request("c1"), AT);
-      }).pipe(withLedger({ filename: file })),
-    );
-    const db = new Sqlite(file);
-    try {
-      expect(() => db.prepare("UPDATE agent_approvals SET kind = 'approved'").run()).toThrow(/ledger:append_only/);
-      expect(() => db.prepare("DELETE FROM agent_approvals").run()).toThrow(/ledger:append_only/);
-    } finally {
-      db.close();
-    }
-  });
+  it.effect("refuses updates and deletes of approvals", () =>
+    Effect.gen(function* () {
+      yield* seedRun;
+      yield* recordApprovalRequest(request("c1"), AT);
+      const sql = yield* SqlClient.SqlClient;
+      const update = yield* Effect.flip(sql`UPDATE agent_approvals SET kind = 'approved'`);
+      const remove = yield* Effect.flip(sql`DELETE FROM agent_approvals`);
+      expect(String(update.cause ?? update.message)).toMatch(/ledger:append_only/);
+      expect(String(remove.cause ?? remove.message)).toMatch(/ledger:append_only/);
+      expect(yield* listApprovals("r1")).toHaveLength(1);
+    }).pipe(ledger()),
+  );
 });

@@ -107,16 +107,18 @@ describe("migrateDatabase on a new file", () => {
     }),
   );
 
-  it.effect("creates every trigger declared in 0002_run_ledger, 0003_channel_deliveries, 0007_run_leases and 0008_tool_approvals", () =>
-    Effect.gen(function* () {
-      const file = tmp.path("fresh.db");
-      yield* migrateDatabase(file);
-      const declared = [...LEDGER_DDL, ...DELIVERY_DDL, ...RUN_LEASES_DDL.sqlite, ...TOOL_APPROVALS_DDL.sqlite]
-        .flatMap((ddl) => /CREATE TRIGGER (\w+)/.exec(ddl)?.[1] ?? [])
-        .sort();
-      expect(declared).toHaveLength(16);
-      expect(schemaObjects(file, "trigger")).toEqual(declared);
-    }),
+  it.effect(
+    "creates every trigger declared in 0002_run_ledger, 0003_channel_deliveries, 0007_run_leases and 0008_tool_approvals",
+    () =>
+      Effect.gen(function* () {
+        const file = tmp.path("fresh.db");
+        yield* migrateDatabase(file);
+        const declared = [...LEDGER_DDL, ...DELIVERY_DDL, ...RUN_LEASES_DDL.sqlite, ...TOOL_APPROVALS_DDL.sqlite]
+          .flatMap((ddl) => /CREATE TRIGGER (\w+)/.exec(ddl)?.[1] ?? [])
+          .sort();
+        expect(declared).toHaveLength(16);
+        expect(schemaObjects(file, "trigger")).toEqual(declared);
+      }),
   );
 
   it.effect("reports the latest schema version, every migration applied and no backup", () =>

@@ -211,7 +211,7 @@ export const toolBatchMachine = setup({
     noteApproval: enqueueActions(({ context, enqueue, system }, params: ApprovalDone) => {
       const index = indexOfApprovalActor(params.type);
       const call = context.calls[index];
-      if (!call || call.approval !== "waiting" || call.settlement !== null) return;
+      if (call?.approval !== "waiting" || call.settlement !== null) return;
       const outcome = params.output;
       enqueue.sendTo(ioOf(system), {
         type: "APPROVAL_CLOSED",

@@ -116,7 +116,7 @@ const widenSqliteReceipts = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient;
   const [table] = yield* sql<{ sql: string }>`
     SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'agent_execution_receipts'`;
-  if (!table || !table.sql.includes(OLD_STATUS_CHECK)) {
+  if (!table?.sql.includes(OLD_STATUS_CHECK)) {
     return yield* Effect.dieMessage("0008: agent_execution_receipts does not have the status check of 0002");
   }
   const dependents = yield* sql<{ sql: string }>`
