@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import type { CompletionContractInput, LoopEvent } from "../../src/domain/index.js";
-import { listApprovals } from "../../src/persistence/approvals.js";
+import { listApprovals, recordApprovalDecision } from "../../src/persistence/approvals.js";
 import type { RunHandle } from "../../src/runtime/AgentRuntime.js";
 import { scriptedProvider } from "../../src/services/providers/scripted.js";
 import { fixtureTool } from "../../src/services/tools/fixtureTool.js";
+import { defineTool } from "../../src/services/tools/Tool.js";
 import {
   callStep,
   finish,
@@ -242,5 +244,94 @@ describe("approval of tool calls (issue Q)", () => {
     expect(result.terminalState).toBe("completed");
     expect(seen).toHaveLength(1);
     expect(ledgerViolations(ledger)).toEqual([]);
+  });
+
+  it("applies a denial made while no runtime drove the run as soon as the run is resumed", async () => {
+    const file = harness.dbFile();
+    const first = await harness.makeRuntime({ database: file });
+    const handle = first.startRun({
+      sessionId: "s1",
+      input: "Send the report to #ops",
+      contract: DELIVER,
+      provider: scriptedProvider(sendSteps()),
+      tools: [sendTool()],
+      approval: { kinds: ["deliver"] },
+    });
+    await firstRequest(handle);
+    await first.dispose();
+    // Another process (here: a runtime without the run) writes the decision into the ledger.
+    const other = await harness.makeRuntime({ database: file });
+    await other.run(
+      recordApprovalDecision(handle.runId, "c1", {
+        decision: "denied",
+        message: "no",
+        decidedBy: "cli:carol",
+        decidedAt: new Date().toISOString(),
+      }),
+    );
+    const resumed = await other.resumeRun(handle.runId, {
+      provider: scriptedProvider([textStep("Not sent."), textStep("Not sent.")]),
+      tools: [sendTool()],
+    });
+    const { result, ...ledger } = await finish(other, resumed);
+    expect(result.terminalState).toBe("unverified");
+    expect(ledger.receipts[0]).toMatchObject({ status: "denied", evidence: { approval: { decidedBy: "cli:carol" } } });
+  });
+
+  it("asks for the calls a host function of the arguments picks, with the reason it gives", async () => {
+    const runtime = await harness.makeRuntime();
+    const handle = runtime.startRun({
+      sessionId: "s1",
+      input: "Send two messages",
+      contract: DELIVER,
+      provider: scriptedProvider([
+        {
+          toolCalls: [
+            { id: "c1", name: "send_message", arguments: { channel: "ops", text: "a" } },
+            { id: "c2", name: "send_message", arguments: { channel: "all-company", text: "b" } },
+          ],
+          finishReason: "tool_calls",
+        },
+        textStep("Sent both (message m-1)."),
+      ]),
+      tools: [sendTool()],
+      approval: {
+        when: ({ arguments: args }) =>
+          (args as { channel?: string }).channel === "all-company" ? "company-wide messages need approval" : false,
+      },
+    });
+    const request = await firstRequest(handle);
+    expect(request).toMatchObject({ callId: "c2", reason: "company-wide messages need approval" });
+    await handle.approve("c2");
+    const { result, ...ledger } = await finish(runtime, handle);
+    expect(result.terminalState).toBe("completed");
+    expect(ledger.receipts.map((receipt) => [receipt.callId, receipt.evidence.approval !== undefined])).toEqual([
+      ["c1", false],
+      ["c2", true],
+    ]);
+  });
+
+  it("validates edited arguments again: arguments the schema refuses get an invalid_arguments receipt", async () => {
+    const runtime = await harness.makeRuntime();
+    const strictSend = defineTool({
+      name: "send_message",
+      description: "sends",
+      kind: "deliver",
+      input: z.object({ channel: z.string(), text: z.string() }),
+      requiresApproval: true,
+      execute: async () => ({ status: "ok", output: { sent: true }, evidence: { message_id: "m-1" } }),
+    });
+    const handle = runtime.startRun({
+      sessionId: "s1",
+      input: "Send it",
+      contract: DELIVER,
+      provider: scriptedProvider(sendSteps("Not sent: the arguments were refused.")),
+      tools: [strictSend],
+    });
+    await firstRequest(handle);
+    await handle.approve("c1", { arguments: { channel: 7 } });
+    const { result, ...ledger } = await finish(runtime, handle);
+    expect(result.terminalState).toBe("unverified");
+    expect(ledger.receipts[0]).toMatchObject({ status: "error", reason: "invalid_arguments" });
   });
 });
