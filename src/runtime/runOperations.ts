@@ -5,7 +5,6 @@ import type {
   ExecutionReceipt,
   ExecutorResult,
   FinishRunInput,
-  HostApprovalDecision,
   JsonValue,
   LedgerWriteInput,
   OpenRunInput,
@@ -15,7 +14,6 @@ import type {
   RunCommand,
   RunReply,
   SampleOutcome,
-  ToolCall,
   ToolResultsInput,
   ToolSettlement,
   VerificationStatus,
@@ -23,24 +21,19 @@ import type {
 } from "../domain/index.js";
 import { hasEvidence, MUTATION_EVIDENCE_KEYS, STABLE_ID_KEYS } from "../domain/index.js";
 import { AgentRunStore, type EventToAppend } from "../persistence/AgentRunStore.js";
-import { listApprovals, recordApprovalRequest } from "../persistence/approvals.js";
 import { judgeClaims } from "../services/claimJudge.js";
 import { uncertainSentences } from "../services/claims.js";
 import { passthroughObserver, type RunObserver } from "../services/observability/tracing.js";
 import type { Provider } from "../services/providers/Provider.js";
 import { type RetryPolicy, withProviderRetry } from "../services/providers/retry.js";
-import {
-  type ApprovalPolicy,
-  approvalReason,
-  DEFAULT_APPROVAL_POLL_MS,
-  DEFAULT_APPROVAL_TIMEOUT_MS,
-} from "../services/tools/approvalPolicy.js";
+import type { ApprovalPolicy } from "../services/tools/approvalPolicy.js";
 import { planCalls } from "../services/tools/callPlanner.js";
 import { canonicalJson, sha256 } from "../services/tools/fingerprint.js";
 import { invokeTool } from "../services/tools/invokeTool.js";
 import { type AnyToolDefinition, describeTool } from "../services/tools/Tool.js";
 import { callIdsOf } from "../services/transcriptProjector.js";
 import { verifyAnswer } from "../services/verification.js";
+import { approvalOperations } from "./approvalOperations.js";
 import type { TranscriptStore } from "./stores.js";
 
 /**
@@ -113,14 +106,7 @@ export function runOperations(wiring: RunWiring) {
   let lastSequence = 0;
   /** When each call started, for receipts of calls that never reported (closing receipts). */
   const callStartedAt = new Map<string, string>();
-  /** Tools approved for this run (scope `run`). */
-  const runGrants = new Set<string>();
-  const granted = (toolName: string) => runGrants.has(toolName) || wiring.sessionGrants?.has(toolName) === true;
-  const approvalTimeoutMs = Math.max(1, Math.floor(wiring.approval?.timeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS));
-  const approvalFor = (call: ToolCall, tool: AnyToolDefinition) => {
-    const reason = approvalReason(call, tool, wiring.approval, granted);
-    return reason === undefined ? undefined : { reason, timeoutMs: approvalTimeoutMs };
-  };
+  const approvals = approvalOperations(wiring);
 
   const append = (messages: ReadonlyArray<ContextMessage>) => transcript.trigger.append({ messages });
   const numbered = (events: ReadonlyArray<PendingEvent>, first = lastSequence + 1): EventToAppend[] =>
@@ -177,7 +163,7 @@ export function runOperations(wiring: RunWiring) {
               allowed: wiring.allowedTools,
               defaultTimeoutMs: wiring.defaultToolTimeoutMs,
               usedCallIds,
-              approvalFor,
+              approvalFor: approvals.approvalFor,
             }),
           }),
         ),
@@ -425,40 +411,16 @@ export function runOperations(wiring: RunWiring) {
       ),
     );
 
-  /** The call's request is durable before the host hears of it (a resumed run finds it there already). */
   const requestApproval = (
     command: Extract<RunCommand, { type: "REQUEST_APPROVAL" }>,
-  ): Effect.Effect<LedgerReply<"APPROVAL_REQUESTED">, never, SqlClient.SqlClient> => {
-    const { type: _command, timeoutMs, ...request } = command;
-    return orLedgerFailed(
-      recordApprovalRequest({ ...request, timeoutMs }, wiring.now()).pipe(
-        Effect.as({ type: "APPROVAL_REQUESTED" as const, ...request }),
-      ),
-    );
-  };
-
-  /** Decisions the ledger holds for these waiting calls (made by this or another process). */
-  const pollDecisions = (callIds: ReadonlySet<string>) =>
-    listApprovals(wiring.runId).pipe(
-      Effect.map((records) => records.filter((record) => callIds.has(record.callId) && record.decision !== null)),
-      Effect.orElseSucceed(() => []),
-    );
-
-  /** A decision with a wider scope lets later calls of the tool run without asking. */
-  const noteDecision = (toolName: string, decision: HostApprovalDecision) => {
-    if (decision.decision !== "approved") return;
-    if (decision.scope === "run") runGrants.add(toolName);
-    if (decision.scope === "session") {
-      runGrants.add(toolName);
-      wiring.sessionGrants?.add(toolName);
-    }
-  };
+  ): Effect.Effect<LedgerReply<"APPROVAL_REQUESTED">, never, SqlClient.SqlClient> =>
+    orLedgerFailed(approvals.requestApproval(command));
 
   return {
-    approvalPollMs: Math.max(10, wiring.approvalPollMs ?? DEFAULT_APPROVAL_POLL_MS),
+    approvalPollMs: approvals.approvalPollMs,
     requestApproval,
-    pollDecisions,
-    noteDecision,
+    pollDecisions: approvals.pollDecisions,
+    noteDecision: approvals.noteDecision,
     open,
     sample,
     recordCalls: (input: LedgerWriteInput) => writeRows("CALLS_RECORDED", input),
