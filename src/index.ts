@@ -6,11 +6,13 @@
 // What a run is judged by, and what it produces.
 export {
   AgentRunResult,
+  ApprovalScope,
   CompletionContract,
   type CompletionContractInput,
   ContextMessage,
   EvidenceMode,
   ExecutionReceipt,
+  HostApprovalDecision,
   type JsonValue,
   LedgerEvent,
   LoopEvent,
@@ -41,6 +43,8 @@ export { DatabaseError } from "./persistence/database.js";
 export {
   AgentRuntime,
   type AgentRuntimeConfig,
+  type ApproveOptions,
+  type DenyOptions,
   type LedgerReader,
   type ResumeRunOptions,
   type RunActor,
@@ -54,6 +58,8 @@ export { metricsHandler } from "./services/observability/prometheus.js";
 // Providers (the implementations: agentloop/providers).
 export { type Provider, ProviderError, type ProviderRequest } from "./services/providers/Provider.js";
 export type { RetryPolicy } from "./services/providers/retry.js";
+// Which calls wait for approval (issue Q).
+export type { ApprovalPolicy } from "./services/tools/approvalPolicy.js";
 // Tools a host defines (built-in tools: agentloop/tools).
 export {
   defineTool,

@@ -25,7 +25,10 @@ const KINDS: ReadonlyArray<Kind> = ["guards", "actions", "actors", "delays"];
  * Implementations of setup() that the config cannot reference, by machine (an actor spawned from
  * inside an action never appears in the config). None today.
  */
-const USED_OUTSIDE_CONFIG: Readonly<Record<string, Partial<Record<Kind, ReadonlyArray<string>>>>> = {};
+const USED_OUTSIDE_CONFIG: Readonly<Record<string, Partial<Record<Kind, ReadonlyArray<string>>>>> = {
+  // Spawned by `startCalls`, one per call that waits for approval (issue Q): a spawn, not an invoke.
+  toolBatch: { actors: ["approval"] },
+};
 
 function committed(file: string): string | undefined {
   try {

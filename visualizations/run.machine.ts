@@ -123,6 +123,9 @@ export const runMachine = createMachine({
                 "TOOL_STARTED": {
                   "actions": "emitToolStarted"
                 },
+                "APPROVAL_DECIDED": {
+                  "actions": "forwardDecision"
+                },
                 "CANCEL": {
                   "actions": "cancelToolBatch"
                 }
@@ -181,6 +184,37 @@ export const runMachine = createMachine({
               }
             },
             "requested": {}
+          }
+        },
+        "approval": {
+          "initial": "idle",
+          "on": {
+            "APPROVAL_SETTLED": {
+              "actions": "closeApproval"
+            }
+          },
+          "states": {
+            "idle": {
+              "on": {
+                "APPROVAL_REQUESTED": {
+                  "guard": "approvalStillOpen",
+                  "target": "awaitingApproval",
+                  "actions": "announceApprovalRequest"
+                }
+              }
+            },
+            "awaitingApproval": {
+              "always": {
+                "guard": "noApprovalWaiting",
+                "target": "idle"
+              },
+              "on": {
+                "APPROVAL_REQUESTED": {
+                  "guard": "approvalStillOpen",
+                  "actions": "announceApprovalRequest"
+                }
+              }
+            }
           }
         }
       }

@@ -37,6 +37,18 @@ export const toolBatchMachine = createMachine({
             "type": "noteSettled"
           }
         },
+        "APPROVAL_DECIDED": {
+          "actions": {
+            "type": "forwardDecision"
+          }
+        },
+        "xstate.done.actor.*": {
+          "target": "running",
+          "reenter": true,
+          "actions": {
+            "type": "noteApproval"
+          }
+        },
         "CANCEL": {
           "target": "done",
           "actions": "cancelUnsettled"

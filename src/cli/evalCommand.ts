@@ -81,6 +81,7 @@ export async function evalCommand(
     const progress = io.isTTY && !options.json;
     const report = await runEval(runtime, cases, {
       ...(options.report ? { paths: recorder } : {}),
+      database: options.db,
       onCaseStart: (index, total, name) => {
         if (progress) process.stderr.write(`\r\u001b[2K[${index + 1}/${total}] ${name}`);
       },

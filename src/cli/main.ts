@@ -82,6 +82,45 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
     );
 
   program
+    .command("approve")
+    .description("approve a call that waits for approval in a run driven elsewhere (a ledger row it picks up)")
+    .argument("<runId>", "the run")
+    .argument("<callId>", "the waiting call")
+    .addOption(new Option("--db <file>", "SQLite ledger file or postgres:// URL").default(DEFAULT_DB))
+    .addOption(
+      new Option("--scope <scope>", "once, or every call of the tool in the run / session").choices([
+        "once",
+        "run",
+        "session",
+      ]),
+    )
+    .option("--arguments <json>", "run the call with these arguments instead (validated again)")
+    .option("--by <name>", "who decided (default cli:<user>)")
+    .option("--json", "machine-readable output")
+    .action(
+      action<{ db: string; scope?: string; arguments?: string; by?: string; json?: boolean }>(async (options, args) => {
+        const { approveCommand } = await import("./approvalCommands.js");
+        return approveCommand(io, args[0]!, args[1]!, options);
+      }),
+    );
+
+  program
+    .command("deny")
+    .description("deny a call that waits for approval in a run driven elsewhere; the model is told")
+    .argument("<runId>", "the run")
+    .argument("<callId>", "the waiting call")
+    .addOption(new Option("--db <file>", "SQLite ledger file or postgres:// URL").default(DEFAULT_DB))
+    .option("--message <text>", "why (the model is shown it)")
+    .option("--by <name>", "who decided (default cli:<user>)")
+    .option("--json", "machine-readable output")
+    .action(
+      action<{ db: string; message?: string; by?: string; json?: boolean }>(async (options, args) => {
+        const { denyCommand } = await import("./approvalCommands.js");
+        return denyCommand(io, args[0]!, args[1]!, options);
+      }),
+    );
+
+  program
     .command("eval")
     .description("run evaluation cassettes through the real runtime (default: the built-in suite)")
     .argument("[paths...]", "cassette files or directories")

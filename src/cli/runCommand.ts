@@ -37,6 +37,10 @@ export interface RunCommandOptions {
   readonly mcp?: ReadonlyArray<string>;
   /** Kind overrides for MCP tools, `toolName=kind` by MCP tool name, applied to every `--mcp` server. */
   readonly mcpKind?: ReadonlyArray<string>;
+  /** Issue Q: mutate and deliver tools wait for approval; `ask` asks on the terminal, `always`/`never` decide at once. */
+  readonly approve?: string;
+  /** For tests: where `--approve ask` reads its answers (default stdin). */
+  readonly input?: NodeJS.ReadableStream;
 }
 
 const collect = (value: string, previous: ReadonlyArray<string> | undefined): string[] => [...(previous ?? []), value];
@@ -82,6 +86,12 @@ export function registerRunCommand(program: Command, io: CliIO, setExit: (code: 
       "--mcp-kind <tool=kind>",
       "the kind (observe|mutate|deliver) of an MCP tool, by its MCP name; repeatable",
       collect,
+    )
+    .addOption(
+      new Option(
+        "--approve <mode>",
+        "mutate and deliver tools wait for approval: ask (y/n/edit), always, never",
+      ).choices(["ask", "always", "never"]),
     )
     .option("--json", "print the AgentRunResult as JSON")
     .action(async (task: string, options: RunCommandOptions) => {

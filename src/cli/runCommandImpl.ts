@@ -13,6 +13,7 @@ import { builtinTools } from "../services/tools/builtin/index.js";
 import type { McpToolset } from "../services/tools/mcp/mcpTools.js";
 import { buildSystemPrompt } from "../services/workspace/prompt.js";
 import { scanSkills } from "../services/workspace/skills.js";
+import { approveModeOf, decideApprovals } from "./approvalPrompt.js";
 import { openMcpServers } from "./mcpServers.js";
 import { CliFailure, type CliIO } from "./output.js";
 import { POLICIES, type RunCommandOptions } from "./runCommand.js";
@@ -67,6 +68,7 @@ export type ProviderFlags = Pick<RunCommandOptions, "provider" | "model" | "base
  */
 export async function runCommand(io: CliIO, task: string, options: RunCommandOptions = {}): Promise<number> {
   const contract = contractOf(options.contract);
+  const approveMode = approveModeOf(options.approve);
   const resolved = resolvedProvider(options);
 
   // Streamed text is progress for a person at a terminal; the final text is printed once, at the end.
@@ -119,9 +121,17 @@ export async function runCommand(io: CliIO, task: string, options: RunCommandOpt
       ...(tools.length > 0 ? { tools } : {}),
       system: buildSystemPrompt(workspace, { skills }),
       skills: [],
+      ...(approveMode ? { approval: { kinds: ["mutate", "deliver"] as const } } : {}),
     });
+    const stopApprovals = approveMode
+      ? decideApprovals(handle, approveMode, {
+          input: options.input ?? process.stdin,
+          err: (line) => io.err(line),
+          prompt: (text) => process.stderr.write(text),
+        })
+      : undefined;
     const delivery = router?.attach(handle);
-    const result: AgentRunResult = await handle.settled;
+    const result: AgentRunResult = await handle.settled.finally(() => stopApprovals?.());
     await delivery?.done;
     if (printedDelta) process.stderr.write("\n");
     if (options.json) io.out(JSON.stringify(result, null, 2));

@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AnyStateMachine, AnyStateNode } from "xstate";
 import { renderMachineSvg } from "../host/charts/svg.js";
+import { approvalMachine } from "../machines/approval/machine.js";
 import { deliveryMachine } from "../machines/delivery.machine.js";
 import { runMachine } from "../machines/run/machine.js";
 import { toolBatchMachine } from "../machines/toolBatch/machine.js";
@@ -25,6 +26,7 @@ export interface MachineEntry {
 export const MACHINES: ReadonlyArray<MachineEntry> = [
   { name: "run", machine: runMachine, source: "run/machine.ts" },
   { name: "toolBatch", machine: toolBatchMachine, source: "toolBatch/machine.ts" },
+  { name: "approval", machine: approvalMachine, source: "approval/machine.ts" },
   { name: "delivery", machine: deliveryMachine, source: "delivery.machine.ts" },
 ];
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ApprovalScope } from "./approval.js";
 import { EvidenceMode } from "./contract.js";
 import { JsonValue } from "./json.js";
 import { MemoryKind, MemoryVerificationStatus } from "./memory.js";
@@ -47,8 +48,27 @@ export const CassetteTool = z.strictObject({
   timeoutMs: z.number().int().positive().optional(),
   executor: z.boolean().optional(),
   outcomes: z.array(FixtureOutcome).min(1).optional(),
+  /** Issue Q: every call of this tool waits for approval (a string is the reason shown). */
+  approval: z.union([z.boolean(), z.string().min(1)]).optional(),
 });
 export type CassetteTool = z.infer<typeof CassetteTool>;
+
+/**
+ * Issue Q: a scripted decision on a call that waits for approval, made when the run asks for it
+ * (after `delayMs`). A waiting call without one stays waiting: it expires, or the case cancels it.
+ */
+export const CassetteApproval = z.strictObject({
+  callId: z.string().min(1),
+  decision: z.enum(["approve", "deny"]),
+  scope: ApprovalScope.optional(),
+  /** Approve with these arguments instead of the model's. */
+  arguments: z.record(z.string(), JsonValue).optional(),
+  /** The denial's message (the model is told it). */
+  message: z.string().optional(),
+  delayMs: z.number().int().nonnegative().optional(),
+  decidedBy: z.string().min(1).optional(),
+});
+export type CassetteApproval = z.infer<typeof CassetteApproval>;
 
 export const Cassette = z.strictObject({
   name: z.string().min(1),
@@ -82,6 +102,16 @@ export const Cassette = z.strictObject({
   tools: z.array(CassetteTool).optional(),
   model: z.array(CassetteModelStep),
   cancelAfterMs: z.number().int().nonnegative().nullable().optional(),
+  /** Issue Q: scripted decisions on calls that wait for approval. */
+  approvals: z.array(CassetteApproval).optional(),
+  /** Issue Q: how long a call waits for approval before it expires (default 10 minutes). */
+  approvalTimeoutMs: z.number().int().positive().optional(),
+  /**
+   * Issue Q: when the first call waits for approval, the runtime driving the run is disposed
+   * (the run is parked) and a new runtime on the same ledger file resumes it; the scripted
+   * decisions are then made on the resumed run. Needs a ledger file (not `:memory:`).
+   */
+  restartWhileWaiting: z.boolean().optional(),
   expect: z.strictObject({
     terminalState: TerminalState,
     reason: ReasonCode.optional(),

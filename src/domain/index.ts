@@ -1,3 +1,4 @@
+export * from "./approval.js";
 export * from "./cassette.js";
 export * from "./context.js";
 export * from "./contract.js";

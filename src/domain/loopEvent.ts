@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { JsonValue } from "./json.js";
 import { ReceiptReason, ReceiptStatus } from "./receipt.js";
 import { ReasonCode, TerminalState } from "./terminal.js";
 
@@ -11,6 +12,16 @@ export const LoopEvent = z.discriminatedUnion("type", [
     step: z.number().int(),
     callId: z.string(),
     toolName: z.string(),
+  }),
+  /** A call waits for the host's decision (`run.approve` / `run.deny`); its request is durable. */
+  z.strictObject({
+    type: z.literal("approval_requested"),
+    runId: z.string(),
+    step: z.number().int(),
+    callId: z.string(),
+    toolName: z.string(),
+    arguments: z.union([JsonValue, z.string()]),
+    reason: z.string(),
   }),
   z.strictObject({
     type: z.literal("tool_result"),

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { JsonValue } from "./json.js";
 
-export const ReceiptStatus = z.enum(["ok", "error", "cancelled", "timed_out"]);
+/** `denied` / `expired`: a call that needed approval and did not get it (issue Q); it never ran. */
+export const ReceiptStatus = z.enum(["ok", "error", "cancelled", "timed_out", "denied", "expired"]);
 export type ReceiptStatus = z.infer<typeof ReceiptStatus>;
 
 export const VerificationStatus = z.enum(["verified", "partial", "unverified"]);
@@ -18,6 +19,8 @@ export const ReceiptReason = z.enum([
   "timed_out",
   "cancelled_by_user",
   "interrupted",
+  "approval_denied",
+  "approval_expired",
 ]);
 export type ReceiptReason = z.infer<typeof ReceiptReason>;
 

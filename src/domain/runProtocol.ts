@@ -1,3 +1,4 @@
+import type { ApprovalOutcome, ApprovalRequest, HostApprovalDecision } from "./approval.js";
 import type { ContextMessage } from "./context.js";
 import type { CompletionContract } from "./contract.js";
 import type { CanonicalEventType, RecordedClaim, TerminalPayload } from "./events.js";
@@ -127,7 +128,11 @@ export type RunCommand =
       readonly planned: PlannedCall;
       readonly replyTo: EventSink<BatchReply>;
     }
-  | { readonly type: "ABORT"; readonly callId: string };
+  | { readonly type: "ABORT"; readonly callId: string }
+  /** A call waits for approval (issue Q): make its request durable, then tell the run. */
+  | ({ readonly type: "REQUEST_APPROVAL"; readonly timeoutMs: number } & ApprovalRequest)
+  /** The call's wait ended (the batch says so): stop looking for its decision, tell the run. */
+  | { readonly type: "APPROVAL_CLOSED"; readonly callId: string; readonly outcome: ApprovalOutcome };
 
 /** The I/O actor's answers to the run machine. Expected failures are answers too. */
 export type RunReply =
@@ -147,7 +152,24 @@ export type RunReply =
   | { readonly type: "LEDGER_FAILED"; readonly detail: string }
   /** The verifier itself broke (a defect, not a verdict). */
   | { readonly type: "VERIFY_FAILED"; readonly detail: string }
-  | { readonly type: "TOOL_STARTED"; readonly step: number; readonly callId: string; readonly toolName: string };
+  | { readonly type: "TOOL_STARTED"; readonly step: number; readonly callId: string; readonly toolName: string }
+  /** The call's approval request is durable: the host may decide now. */
+  | ({ readonly type: "APPROVAL_REQUESTED" } & ApprovalRequest)
+  | ApprovalSettled;
+
+/** A decision on a waiting call, from the host or (through the ledger) another process. */
+export interface ApprovalDecided {
+  readonly type: "APPROVAL_DECIDED";
+  readonly callId: string;
+  readonly decision: HostApprovalDecision;
+}
+
+/** A call's wait ended, whoever ended it: the batch tells the I/O actor, which tells the run. */
+export interface ApprovalSettled {
+  readonly type: "APPROVAL_SETTLED";
+  readonly callId: string;
+  readonly outcome: ApprovalOutcome;
+}
 
 /** The I/O actor's answers to a tool batch. `at`: the actor's clock in ms, for the batch's one timer. */
 export type BatchReply =

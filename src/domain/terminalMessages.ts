@@ -71,6 +71,8 @@ const TOOL_STATUS: Record<
       error: (tool) => `tool ${tool} returned an error`,
       timed_out: (tool) => `tool ${tool} timed out`,
       cancelled: (tool) => `tool ${tool} was cancelled`,
+      denied: (tool) => `tool ${tool} was not run: approval denied`,
+      expired: (tool) => `tool ${tool} was not run: approval expired`,
     },
   },
   zh: {
@@ -80,6 +82,8 @@ const TOOL_STATUS: Record<
       error: (tool) => `工具 ${tool} 返回了错误`,
       timed_out: (tool) => `工具 ${tool} 超时`,
       cancelled: (tool) => `工具 ${tool} 已被取消`,
+      denied: (tool) => `工具 ${tool} 未执行：审批被拒绝`,
+      expired: (tool) => `工具 ${tool} 未执行：审批已超时`,
     },
   },
 };

@@ -20,6 +20,7 @@ import { recordHistoryLegacyFallback } from "../services/observability/metrics.j
 import type { Provider } from "../services/providers/Provider.js";
 import { contextWindowFor, messageTokens, type TokenCounter, tokenCounterFor } from "../services/tokens.js";
 import { allowedToolNames } from "../services/tools/allowlist.js";
+import type { ApprovalPolicy } from "../services/tools/approvalPolicy.js";
 import type { AnyToolDefinition } from "../services/tools/Tool.js";
 import {
   distinctCallIdsAcrossRuns,
@@ -106,6 +107,8 @@ export interface TurnOptions {
   readonly memory?: ReadonlyArray<MemoryItem> | undefined;
   /** Aborting it cancels the turn's run. */
   readonly signal?: AbortSignal | undefined;
+  /** Issue Q: which calls of the turn wait for approval (see `StartRunOptions.approval`). */
+  readonly approval?: ApprovalPolicy | undefined;
 }
 
 export interface SessionHistory {
@@ -262,6 +265,7 @@ export class SessionRunner {
       ...(allowedTools ? { allowedTools } : {}),
       ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),
       ...(options.locale ? { locale: options.locale } : {}),
+      ...(options.approval ? { approval: options.approval } : {}),
       signal: options.signal,
     });
     const settled = handle.result.then(async (result) => {

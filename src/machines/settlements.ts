@@ -1,4 +1,12 @@
-import type { CallDisposition, ExecutorResult, PlannedCall, ReceiptReason, ToolSettlement } from "../domain/index.js";
+import type {
+  ApprovalOutcome,
+  CallDisposition,
+  ExecutorResult,
+  JsonValue,
+  PlannedCall,
+  ReceiptReason,
+  ToolSettlement,
+} from "../domain/index.js";
 
 /**
  * How a planned call settles, as pure data: refused before it runs, by its executor's result, by
@@ -63,4 +71,58 @@ export function cancelledSettlement(planned: PlannedCall, startedAt: string | nu
     evidence: { started },
     startedAt,
   });
+}
+
+/** The decision as receipt evidence: what was decided, by whom, when, how far it reaches. */
+export function approvalEvidence(outcome: ApprovalOutcome): { [key: string]: JsonValue } {
+  const { decision, decidedBy } = outcome;
+  switch (outcome.decision) {
+    case "approved":
+      return {
+        decision,
+        decidedBy,
+        decidedAt: outcome.decidedAt,
+        scope: outcome.scope,
+        argumentsEdited: outcome.arguments !== undefined,
+      };
+    case "denied":
+      return { decision, decidedBy, decidedAt: outcome.decidedAt, message: outcome.message };
+    case "expired":
+      return { decision, decidedBy, timeoutMs: outcome.timeoutMs };
+    case "cancelled":
+      return { decision, decidedBy };
+  }
+}
+
+/**
+ * A call that never ran because it was not approved. The output is what the model is shown: it
+ * says plainly that the call did not happen, and why.
+ */
+export function unapprovedSettlement(
+  planned: PlannedCall,
+  outcome: Exclude<ApprovalOutcome, { decision: "approved" }>,
+): ToolSettlement {
+  const evidence = { approval: approvalEvidence(outcome), started: false };
+  switch (outcome.decision) {
+    case "denied":
+      return settle(planned, "denied", {
+        reason: "approval_denied",
+        output: {
+          error: `the call was not run: approval was denied${outcome.message ? `: ${outcome.message}` : ""}`,
+        },
+        evidence,
+      });
+    case "expired":
+      return settle(planned, "expired", {
+        reason: "approval_expired",
+        output: { error: `the call was not run: nobody approved it within ${outcome.timeoutMs} ms` },
+        evidence,
+      });
+    case "cancelled":
+      return settle(planned, "cancelled", {
+        reason: "cancelled_by_user",
+        output: { error: "the call was not run: the run was cancelled while it waited for approval" },
+        evidence,
+      });
+  }
 }

@@ -30,6 +30,10 @@ export const LEDGER_REFUSALS = [
   "run_identity_immutable",
   "run_closed_without_terminal_event",
   "stale_lease",
+  "approval_without_call",
+  "decision_without_request",
+  "already_decided",
+  "call_already_settled",
 ] as const;
 export type LedgerRefusal = (typeof LEDGER_REFUSALS)[number];
 

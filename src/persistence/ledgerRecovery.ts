@@ -121,12 +121,31 @@ export const make = (
       return recovered;
     });
 
+  /**
+   * Open runs with a call that waits for approval (issue Q): a request, no receipt, and no
+   * approval (an approved call may have started; a denied one never runs, a resume settles it).
+   */
+  const parkedRuns = () =>
+    sql<{ run_id: string }>`SELECT DISTINCT a.run_id FROM agent_approvals a
+        JOIN agent_runs r ON r.run_id = a.run_id AND r.terminal_state = 'running'
+        WHERE a.kind = 'requested'
+          AND NOT EXISTS (SELECT 1 FROM agent_approvals d
+            WHERE d.run_id = a.run_id AND d.call_id = a.call_id AND d.kind = 'approved')
+          AND NOT EXISTS (SELECT 1 FROM agent_execution_receipts x
+            WHERE x.run_id = a.run_id AND x.call_id = a.call_id)`.pipe(
+      Effect.map((rows) => new Set(rows.map((row) => row.run_id))),
+      refuse("parkedRuns"),
+    );
+
   const recoverInterrupted: AgentRunStoreShape["recoverInterrupted"] = () =>
     Effect.gen(function* () {
       const open = yield* openRunsJudged();
       const recovered: RecoveredRun[] = [];
+      const parked = yield* parkedRuns();
       for (const { run, verdict } of open) {
         if (!verdict.gone) continue;
+        // Waiting for a person is not interrupted work: the run stays open for a resume (issue Q).
+        if (parked.has(run.runId)) continue;
         // Recovery reads before it writes: another process's commit in between makes SQLite
         // refuse the write at once (SQLITE_BUSY_SNAPSHOT, which busy_timeout does not wait out),
         // so the whole transaction is tried again. One run that cannot be closed must not keep

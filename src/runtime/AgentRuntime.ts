@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { Effect, Layer, ManagedRuntime } from "effect";
-import { createActor, toPromise } from "xstate";
-import { type LoopEvent, NONE_CONTRACT } from "../domain/index.js";
+import { Cause, Effect, Layer, ManagedRuntime } from "effect";
+import { createActor } from "xstate";
+import { type AgentRunResult, HostApprovalDecision, type LoopEvent, NONE_CONTRACT } from "../domain/index.js";
 import type { ResumePoint } from "../machines/run/context.js";
 import type { RecoveredRun } from "../persistence/AgentRunStore.js";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
+import { recordApprovalDecision } from "../persistence/approvals.js";
 import type { DatabaseError } from "../persistence/database.js";
 import * as Ledger from "../persistence/ledger.js";
 import { layer as memoryItemStoreLayer } from "../persistence/MemoryItemStore.js";
@@ -32,6 +33,8 @@ import { type SupervisorSettings, startSupervisor, takeOverRun } from "./supervi
 
 export type {
   AgentRuntimeConfig,
+  ApproveOptions,
+  DenyOptions,
   LedgerReader,
   ResumeRunOptions,
   RunActor,
@@ -46,6 +49,8 @@ export class AgentRuntime {
   /** The I/O of each run in flight, by run id: what the machine's actors call. */
   private readonly operations = new Map<string, RunOperations>();
   private readonly inFlight = new Map<string, InFlightRun>();
+  /** Tools approved with scope `session`, by session id (issue Q): this runtime's memory only. */
+  private readonly sessionGrants = new Map<string, Set<string>>();
   private disposal: Promise<void> | undefined;
   private machine: ReturnType<typeof provideRunMachine> | undefined;
 
@@ -152,6 +157,7 @@ export class AgentRuntime {
         runId,
         traceId: plan.run.traceId ?? undefined,
         signal: options.signal,
+        approval: options.approval,
       },
       {
         resumedAfter: plan.plan.lastSequence,
@@ -210,6 +216,9 @@ export class AgentRuntime {
         claimJudge: this.config.claimJudge ?? false,
         observer, // [observability]
         resumedAfter: resume?.resumedAfter,
+        approval: options.approval ?? this.config.approval,
+        approvalPollMs: this.config.approval?.pollMs,
+        sessionGrants: this.sessionGrantsOf(options.sessionId),
       }),
     );
     this.machine ??= provideRunMachine(this.managed, (id) => {
@@ -246,20 +255,97 @@ export class AgentRuntime {
     const cancel = () => actor.send({ type: "CANCEL" });
     const { signal } = options;
     signal?.addEventListener("abort", cancel, { once: true });
-    const result = observer.ended(toPromise(actor)).finally(() => {
+    // Resolves when the run reaches its final state. A run parked by `dispose()` while it waits
+    // for approval never does on this runtime: its ledger keeps it open for a resume.
+    const reachedEnd = new Promise<AgentRunResult>((resolve, reject) => {
+      actor.subscribe({
+        complete: () => {
+          const snapshot = actor.getSnapshot();
+          if (snapshot.status === "done") resolve(snapshot.output);
+        },
+        error: reject,
+      });
+    });
+    const result = observer.ended(reachedEnd).finally(() => {
       signal?.removeEventListener("abort", cancel);
       this.operations.delete(runId);
       this.inFlight.delete(runId);
       events.close();
       this.registry.trigger.ended({ runId });
     });
-    this.inFlight.set(runId, { actor, result });
+    const park = () => {
+      actor.stop();
+      signal?.removeEventListener("abort", cancel);
+      this.operations.delete(runId);
+      this.inFlight.delete(runId);
+      events.close();
+      this.registry.trigger.ended({ runId });
+    };
+    this.inFlight.set(runId, { actor, result, park });
     this.registry.trigger.started({
       run: { runId, traceId, sessionId: options.sessionId, startedAt: new Date().toISOString(), status: "running" },
     });
     actor.start();
     if (signal?.aborted) cancel();
-    return { runId, traceId, actor, events, result, transcript, cancel, trace: observer.trace };
+    const decide = (callId: string, decision: HostApprovalDecision) => this.decide(runId, callId, decision);
+    return {
+      runId,
+      traceId,
+      actor,
+      events,
+      result,
+      transcript,
+      cancel,
+      trace: observer.trace,
+      approve: (callId, approveOptions = {}) =>
+        decide(callId, {
+          decision: "approved",
+          scope: approveOptions.scope ?? "once",
+          ...(approveOptions.arguments !== undefined ? { arguments: approveOptions.arguments } : {}),
+          decidedBy: approveOptions.decidedBy ?? "host",
+          decidedAt: new Date().toISOString(),
+        }),
+      deny: (callId, denyOptions = {}) =>
+        decide(callId, {
+          decision: "denied",
+          message: denyOptions.message ?? "",
+          decidedBy: denyOptions.decidedBy ?? "host",
+          decidedAt: new Date().toISOString(),
+        }),
+    };
+  }
+
+  private sessionGrantsOf(sessionId: string): Set<string> {
+    let grants = this.sessionGrants.get(sessionId);
+    if (!grants) {
+      grants = new Set();
+      this.sessionGrants.set(sessionId, grants);
+    }
+    return grants;
+  }
+
+  /** The decision lands in the ledger first; then the run in flight hears of it at once (not at its next poll). */
+  private async decide(runId: string, callId: string, input: HostApprovalDecision): Promise<void> {
+    const parsed = HostApprovalDecision.safeParse(input);
+    if (!parsed.success) throw new Error(`invalid approval decision: ${parsed.error.issues[0]?.message ?? "?"}`);
+    const decision = parsed.data;
+    const exit = await this.managed.runPromiseExit(recordApprovalDecision(runId, callId, decision));
+    if (exit._tag === "Failure") {
+      const error = Cause.squash(exit.cause) as { reason?: string; message?: string };
+      const why =
+        error.reason === "already_decided"
+          ? "it has a decision already"
+          : error.reason === "decision_without_request"
+            ? "no such call waits for approval"
+            : error.reason === "call_already_settled"
+              ? "the call has settled already"
+              : error.reason === "run_not_running"
+                ? "the run has ended"
+                : (error.message ?? "the ledger refused the decision");
+      throw new Error(`cannot ${decision.decision === "approved" ? "approve" : "deny"} ${callId} of ${runId}: ${why}`);
+    }
+    this.operations.get(runId)?.noteDecision(exit.value.toolName, decision);
+    this.inFlight.get(runId)?.actor.send({ type: "APPROVAL_DECIDED", callId, decision });
   }
 
   /**
@@ -290,7 +376,12 @@ export class AgentRuntime {
 
   private async shutdown(): Promise<void> {
     this.stopSupervisor?.();
-    const runs = [...this.inFlight.values()];
+    const all = [...this.inFlight.values()];
+    // A run waiting for approval is parked, not cancelled: its request is durable, the next
+    // runtime's recovery leaves it open, and `resumeRun` brings it back to the same wait (issue Q).
+    const parked = all.filter((run) => run.actor.getSnapshot().matches({ active: { approval: "awaitingApproval" } }));
+    for (const run of parked) run.park();
+    const runs = all.filter((run) => !parked.includes(run));
     for (const run of runs) run.actor.send({ type: "CANCEL" });
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<void>((resolve) => {

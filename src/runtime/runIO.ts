@@ -1,3 +1,4 @@
+import type { SqlClient } from "@effect/sql";
 import { Cause, type Effect, Exit, type Fiber, FiberId, type ManagedRuntime } from "effect";
 import { fromCallback } from "xstate";
 import type { BatchReply, RunCommand, RunReply } from "../domain/index.js";
@@ -10,9 +11,13 @@ import type { RunOperations } from "./runOperations.js";
  * the machine (or its tool batch) sends, runs the matching operation as a fiber on the runtime,
  * and answers with the operation's event. Leaving `sampling` early interrupts the provider call; an
  * ABORT interrupts a tool call (its AbortSignal fires); stopping the run interrupts everything.
+ *
+ * While calls wait for approval it reads the ledger for their decisions every `approvalPollMs`:
+ * a decision made in another process (`agentloop approve`) reaches the run that way. Polling,
+ * not LISTEN, so that it works the same on SQLite with several processes on one file.
  */
 
-type Runtime = ManagedRuntime.ManagedRuntime<AgentRunStore, unknown>;
+type Runtime = ManagedRuntime.ManagedRuntime<AgentRunStore | SqlClient.SqlClient, unknown>;
 
 const defectText = (cause: Cause.Cause<unknown>) => {
   const error = Cause.squash(cause);
@@ -28,7 +33,7 @@ export function provideRunMachine(runtime: Runtime, operationsOf: (runId: string
 
     /** Runs `effect`; its value is the answer, a defect becomes `onDefect`'s answer, an interrupt none. */
     const perform = <A extends RunReply>(
-      effect: Effect.Effect<A, never, AgentRunStore>,
+      effect: Effect.Effect<A, never, AgentRunStore | SqlClient.SqlClient>,
       onDefect: (detail: string) => RunReply,
     ) => {
       const fiber = runtime.runFork(effect);
@@ -75,6 +80,41 @@ export function provideRunMachine(runtime: Runtime, operationsOf: (runId: string
       running.fiber.unsafeInterruptAsFork(FiberId.none);
     };
 
+    /** Calls waiting for approval whose decision has not reached the run yet. */
+    const awaiting = new Set<string>();
+    let poller: ReturnType<typeof setInterval> | undefined;
+    let polling = false;
+    const poll = () => {
+      if (polling || stopped || awaiting.size === 0) return;
+      polling = true;
+      runtime
+        .runPromise(operations.pollDecisions(new Set(awaiting)))
+        .then((records) => {
+          for (const record of records) {
+            if (stopped || !awaiting.delete(record.callId) || !record.decision) continue;
+            operations.noteDecision(record.toolName, record.decision);
+            sendBack({ type: "APPROVAL_DECIDED", callId: record.callId, decision: record.decision });
+          }
+        })
+        .catch(() => undefined) // a failed read is tried again at the next beat
+        .finally(() => {
+          polling = false;
+          if (awaiting.size === 0) stopPolling();
+        });
+    };
+    const stopPolling = () => {
+      if (poller) clearInterval(poller);
+      poller = undefined;
+    };
+    /** Calls whose wait ended, perhaps before their request was durable (a short expiry). */
+    const closed = new Set<string>();
+    const awaitDecision = (callId: string) => {
+      if (closed.has(callId)) return;
+      awaiting.add(callId);
+      poller ??= setInterval(poll, operations.approvalPollMs);
+      poller.unref?.();
+    };
+
     receive((command) => {
       switch (command.type) {
         case "OPEN":
@@ -111,11 +151,29 @@ export function provideRunMachine(runtime: Runtime, operationsOf: (runId: string
         case "ABORT":
           abortTool(command.callId);
           return;
+        case "REQUEST_APPROVAL": {
+          const fiber = perform(operations.requestApproval(command), ledgerFailed);
+          // Polling starts once the request is durable (a decision needs its request row).
+          fiber.addObserver((exit) => {
+            if (!stopped && Exit.isSuccess(exit) && exit.value.type === "APPROVAL_REQUESTED") {
+              awaitDecision(command.callId);
+              poll();
+            }
+          });
+          return;
+        }
+        case "APPROVAL_CLOSED":
+          closed.add(command.callId);
+          awaiting.delete(command.callId);
+          if (awaiting.size === 0) stopPolling();
+          sendBack({ type: "APPROVAL_SETTLED", callId: command.callId, outcome: command.outcome });
+          return;
       }
     });
 
     return () => {
       stopped = true;
+      stopPolling();
       sampling?.unsafeInterruptAsFork(FiberId.none);
       for (const callId of [...tools.keys()]) abortTool(callId);
     };

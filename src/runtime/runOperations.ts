@@ -1,3 +1,4 @@
+import type { SqlClient } from "@effect/sql";
 import { Cause, Effect } from "effect";
 import type {
   ContextMessage,
@@ -25,12 +26,14 @@ import { uncertainSentences } from "../services/claims.js";
 import { passthroughObserver, type RunObserver } from "../services/observability/tracing.js";
 import type { Provider } from "../services/providers/Provider.js";
 import { type RetryPolicy, withProviderRetry } from "../services/providers/retry.js";
+import type { ApprovalPolicy } from "../services/tools/approvalPolicy.js";
 import { planCalls } from "../services/tools/callPlanner.js";
 import { canonicalJson, sha256 } from "../services/tools/fingerprint.js";
 import { invokeTool } from "../services/tools/invokeTool.js";
 import { type AnyToolDefinition, describeTool } from "../services/tools/Tool.js";
 import { callIdsOf } from "../services/transcriptProjector.js";
 import { verifyAnswer } from "../services/verification.js";
+import { approvalOperations } from "./approvalOperations.js";
 import type { TranscriptStore } from "./stores.js";
 
 /**
@@ -55,6 +58,12 @@ export interface RunWiring {
   readonly observer?: RunObserver | undefined;
   /** A resumed run (issue P): its rows exist up to this sequence, and OPEN writes nothing. */
   readonly resumedAfter?: number | undefined;
+  /** Which calls wait for approval (issue Q), besides tools that require it themselves. */
+  readonly approval?: ApprovalPolicy | undefined;
+  /** Tools approved for the whole session (scope `session`): shared by the session's runs. */
+  readonly sessionGrants?: Set<string> | undefined;
+  /** How often a waiting run reads the ledger for decisions (default 250 ms). */
+  readonly approvalPollMs?: number | undefined;
 }
 
 type Reply<T extends RunReply["type"]> = Extract<RunReply, { type: T }>;
@@ -97,6 +106,7 @@ export function runOperations(wiring: RunWiring) {
   let lastSequence = 0;
   /** When each call started, for receipts of calls that never reported (closing receipts). */
   const callStartedAt = new Map<string, string>();
+  const approvals = approvalOperations(wiring);
 
   const append = (messages: ReadonlyArray<ContextMessage>) => transcript.trigger.append({ messages });
   const numbered = (events: ReadonlyArray<PendingEvent>, first = lastSequence + 1): EventToAppend[] =>
@@ -153,6 +163,7 @@ export function runOperations(wiring: RunWiring) {
               allowed: wiring.allowedTools,
               defaultTimeoutMs: wiring.defaultToolTimeoutMs,
               usedCallIds,
+              approvalFor: approvals.approvalFor,
             }),
           }),
         ),
@@ -400,7 +411,16 @@ export function runOperations(wiring: RunWiring) {
       ),
     );
 
+  const requestApproval = (
+    command: Extract<RunCommand, { type: "REQUEST_APPROVAL" }>,
+  ): Effect.Effect<LedgerReply<"APPROVAL_REQUESTED">, never, SqlClient.SqlClient> =>
+    orLedgerFailed(approvals.requestApproval(command));
+
   return {
+    approvalPollMs: approvals.approvalPollMs,
+    requestApproval,
+    pollDecisions: approvals.pollDecisions,
+    noteDecision: approvals.noteDecision,
     open,
     sample,
     recordCalls: (input: LedgerWriteInput) => writeRows("CALLS_RECORDED", input),

@@ -3,10 +3,12 @@ import type { Layer, Logger, Tracer } from "effect";
 import type { Actor, InspectionEvent } from "xstate";
 import {
   type AgentRunResult,
+  type ApprovalScope,
   CompletionContract,
   type CompletionContractInput,
   type ContextMessage,
   type ExecutionReceipt,
+  type JsonValue,
   type LedgerEvent,
   type Locale,
   type LoopEvent,
@@ -24,6 +26,7 @@ import type { LogMode } from "../services/observability/logging.js";
 import type { RunTrace } from "../services/observability/runRoots.js";
 import type { Provider } from "../services/providers/Provider.js";
 import type { RetryPolicy } from "../services/providers/retry.js";
+import type { ApprovalPolicy } from "../services/tools/approvalPolicy.js";
 import type { AnyToolDefinition } from "../services/tools/Tool.js";
 import type { TranscriptStore } from "./stores.js";
 import type { SupervisorSettings } from "./supervisor.js";
@@ -86,6 +89,11 @@ export interface AgentRuntimeConfig {
   readonly shutdownTimeoutMs?: number | undefined;
   /** XState's inspection API for every run actor (e.g. the Stately inspector): events, snapshots, actors. */
   readonly inspect?: ((event: InspectionEvent) => void) | undefined;
+  /**
+   * Issue Q: which calls of every run wait for approval (a run's own `approval` replaces it), and
+   * how often a waiting run reads the ledger for decisions made by other processes (default 250 ms).
+   */
+  readonly approval?: (ApprovalPolicy & { readonly pollMs?: number | undefined }) | undefined;
 }
 
 export interface StartRunOptions {
@@ -107,11 +115,16 @@ export interface StartRunOptions {
   readonly parentSpan?: Tracer.AnySpan | undefined;
   /** Aborting it cancels the run exactly like `actor.send({ type: "CANCEL" })`. */
   readonly signal?: AbortSignal | undefined;
+  /** Issue Q: which calls wait for approval (replaces the runtime's policy; tools' `requiresApproval` always counts). */
+  readonly approval?: ApprovalPolicy | undefined;
 }
 
 /** What `resumeRun` takes: the parts of a run that are not in its ledger. */
 export interface ResumeRunOptions
-  extends Pick<StartRunOptions, "tools" | "allowedTools" | "provider" | "history" | "maxSteps" | "locale" | "signal"> {
+  extends Pick<
+    StartRunOptions,
+    "tools" | "allowedTools" | "provider" | "history" | "maxSteps" | "locale" | "signal" | "approval"
+  > {
   /** Take the lease even though it has not expired (the caller knows its holder is gone). */
   readonly force?: boolean | undefined;
   /** @internal the supervisor's scan skips a lease another replica is taking right now. */
@@ -165,6 +178,27 @@ export interface RunHandle {
   cancel(): void;
   /** The run's root span and tracer when tracing is on (deliveries after the run join its tree). */
   readonly trace: RunTrace | undefined;
+  /**
+   * Issue Q: approves a call that waits (`approval_requested`). The decision is a ledger row
+   * first (who, when, scope), then the call runs — with `arguments` instead of the model's, if
+   * given (validated again). `run` / `session` scope: later calls of the tool in this run / this
+   * session no longer ask. Rejects when the call has a decision already or has settled.
+   */
+  approve(callId: string, options?: ApproveOptions): Promise<void>;
+  /** Issue Q: denies a waiting call; it gets a `denied` receipt and the model is told, with `message`. */
+  deny(callId: string, options?: DenyOptions): Promise<void>;
+}
+
+export interface ApproveOptions {
+  readonly scope?: ApprovalScope | undefined;
+  readonly arguments?: JsonValue | undefined;
+  /** Who decided (default "host"); the CLI uses "cli:<user>". */
+  readonly decidedBy?: string | undefined;
+}
+
+export interface DenyOptions {
+  readonly message?: string | undefined;
+  readonly decidedBy?: string | undefined;
 }
 
 /** The ledger, read through Promises (for hosts that do not use Effect). */
@@ -180,6 +214,8 @@ export interface LedgerReader {
 export interface InFlightRun {
   readonly actor: RunActor;
   readonly result: Promise<AgentRunResult>;
+  /** Stops the run without ending it (it waits for approval; `dispose()` parks it). */
+  readonly park: () => void;
 }
 
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;

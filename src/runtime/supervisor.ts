@@ -1,6 +1,7 @@
 import { Effect, FiberId, type ManagedRuntime, Stream } from "effect";
 import type { RunRecord } from "../domain/index.js";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
+import { listApprovals } from "../persistence/approvals.js";
 import type { DatabaseError } from "../persistence/database.js";
 import { LedgerSignals } from "../persistence/ledgerSignals.js";
 import { planResume, type ResumePlan } from "../services/resumePlan.js";
@@ -50,10 +51,12 @@ export const takeOverRun = (runId: string, options: TakeOverOptions) =>
       return yield* Effect.fail(new Error(`run ${runId} is driven by a live runtime (its lease has not expired)`));
     }
     const [ledger] = yield* store.loadRunLedgers([run]);
+    const approvals = yield* listApprovals(runId);
     const plan = planResume(ledger!, {
       tools: options.tools,
       defaultToolTimeoutMs: options.defaultToolTimeoutMs,
       now: new Date().toISOString(),
+      approvals,
     });
     if (plan.settle.events.length > 0) yield* store.appendEvents(runId, plan.settle.events, plan.settle.receipts);
     const takenOver: { readonly run: RunRecord; readonly plan: ResumePlan } = { run, plan };

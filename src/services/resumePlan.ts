@@ -1,4 +1,5 @@
 import type {
+  ApprovalRecord,
   CallFingerprint,
   ContextMessage,
   ExecutionReceipt,
@@ -53,6 +54,12 @@ export interface ResumeOptions {
   readonly tools: ReadonlyMap<string, AnyToolDefinition>;
   readonly defaultToolTimeoutMs: number;
   readonly now: string;
+  /**
+   * The run's approvals (issue Q). A call that was waiting for approval — or was denied — never
+   * started: it waits again (for what is left of its time; a decision already in the ledger
+   * reaches it at once), whatever its tool.
+   */
+  readonly approvals?: ReadonlyArray<ApprovalRecord> | undefined;
 }
 
 export function planResume(ledger: RunLedgerRecord, options: ResumeOptions): ResumePlan {
@@ -83,19 +90,30 @@ export function planResume(ledger: RunLedgerRecord, options: ResumeOptions): Res
   }
   const lastSequence = events.at(-1)?.sequence ?? 0;
 
+  const nowMs = Date.parse(options.now);
+  const waiting = new Map(
+    (options.approvals ?? [])
+      .filter((record) => record.decision?.decision !== "approved")
+      .map((record) => [record.callId, record]),
+  );
   const mayRunAgain = (toolName: string) => {
     const tool = options.tools.get(toolName);
     return tool !== undefined && tool.execute !== undefined && (tool.kind === "observe" || tool.idempotent === true);
   };
-  const rerun: PlannedCall[] = uncertain
-    .filter((call) => mayRunAgain(call.toolName))
-    .map((call) => ({
+  const resumable = (call: { callId: string; toolName: string }) =>
+    (waiting.has(call.callId) && options.tools.get(call.toolName)?.execute !== undefined) || mayRunAgain(call.toolName);
+  const rerun: PlannedCall[] = uncertain.filter(resumable).map((call) => {
+    const request = waiting.get(call.callId);
+    const left = request ? request.timeoutMs - (nowMs - Date.parse(request.requestedAt)) : 0;
+    return {
       call: { id: call.callId, name: call.toolName, arguments: call.args as Record<string, JsonValue> },
       disposition: "run",
       inputFingerprint: inputFingerprint(call.toolName, call.args),
       timeoutMs: options.tools.get(call.toolName)?.timeoutMs ?? options.defaultToolTimeoutMs,
-    }));
-  const unknown = uncertain.filter((call) => !mayRunAgain(call.toolName));
+      ...(request ? { approval: { reason: request.reason, timeoutMs: Math.max(1, Math.floor(left)) } } : {}),
+    };
+  });
+  const unknown = uncertain.filter((call) => !resumable(call));
   const output = { error: UNKNOWN_OUTCOME_TEXT };
   const outputJson = canonicalJson(output);
   const settleReceipts: ExecutionReceipt[] = unknown.map((call) => ({

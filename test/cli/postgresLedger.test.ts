@@ -26,7 +26,7 @@ describe.skipIf(!PG_URL)("the CLI on a PostgreSQL ledger", () => {
     const db = url.toString();
     const migrated = await cli(["migrate", "--db", db]);
     expect(migrated.code).toBe(0);
-    expect(migrated.out[0]).toMatch(/schema version 7$/);
+    expect(migrated.out[0]).toMatch(/schema version 8$/);
     expect(migrated.out.join("\n")).not.toContain("s3cret-pw");
     const evaluated = await cli(["eval", "eval/01-answers.json", "--db", db]);
     expect(evaluated.code).toBe(0);

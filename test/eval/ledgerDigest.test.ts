@@ -19,7 +19,7 @@ const harness = useRuntimeHarness("agentloop-digest-");
 describe("the built-in suite's ledger rows", () => {
   it("match the committed digest for every cassette", async () => {
     const runtime = await harness.makeRuntime();
-    const report = await runEval(runtime, loadCassettes([BUILTIN_SUITE]));
+    const report = await runEval(runtime, loadCassettes([BUILTIN_SUITE]), { database: harness.dbFile() });
     expect(report.summary.failed).toBe(0);
     await runtime.dispose();
     const digest = ledgerDigest(harness.dbFile());

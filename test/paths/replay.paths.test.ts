@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { SqlClient } from "@effect/sql";
 import { Effect, ManagedRuntime } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AnyMachineSnapshot, createActor, type EventObject, toPromise } from "xstate";
@@ -184,7 +185,9 @@ function cassetteOf(path: GraphPath): { steps: CassetteModelStep[]; outcomes: Fi
         // A call that timed out, or that a CANCEL settled, is one that runs long.
         if (settlement.status === "timed_out" || settlement.status === "cancelled") {
           outcomes.push({ status: "ok", output: null, delayMs: SLOW_MS });
-        } else outcomes.push({ status: settlement.status, output: settlement.output });
+        } else if (settlement.status === "ok" || settlement.status === "error") {
+          outcomes.push({ status: settlement.status, output: settlement.output });
+        }
       }
     }
   }
@@ -245,7 +248,7 @@ const refusalPaths = REFUSABLE.map((write) => {
 const OBSERVE_INPUT = runInput(OBSERVE_LOOKUP, { receiptVerification: "observe", maxSteps: 2 });
 
 let dir: string;
-let managed: ManagedRuntime.ManagedRuntime<AgentRunStore, unknown>;
+let managed: ManagedRuntime.ManagedRuntime<AgentRunStore | SqlClient.SqlClient, unknown>;
 let machine: ReturnType<typeof provideRunMachine>;
 /** The I/O of each run in flight, by run id (what the I/O actor performs). */
 const wired = new Map<string, RunOperations>();
@@ -254,7 +257,7 @@ let runs = 0;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "agentloop-paths-"));
   managed = ManagedRuntime.make(Ledger.layer({ filename: join(dir, "ledger.db") })) as ManagedRuntime.ManagedRuntime<
-    AgentRunStore,
+    AgentRunStore | SqlClient.SqlClient,
     unknown
   >;
   await managed.runtime();

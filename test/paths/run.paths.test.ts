@@ -31,6 +31,7 @@ import {
   nodeAt,
   type Path,
   rootOf,
+  sentBy,
   shortestPaths,
   shortestTrail,
   stateNodesOf,
@@ -48,6 +49,7 @@ import {
   ledgerWrite,
   type ModelLedger,
   NONE,
+  needingApproval,
   OBSERVE_LOOKUP,
   pendingOf,
   plannedCall,
@@ -130,7 +132,36 @@ const RESUMED: ModelGraph = {
     receipts: [],
   },
 };
-const MODELS: ReadonlyArray<ModelGraph> = [ENFORCE, NONE_ENFORCE, OBSERVE_MODE, OFF_MODE, RESUMED];
+/**
+ * Issue Q: the resumed run's calls wait for approval first — the `approval` region goes to
+ * `awaitingApproval` once its request is durable and back when the wait ends; the batch may end
+ * with the call denied or expired.
+ */
+const APPROVAL: ModelGraph = {
+  ...RESUMED,
+  name: "observe contract, enforce, resumed after step 1 with two calls that wait for approval, maxSteps 2",
+  options: runOptions(
+    runInput(OBSERVE_LOOKUP, {
+      maxSteps: 2,
+      resume: {
+        step: 1,
+        receipts: [],
+        callLog: [],
+        protocolRepairs: 0,
+        correctionTurns: 0,
+        rerun: [needingApproval(plannedCall(1, "a")), needingApproval(plannedCall(1, "b"))],
+      },
+    }),
+  ),
+  ledger: {
+    rows: [
+      ...(RESUMED.ledger?.rows ?? []),
+      { sequence: 3, type: "tool_call", payload: { step: 1, callId: plannedCall(1, "b").call.id } },
+    ],
+    receipts: [],
+  },
+};
+const MODELS: ReadonlyArray<ModelGraph> = [ENFORCE, NONE_ENFORCE, OBSERVE_MODE, OFF_MODE, RESUMED, APPROVAL];
 
 /** The enforce model with maxSteps 2: enough for the faulty variants below to show their fault, and small. */
 const SMALL = runOptions(runInput(OBSERVE_LOOKUP, { maxSteps: 2 }));
@@ -915,5 +946,48 @@ describe("run machine: failures", () => {
       VERIFY_FAILED: ["finalizing:failed/internal_error"],
       "xstate.error.actor.toolBatch": ["finalizing:failed/internal_error"],
     });
+  });
+});
+
+describe("run machine: approval (issue Q)", () => {
+  const approvalOf = (snapshot: AnyMachineSnapshot) =>
+    typeof snapshot.value === "object"
+      ? (snapshot.value as { active?: { approval?: string } }).active?.approval
+      : undefined;
+  const waitingIn = (snapshot: AnyMachineSnapshot) =>
+    Object.entries(contextOf(snapshot).approvals ?? {})
+      .filter(([, state]) => state === "waiting")
+      .map(([id]) => id);
+
+  it("is in awaitingApproval exactly while a call waits, announcing each durable request once", () => {
+    const wrong: string[] = [];
+    let announced = 0;
+    for (const edge of graphEdges(graphOf(APPROVAL))) {
+      const { nextState, event } = edge;
+      const place = approvalOf(nextState);
+      if (place !== undefined && (place === "awaitingApproval") !== waitingIn(nextState).length > 0) {
+        wrong.push(`${place} with ${waitingIn(nextState)} waiting after ${describeEvent(event)}`);
+      }
+      const requests = emittedIn(stepInto(nextState)).filter((emitted) => emitted.type === "approval_requested");
+      if (event.type === "APPROVAL_REQUESTED") {
+        const { callId: id } = event as EventObject & { callId: string };
+        const before = contextOf(edge.state).approvals[id];
+        const expected =
+          before === "settled" || before === "waiting" || workOf(edge.state) !== "executingTools" ? 0 : 1;
+        if (requests.length !== expected) wrong.push(`${requests.length} announcements of ${id} (was ${before})`);
+        announced += requests.length;
+      } else if (requests.length > 0) wrong.push(`announced on ${describeEvent(event)}`);
+    }
+    expect(announced).toBeGreaterThan(0);
+    expect(wrong).toEqual([]);
+  });
+
+  it("forwards a decision to the tool batch while it runs", () => {
+    const decisions = graphEdges(graphOf(APPROVAL)).filter((edge) => edge.event.type === "APPROVAL_DECIDED");
+    expect(decisions.length).toBeGreaterThan(0);
+    const unforwarded = decisions.filter(
+      (edge) => !sentBy(stepInto(edge.nextState)).some((sent) => sent.to === "toolBatch" && sent.event === edge.event),
+    );
+    expect(unforwarded.map((edge) => describeEvent(edge.event))).toEqual([]);
   });
 });

@@ -12,6 +12,7 @@
  */
 import type { AnyMachineSnapshot, EventObject } from "xstate";
 import {
+  type ApprovalDecided,
   type CompletionContract,
   correctionText,
   type ExecutionReceipt,
@@ -30,7 +31,12 @@ import {
 } from "../../src/domain/index.js";
 import type { RunInput } from "../../src/machines/run/context.js";
 import type { RunDecision } from "../../src/machines/run/decisions.js";
-import { cancelledSettlement, resultSettlement, timedOutSettlement } from "../../src/machines/settlements.js";
+import {
+  cancelledSettlement,
+  resultSettlement,
+  timedOutSettlement,
+  unapprovedSettlement,
+} from "../../src/machines/settlements.js";
 import type { ToolBatchContext } from "../../src/machines/toolBatch/machine.js";
 import { canonicalJson, inputFingerprint, sha256 } from "../../src/services/tools/fingerprint.js";
 import {
@@ -182,8 +188,73 @@ export function settlementOf(planned: PlannedCall, status: ReceiptStatus): ToolS
       return timedOutSettlement(planned, FIXED_TIME);
     case "cancelled":
       return cancelledSettlement(planned, FIXED_TIME);
+    case "denied":
+      return unapprovedSettlement(planned, DENIED);
+    case "expired":
+      return unapprovedSettlement(planned, {
+        decision: "expired",
+        timeoutMs: APPROVAL_TIMEOUT_MS,
+        decidedBy: "runtime",
+      });
   }
 }
+
+// --- Approval of calls (issue Q) ------------------------------------------------------------------------
+
+export const APPROVAL_TIMEOUT_MS = 1_000;
+const DENIED = { decision: "denied", message: "no", decidedBy: "host", decidedAt: FIXED_TIME } as const;
+const APPROVED = { decision: "approved", scope: "once", decidedBy: "host", decidedAt: FIXED_TIME } as const;
+
+/** A call of the model that waits for approval before it runs. */
+export const needingApproval = (planned: PlannedCall): PlannedCall => ({
+  ...planned,
+  approval: { reason: "the policy asks", timeoutMs: APPROVAL_TIMEOUT_MS },
+});
+
+/**
+ * What the approval of the batch's calls may bring: the I/O actor's word that a call's request is
+ * durable (or that its wait ended before — a short expiry), then a decision from the host and
+ * the wait's end (approved or denied) as the batch reports it through the I/O actor.
+ */
+function approvalEvents(snapshot: AnyMachineSnapshot, batch: ToolBatchContext): EventObject[] {
+  const approvals = (snapshot.context as { approvals: Record<string, "waiting" | "settled"> }).approvals;
+  const events: EventObject[] = [];
+  for (const { planned } of batch.calls) {
+    if (!planned.approval) continue;
+    const { id, name } = planned.call;
+    const state = approvals[id];
+    if (state !== "waiting") {
+      events.push(
+        reply({
+          type: "APPROVAL_REQUESTED",
+          runId: batch.runId,
+          step: batch.step,
+          callId: id,
+          toolName: name,
+          arguments: planned.call.arguments,
+          reason: planned.approval.reason,
+        }),
+      );
+    }
+    if (state === undefined) {
+      events.push(
+        reply({
+          type: "APPROVAL_SETTLED",
+          callId: id,
+          outcome: { decision: "expired", timeoutMs: APPROVAL_TIMEOUT_MS, decidedBy: "runtime" },
+        }),
+      );
+    }
+    if (state === "waiting") {
+      const decided: ApprovalDecided = { type: "APPROVAL_DECIDED", callId: id, decision: APPROVED };
+      events.push(decided);
+      for (const outcome of [APPROVED, DENIED]) events.push(reply({ type: "APPROVAL_SETTLED", callId: id, outcome }));
+    }
+  }
+  return events;
+}
+
+const APPROVAL_EVENT_TYPES = ["APPROVAL_REQUESTED", "APPROVAL_SETTLED", "APPROVAL_DECIDED"];
 
 /** How the batch of a step may end: settled, or — once a CANCEL reached it — cancelled (a call may still have finished first). */
 export const batchStatuses = (cancelRequested: boolean): ReceiptStatus[] =>
@@ -340,6 +411,9 @@ export function repliesTo(command: RunCommand): EventObject[] {
     case "STOP_SAMPLE":
     case "EXECUTE":
     case "ABORT":
+    // Sent by the tool batch, not the run machine (the model does not hold them as pending).
+    case "REQUEST_APPROVAL":
+    case "APPROVAL_CLOSED":
       return [];
   }
 }
@@ -374,7 +448,13 @@ export function runEvents(snapshot: AnyMachineSnapshot): EventObject[] {
         reply({ type: "TOOL_STARTED", step: batch.step, callId: planned.call.id, toolName: planned.call.name }),
       );
     }
-    for (const status of batchStatuses(cancelRequestedIn(snapshot))) {
+    const approving = batch.calls.some(({ planned }) => planned.approval);
+    events.push(...approvalEvents(snapshot, batch));
+    const statuses = [
+      ...batchStatuses(cancelRequestedIn(snapshot)),
+      ...(approving && !cancelRequestedIn(snapshot) ? (["denied", "expired"] as const) : []),
+    ];
+    for (const status of statuses) {
       events.push(
         doneActor(
           "toolBatch",
@@ -394,7 +474,13 @@ export function runEvents(snapshot: AnyMachineSnapshot): EventObject[] {
  */
 export function runImpossible(snapshot: AnyMachineSnapshot): string[] {
   const pending = pendingOf(snapshot);
-  return [...DECISION_TYPES, ...(pending && LEDGER_WRITES.includes(pending.type) ? [] : ["LEDGER_FAILED"])];
+  const offered = new Set(runEvents(snapshot).map((event) => event.type));
+  return [
+    ...DECISION_TYPES,
+    ...(pending && LEDGER_WRITES.includes(pending.type) ? [] : ["LEDGER_FAILED"]),
+    // Only calls that wait for approval bring these, and only while the batch runs.
+    ...APPROVAL_EVENT_TYPES.filter((type) => !offered.has(type)),
+  ];
 }
 
 export const runOptions = (input: RunInput): GraphOptions => ({

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { AnyMachineSnapshot, EventObject } from "xstate";
 import type {
+  ApprovalOutcome,
   BatchReply,
   CallDisposition,
   ExecutorResult,
@@ -80,6 +81,12 @@ const batchInput = (calls: ReadonlyArray<PlannedCall>, concurrency: number): Too
   concurrency,
 });
 
+/** A call that waits for approval first (issue Q). */
+const needsApproval = (planned: PlannedCall): PlannedCall => ({
+  ...planned,
+  approval: { reason: "the policy asks", timeoutMs: 1_000 },
+});
+
 const A = call("call-a");
 const B = call("call-b");
 const LONG_B = call("call-b", 250);
@@ -106,7 +113,24 @@ const INPUTS: ReadonlyArray<{ readonly name: string; readonly input: ToolBatchIn
     ),
   },
   { name: "refused c only", input: batchInput([REFUSED], 2) },
+  { name: "a needs approval, b; concurrency 1", input: batchInput([needsApproval(A), B], 1) },
+  { name: "a and b need approval; concurrency 2", input: batchInput([needsApproval(A), needsApproval(B)], 2) },
 ];
+
+const APPROVED_AT = "2024-05-01T00:00:01.000Z";
+/** Every way an approval actor can end while the batch waits (a cancelled one ends with the batch's CANCEL). */
+const APPROVAL_OUTCOMES: ReadonlyArray<ApprovalOutcome> = [
+  { decision: "approved", scope: "once", decidedBy: "host", decidedAt: APPROVED_AT },
+  { decision: "approved", scope: "run", decidedBy: "host", decidedAt: APPROVED_AT },
+  { decision: "approved", scope: "once", arguments: { id: "edited" }, decidedBy: "host", decidedAt: APPROVED_AT },
+  { decision: "denied", message: "no", decidedBy: "host", decidedAt: APPROVED_AT },
+  { decision: "expired", timeoutMs: 1_000, decidedBy: "runtime" },
+];
+
+const UNAPPROVED: Record<string, Pick<ToolSettlement, "status" | "reason">> = {
+  denied: { status: "denied", reason: "approval_denied" },
+  expired: { status: "expired", reason: "approval_expired" },
+};
 
 const contextOf = (snapshot: AnyMachineSnapshot) => snapshot.context as ToolBatchContext;
 const isRunning = (batchCall: BatchCall) => batchCall.dispatched && batchCall.settlement === null;
@@ -139,6 +163,18 @@ function batchEvents(snapshot: AnyMachineSnapshot): EventObject[] {
     if (batchCall.settlement?.status === "timed_out") {
       events.push({ type: "CALL_SETTLED", index, at, result: executorResult("ok", id) } satisfies BatchReply);
     }
+    if (batchCall.approval === "waiting") {
+      // The decision goes to the call's approval actor; the actor's end is what moves the batch.
+      events.push({
+        type: "APPROVAL_DECIDED",
+        callId: id,
+        decision: { decision: "denied", message: "no", decidedBy: "host", decidedAt: APPROVED_AT },
+      });
+      for (const output of APPROVAL_OUTCOMES) {
+        const done: EventObject & { output: ApprovalOutcome } = { type: `xstate.done.actor.approval-${index}`, output };
+        events.push(done);
+      }
+    }
   });
   if (context.calls.some((batchCall) => isRunning(batchCall) && batchCall.deadline !== null)) {
     events.push({ type: TIMER });
@@ -146,10 +182,17 @@ function batchEvents(snapshot: AnyMachineSnapshot): EventObject[] {
   return events;
 }
 
-/** Reports no call can make now, and the timer while no running call has a deadline (it would fire after ~25 days). */
+/**
+ * Reports no call can make now, the timer while no running call has a deadline (it would fire
+ * after ~25 days), and decisions and approval ends while no call waits for approval.
+ */
 const impossible = (snapshot: AnyMachineSnapshot) => {
   const offered = new Set(batchEvents(snapshot).map((event) => event.type));
-  return ["CALL_STARTED", "CALL_SETTLED", TIMER].filter((type) => !offered.has(type));
+  const waiting = contextOf(snapshot).calls.some((batchCall) => batchCall.approval === "waiting");
+  return [
+    ...["CALL_STARTED", "CALL_SETTLED", TIMER].filter((type) => !offered.has(type)),
+    ...(waiting ? [] : ["APPROVAL_DECIDED", "xstate.done.actor.*"]),
+  ];
 };
 
 const optionsFor = (input: ToolBatchInput): GraphOptions => ({ input, events: batchEvents, impossible });
@@ -213,6 +256,11 @@ function expectedSettlements(input: ToolBatchInput, path: GraphPath): Array<Part
       input.calls.forEach((_, index) => {
         settled[index] ??= { status: "cancelled", reason: "cancelled_by_user" };
       });
+    } else if (event.type.startsWith("xstate.done.actor.approval-")) {
+      const index = Number(event.type.slice("xstate.done.actor.approval-".length));
+      const output = (event as EventObject & { output: ApprovalOutcome }).output;
+      const unapproved = UNAPPROVED[output.decision];
+      if (unapproved && context.calls[index]!.approval === "waiting") settled[index] ??= unapproved;
     }
   }
   refusals(contextOf(path.state));
@@ -293,7 +341,7 @@ describe("tool batch machine", () => {
       const context = contextOf(snapshot);
       const running = context.calls.filter(isRunning).length;
       const waiting = context.calls.some(
-        (c) => !c.dispatched && c.settlement === null && c.planned.disposition === "run",
+        (c) => !c.dispatched && c.settlement === null && c.planned.disposition === "run" && c.approval !== "waiting",
       );
       if (running > slotsOf(context)) wrong.push(`${running} running with concurrency ${context.concurrency}`);
       if (snapshot.status === "active" && waiting && running < slotsOf(context)) {
@@ -315,10 +363,17 @@ describe("tool batch machine", () => {
         wrong.push(`EXECUTE ${executed.map((command) => command.index)} for newly dispatched ${dispatched}`);
       }
       for (const command of executed) {
-        const planned = context.calls[command.index]!.planned;
+        const batchCall = context.calls[command.index]!;
+        const { planned } = batchCall;
+        const outcome = batchCall.approvalOutcome;
+        // An approval that edited the arguments runs the call with them; otherwise the call as planned.
+        const edited = outcome?.decision === "approved" && outcome.arguments !== undefined;
         if (
           planned.disposition !== "run" ||
-          command.planned !== planned ||
+          (planned.approval !== undefined && batchCall.approval !== "approved") ||
+          (edited
+            ? canonicalJson(command.planned.call) !== canonicalJson({ ...planned.call, arguments: outcome.arguments })
+            : command.planned !== planned) ||
           command.runId !== context.runId ||
           command.step !== context.step ||
           command.replyTo === undefined
@@ -351,8 +406,9 @@ describe("tool batch machine", () => {
   it("keeps one timer, set for the earliest deadline of the running calls", () => {
     const wrong: string[] = [];
     let deadlines = 0;
-    for (const { after } of allSteps()) {
-      if (after.status !== "active") continue;
+    for (const { after, event } of allSteps()) {
+      // A decision only goes on to the approval actor: the batch stays in `running`, its timer as it was.
+      if (after.status !== "active" || event?.type === "APPROVAL_DECIDED") continue;
       const context = contextOf(after);
       const scheduled = stepInto(after)
         .actions.filter((action) => action.type === "xstate.raise")
@@ -457,7 +513,7 @@ describe("tool batch machine", () => {
 
   it("ends on its own without any CANCEL, having executed every runnable call: no state waits forever", () => {
     const stuck: string[] = [];
-    for (const [position, { name, input }] of INPUTS.entries()) {
+    for (const [position, { name }] of INPUTS.entries()) {
       const key = keyOf({});
       const own = withoutEvents(graphs[position]!, (event) => event.type === "CANCEL");
       const counts = endingPathCounts(own, key);
@@ -465,12 +521,66 @@ describe("tool batch machine", () => {
         const snapshot = nodeAt(own, node).state;
         const context = contextOf(snapshot);
         if (counts.get(node) === 0) stuck.push(`${name}: stuck with ${canonicalJson(context.calls)}`);
-        const runnable = input.calls.filter((planned) => planned.disposition === "run").length;
+        // A call that was never approved never runs.
+        const runnable = context.calls.filter(
+          (c) => c.planned.disposition === "run" && !["denied", "expired"].includes(c.settlement?.status ?? ""),
+        ).length;
         if (snapshot.status === "done" && context.calls.filter((c) => c.dispatched).length !== runnable) {
           stuck.push(`${name}: done with calls never executed`);
         }
       }
     }
     expect(stuck).toEqual([]);
+  });
+
+  it("asks once per call that needs approval, spawning its approval actor, and sends a run-scope approval to the other waiting calls of the tool", () => {
+    const wrong: string[] = [];
+    let propagated = 0;
+    for (const { before, after, event } of allSteps()) {
+      const context = contextOf(after);
+      const step = stepInto(after);
+      const asked = sentBy(step)
+        .filter((sent) => sent.event.type === "REQUEST_APPROVAL")
+        .map((sent) => (sent.event as Extract<RunCommand, { type: "REQUEST_APPROVAL" }>).callId);
+      const newlyWaiting = context.calls
+        .filter((c, index) => c.approval === "waiting" && before?.calls[index]?.approval !== "waiting")
+        .map((c) => c.planned.call.id);
+      if (canonicalJson(asked) !== canonicalJson(newlyWaiting)) wrong.push(`asked ${asked}, waiting ${newlyWaiting}`);
+      const output = (event as (EventObject & { output?: ApprovalOutcome }) | undefined)?.output;
+      if (event?.type.startsWith("xstate.done.actor.") && output?.decision === "approved" && output.scope === "run") {
+        const decided = sentBy(step).filter((sent) => sent.event.type === "DECIDED");
+        const others = (before?.calls ?? []).filter(
+          (c, index) => c.approval === "waiting" && `xstate.done.actor.approval-${index}` !== event.type,
+        );
+        if (decided.length !== others.length) wrong.push(`run scope decided ${decided.length} of ${others.length}`);
+        propagated += decided.length;
+      }
+    }
+    expect(propagated).toBeGreaterThan(0);
+    expect(wrong).toEqual([]);
+  });
+
+  it("settles a denied or expired call without running it, with the decision as evidence", () => {
+    const wrong: string[] = [];
+    let unapproved = 0;
+    for (const graph of graphs) {
+      for (const edge of graphEdges(graph).filter((e) => e.event.type.startsWith("xstate.done.actor."))) {
+        const index = Number(edge.event.type.slice("xstate.done.actor.approval-".length));
+        const output = (edge.event as EventObject & { output: ApprovalOutcome }).output;
+        const settlement = contextOf(edge.nextState).calls[index]!.settlement;
+        if (output.decision === "approved") continue;
+        unapproved += 1;
+        const approval = settlement?.evidence.approval as { decision?: string } | undefined;
+        if (
+          settlement?.status !== UNAPPROVED[output.decision]?.status ||
+          approval?.decision !== output.decision ||
+          contextOf(edge.nextState).calls[index]!.dispatched
+        ) {
+          wrong.push(`${output.decision}: ${canonicalJson(settlement)}`);
+        }
+      }
+    }
+    expect(unapproved).toBeGreaterThan(0);
+    expect(wrong).toEqual([]);
   });
 });

@@ -10,6 +10,7 @@ import { DatabaseError, migrateDatabase } from "../../src/persistence/database.j
 import { LEDGER_DDL } from "../../src/persistence/migrations/0002_run_ledger.js";
 import { DELIVERY_DDL } from "../../src/persistence/migrations/0003_channel_deliveries.js";
 import { RUN_LEASES_DDL } from "../../src/persistence/migrations/0007_run_leases.js";
+import { TOOL_APPROVALS_DDL } from "../../src/persistence/migrations/0008_tool_approvals.js";
 import { LATEST_SCHEMA_VERSION, MIGRATIONS } from "../../src/persistence/migrations/index.js";
 import {
   closure,
@@ -28,6 +29,7 @@ const tmp = useTempDir();
 const LEDGER_TABLES = ["agent_execution_receipts", "agent_run_events", "agent_runs"];
 /** Every table the migrations after 0001 add: the ledger (0002) and the channel delivery log (0003). */
 const ADDED_TABLES = [
+  "agent_approvals",
   "agent_channel_deliveries",
   ...LEDGER_TABLES,
   "agent_ledger_owners",
@@ -87,6 +89,8 @@ describe("migrateDatabase on a new file", () => {
       yield* migrateDatabase(file);
       const named = schemaObjects(file, "index").filter((name) => !name.startsWith("sqlite_autoindex"));
       expect(named).toEqual([
+        "idx_agent_approvals_decision",
+        "idx_agent_approvals_request",
         "idx_agent_channel_deliveries_run",
         "idx_agent_channel_deliveries_sent_once",
         "idx_agent_run_events_call",
@@ -103,16 +107,18 @@ describe("migrateDatabase on a new file", () => {
     }),
   );
 
-  it.effect("creates every trigger declared in 0002_run_ledger, 0003_channel_deliveries and 0007_run_leases", () =>
-    Effect.gen(function* () {
-      const file = tmp.path("fresh.db");
-      yield* migrateDatabase(file);
-      const declared = [...LEDGER_DDL, ...DELIVERY_DDL, ...RUN_LEASES_DDL.sqlite]
-        .flatMap((ddl) => /CREATE TRIGGER (\w+)/.exec(ddl)?.[1] ?? [])
-        .sort();
-      expect(declared).toHaveLength(13);
-      expect(schemaObjects(file, "trigger")).toEqual(declared);
-    }),
+  it.effect(
+    "creates every trigger declared in 0002_run_ledger, 0003_channel_deliveries, 0007_run_leases and 0008_tool_approvals",
+    () =>
+      Effect.gen(function* () {
+        const file = tmp.path("fresh.db");
+        yield* migrateDatabase(file);
+        const declared = [...LEDGER_DDL, ...DELIVERY_DDL, ...RUN_LEASES_DDL.sqlite, ...TOOL_APPROVALS_DDL.sqlite]
+          .flatMap((ddl) => /CREATE TRIGGER (\w+)/.exec(ddl)?.[1] ?? [])
+          .sort();
+        expect(declared).toHaveLength(16);
+        expect(schemaObjects(file, "trigger")).toEqual(declared);
+      }),
   );
 
   it.effect("reports the latest schema version, every migration applied and no backup", () =>
@@ -215,6 +221,7 @@ const {
   "0005_ledger_exact_checks": _exactChecks,
   "0006_run_owners": _owners,
   "0007_run_leases": _leases,
+  "0008_tool_approvals": _approvals,
   ...UP_TO_0004
 } = MIGRATIONS;
 
@@ -267,7 +274,7 @@ describe("migration 0005_ledger_exact_checks on a version-4 ledger with runs", (
         filename: file,
         fromVersion: 4,
         toVersion: LATEST,
-        applied: ["0005_ledger_exact_checks", "0006_run_owners", "0007_run_leases"],
+        applied: ["0005_ledger_exact_checks", "0006_run_owners", "0007_run_leases", "0008_tool_approvals"],
         backupPath: `${file}.bak-4-${LATEST}-20240506T070809Z`,
       });
       const {
@@ -275,10 +282,11 @@ describe("migration 0005_ledger_exact_checks on a version-4 ledger with runs", (
         agent_ledger_owners,
         agent_run_owners,
         run_leases,
+        agent_approvals,
         ...rowsAfter
       } = dumpAll(file);
       expect(withoutLeaseEpochs(rowsAfter)).toEqual(rowsBefore);
-      expect([agent_ledger_owners, agent_run_owners, run_leases]).toEqual([[], [], []]);
+      expect([agent_ledger_owners, agent_run_owners, run_leases, agent_approvals]).toEqual([[], [], [], []]);
     }),
   );
 

@@ -52,7 +52,7 @@ const num = (value: number) => {
 };
 
 /** Scoped by the root class, so many charts can share one HTML page. */
-export const CHART_STYLE = `.agentloop-chart{font-family:ui-monospace,"DejaVu Sans Mono",Menlo,Consolas,monospace}
+export const CHART_STYLE = `.agentloop-chart{font-family:ui-monospace,"DejaVu Sans Mono",Menlo,Consolas,monospace;max-width:100%;height:auto}
 .agentloop-chart .state>rect{fill:#fff;stroke:#57606a;stroke-width:1.2}
 .agentloop-chart .state>text{font-size:${STATE_FONT.size}px;fill:#1f2328;dominant-baseline:central;text-anchor:middle}
 .agentloop-chart .state.container>rect{fill:#f6f8fa;stroke:#8c959f}

@@ -16,7 +16,7 @@ import {
 } from "../../domain/index.js";
 import { AgentRunStore } from "../../persistence/AgentRunStore.js";
 import { MemoryItemStore } from "../../persistence/MemoryItemStore.js";
-import type { AgentRuntime } from "../../runtime/AgentRuntime.js";
+import { AgentRuntime, type RunHandle } from "../../runtime/AgentRuntime.js";
 import { type ContractSignals, parseSkillManifest } from "../../services/contracts.js";
 import { MemoryService } from "../../services/memory/MemoryService.js";
 import { renderMemorySection } from "../../services/memory/retrieval.js";
@@ -31,6 +31,7 @@ import { eventsByEntry, type RunPath, runPathOf } from "../charts/runPath.js";
 import { SessionRunner } from "../sessionRunner.js";
 import { describeEvent } from "./describeEvent.js";
 import { CassetteError, type LoadedCase } from "./loadCassettes.js";
+import { firstApprovalRequest, scriptDecisions } from "./scriptedApprovals.js";
 
 export { statePathOf };
 
@@ -88,6 +89,11 @@ export type BuiltinToolFactory = (name: string, workspace: string) => AnyToolDef
 
 export interface EvalOptions {
   readonly builtinTool?: BuiltinToolFactory;
+  /**
+   * The ledger file the runtime writes: cases with `restartWhileWaiting` open a second and a third
+   * runtime on it (the first is disposed while the run waits, the next resumes it).
+   */
+  readonly database?: string | undefined;
   readonly onCaseStart?: (index: number, total: number, name: string) => void;
   readonly onCaseDone?: (index: number, total: number, result: CaseResult) => void;
   /**
@@ -136,7 +142,7 @@ function caseTools(loaded: LoadedCase, workspace: string, builtinTool: BuiltinTo
         message: `${loaded.file}: tools: builtin tool "${spec.name}" is not available`,
       });
     }
-    return tool;
+    return spec.approval ? { ...tool, requiresApproval: spec.approval } : tool;
   });
 }
 
@@ -222,31 +228,71 @@ async function runCase(
     // Unique per invocation: a ledger file reused by a later eval must not leak history into these cases.
     const sessionId = `eval:${invocation}:${cassette.session ?? cassette.name}`;
     const memory = await runtime.run(Effect.flatMap(MemoryService, (service) => service.activeMemory(sessionId)));
-    const handle = await sessions.startTurn({
+    const approval = cassette.approvalTimeoutMs ? { timeoutMs: cassette.approvalTimeoutMs } : undefined;
+    const restart = cassette.restartWhileWaiting === true;
+    if (restart && (!options.database || options.database === ":memory:")) {
+      throw new CassetteError({
+        reason: "unsatisfiable",
+        message: `${loaded.file}: restartWhileWaiting needs a ledger file (--db FILE), not ${options.database ?? "none"}`,
+      });
+    }
+    // A restart case starts on a runtime of its own, which it disposes while the run waits.
+    // (Both of its runtimes report to the path recorder: the path spans the restart.)
+    const restartConfig = { database: options.database!, ...(options.paths ? { inspect: options.paths.inspect } : {}) };
+    const first = restart ? await AgentRuntime.make(restartConfig) : undefined;
+    const provider = scriptedProvider(cassette.model, {
+      ...(cassette.capabilities ? { capabilities: cassette.capabilities } : {}),
+    });
+    const handle = await (first ? new SessionRunner(first) : sessions).startTurn({
       sessionId,
       input: cassette.input,
       signals: caseSignals(loaded, workspace),
       system: buildSystemPrompt(workspace, { skills, memory: renderMemorySection(memory) }),
       memory,
-      provider: scriptedProvider(cassette.model, {
-        ...(cassette.capabilities ? { capabilities: cassette.capabilities } : {}),
-      }),
+      provider,
       tools,
       ...(cassette.maxSteps ? { maxSteps: cassette.maxSteps } : {}),
       ...(cassette.locale ? { locale: cassette.locale } : {}),
+      ...(approval ? { approval } : {}),
     });
     const statePath: string[] = [statePathOf(handle.actor.getSnapshot().value)];
-    const subscription = handle.actor.subscribe((snapshot) => {
-      const path = statePathOf(snapshot.value);
-      if (statePath.at(-1) !== path) statePath.push(path);
-    });
+    const follow = (actor: RunHandle["actor"]) =>
+      actor.subscribe((snapshot) => {
+        const path = statePathOf(snapshot.value);
+        if (statePath.at(-1) !== path) statePath.push(path);
+      });
+    const subscriptions = [follow(handle.actor)];
+    const decisionFailures: string[] = [];
+    let driving: RunHandle = handle;
+    let second: AgentRuntime | undefined;
+    const stopDecisions: Array<() => void> = [];
+    // A run that ends without asking for approval has nothing to restart for.
+    const asked = first
+      ? await Promise.race([firstApprovalRequest(handle).then(() => true), handle.result.then(() => false)])
+      : false;
+    if (first && !asked) await first.dispose();
+    if (first && asked) {
+      await first.dispose();
+      second = await AgentRuntime.make(restartConfig);
+      driving = await second.resumeRun(handle.runId, {
+        provider,
+        tools,
+        ...(cassette.maxSteps ? { maxSteps: cassette.maxSteps } : {}),
+        ...(approval ? { approval } : {}),
+      });
+      subscriptions.push(follow(driving.actor));
+    }
+    stopDecisions.push(scriptDecisions(driving, cassette, decisionFailures));
     const cancelTimer =
       cassette.cancelAfterMs !== undefined && cassette.cancelAfterMs !== null
-        ? setTimeout(() => handle.actor.send({ type: "CANCEL" }), cassette.cancelAfterMs)
+        ? setTimeout(() => driving.actor.send({ type: "CANCEL" }), cassette.cancelAfterMs)
         : undefined;
-    const result = await handle.settled.finally(() => {
+    const ended = first && asked ? driving.result : handle.settled;
+    const result = await ended.finally(async () => {
       clearTimeout(cancelTimer);
-      subscription.unsubscribe();
+      for (const stop of stopDecisions) stop();
+      for (const subscription of subscriptions) subscription.unsubscribe();
+      await second?.dispose();
     });
     const memoryItems = await runtime.run(
       Effect.gen(function* () {
@@ -278,7 +324,10 @@ async function runCase(
       reason: result.terminalReason,
       expected: cassette.expect.terminalState,
       ...(cassette.expect.reason ? { expectedReason: cassette.expect.reason } : {}),
-      pass: matches(result, cassette.expect, receipts) && memoryMatches(cassette.expect, memoryItems),
+      pass:
+        matches(result, cassette.expect, receipts) &&
+        memoryMatches(cassette.expect, memoryItems) &&
+        decisionFailures.length === 0,
       runId: result.runId,
       traceId: result.traceId,
       steps: result.steps,

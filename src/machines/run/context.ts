@@ -79,6 +79,8 @@ export interface RunContext extends RunInput {
   readonly samplingPhase: SamplingPhase;
   readonly verdict: Verdict | null;
   readonly outcome: Outcome | null;
+  /** Calls of the current step whose approval was asked for (issue Q): waiting, or settled. */
+  readonly approvals: Readonly<Record<string, "waiting" | "settled">>;
 }
 
 export const initialContext = (input: RunInput): RunContext => ({
@@ -99,4 +101,5 @@ export const initialContext = (input: RunInput): RunContext => ({
   samplingPhase: input.resume ? "continue" : "first",
   verdict: null,
   outcome: null,
+  approvals: {},
 });

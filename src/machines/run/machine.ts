@@ -1,5 +1,14 @@
 import { assign, emit, enqueueActions, fromCallback, sendTo, setup, stateIn } from "xstate";
-import type { AgentRunResult, LoopEvent, Outcome, RunCommand, RunReply, ToolSettlement } from "../../domain/index.js";
+import type {
+  AgentRunResult,
+  ApprovalDecided,
+  ApprovalSettled,
+  LoopEvent,
+  Outcome,
+  RunCommand,
+  RunReply,
+  ToolSettlement,
+} from "../../domain/index.js";
 import { cancelledSettlement } from "../settlements.js";
 import { RUN_IO_SYSTEM_ID, toolBatchMachine } from "../toolBatch/machine.js";
 import { selectToolChoice } from "../toolChoice.js";
@@ -32,9 +41,15 @@ import { finalText, fingerprints } from "./records.js";
  *
  * A CANCEL while a ledger write or the tool batch is in flight is remembered in the
  * `cancellation` region and honoured when that work reports back (the batch is told at once).
+ *
+ * While calls of the tool step wait for approval (issue Q) the `approval` region is in
+ * `awaitingApproval`: entered when a call's request is durable (the host is told then, with
+ * `approval_requested`), left when no call waits any more. Decisions go to the tool batch.
  */
 
-export type RunEvent = { readonly type: "CANCEL" } | RunReply | RunDecision;
+export type RunEvent = { readonly type: "CANCEL" } | RunReply | RunDecision | ApprovalDecided;
+
+type ApprovalRequested = Extract<RunReply, { type: "APPROVAL_REQUESTED" }>;
 
 export interface RunIOInput {
   readonly runId: string;
@@ -68,6 +83,10 @@ export const runMachine = setup({
     ledgerFailureNotDecided: ({ context }) => context.outcome?.reason !== "ledger_write_failed",
     /** A resumed run whose last step left calls that may run again (issue P). */
     resumedWithCallsToRerun: ({ context }) => context.callsRecorded && context.stepCalls.length > 0,
+    /** A request that arrives after its call's wait already ended (a short expiry, a cancel) is not announced. */
+    approvalStillOpen: ({ context, event }) =>
+      event.type === "APPROVAL_REQUESTED" && context.approvals[event.callId] !== "settled",
+    noApprovalWaiting: ({ context }) => !Object.values(context.approvals).includes("waiting"),
   },
   actions: {
     requestOpen: sendTo("io", ({ context }) => openCommand(context)),
@@ -118,6 +137,23 @@ export const runMachine = setup({
       };
     }),
     cancelToolBatch: sendTo("toolBatch", { type: "CANCEL" }),
+    forwardDecision: sendTo("toolBatch", ({ event }) => event as ApprovalDecided),
+    announceApprovalRequest: enqueueActions(({ context, event, enqueue }) => {
+      const request = event as ApprovalRequested;
+      enqueue.assign({ approvals: { ...context.approvals, [request.callId]: "waiting" } });
+      enqueue.emit({
+        type: "approval_requested",
+        runId: context.runId,
+        step: request.step,
+        callId: request.callId,
+        toolName: request.toolName,
+        arguments: request.arguments,
+        reason: request.reason,
+      });
+    }),
+    closeApproval: assign(({ context, event }) => ({
+      approvals: { ...context.approvals, [(event as ApprovalSettled).callId]: "settled" as const },
+    })),
     acceptResults: enqueueActions(({ context, event, enqueue, check }) => {
       if (event.type !== "RESULTS_RECORDED") return;
       const callLog = [...context.callLog, ...fingerprints(event.receipts, event.resultHashes)];
@@ -127,6 +163,7 @@ export const runMachine = setup({
         stepCalls: [],
         callsRecorded: false,
         samplingPhase: "continue",
+        approvals: {},
       });
       for (const receipt of event.receipts) {
         enqueue.emit({
@@ -295,6 +332,7 @@ export const runMachine = setup({
               },
               on: {
                 TOOL_STARTED: { actions: "emitToolStarted" },
+                APPROVAL_DECIDED: { actions: "forwardDecision" },
                 CANCEL: { actions: "cancelToolBatch" },
               },
             },
@@ -331,6 +369,25 @@ export const runMachine = setup({
           states: {
             idle: { on: { CANCEL: "requested" } },
             requested: {},
+          },
+        },
+        approval: {
+          initial: "idle",
+          on: { APPROVAL_SETTLED: { actions: "closeApproval" } },
+          states: {
+            idle: {
+              on: {
+                APPROVAL_REQUESTED: {
+                  guard: "approvalStillOpen",
+                  target: "awaitingApproval",
+                  actions: "announceApprovalRequest",
+                },
+              },
+            },
+            awaitingApproval: {
+              always: { guard: "noApprovalWaiting", target: "idle" },
+              on: { APPROVAL_REQUESTED: { guard: "approvalStillOpen", actions: "announceApprovalRequest" } },
+            },
           },
         },
       },

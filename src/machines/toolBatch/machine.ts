@@ -1,6 +1,21 @@
 import { type ActorSystem, type AnyActorRef, assign, enqueueActions, setup } from "xstate";
-import type { BatchReply, PlannedCall, RunCommand, ToolSettlement } from "../../domain/index.js";
-import { cancelledSettlement, refusedSettlement, resultSettlement, timedOutSettlement } from "../settlements.js";
+import type {
+  ApprovalDecided,
+  ApprovalOutcome,
+  BatchReply,
+  PlannedCall,
+  RunCommand,
+  ToolSettlement,
+} from "../../domain/index.js";
+import { approvalMachine } from "../approval/machine.js";
+import {
+  approvalEvidence,
+  cancelledSettlement,
+  refusedSettlement,
+  resultSettlement,
+  timedOutSettlement,
+  unapprovedSettlement,
+} from "../settlements.js";
 
 /**
  * The pending set of one step's tool calls. Each call's lifecycle is data in this machine —
@@ -10,6 +25,11 @@ import { cancelledSettlement, refusedSettlement, resultSettlement, timedOutSettl
  * once without running. One timer serves every call's timeout: it is set for the earliest
  * deadline among the running calls, from the I/O actor's clock readings. The output lists the
  * settlements in call order, whatever order they completed in.
+ *
+ * A call that needs approval (issue Q) first waits in an `approval` actor of its own (spawned as
+ * `approval-<index>`, see ../approval/machine.ts) and takes no slot while it waits: approved, it
+ * runs like any other call (with the edited arguments, if any); denied, expired or cancelled, it
+ * settles without running. The batch tells the I/O actor when a wait ends (APPROVAL_CLOSED), and it tells the run.
  */
 
 export interface ToolBatchInput {
@@ -37,6 +57,10 @@ export interface BatchCall {
   /** The I/O actor's clock (ms) past which the call has timed out; null until it started. */
   readonly deadline: number | null;
   readonly settlement: ToolSettlement | null;
+  /** `waiting` while its approval actor runs; `approved` once it may run; `none`: needs none. */
+  readonly approval: "none" | "waiting" | "approved";
+  /** The decision that let it run (its receipt carries it as evidence). */
+  readonly approvalOutcome: ApprovalOutcome | null;
 }
 
 export interface ToolBatchContext {
@@ -48,7 +72,16 @@ export interface ToolBatchContext {
   readonly clock: number;
 }
 
-export type ToolBatchEvent = BatchReply | { readonly type: "CANCEL" };
+/** What an approval actor's end looks like to the batch (`xstate.done.actor.approval-<index>`). */
+export interface ApprovalDone {
+  readonly type: `xstate.done.actor.approval-${number}`;
+  readonly output: ApprovalOutcome;
+}
+
+export type ToolBatchEvent = BatchReply | ApprovalDecided | { readonly type: "CANCEL" };
+
+const approvalActorId = (index: number) => `approval-${index}`;
+const indexOfApprovalActor = (type: string) => Number(type.slice("xstate.done.actor.approval-".length));
 
 /** Longest delay a timer takes; used while no running call has reported its start. */
 const NO_DEADLINE = 2 ** 31 - 1;
@@ -78,6 +111,7 @@ export const toolBatchMachine = setup({
   guards: {
     allSettled: ({ context }) => context.calls.every((call) => call.settlement !== null),
   },
+  actors: { approval: approvalMachine },
   actions: {
     /** Settles every refused call at once and asks for runnable ones, in call order, while slots are free. */
     startCalls: enqueueActions(({ context, enqueue, self, system }) => {
@@ -91,15 +125,45 @@ export const toolBatchMachine = setup({
           calls[index] = { ...call, settlement: refusedSettlement(call.planned) };
           continue;
         }
+        const { approval } = call.planned;
+        if (approval && call.approval === "none") {
+          calls[index] = { ...call, approval: "waiting" };
+          enqueue.spawnChild("approval", {
+            id: approvalActorId(index),
+            input: {
+              callId: call.planned.call.id,
+              toolName: call.planned.call.name,
+              arguments: call.planned.call.arguments,
+              reason: approval.reason,
+              timeoutMs: approval.timeoutMs,
+            },
+          });
+          enqueue.sendTo(ioOf(system), {
+            type: "REQUEST_APPROVAL",
+            runId: context.runId,
+            step: context.step,
+            callId: call.planned.call.id,
+            toolName: call.planned.call.name,
+            arguments: call.planned.call.arguments,
+            reason: approval.reason,
+            timeoutMs: approval.timeoutMs,
+          } satisfies RunCommand);
+          continue;
+        }
+        if (call.approval === "waiting") continue;
         if (running >= slots) continue;
         running += 1;
         calls[index] = { ...call, dispatched: true };
+        const outcome = call.approvalOutcome;
+        const edited = outcome?.decision === "approved" && outcome.arguments !== undefined;
         const command: RunCommand = {
           type: "EXECUTE",
           runId: context.runId,
           step: context.step,
           index,
-          planned: call.planned,
+          planned: edited
+            ? { ...call.planned, call: { ...call.planned.call, arguments: outcome.arguments! } }
+            : call.planned,
           replyTo: self,
         };
         enqueue.sendTo(ioOf(system), command);
@@ -121,10 +185,60 @@ export const toolBatchMachine = setup({
       const call = context.calls[params.index];
       // A call already timed out or cancelled keeps that settlement: a late result changes nothing.
       if (!call || call.settlement !== null) return { clock: Math.max(context.clock, params.at) };
+      const settlement = resultSettlement(call.planned, params.result);
       return {
         clock: Math.max(context.clock, params.at),
-        calls: withCall(context.calls, params.index, { settlement: resultSettlement(call.planned, params.result) }),
+        calls: withCall(context.calls, params.index, {
+          settlement: call.approvalOutcome
+            ? { ...settlement, evidence: { ...settlement.evidence, approval: approvalEvidence(call.approvalOutcome) } }
+            : settlement,
+        }),
       };
+    }),
+    /** A decision for a waiting call goes to that call's approval actor; others ignore it. */
+    forwardDecision: enqueueActions(({ context, enqueue }, params: ApprovalDecided) => {
+      const index = context.calls.findIndex(
+        (call) => call.planned.call.id === params.callId && call.approval === "waiting" && call.settlement === null,
+      );
+      if (index >= 0) {
+        enqueue.sendTo(approvalActorId(index), { type: "DECIDED", callId: params.callId, decision: params.decision });
+      }
+    }),
+    /**
+     * A call's wait ended. Approved, it may run; otherwise it settles without running. An approval
+     * for the run or the session also decides the other calls of the same tool still waiting.
+     */
+    noteApproval: enqueueActions(({ context, enqueue, system }, params: ApprovalDone) => {
+      const index = indexOfApprovalActor(params.type);
+      const call = context.calls[index];
+      if (call?.approval !== "waiting" || call.settlement !== null) return;
+      const outcome = params.output;
+      enqueue.sendTo(ioOf(system), {
+        type: "APPROVAL_CLOSED",
+        callId: call.planned.call.id,
+        outcome,
+      } satisfies RunCommand);
+      if (outcome.decision !== "approved") {
+        enqueue.assign({
+          calls: withCall(context.calls, index, {
+            approval: "none",
+            settlement: unapprovedSettlement(call.planned, outcome),
+          }),
+        });
+        return;
+      }
+      enqueue.assign({ calls: withCall(context.calls, index, { approval: "approved", approvalOutcome: outcome }) });
+      if (outcome.scope === "once") return;
+      context.calls.forEach((other, otherIndex) => {
+        if (otherIndex === index || other.approval !== "waiting" || other.settlement !== null) return;
+        if (other.planned.call.name !== call.planned.call.name) return;
+        const { arguments: _edited, ...sameTool } = outcome;
+        enqueue.sendTo(approvalActorId(otherIndex), {
+          type: "DECIDED",
+          callId: other.planned.call.id,
+          decision: sameTool,
+        });
+      });
     }),
     /** The timer fired: every running call whose deadline has come times out and is aborted. */
     expireDueCalls: enqueueActions(({ context, enqueue, system }) => {
@@ -137,8 +251,21 @@ export const toolBatchMachine = setup({
       enqueue.assign({ calls, clock: Math.max(context.clock, now) });
     }),
     cancelUnsettled: enqueueActions(({ context, enqueue, system }) => {
-      const calls = context.calls.map((call) => {
+      const calls = context.calls.map((call, index) => {
         if (call.settlement !== null) return call;
+        if (call.approval === "waiting") {
+          enqueue.sendTo(approvalActorId(index), { type: "CANCEL" });
+          enqueue.sendTo(ioOf(system), {
+            type: "APPROVAL_CLOSED",
+            callId: call.planned.call.id,
+            outcome: { decision: "cancelled", decidedBy: "runtime" },
+          } satisfies RunCommand);
+          return {
+            ...call,
+            approval: "none" as const,
+            settlement: unapprovedSettlement(call.planned, { decision: "cancelled", decidedBy: "runtime" }),
+          };
+        }
         if (call.dispatched) {
           enqueue.sendTo(ioOf(system), { type: "ABORT", callId: call.planned.call.id } satisfies RunCommand);
         }
@@ -166,6 +293,8 @@ export const toolBatchMachine = setup({
       startedAt: null,
       deadline: null,
       settlement: null,
+      approval: "none" as const,
+      approvalOutcome: null,
     })),
     clock: 0,
   }),
@@ -185,6 +314,15 @@ export const toolBatchMachine = setup({
           target: "running",
           reenter: true,
           actions: { type: "noteSettled", params: ({ event }) => event },
+        },
+        APPROVAL_DECIDED: { actions: { type: "forwardDecision", params: ({ event }) => event } },
+        "xstate.done.actor.*": {
+          target: "running",
+          reenter: true,
+          actions: {
+            type: "noteApproval",
+            params: ({ event }: { event: ToolBatchEvent }) => event as unknown as ApprovalDone,
+          },
         },
         CANCEL: { target: "done", actions: "cancelUnsettled" },
       },

@@ -6,6 +6,7 @@ import memoryProvenance from "./0004_memory_provenance.js";
 import ledgerExactChecks from "./0005_ledger_exact_checks.js";
 import runOwners from "./0006_run_owners.js";
 import runLeases from "./0007_run_leases.js";
+import toolApprovals from "./0008_tool_approvals.js";
 
 /** Forward-only migrations, in order. Keys must match `^(\d+)_(.+)$` or the Migrator skips them. */
 export const MIGRATIONS = {
@@ -16,9 +17,10 @@ export const MIGRATIONS = {
   "0005_ledger_exact_checks": ledgerExactChecks,
   "0006_run_owners": runOwners,
   "0007_run_leases": runLeases,
+  "0008_tool_approvals": toolApprovals,
 } as const;
 
-export const LATEST_SCHEMA_VERSION = 7;
+export const LATEST_SCHEMA_VERSION = 8;
 export const MIGRATIONS_TABLE = "effect_sql_migrations";
 
 export const migrationLoader = Migrator.fromRecord(MIGRATIONS);

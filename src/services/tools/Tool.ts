@@ -86,6 +86,11 @@ export interface ToolDefinition<Args = unknown> {
    */
   readonly idempotent?: boolean | undefined;
   /**
+   * Every call waits for a decision before it runs (issue Q); a string is the reason the host is
+   * shown. A run's `approval` policy can ask for more calls.
+   */
+  readonly requiresApproval?: boolean | string | undefined;
+  /**
    * Failures (a failed Effect, a rejected Promise, a throw) become `error` / `tool_threw` receipts.
    * A Promise executor should stop when `context.signal` aborts (timeout or cancel).
    */

@@ -12,6 +12,8 @@ export interface CallPlannerOptions {
   readonly defaultTimeoutMs: number;
   /** Call ids already used in this run: a repeated id is made unique so the ledger pairing holds. */
   readonly usedCallIds: Set<string>;
+  /** Why a runnable call must wait for approval first (issue Q), or undefined. */
+  readonly approvalFor?: ((call: ToolCall, tool: AnyToolDefinition) => PlannedCall["approval"]) | undefined;
 }
 
 /** A validator that throws is the host's defect; the call is refused, the run goes on. */
@@ -100,6 +102,7 @@ export function planCalls(calls: ReadonlyArray<ToolCall>, options: CallPlannerOp
     const check = checkArgumentsSafely(tool, call.arguments);
     // An asynchronous validator answers when the call runs (an `invalid_arguments` receipt then).
     if (!(check instanceof Promise) && !check.ok) return plan("invalid_arguments", check.problem);
-    return plan("run");
+    const approval = options.approvalFor?.(call, tool);
+    return approval ? { ...plan("run"), approval } : plan("run");
   });
 }

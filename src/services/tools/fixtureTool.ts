@@ -24,5 +24,6 @@ export function fixtureTool(spec: CassetteTool): AnyToolDefinition {
     input: AnyObjectInput,
     ...(spec.timeoutMs ? { timeoutMs: spec.timeoutMs } : {}),
     ...(spec.executor === false ? {} : { execute }),
+    ...(spec.approval ? { requiresApproval: spec.approval } : {}),
   };
 }

@@ -10,7 +10,7 @@ describe("machineGraph of the run machine", () => {
   it("names states by dotted key path and nests them as the machine does", () => {
     const active = graph.root.children.find((node) => node.id === "active")!;
     expect(active.kind).toBe("parallel");
-    expect(active.children.map((node) => node.id)).toEqual(["active.work", "active.cancellation"]);
+    expect(active.children.map((node) => node.id)).toEqual(["active.work", "active.cancellation", "active.approval"]);
     expect(active.children[0]!.initial).toBe("active.work.opening");
     expect(graph.root.children.filter((node) => node.kind === "final").map((node) => node.id)).toEqual([
       "completed",

@@ -40,7 +40,7 @@ describe("RunPathRecorder with a SQLite watermark", () => {
     const recorder = new RunPathRecorder(runMachine.id, watermark.read);
     const runtime = await harness.makeRuntime({ inspect: recorder.inspect });
     try {
-      const report = await runEval(runtime, loadCassettes([BUILTIN_SUITE]), { paths: recorder });
+      const report = await runEval(runtime, loadCassettes([BUILTIN_SUITE]), { paths: recorder, database: db });
       expect(report.details).toHaveLength(report.cases.length);
       const misplaced: string[] = [];
       for (const detail of report.details ?? []) {

@@ -36,7 +36,7 @@ beforeAll(async () => {
   const files = readdirSync("eval")
     .filter((file) => file.endsWith(".json"))
     .map((file) => join("eval", file));
-  const report = await runEval(runtime, loadCassettes(files), { paths: recorder });
+  const report = await runEval(runtime, loadCassettes(files), { paths: recorder, database: db });
   cases = report.cases.map((result, index) => ({ result, detail: report.details![index]! }));
 }, 120_000);
 
@@ -57,15 +57,20 @@ const byName = (name: string) => {
 describe("ledgerPath over the built-in suite's real ledgers", () => {
   it("is the path XState inspection recorded: state for state, edge for edge, row for row", () => {
     expect(cases.length).toBeGreaterThan(100);
-    // The `cancellation` region leaves no row of its own: the ledger cannot show it.
+    // The `cancellation` region leaves no row of its own, and the `approval` region's rows are in
+    // agent_approvals, not among the run's events: the event ledger cannot show either.
+    const region = (state: string) => state.startsWith("active.cancellation") || state.startsWith("active.approval");
     const comparable = (path: RunPath) => ({
-      states: path.states,
-      transitions: path.transitions.filter((step) => !step.from.startsWith("active.cancellation")),
+      states: path.states.filter((state) => !region(state)),
+      transitions: path.transitions.filter((step) => !region(step.from) && !region(step.to)),
       terminal: path.terminal,
       eventsByState: path.eventsByState,
     });
+    // A run parked and resumed on a second runtime enters `opening` again; no row marks that.
+    const resumed = (path: RunPath) => path.states.filter((state) => state === "active.work.opening").length > 1;
     const differences = cases.flatMap(({ result, detail }) => {
       expect(detail.path.eventsByState).toBeDefined();
+      if (resumed(detail.path)) return [];
       const derived = comparable(pathOf(result, detail.events));
       return JSON.stringify(derived) === JSON.stringify(comparable(detail.path))
         ? []

@@ -1,0 +1,97 @@
+import { SqlClient, type SqlError } from "@effect/sql";
+import { Effect } from "effect";
+import { type ApprovalRecord, type ApprovalRequest, HostApprovalDecision, type JsonValue } from "../domain/index.js";
+import type { LedgerError } from "./AgentRunStore.js";
+import { toLedgerError } from "./ledgerWriter.js";
+import { sanitizedJson } from "./payloadHygiene.js";
+
+/**
+ * The approvals of tool calls in the ledger (`agent_approvals`, migration 0008), over SqlClient
+ * (SQLite or PostgreSQL). A run writes a call's request before the host hears of it; a decision is
+ * written by whoever decides — the host through its runtime, or another process on the same file —
+ * and read back by the waiting run. The database refuses a second decision and every change.
+ */
+
+interface ApprovalRow {
+  readonly run_id: string;
+  readonly call_id: string;
+  readonly kind: "requested" | "approved" | "denied";
+  readonly tool_name: string;
+  readonly scope: string | null;
+  readonly decided_by: string | null;
+  readonly payload_json: string;
+  readonly created_at: string;
+}
+
+const refuse =
+  (context: string) =>
+  <A, R>(effect: Effect.Effect<A, SqlError.SqlError, R>): Effect.Effect<A, LedgerError, R> =>
+    Effect.mapError(effect, (error) => toLedgerError(error, context));
+
+/** The request, once: a resumed run asks again for the same call and finds it there. */
+export const recordApprovalRequest = (request: ApprovalRequest & { readonly timeoutMs: number }, at: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient;
+    const payload = sanitizedJson({
+      step: request.step,
+      reason: request.reason,
+      arguments: request.arguments,
+      timeoutMs: request.timeoutMs,
+    });
+    yield* sql`INSERT INTO agent_approvals (run_id, call_id, kind, tool_name, payload_json, created_at)
+      VALUES (${request.runId}, ${request.callId}, 'requested', ${request.toolName}, ${payload}, ${at})
+      ON CONFLICT DO NOTHING`;
+  }).pipe(refuse(`recordApprovalRequest ${request.runId}/${request.callId}`));
+
+/** A decision; the ledger refuses it when the call has one already or has settled (`already_decided`, `call_already_settled`). */
+export const recordApprovalDecision = (runId: string, callId: string, decision: HostApprovalDecision) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient;
+    const [request] = yield* sql<{ tool_name: string }>`SELECT tool_name FROM agent_approvals
+      WHERE run_id = ${runId} AND call_id = ${callId} AND kind = 'requested'`;
+    const payload = sanitizedJson(decision as unknown as JsonValue);
+    const scope = decision.decision === "approved" ? decision.scope : null;
+    yield* sql`INSERT INTO agent_approvals (run_id, call_id, kind, tool_name, scope, decided_by, payload_json, created_at)
+      VALUES (${runId}, ${callId}, ${decision.decision}, ${request?.tool_name ?? ""}, ${scope},
+        ${decision.decidedBy}, ${payload}, ${decision.decidedAt})`;
+    return { toolName: request?.tool_name ?? "" };
+  }).pipe(refuse(`recordApprovalDecision ${runId}/${callId}`));
+
+const parsed = (text: string): Record<string, JsonValue> => {
+  try {
+    const value = JSON.parse(text) as JsonValue;
+    return value !== null && typeof value === "object" && !Array.isArray(value) ? value : {};
+  } catch {
+    return {};
+  }
+};
+
+/** Every approval of a run (requests with their decision, if any), in request order. */
+export const listApprovals = (runId: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient;
+    const rows = yield* sql<ApprovalRow>`SELECT run_id, call_id, kind, tool_name, scope, decided_by, payload_json,
+        created_at FROM agent_approvals WHERE run_id = ${runId} ORDER BY approval_id`;
+    const records = new Map<string, ApprovalRecord>();
+    for (const row of rows) {
+      const payload = parsed(row.payload_json);
+      if (row.kind === "requested") {
+        records.set(row.call_id, {
+          runId: row.run_id,
+          callId: row.call_id,
+          toolName: row.tool_name,
+          step: Number(payload.step ?? 0),
+          reason: typeof payload.reason === "string" ? payload.reason : "",
+          arguments: payload.arguments ?? {},
+          timeoutMs: Number(payload.timeoutMs ?? 0),
+          requestedAt: row.created_at,
+          decision: null,
+        });
+        continue;
+      }
+      const request = records.get(row.call_id);
+      const decision = HostApprovalDecision.safeParse(payload);
+      if (request && decision.success) records.set(row.call_id, { ...request, decision: decision.data });
+    }
+    return [...records.values()];
+  }).pipe(refuse(`listApprovals ${runId}`));

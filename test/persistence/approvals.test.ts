@@ -1,0 +1,156 @@
+import { SqlClient } from "@effect/sql";
+import { it } from "@effect/vitest";
+import Sqlite from "better-sqlite3";
+import { Effect } from "effect";
+import { describe, expect } from "vitest";
+import type { HostApprovalDecision } from "../../src/domain/index.js";
+import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
+import { listApprovals, recordApprovalDecision, recordApprovalRequest } from "../../src/persistence/approvals.js";
+import { migrateDatabase } from "../../src/persistence/database.js";
+import { MIGRATIONS } from "../../src/persistence/migrations/index.js";
+import { BACKENDS, ledgerOn, noticePostgresSkipped } from "../support/backends.js";
+import { dumpTable, newRun, receipt, toolCall, userInput, useTempDir } from "../support/tempDir.js";
+
+const tmp = useTempDir("agentloop-approvals-");
+const { "0008_tool_approvals": _approvals, ...UP_TO_0007 } = MIGRATIONS;
+const AT = "2024-05-01T00:00:00.000Z";
+
+const approve = (decidedBy = "host"): HostApprovalDecision => ({
+  decision: "approved",
+  scope: "once",
+  decidedBy,
+  decidedAt: AT,
+});
+const request = (callId: string) => ({
+  runId: "r1",
+  step: 1,
+  callId,
+  toolName: "read_file",
+  arguments: { path: "README.md" },
+  reason: "policy",
+  timeoutMs: 1_000,
+});
+
+/** A run with one recorded call `c1` and a receipt for `c0` (recorded before it). */
+const seedRun = Effect.gen(function* () {
+  const store = yield* AgentRunStore;
+  yield* store.createRun(newRun("r1"), [userInput(1)]);
+  yield* store.appendEvents("r1", [toolCall(2, "c0"), toolCall(3, "c1")], [receipt("r1", "c0")]);
+});
+
+/** A run with calls c0 (with a receipt) and c1, written as a version-7 ledger holds them. */
+function seedVersion7(file: string): void {
+  const db = new Sqlite(file);
+  try {
+    db.prepare(
+      `INSERT INTO agent_runs (run_id, session_id, terminal_state, completion_contract_json, trace_id, started_at)
+       VALUES ('r1', 's', 'running', '{"evidenceMode":"none"}', 't', ?)`,
+    ).run(AT);
+    const event = db.prepare(
+      `INSERT INTO agent_run_events (run_id, sequence, event_type, payload_json, created_at) VALUES ('r1', ?, ?, ?, ?)`,
+    );
+    event.run(1, "user_input", '{"text":"hi"}', AT);
+    event.run(2, "tool_call", '{"callId":"c0","toolName":"read_file"}', AT);
+    event.run(3, "tool_call", '{"callId":"c1","toolName":"read_file"}', AT);
+    for (const [callId, status] of [["c0", "cancelled"]] as const) {
+      db.prepare(
+        `INSERT INTO agent_execution_receipts (receipt_id, run_id, call_id, tool_name, status, verification_status,
+          input_fingerprint, evidence_json, started_at, finished_at) VALUES (?, 'r1', ?, 'read_file', ?, 'unverified', ?,
+          '{"note":"x"}', ?, ?)`,
+      ).run(`r1:${callId}`, callId, status, "a".repeat(64), AT, AT);
+    }
+  } finally {
+    db.close();
+  }
+}
+
+describe("migration 0008_tool_approvals on a version-7 ledger with receipts", () => {
+  it.effect("keeps every receipt row as it was (rowids too) and widens the status check to denied and expired", () =>
+    Effect.gen(function* () {
+      const file = tmp.path("v7.db");
+      yield* migrateDatabase(file, { migrations: UP_TO_0007 });
+      seedVersion7(file);
+      const before = dumpTable(file, "agent_execution_receipts");
+      const report = yield* migrateDatabase(file);
+      expect(report.applied).toEqual(["0008_tool_approvals"]);
+      expect(dumpTable(file, "agent_execution_receipts")).toEqual(before);
+      const db = new Sqlite(file);
+      try {
+        const insert = (callId: string, status: string) =>
+          db
+            .prepare(
+              `INSERT INTO agent_execution_receipts (receipt_id, run_id, call_id, tool_name, status,
+                verification_status, input_fingerprint, evidence_json, started_at) VALUES (?, 'r1', ?, 'read_file', ?,
+                'unverified', ?, '{}', ?)`,
+            )
+            .run(`r1:${callId}`, callId, status, "a".repeat(64), AT);
+        expect(() => insert("c1", "bogus")).toThrow(/CHECK constraint failed/);
+        insert("c1", "denied");
+        // The receipts' own triggers came back with the table.
+        expect(() => insert("c9", "denied")).toThrow(/ledger:receipt_without_call/);
+        expect(() => db.prepare("DELETE FROM agent_execution_receipts").run()).toThrow(/ledger:append_only/);
+        expect(() => db.prepare("UPDATE agent_execution_receipts SET status = 'ok'").run()).toThrow(
+          /ledger:append_only/,
+        );
+      } finally {
+        db.close();
+      }
+    }),
+  );
+});
+
+noticePostgresSkipped();
+
+describe.each(BACKENDS)("agent_approvals on %s", (backend) => {
+  const ledger = () => ledgerOn(backend, () => tmp.path("ledger.db"));
+
+  it.effect("keeps one request per call and returns it with its decision", () =>
+    Effect.gen(function* () {
+      yield* seedRun;
+      yield* recordApprovalRequest(request("c1"), AT);
+      yield* recordApprovalRequest(request("c1"), AT);
+      yield* recordApprovalDecision("r1", "c1", approve("cli:alice"));
+      const records = yield* listApprovals("r1");
+      expect(records).toHaveLength(1);
+      expect(records[0]).toMatchObject({ callId: "c1", timeoutMs: 1_000, decision: { decidedBy: "cli:alice" } });
+    }).pipe(ledger()),
+  );
+
+  it.effect("refuses a decision without a request, a second decision, and a request without its tool_call", () =>
+    Effect.gen(function* () {
+      yield* seedRun;
+      const withoutRequest = yield* Effect.flip(recordApprovalDecision("r1", "c1", approve()));
+      expect(withoutRequest.reason).toBe("decision_without_request");
+      const withoutCall = yield* Effect.flip(recordApprovalRequest(request("c7"), AT));
+      expect(withoutCall.reason).toBe("approval_without_call");
+      yield* recordApprovalRequest(request("c1"), AT);
+      yield* recordApprovalDecision("r1", "c1", approve());
+      const second = yield* Effect.flip(
+        recordApprovalDecision("r1", "c1", { decision: "denied", message: "", decidedBy: "x", decidedAt: AT }),
+      );
+      expect(second.reason).toBe("already_decided");
+    }).pipe(ledger()),
+  );
+
+  it.effect("refuses a decision for a call that already has its receipt", () =>
+    Effect.gen(function* () {
+      yield* seedRun;
+      yield* recordApprovalRequest({ ...request("c0") }, AT);
+      const late = yield* Effect.flip(recordApprovalDecision("r1", "c0", approve()));
+      expect(late.reason).toBe("call_already_settled");
+    }).pipe(ledger()),
+  );
+
+  it.effect("refuses updates and deletes of approvals", () =>
+    Effect.gen(function* () {
+      yield* seedRun;
+      yield* recordApprovalRequest(request("c1"), AT);
+      const sql = yield* SqlClient.SqlClient;
+      const update = yield* Effect.flip(sql`UPDATE agent_approvals SET kind = 'approved'`);
+      const remove = yield* Effect.flip(sql`DELETE FROM agent_approvals`);
+      expect(String(update.cause ?? update.message)).toMatch(/ledger:append_only/);
+      expect(String(remove.cause ?? remove.message)).toMatch(/ledger:append_only/);
+      expect(yield* listApprovals("r1")).toHaveLength(1);
+    }).pipe(ledger()),
+  );
+});

@@ -1,0 +1,337 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import type { CompletionContractInput, LoopEvent } from "../../src/domain/index.js";
+import { listApprovals, recordApprovalDecision } from "../../src/persistence/approvals.js";
+import type { RunHandle } from "../../src/runtime/AgentRuntime.js";
+import { scriptedProvider } from "../../src/services/providers/scripted.js";
+import { fixtureTool } from "../../src/services/tools/fixtureTool.js";
+import { defineTool } from "../../src/services/tools/Tool.js";
+import {
+  callStep,
+  finish,
+  ledgerViolations,
+  receiptSummary,
+  textStep,
+  useRuntimeHarness,
+} from "../support/runtimeHarness.js";
+
+const harness = useRuntimeHarness("agentloop-approval-");
+
+const DELIVER: CompletionContractInput = { evidenceMode: "deliver", requiredToolNames: ["send_message"] };
+
+/** A deliver fixture tool that records what it was called with. */
+function sendTool(seen: unknown[] = []) {
+  const tool = fixtureTool({
+    name: "send_message",
+    kind: "deliver",
+    outcomes: [{ status: "ok", output: { sent: true }, evidence: { message_id: "m-1" } }],
+  });
+  return {
+    ...tool,
+    execute: (args: unknown, context: Parameters<NonNullable<typeof tool.execute>>[1]) => {
+      seen.push(args);
+      return tool.execute!(args, context);
+    },
+  };
+}
+
+/** The first `approval_requested` event of a run. */
+async function firstRequest(handle: RunHandle): Promise<Extract<LoopEvent, { type: "approval_requested" }>> {
+  for await (const event of handle.events) if (event.type === "approval_requested") return event;
+  throw new Error("the run ended without asking for approval");
+}
+
+/** The call, the answer, and (for a DELIVER run without a delivery) the answer after the correction turn. */
+const sendSteps = (answer = "Sent the report (message m-1).") => [
+  callStep("c1", "send_message", { channel: "ops", text: "report" }),
+  textStep(answer),
+  textStep(answer),
+];
+
+describe("approval of tool calls (issue Q)", () => {
+  it("runs an approved call and records who approved it in the ledger and the receipt", async () => {
+    const runtime = await harness.makeRuntime();
+    const seen: unknown[] = [];
+    const handle = runtime.startRun({
+      sessionId: "s1",
+      input: "Send the report to #ops",
+      contract: DELIVER,
+      provider: scriptedProvider(sendSteps()),
+      tools: [sendTool(seen)],
+      approval: { kinds: ["deliver"] },
+    });
+    const request = await firstRequest(handle);
+    expect(request).toMatchObject({ callId: "c1", toolName: "send_message", arguments: { channel: "ops" } });
+    expect(handle.actor.getSnapshot().matches({ active: { approval: "awaitingApproval" } })).toBe(true);
+    expect(seen).toEqual([]);
+    await handle.approve("c1", { decidedBy: "alice" });
+    const { result, ...ledger } = await finish(runtime, handle);
+    expect(result.terminalState).toBe("completed");
+    expect(seen).toEqual([{ channel: "ops", text: "report" }]);
+    expect(ledger.receipts[0]?.evidence.approval).toMatchObject({
+      decision: "approved",
+      decidedBy: "alice",
+      scope: "once",
+    });
+    const approvals = await runtime.run(listApprovals(result.runId));
+    expect(approvals[0]?.decision).toMatchObject({ decision: "approved", decidedBy: "alice" });
+    expect(ledgerViolations(ledger)).toEqual([]);
+  });
+
+  it("runs the call with edited arguments when the approval edits them", async () => {
+    const runtime = await harness.makeRuntime();
+    const seen: unknown[] = [];
+    const handle = runtime.startRun({
+      sessionId: "s1",
+      input: "Send the report to #ops",
+      contract: DELIVER,
+      provider: scriptedProvider(sendSteps()),
+      tools: [sendTool(seen)],
+      approval: { tools: ["send_message"] },
+    });
+    await firstRequest(handle);
+    await handle.approve("c1", { arguments: { channel: "ops-review", text: "report" } });
+    const { result, ...ledger } = await finish(runtime, handle);
+    expect(result.terminalState).toBe("completed");
+    expect(seen).toEqual([{ channel: "ops-review", text: "report" }]);
+    expect(ledger.receipts[0]?.evidence.approval).toMatchObject({ argumentsEdited: true });
+  });
+
+  it("gives a denied call a denied receipt and tells the model why; the DELIVER run ends unverified", async () => {
+    const runtime = await harness.makeRuntime();
+    const seen: unknown[] = [];
+    const handle = runtime.startRun({
+      sessionId: "s1",
+      input: "Send the report to #ops",
+      contract: DELIVER,
+      provider: scriptedProvider(sendSteps("I could not send it: the send was denied.")),
+      tools: [sendTool(seen)],
+      approval: { kinds: ["deliver"] },
+    });
+    await firstRequest(handle);
+    await handle.deny("c1", { message: "not today" });
+    const { result, ...ledger } = await finish(runtime, handle);
+    expect(seen).toEqual([]);
+    expect(result.terminalState).toBe("unverified");
+    expect(receiptSummary(ledger)).toEqual([{ toolName: "send_message", status: "denied", reason: "approval_denied" }]);
+    expect(ledger.receipts[0]).toMatchObject({ reason: "approval_denied", verificationStatus: "unverified" });
+    expect(ledger.receipts[0]?.evidence.approval).toMatchObject({ decision: "denied", message: "not today" });
+    const toolMessage = handle.transcript.getSnapshot().context.messages.find((message) => message.role === "tool");
+    expect(toolMessage?.content).toContain("approval was denied: not today");
+    expect(ledgerViolations(ledger)).toEqual([]);
+  });
+
+  it("expires a call nobody decides within the policy's timeout", async () => {
+    const runtime = await harness.makeRuntime();
+    const handle = runtime.startRun({
+      sessionId: "s1",
+      input: "Send the report to #ops",
+      contract: DELIVER,
+      provider: scriptedProvider(sendSteps("Not sent: nobody approved it.")),
+      tools: [sendTool()],
+      approval: { kinds: ["deliver"], timeoutMs: 80 },
+    });
+    const { result, ...ledger } = await finish(runtime, handle);
+    expect(result.terminalState).toBe("unverified");
+    expect(ledger.receipts[0]).toMatchObject({ status: "expired", reason: "approval_expired" });
+    expect(ledger.receipts[0]?.evidence.approval).toMatchObject({ decision: "expired", timeoutMs: 80 });
+  });
+
+  it("cancels a waiting call with the run: a cancelled receipt that says it never ran", async () => {
+    const runtime = await harness.makeRuntime();
+    const handle = runtime.startRun({
+      sessionId: "s1",
+      input: "Send the report to #ops",
+      contract: DELIVER,
+      provider: scriptedProvider(sendSteps()),
+      tools: [sendTool()],
+      approval: { kinds: ["deliver"] },
+    });
+    await firstRequest(handle);
+    handle.cancel();
+    const { result, ...ledger } = await finish(runtime, handle);
+    expect(result.terminalState).toBe("cancelled");
+    expect(ledger.receipts[0]).toMatchObject({ status: "cancelled", reason: "cancelled_by_user" });
+    expect(ledger.receipts[0]?.evidence).toMatchObject({ started: false, approval: { decision: "cancelled" } });
+  });
+
+  it("does not ask again in the same session after an approval with scope session", async () => {
+    const runtime = await harness.makeRuntime();
+    const policy = { kinds: ["deliver" as const] };
+    const first = runtime.startRun({
+      sessionId: "s1",
+      input: "Send it",
+      contract: DELIVER,
+      provider: scriptedProvider(sendSteps()),
+      tools: [sendTool()],
+      approval: policy,
+    });
+    await firstRequest(first);
+    await first.approve("c1", { scope: "session" });
+    expect((await first.result).terminalState).toBe("completed");
+    const second = runtime.startRun({
+      sessionId: "s1",
+      input: "Send it again",
+      contract: DELIVER,
+      provider: scriptedProvider(sendSteps()),
+      tools: [sendTool()],
+      approval: policy,
+    });
+    const events: LoopEvent[] = [];
+    for await (const event of second.events) events.push(event);
+    expect(events.some((event) => event.type === "approval_requested")).toBe(false);
+    expect((await second.result).terminalState).toBe("completed");
+  });
+
+  it("refuses a second decision for the same call with a clear error", async () => {
+    const runtime = await harness.makeRuntime();
+    const handle = runtime.startRun({
+      sessionId: "s1",
+      input: "Send it",
+      contract: DELIVER,
+      provider: scriptedProvider(sendSteps()),
+      tools: [sendTool()],
+      approval: { kinds: ["deliver"] },
+    });
+    await firstRequest(handle);
+    await handle.deny("c1", { message: "no" });
+    await expect(handle.approve("c1")).rejects.toThrow(/cannot approve c1 of .*: it has a decision already/);
+    expect((await handle.result).terminalState).toBe("unverified");
+  });
+
+  it("asks for a tool whose own definition requires approval, with its reason", async () => {
+    const runtime = await harness.makeRuntime();
+    const handle = runtime.startRun({
+      sessionId: "s1",
+      input: "Send it",
+      contract: DELIVER,
+      provider: scriptedProvider(sendSteps()),
+      tools: [{ ...sendTool(), requiresApproval: "messages leave the company" }],
+    });
+    const request = await firstRequest(handle);
+    expect(request.reason).toBe("messages leave the company");
+    await handle.approve("c1");
+    expect((await handle.result).terminalState).toBe("completed");
+  });
+
+  it("parks a waiting run on dispose; a new runtime resumes it into the same wait and the approval runs the call", async () => {
+    const file = harness.dbFile();
+    const first = await harness.makeRuntime({ database: file });
+    const handle = first.startRun({
+      sessionId: "s1",
+      input: "Send the report to #ops",
+      contract: DELIVER,
+      provider: scriptedProvider(sendSteps()),
+      tools: [sendTool()],
+      approval: { kinds: ["deliver"] },
+    });
+    await firstRequest(handle);
+    await first.dispose();
+    const second = await harness.makeRuntime({ database: file });
+    expect(second.recovered).toEqual([]);
+    expect((await second.ledger.getRun(handle.runId))?.terminalState).toBe("running");
+    const seen: unknown[] = [];
+    const resumed = await second.resumeRun(handle.runId, {
+      provider: scriptedProvider([textStep("Sent the report (message m-1).")]),
+      tools: [sendTool(seen)],
+      approval: { kinds: ["deliver"] },
+    });
+    const request = await firstRequest(resumed);
+    expect(request.callId).toBe("c1");
+    expect(resumed.actor.getSnapshot().matches({ active: { approval: "awaitingApproval" } })).toBe(true);
+    await resumed.approve("c1", { decidedBy: "bob" });
+    const { result, ...ledger } = await finish(second, resumed);
+    expect(result.terminalState).toBe("completed");
+    expect(seen).toHaveLength(1);
+    expect(ledgerViolations(ledger)).toEqual([]);
+  });
+
+  it("applies a denial made while no runtime drove the run as soon as the run is resumed", async () => {
+    const file = harness.dbFile();
+    const first = await harness.makeRuntime({ database: file });
+    const handle = first.startRun({
+      sessionId: "s1",
+      input: "Send the report to #ops",
+      contract: DELIVER,
+      provider: scriptedProvider(sendSteps()),
+      tools: [sendTool()],
+      approval: { kinds: ["deliver"] },
+    });
+    await firstRequest(handle);
+    await first.dispose();
+    // Another process (here: a runtime without the run) writes the decision into the ledger.
+    const other = await harness.makeRuntime({ database: file });
+    await other.run(
+      recordApprovalDecision(handle.runId, "c1", {
+        decision: "denied",
+        message: "no",
+        decidedBy: "cli:carol",
+        decidedAt: new Date().toISOString(),
+      }),
+    );
+    const resumed = await other.resumeRun(handle.runId, {
+      provider: scriptedProvider([textStep("Not sent."), textStep("Not sent.")]),
+      tools: [sendTool()],
+    });
+    const { result, ...ledger } = await finish(other, resumed);
+    expect(result.terminalState).toBe("unverified");
+    expect(ledger.receipts[0]).toMatchObject({ status: "denied", evidence: { approval: { decidedBy: "cli:carol" } } });
+  });
+
+  it("asks for the calls a host function of the arguments picks, with the reason it gives", async () => {
+    const runtime = await harness.makeRuntime();
+    const handle = runtime.startRun({
+      sessionId: "s1",
+      input: "Send two messages",
+      contract: DELIVER,
+      provider: scriptedProvider([
+        {
+          toolCalls: [
+            { id: "c1", name: "send_message", arguments: { channel: "ops", text: "a" } },
+            { id: "c2", name: "send_message", arguments: { channel: "all-company", text: "b" } },
+          ],
+          finishReason: "tool_calls",
+        },
+        textStep("Sent both (message m-1)."),
+      ]),
+      tools: [sendTool()],
+      approval: {
+        when: ({ arguments: args }) =>
+          (args as { channel?: string }).channel === "all-company" ? "company-wide messages need approval" : false,
+      },
+    });
+    const request = await firstRequest(handle);
+    expect(request).toMatchObject({ callId: "c2", reason: "company-wide messages need approval" });
+    await handle.approve("c2");
+    const { result, ...ledger } = await finish(runtime, handle);
+    expect(result.terminalState).toBe("completed");
+    expect(ledger.receipts.map((receipt) => [receipt.callId, receipt.evidence.approval !== undefined])).toEqual([
+      ["c1", false],
+      ["c2", true],
+    ]);
+  });
+
+  it("validates edited arguments again: arguments the schema refuses get an invalid_arguments receipt", async () => {
+    const runtime = await harness.makeRuntime();
+    const strictSend = defineTool({
+      name: "send_message",
+      description: "sends",
+      kind: "deliver",
+      input: z.object({ channel: z.string(), text: z.string() }),
+      requiresApproval: true,
+      execute: async () => ({ status: "ok", output: { sent: true }, evidence: { message_id: "m-1" } }),
+    });
+    const handle = runtime.startRun({
+      sessionId: "s1",
+      input: "Send it",
+      contract: DELIVER,
+      provider: scriptedProvider(sendSteps("Not sent: the arguments were refused.")),
+      tools: [strictSend],
+    });
+    await firstRequest(handle);
+    await handle.approve("c1", { arguments: { channel: 7 } });
+    const { result, ...ledger } = await finish(runtime, handle);
+    expect(result.terminalState).toBe("unverified");
+    expect(ledger.receipts[0]).toMatchObject({ status: "error", reason: "invalid_arguments" });
+  });
+});
