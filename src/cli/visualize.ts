@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AnyStateMachine, AnyStateNode } from "xstate";
+import { eventLabel, guardName } from "../host/charts/graph.js";
 import { renderMachineSvg } from "../host/charts/svg.js";
 import { approvalMachine } from "../machines/approval/machine.js";
 import { deliveryMachine } from "../machines/delivery.machine.js";
@@ -237,36 +238,6 @@ interface TransitionLike {
   readonly guard?: unknown;
 }
 
-function eventLabel(transition: TransitionLike): string {
-  if (transition.delay !== undefined) return `after ${transition.delay}`;
-  const type = transition.eventType;
-  if (type === "") return "always";
-  const prefixes: ReadonlyArray<readonly [string, string]> = [
-    ["xstate.done.actor.", "done: "],
-    ["xstate.error.actor.", "error: "],
-    ["xstate.snapshot.", "snapshot: "],
-    ["xstate.done.state.", "done: "],
-  ];
-  for (const [prefix, short] of prefixes) {
-    if (type.startsWith(prefix)) return `${short}${type.slice(prefix.length)}`;
-  }
-  return type;
-}
-
-function guardName(guard: unknown): string | undefined {
-  if (guard === undefined || guard === null) return undefined;
-  if (typeof guard === "string") return guard;
-  if (typeof guard === "object" && typeof (guard as { type?: unknown }).type === "string") {
-    return (guard as { type: string }).type;
-  }
-  if (typeof guard === "function") return guard.name || "inline guard";
-  return "guard";
-}
-
-/**
- * A transition label: after `:` Mermaid reads up to the next `:` or `;`, so those are written as
- * entity codes, which Mermaid renders as the characters themselves.
- */
 function label(text: string): string {
   return text.replace(/[:;]/g, (char) => (char === ":" ? "#58;" : "#59;"));
 }

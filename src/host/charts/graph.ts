@@ -82,7 +82,8 @@ export function eventLabel(transition: { readonly eventType: string; readonly de
   return type;
 }
 
-function guardName(guard: unknown): string | undefined {
+/** A guard's name from setup(), as the exports and the pictures print it. */
+export function guardName(guard: unknown): string | undefined {
   if (guard === undefined || guard === null) return undefined;
   if (typeof guard === "string") return guard;
   if (typeof guard === "object" && typeof (guard as { type?: unknown }).type === "string") {
