@@ -1,7 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { rmSync } from "node:fs";
 import { Effect } from "effect";
 import {
   type AgentRunResult,
@@ -17,18 +15,15 @@ import {
 import { AgentRunStore } from "../../persistence/AgentRunStore.js";
 import { MemoryItemStore } from "../../persistence/MemoryItemStore.js";
 import { AgentRuntime, type RunHandle } from "../../runtime/AgentRuntime.js";
-import { type ContractSignals, parseSkillManifest } from "../../services/contracts.js";
 import { MemoryService } from "../../services/memory/MemoryService.js";
 import { renderMemorySection } from "../../services/memory/retrieval.js";
 import { scriptedProvider } from "../../services/providers/scripted.js";
-import { type BuiltinToolName, builtinTools } from "../../services/tools/builtin/index.js";
-import { fixtureTool } from "../../services/tools/fixtureTool.js";
-import type { AnyToolDefinition } from "../../services/tools/Tool.js";
 import { buildSystemPrompt } from "../../services/workspace/prompt.js";
 import { discoverSkills } from "../../services/workspace/skills.js";
 import { type RecordedPath, type RunPathRecorder, statePathOf } from "../charts/pathRecorder.js";
 import { eventsByEntry, type RunPath, runPathOf } from "../charts/runPath.js";
 import { SessionRunner } from "../sessionRunner.js";
+import { type BuiltinToolFactory, caseSignals, caseTools, defaultBuiltinTool, prepareWorkspace } from "./caseSetup.js";
 import { describeEvent } from "./describeEvent.js";
 import { CassetteError, type LoadedCase } from "./loadCassettes.js";
 import { firstApprovalRequest, scriptDecisions } from "./scriptedApprovals.js";
@@ -85,8 +80,6 @@ export interface EvalReport {
 }
 
 /** Built-in tools, by name, for a case's temporary workspace (issue H adds them). */
-export type BuiltinToolFactory = (name: string, workspace: string) => AnyToolDefinition | undefined;
-
 export interface EvalOptions {
   readonly builtinTool?: BuiltinToolFactory;
   /**
@@ -102,71 +95,6 @@ export interface EvalOptions {
    * sequence of states the run actor's subscription saw.
    */
   readonly paths?: RunPathRecorder;
-}
-
-function prepareWorkspace(cassette: Cassette): string {
-  const workspace = mkdtempSync(join(tmpdir(), "agentloop-case-"));
-  for (const [path, content] of Object.entries(cassette.workspace?.files ?? {})) {
-    const target = join(workspace, path);
-    if (!target.startsWith(workspace)) {
-      throw new CassetteError({ reason: "unsatisfiable", message: `workspace file ${path} escapes the workspace` });
-    }
-    mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, content);
-  }
-  return workspace;
-}
-
-/** Built-in tools on the case's workspace; `send_message` delivers to an in-memory outbox with real ids. */
-export const defaultBuiltinTool: BuiltinToolFactory = (name, workspace) => {
-  let sent = 0;
-  const outbox = {
-    channelId: "outbox",
-    send: async () => {
-      sent += 1;
-      return { messageId: `outbox-${randomUUID().slice(0, 8)}-${sent}` };
-    },
-  };
-  return builtinTools(workspace, { senders: [outbox], runCommand: { defaultTimeoutMs: 20_000 } }).get(
-    name as BuiltinToolName,
-  );
-};
-
-function caseTools(loaded: LoadedCase, workspace: string, builtinTool: BuiltinToolFactory) {
-  return (loaded.cassette.tools ?? []).map((spec) => {
-    if (!spec.builtin) return fixtureTool(spec);
-    const tool = builtinTool(spec.name, workspace);
-    if (!tool) {
-      throw new CassetteError({
-        reason: "unsatisfiable",
-        message: `${loaded.file}: tools: builtin tool "${spec.name}" is not available`,
-      });
-    }
-    return spec.approval ? { ...tool, requiresApproval: spec.approval } : tool;
-  });
-}
-
-/** The case's contract signals: explicit, or deterministic signals (skill manifests read from its workspace). */
-function caseSignals(loaded: LoadedCase, workspace: string): ContractSignals {
-  const { cassette } = loaded;
-  const signals = cassette.signals ?? {};
-  let skill: ReturnType<typeof parseSkillManifest> | undefined;
-  if (signals.skill) {
-    const path = join(workspace, "skills", signals.skill, "SKILL.md");
-    if (!existsSync(path))
-      throw new CassetteError({
-        reason: "unsatisfiable",
-        message: `${loaded.file}: signals.skill: no skills/${signals.skill}/SKILL.md in the workspace`,
-      });
-    skill = parseSkillManifest(readFileSync(path, "utf8"), signals.skill);
-  }
-  return {
-    ...(cassette.contract ? { explicit: cassette.contract } : {}),
-    ...(signals.command ? { command: signals.command } : {}),
-    ...(skill ? { skill } : {}),
-    ...(signals.jobType ? { jobType: signals.jobType } : {}),
-    ...(signals.deliveryRequest ? { deliveryRequest: signals.deliveryRequest } : {}),
-  };
 }
 
 function memoryMatches(expected: Cassette["expect"], items: ReadonlyArray<MemoryItem>): boolean {
