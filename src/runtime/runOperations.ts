@@ -5,7 +5,6 @@ import type {
   ExecutionReceipt,
   ExecutorResult,
   FinishRunInput,
-  JsonValue,
   LedgerWriteInput,
   OpenRunInput,
   PendingEvent,
@@ -16,10 +15,8 @@ import type {
   SampleOutcome,
   ToolResultsInput,
   ToolSettlement,
-  VerificationStatus,
   VerifyInput,
 } from "../domain/index.js";
-import { hasEvidence, MUTATION_EVIDENCE_KEYS, STABLE_ID_KEYS } from "../domain/index.js";
 import { AgentRunStore, type EventToAppend } from "../persistence/AgentRunStore.js";
 import { judgeClaims } from "../services/claimJudge.js";
 import { uncertainSentences } from "../services/claims.js";
@@ -28,8 +25,8 @@ import type { Provider } from "../services/providers/Provider.js";
 import { type RetryPolicy, withProviderRetry } from "../services/providers/retry.js";
 import type { ApprovalPolicy } from "../services/tools/approvalPolicy.js";
 import { planCalls } from "../services/tools/callPlanner.js";
-import { canonicalJson, sha256 } from "../services/tools/fingerprint.js";
 import { invokeTool } from "../services/tools/invokeTool.js";
+import { type ReceiptContext, receiptOf, toolResultRecords } from "../services/tools/resultRecords.js";
 import { type AnyToolDefinition, describeTool } from "../services/tools/Tool.js";
 import { callIdsOf } from "../services/transcriptProjector.js";
 import { verifyAnswer } from "../services/verification.js";
@@ -68,18 +65,6 @@ export interface RunWiring {
 
 type Reply<T extends RunReply["type"]> = Extract<RunReply, { type: T }>;
 type LedgerReply<T extends RunReply["type"]> = Reply<T> | Reply<"LEDGER_FAILED">;
-
-function outputText(output: JsonValue): string {
-  return typeof output === "string" ? output : JSON.stringify(output);
-}
-
-function verificationOf(settlement: ToolSettlement, tool: AnyToolDefinition | undefined): VerificationStatus {
-  if (settlement.status !== "ok") return "unverified";
-  const receiptLike = { evidence: settlement.evidence } as ExecutionReceipt;
-  if (tool?.kind === "deliver") return hasEvidence(receiptLike, STABLE_ID_KEYS) ? "verified" : "partial";
-  if (tool?.kind === "mutate") return hasEvidence(receiptLike, MUTATION_EVIDENCE_KEYS) ? "verified" : "partial";
-  return "verified";
-}
 
 const failureText = (error: unknown) =>
   error instanceof Error ? error.message : String((error as { message?: unknown })?.message ?? error);
@@ -241,55 +226,15 @@ export function runOperations(wiring: RunWiring) {
     };
   };
 
-  const toReceipt = (runId: string, settlement: ToolSettlement, finishedAt: string): ExecutionReceipt => {
-    const outputJson = canonicalJson(settlement.output);
-    return {
-      receiptId: `${runId}:${settlement.callId}`,
-      runId,
-      callId: settlement.callId,
-      toolName: settlement.toolName,
-      status: settlement.status,
-      ...(settlement.reason ? { reason: settlement.reason } : {}),
-      startedAt: settlement.startedAt ?? callStartedAt.get(settlement.callId) ?? finishedAt,
-      finishedAt: settlement.finishedAt ?? finishedAt,
-      inputFingerprint: settlement.inputFingerprint,
-      evidence: {
-        ...settlement.evidence,
-        output_sha256: sha256(outputJson),
-        output_bytes: Buffer.byteLength(outputJson),
-      },
-      verificationStatus: verificationOf(settlement, wiring.tools.get(settlement.toolName)),
-    };
-  };
-
-  /** Result rows, receipts and transcript messages for settled calls. */
-  const resultRecords = (runId: string, step: number, settlements: ReadonlyArray<ToolSettlement>, first: number) => {
-    const finishedAt = wiring.now();
-    const receipts = settlements.map((settlement) => toReceipt(runId, settlement, finishedAt));
-    const events: EventToAppend[] = settlements.map((settlement, index) => ({
-      sequence: first + index,
-      type: "tool_result",
-      payload: {
-        step,
-        callId: settlement.callId,
-        toolName: settlement.toolName,
-        status: settlement.status,
-        output: settlement.output,
-        outputHash: receipts[index]!.evidence.output_sha256 as string,
-      },
-    }));
-    const messages: ContextMessage[] = settlements.map((settlement) => ({
-      role: "tool",
-      callId: settlement.callId,
-      toolName: settlement.toolName,
-      isError: settlement.status !== "ok",
-      content:
-        settlement.status === "ok"
-          ? outputText(settlement.output)
-          : `${settlement.status}${settlement.reason ? ` (${settlement.reason})` : ""}: ${outputText(settlement.output)}`,
-    }));
-    return { receipts, events, messages };
-  };
+  const receiptContext = (finishedAt: string): ReceiptContext => ({
+    finishedAt,
+    startedAtOf: (callId) => callStartedAt.get(callId),
+    toolOf: (name) => wiring.tools.get(name),
+  });
+  const toReceipt = (runId: string, settlement: ToolSettlement, finishedAt: string): ExecutionReceipt =>
+    receiptOf(runId, settlement, receiptContext(finishedAt));
+  const resultRecords = (runId: string, step: number, settlements: ReadonlyArray<ToolSettlement>, first: number) =>
+    toolResultRecords(runId, step, settlements, first, receiptContext(wiring.now()));
 
   const recordResults = (
     input: ToolResultsInput,
