@@ -47,10 +47,10 @@ export {
   type DenyOptions,
   type LedgerReader,
   type ResumeRunOptions,
-  type RunActor,
   type RunHandle,
   type StartRunOptions,
 } from "./runtime/AgentRuntime.js";
+export type { RunSnapshotView, RunView } from "./runtime/runView.js";
 export type { ActiveRun, RunRegistry, TranscriptStore } from "./runtime/stores.js";
 // Observability.
 export { otelTracingLayer } from "./services/observability/otel.js";

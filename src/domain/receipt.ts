@@ -8,7 +8,10 @@ export type ReceiptStatus = z.infer<typeof ReceiptStatus>;
 export const VerificationStatus = z.enum(["verified", "partial", "unverified"]);
 export type VerificationStatus = z.infer<typeof VerificationStatus>;
 
-/** Why a receipt that is not `ok` ended as it did. */
+/**
+ * Why a receipt that is not `ok` ended as it did. `start_refused`: the ledger refused the call's
+ * start record (the run's lease moved or expired), so its executor was never invoked.
+ */
 export const ReceiptReason = z.enum([
   "tool_error",
   "tool_threw",
@@ -21,6 +24,7 @@ export const ReceiptReason = z.enum([
   "interrupted",
   "approval_denied",
   "approval_expired",
+  "start_refused",
 ]);
 export type ReceiptReason = z.infer<typeof ReceiptReason>;
 
@@ -37,5 +41,7 @@ export const ExecutionReceipt = z.strictObject({
   inputFingerprint: z.string().regex(/^[0-9a-f]{64}$/),
   evidence: z.record(z.string(), JsonValue),
   verificationStatus: VerificationStatus,
+  /** The kind of the tool that produced it, as declared when the receipt was written. */
+  toolKind: z.enum(["observe", "mutate", "deliver"]).optional(),
 });
 export type ExecutionReceipt = z.infer<typeof ExecutionReceipt>;

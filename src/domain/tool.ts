@@ -66,10 +66,13 @@ export const ToolSettlement = z.strictObject({
 });
 export type ToolSettlement = z.infer<typeof ToolSettlement>;
 
-/** What an executor actor reports; expected failures are values, not rejections. */
+/**
+ * What an executor actor reports; expected failures are values, not rejections. `cancelled` / `start_refused`: the ledger refused the call's start
+ * record (the run's lease moved or expired), so the executor was never invoked.
+ */
 export const ExecutorResult = z.strictObject({
-  status: z.enum(["ok", "error"]),
-  reason: z.enum(["tool_error", "tool_threw", "invalid_arguments"]).optional(),
+  status: z.enum(["ok", "error", "cancelled"]),
+  reason: z.enum(["tool_error", "tool_threw", "invalid_arguments", "start_refused"]).optional(),
   output: JsonValue,
   evidence: z.record(z.string(), JsonValue),
   startedAt: z.string(),

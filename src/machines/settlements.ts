@@ -46,7 +46,7 @@ export function refusedSettlement(planned: PlannedCall): ToolSettlement {
 
 export function resultSettlement(planned: PlannedCall, result: ExecutorResult): ToolSettlement {
   return settle(planned, result.status, {
-    ...(result.status === "error" ? { reason: result.reason ?? "tool_error" } : {}),
+    ...(result.status !== "ok" ? { reason: result.reason ?? "tool_error" } : {}),
     output: result.output,
     evidence: result.evidence,
     startedAt: result.startedAt,

@@ -34,6 +34,11 @@ export const LEDGER_REFUSALS = [
   "decision_without_request",
   "already_decided",
   "call_already_settled",
+  "already_started",
+  "start_without_call",
+  "start_without_approval",
+  "lease_expired",
+  "completed_without_evidence",
 ] as const;
 export type LedgerRefusal = (typeof LEDGER_REFUSALS)[number];
 
@@ -53,6 +58,24 @@ export interface NewRun {
   readonly model?: string | null;
   readonly apiFamily?: string | null;
   readonly startedAt?: string;
+  /** The receipt-verification rollout mode the run is driven with; `enforce` unless said otherwise. */
+  readonly verificationMode?: "off" | "observe" | "enforce";
+}
+
+/** A call about to be invoked. */
+export interface ToolStart {
+  readonly callId: string;
+  readonly toolName: string;
+  /** The tool only observes or is idempotent: a later attempt after an unknown outcome is allowed. */
+  readonly mayRepeat: boolean;
+  readonly startedAt: string;
+}
+
+/** A durable start of a call. */
+export interface ToolStartRecord {
+  readonly callId: string;
+  readonly attempt: number;
+  readonly startedAt: string;
 }
 
 export interface EventToAppend {
@@ -119,6 +142,16 @@ export interface AgentRunStoreShape {
     receipts?: ReadonlyArray<ExecutionReceipt>,
   ) => Effect.Effect<void, LedgerError>;
   readonly recordReceipt: (receipt: ExecutionReceipt) => Effect.Effect<void, LedgerError>;
+  /**
+   * Records that these calls are about to be invoked, in one transaction fenced by the run's
+   * lease (migration 0009). Refused — the calls must then not run — when this store lost the
+   * lease or it expired (`stale_lease`, `lease_expired`), when a call that may not repeat started
+   * before (`already_started`), when it waits for approval (`start_without_approval`) or has
+   * settled (`call_already_settled`).
+   */
+  readonly startCalls: (runId: string, starts: ReadonlyArray<ToolStart>) => Effect.Effect<void, LedgerError>;
+  /** Every recorded start of the run's calls (a call may have several attempts if it may repeat). */
+  readonly listStarts: (runId: string) => Effect.Effect<ReadonlyArray<ToolStartRecord>, LedgerError>;
   /** Terminal event + run row in one transaction. */
   readonly finishRun: (runId: string, closure: RunClosure) => Effect.Effect<void, LedgerError>;
   readonly getRun: (runId: string) => Effect.Effect<RunRecord | undefined, LedgerError>;

@@ -17,6 +17,7 @@ import {
   type RunListFilter,
 } from "./AgentRunStore.js";
 import { jsonText, limit } from "./dialect.js";
+import type { LeaseBook } from "./leaseBook.js";
 import * as LedgerRecovery from "./ledgerRecovery.js";
 import * as LedgerWriter from "./ledgerWriter.js";
 import { DEFAULT_PAYLOAD_CAP_BYTES } from "./payloadHygiene.js";
@@ -30,6 +31,10 @@ export interface SqlAgentRunStoreOptions {
   readonly ownerId?: string | undefined;
   /** How long a lease of this owner lasts without renewal (ms; default 30 s). */
   readonly leaseMs?: number | undefined;
+  /** The epochs this store's writer holds, shared with the owner's heartbeat. */
+  readonly leases?: LeaseBook | undefined;
+  /** The receipt-verification rollout mode of the runs this store opens (default `enforce`). */
+  readonly verificationMode?: "off" | "observe" | "enforce" | undefined;
   /** How recovery tells whether an owner is alive: this host, a pid probe, the wall clock (tests replace them). */
   readonly liveness?: LedgerRecovery.OwnerLiveness | undefined;
 }
@@ -61,6 +66,7 @@ interface ReceiptRow {
   evidence_json: string;
   started_at: string;
   finished_at: string | null;
+  tool_kind?: string | null;
 }
 
 function toRunRecord(row: RunRow): RunRecord {
@@ -97,6 +103,9 @@ function toReceipt(row: ReceiptRow): ExecutionReceipt {
     inputFingerprint: row.input_fingerprint,
     evidence,
     verificationStatus: row.verification_status,
+    ...(row.tool_kind === "observe" || row.tool_kind === "mutate" || row.tool_kind === "deliver"
+      ? { toolKind: row.tool_kind }
+      : {}),
   };
 }
 
@@ -113,7 +122,14 @@ export const make = (
     const capBytes = options.payloadCapBytes ?? DEFAULT_PAYLOAD_CAP_BYTES;
     const now = options.now ?? (() => new Date().toISOString());
     const leaseMs = options.leaseMs ?? LedgerWriter.DEFAULT_LEASE_MS;
-    const writer = yield* LedgerWriter.make({ capBytes, now, ownerId: options.ownerId, leaseMs });
+    const writer = yield* LedgerWriter.make({
+      capBytes,
+      now,
+      ownerId: options.ownerId,
+      leaseMs,
+      leases: options.leases,
+      verificationMode: options.verificationMode,
+    });
     const refuse =
       (context: string) =>
       <A, R>(effect: Effect.Effect<A, SqlError.SqlError, R>) =>
@@ -176,6 +192,25 @@ export const make = (
       writer
         .append(receipt.runId, [], [receipt])
         .pipe(refuseForRun(receipt.runId, `recordReceipt ${receipt.runId}/${receipt.callId}`));
+
+    const startCalls: AgentRunStoreShape["startCalls"] = (runId, starts) =>
+      writer.leases.lost(runId)
+        ? Effect.fail(
+            new LedgerError({
+              reason: "stale_lease",
+              message: `startCalls ${runId}: this runtime lost the run's lease (another owner took it over)`,
+            }),
+          )
+        : writer.start(runId, starts).pipe(refuseForRun(runId, `startCalls ${runId}`));
+
+    const listStarts: AgentRunStoreShape["listStarts"] = (runId) =>
+      sql<{ call_id: string; attempt: number; started_at: string }>`
+        SELECT call_id, attempt, started_at FROM agent_tool_starts WHERE run_id = ${runId} ORDER BY call_id, attempt`.pipe(
+        Effect.map((rows) =>
+          rows.map((row) => ({ callId: row.call_id, attempt: Number(row.attempt), startedAt: row.started_at })),
+        ),
+        refuse(`listStarts ${runId}`),
+      );
 
     const finishRun: AgentRunStoreShape["finishRun"] = (runId, closure) =>
       foreignReceipt(runId, closure.receipts ?? [], `finishRun ${runId}`) ??
@@ -301,6 +336,8 @@ export const make = (
       findLiveRuns,
       findAbandonedRuns,
       acquireLease,
+      startCalls,
+      listStarts,
       createRun,
       appendEvents,
       recordReceipt,

@@ -10,13 +10,15 @@ import {
   LATEST_VERSION_CHECK,
   runMigrations,
 } from "./database.js";
+import { makeLeaseBook } from "./leaseBook.js";
 import * as LedgerSignals from "./ledgerSignals.js";
 import * as Postgres from "./postgres.js";
 import { DEFAULT_OWNER_SETTINGS, type OwnerSettings, registerOwner } from "./runOwners.js";
 import * as SqlAgentRunStore from "./SqlAgentRunStore.js";
 import * as Sqlite from "./sqlite.js";
 
-export interface LedgerOptions extends Omit<SqlAgentRunStore.SqlAgentRunStoreOptions, "ownerId" | "leaseMs"> {
+export interface LedgerOptions
+  extends Omit<SqlAgentRunStore.SqlAgentRunStoreOptions, "ownerId" | "leaseMs" | "leases"> {
   /** A SQLite file (or ":memory:"), or a PostgreSQL URL (`postgres://…`). */
   readonly filename: string;
   /**
@@ -33,10 +35,11 @@ const storeLayer = (options: LedgerOptions, migrate: Effect.Effect<unknown, Data
     Effect.gen(function* () {
       yield* migrate;
       const settings = options.owner === false ? undefined : { ...DEFAULT_OWNER_SETTINGS, ...options.owner };
+      const leases = makeLeaseBook();
       const ownerId =
         settings === undefined
           ? undefined
-          : yield* registerOwner(settings).pipe(
+          : yield* registerOwner(settings, leases).pipe(
               Effect.mapError(
                 (error) =>
                   new DatabaseError({
@@ -46,7 +49,7 @@ const storeLayer = (options: LedgerOptions, migrate: Effect.Effect<unknown, Data
                   }),
               ),
             );
-      return yield* SqlAgentRunStore.make({ ...options, ownerId, leaseMs: settings?.expiryMs });
+      return yield* SqlAgentRunStore.make({ ...options, ownerId, leaseMs: settings?.expiryMs, leases });
     }),
   );
 

@@ -1,6 +1,6 @@
 import { SqlClient, type SqlError } from "@effect/sql";
 import { Effect, Schedule } from "effect";
-import type { ExecutionReceipt, RunRecord } from "../domain/index.js";
+import type { ExecutionReceipt, JsonValue, RunRecord } from "../domain/index.js";
 import type { AbandonedRun, AgentRunStoreShape, LedgerError, LiveRun, RecoveredRun } from "./AgentRunStore.js";
 import { jsonText } from "./dialect.js";
 import * as LedgerWriter from "./ledgerWriter.js";
@@ -80,10 +80,13 @@ export const make = (
         tool_name: string;
         fingerprint: string | null;
         created_at: string;
+        first_start: string | null;
       }>`
           SELECT ${jsonText(sql, "e.payload_json", "callId")} AS call_id,
                  ${jsonText(sql, "e.payload_json", "toolName")} AS tool_name,
-                 ${jsonText(sql, "e.payload_json", "inputFingerprint")} AS fingerprint, e.created_at
+                 ${jsonText(sql, "e.payload_json", "inputFingerprint")} AS fingerprint, e.created_at,
+                 (SELECT MIN(s.started_at) FROM agent_tool_starts s
+                   WHERE s.run_id = e.run_id AND s.call_id = ${jsonText(sql, "e.payload_json", "callId")}) AS first_start
           FROM agent_run_events e
           WHERE e.run_id = ${run.runId} AND e.event_type IN ('tool_call', 'tool_result') AND e.event_type = 'tool_call'
             AND NOT EXISTS (SELECT 1 FROM agent_execution_receipts r
@@ -100,10 +103,17 @@ export const make = (
         toolName: call.tool_name,
         status: "cancelled",
         reason: "interrupted",
-        startedAt: call.created_at,
+        startedAt: call.first_start ?? call.created_at,
         finishedAt: endedAt,
         inputFingerprint: call.fingerprint ?? "0".repeat(64),
-        evidence: { note: "the process ended before this call reported; its side effects are unknown" },
+        // Whether the call started is what its start record says (migration 0009), never a guess.
+        evidence: (call.first_start === null
+          ? { started: false, note: "the process ended before this call started: it never ran" }
+          : {
+              started: true,
+              side_effect_unknown: true,
+              note: "the process ended before this call reported; its side effects are unknown",
+            }) as Record<string, JsonValue>,
         verificationStatus: "unverified",
       }));
       // Inside this transaction the writer's own transaction nests as a savepoint.
@@ -122,15 +132,15 @@ export const make = (
     });
 
   /**
-   * Open runs with a call that waits for approval (issue Q): a request, no receipt, and no
-   * approval (an approved call may have started; a denied one never runs, a resume settles it).
+   * Open runs with a call that asked for approval and never started: it waits for a decision, or
+   * has one that whoever resumes the run applies. A call with a start record may have run; a
+   * denied one never runs, and a resume settles it.
    */
   const parkedRuns = () =>
     sql<{ run_id: string }>`SELECT DISTINCT a.run_id FROM agent_approvals a
         JOIN agent_runs r ON r.run_id = a.run_id AND r.terminal_state = 'running'
         WHERE a.kind = 'requested'
-          AND NOT EXISTS (SELECT 1 FROM agent_approvals d
-            WHERE d.run_id = a.run_id AND d.call_id = a.call_id AND d.kind = 'approved')
+          AND NOT EXISTS (SELECT 1 FROM agent_tool_starts s WHERE s.run_id = a.run_id AND s.call_id = a.call_id)
           AND NOT EXISTS (SELECT 1 FROM agent_execution_receipts x
             WHERE x.run_id = a.run_id AND x.call_id = a.call_id)`.pipe(
       Effect.map((rows) => new Set(rows.map((row) => row.run_id))),

@@ -1,6 +1,6 @@
 import { SqlClient, SqlError } from "@effect/sql";
 import { Effect } from "effect";
-import type { ExecutionReceipt, JsonValue } from "../domain/index.js";
+import { type ExecutionReceipt, hasEvidence, type JsonValue, STABLE_ID_KEYS } from "../domain/index.js";
 import {
   type EventToAppend,
   LEDGER_REFUSALS,
@@ -8,8 +8,10 @@ import {
   type LedgerRefusal,
   type NewRun,
   type RunClosure,
+  type ToolStart,
 } from "./AgentRunStore.js";
 import { nowMillis } from "./dialect.js";
+import { type LeaseBook, makeLeaseBook } from "./leaseBook.js";
 import { sanitizedJson, sanitizeText } from "./payloadHygiene.js";
 
 /**
@@ -41,14 +43,17 @@ export interface LedgerWriter {
   /** Leading events, the terminal event, receipts and the run row's terminal state. */
   readonly finish: (runId: string, closure: RunClosure) => Effect.Effect<void, SqlError.SqlError>;
   /**
+   * Records that calls are about to start (migration 0009), in one transaction fenced by the
+   * run's lease: refused — and so never started — when this writer lost the lease, when the lease
+   * expired, when a call that may not repeat started before, or when a call still waits for its
+   * approval.
+   */
+  readonly start: (runId: string, starts: ReadonlyArray<ToolStart>) => Effect.Effect<void, SqlError.SqlError>;
+  /**
    * The lease epoch this writer holds for a run (see migration 0007): every row it writes for
    * the run carries it, and the database refuses them once another writer took the run over.
    */
-  readonly leases: {
-    readonly epochOf: (runId: string) => number | undefined;
-    readonly hold: (runId: string, epoch: number) => void;
-    readonly drop: (runId: string) => void;
-  };
+  readonly leases: LeaseBook;
 }
 
 export interface LedgerWriterOptions {
@@ -59,6 +64,10 @@ export interface LedgerWriterOptions {
   readonly ownerId?: string | undefined;
   /** With an owner, each run it opens gets a lease this long (ms; renewed by the owner's heartbeat). */
   readonly leaseMs?: number | undefined;
+  /** The epochs this writer holds, shared with the owner's heartbeat (a new book when absent). */
+  readonly leases?: LeaseBook | undefined;
+  /** The rollout mode of receipt verification the runs it opens are driven with (default `enforce`). */
+  readonly verificationMode?: "off" | "observe" | "enforce" | undefined;
 }
 
 const refusalSet: ReadonlySet<string> = new Set(LEDGER_REFUSALS);
@@ -157,16 +166,27 @@ export function receiptEvidenceJson(receipt: ExecutionReceipt, capBytes: number)
   return sanitizedJson(evidence, capBytes);
 }
 
+/**
+ * What the database's evidence check reads (migration 0009), taken from the receipt's whole
+ * evidence before any payload cap: the tool's kind, the first stable external id, and the keys
+ * that carry a value.
+ */
+export function evidenceColumns(receipt: ExecutionReceipt) {
+  const key = STABLE_ID_KEYS.find((candidate) => hasEvidence(receipt, [candidate]));
+  const value = key === undefined ? undefined : receipt.evidence[key];
+  return {
+    tool_kind: receipt.toolKind ?? null,
+    external_id: value === undefined ? null : typeof value === "string" ? value : JSON.stringify(value),
+    evidence_keys_json: JSON.stringify(Object.keys(receipt.evidence).filter((name) => hasEvidence(receipt, [name]))),
+  };
+}
+
 export const make = (options: LedgerWriterOptions): Effect.Effect<LedgerWriter, never, SqlClient.SqlClient> =>
   Effect.map(SqlClient.SqlClient, (sql) => {
     const { capBytes, now } = options;
     type Write = Effect.Effect<unknown, SqlError.SqlError>;
-    const epochs = new Map<string, number>();
-    const leases: LedgerWriter["leases"] = {
-      epochOf: (runId) => epochs.get(runId),
-      hold: (runId, epoch) => void epochs.set(runId, epoch),
-      drop: (runId) => void epochs.delete(runId),
-    };
+    const leases = options.leases ?? makeLeaseBook();
+    const epochs = { get: leases.epochOf, has: (runId: string) => leases.epochOf(runId) !== undefined };
 
     const insertEvents = (runId: string, events: ReadonlyArray<EventToAppend>, createdAt: string): Write =>
       sql`INSERT INTO agent_run_events ${sql.insert(
@@ -194,6 +214,7 @@ export const make = (options: LedgerWriterOptions): Effect.Effect<LedgerWriter, 
           started_at: receipt.startedAt,
           finished_at: receipt.finishedAt,
           lease_epoch: epochs.get(receipt.runId) ?? null,
+          ...evidenceColumns(receipt),
         })),
       )}`;
 
@@ -250,6 +271,7 @@ export const make = (options: LedgerWriterOptions): Effect.Effect<LedgerWriter, 
             completion_contract_json: JSON.stringify(run.contract),
             trace_id: run.traceId,
             started_at: startedAt,
+            verification_mode: run.verificationMode ?? options.verificationMode ?? "enforce",
           })}`,
           ...(options.ownerId
             ? [
@@ -261,6 +283,17 @@ export const make = (options: LedgerWriterOptions): Effect.Effect<LedgerWriter, 
           ...rows(run.runId, events, [], startedAt),
         ];
       }).pipe(Effect.tapError(() => Effect.sync(() => leases.drop(run.runId))));
+
+    const start: LedgerWriter["start"] = (runId, starts) =>
+      batch("start", () =>
+        starts.map(
+          (call) => sql`INSERT INTO agent_tool_starts
+              (run_id, call_id, attempt, tool_name, may_repeat, lease_epoch, started_at)
+            SELECT ${runId}, ${call.callId}, COALESCE(MAX(attempt), 0) + 1, ${call.toolName}, ${call.mayRepeat ? 1 : 0},
+              ${epochs.get(runId) ?? null}, ${call.startedAt}
+            FROM agent_tool_starts WHERE run_id = ${runId} AND call_id = ${call.callId}`,
+        ),
+      );
 
     const append: LedgerWriter["append"] = (runId, events, receipts) =>
       batch("append", () => rows(runId, events, receipts, now()));
@@ -281,5 +314,5 @@ export const make = (options: LedgerWriterOptions): Effect.Effect<LedgerWriter, 
         ];
       }).pipe(Effect.tap(() => Effect.sync(() => leases.drop(runId))));
 
-    return { open, append, finish, leases };
+    return { open, append, finish, start, leases };
   });

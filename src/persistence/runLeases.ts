@@ -3,14 +3,17 @@ import { Effect } from "effect";
 import type { AgentRunStoreShape } from "./AgentRunStore.js";
 import { isPostgres, nowMillis } from "./dialect.js";
 import * as LedgerWriter from "./ledgerWriter.js";
+import { judgeOwner, type OwnerRecord, processAlive, thisHost } from "./runOwners.js";
 
 /**
- * Taking over a run's lease (issue P, migration 0007). A lease is taken when it has expired on
- * the database's clock, when nobody holds one, when this owner already holds it (the epoch still
- * moves on, fencing off any older writer of this owner), or — `force` — when the caller knows
- * its owner is gone (it ended, or its process is gone on this host). The takeover is one
- * statement, so two replicas racing for a run cannot both win; the winner's epoch is what its
- * writer stamps on every row from then on.
+ * Taking over a run's lease, as a compare-and-set. The lease row is the one record of who drives
+ * a run. A replica reads it (on PostgreSQL under a row lock) and may take it when it has expired
+ * on the database's clock, when nobody holds one, when this owner already holds it (the epoch
+ * still moves on, fencing off any older writer of this owner), or — `force` — when the holder
+ * named in the row *now* is gone (ended, or its process is gone on this host): never on the
+ * strength of an earlier look. The update then only lands if the row still has the epoch and
+ * owner that were read; a replica that raced and lost gets nothing and backs off. So each expiry
+ * gives at most one takeover, and the winner's epoch is what its writer stamps on every row.
  */
 
 export interface LeaseOptions {
@@ -20,8 +23,46 @@ export interface LeaseOptions {
   readonly leaseMs: number;
 }
 
+interface LeaseRow {
+  readonly owner_id: string;
+  readonly epoch: number;
+  readonly expired: number | boolean;
+}
+
+interface OwnerRow {
+  readonly owner_id: string;
+  readonly pid: number;
+  readonly host: string;
+  readonly started_at: string;
+  readonly heartbeat_at: string;
+  readonly expires_at: string;
+  readonly ended_at: string | null;
+}
+
 export const make = (options: LeaseOptions): Pick<AgentRunStoreShape, "acquireLease"> => {
   const { sql, writer, ownerId, leaseMs } = options;
+  const postgres = isPostgres(sql);
+
+  /** Whether the owner that holds the lease right now is gone, judged on its row read now. */
+  const holderGone = (holder: string) =>
+    Effect.map(
+      sql<OwnerRow>`SELECT owner_id, pid, host, started_at, heartbeat_at, expires_at, ended_at
+        FROM agent_ledger_owners WHERE owner_id = ${holder}`,
+      ([row]) => {
+        const owner: OwnerRecord | null = row
+          ? {
+              ownerId: row.owner_id,
+              pid: Number(row.pid),
+              host: row.host,
+              startedAt: row.started_at,
+              heartbeatAt: row.heartbeat_at,
+              expiresAt: row.expires_at,
+              endedAt: row.ended_at,
+            }
+          : null;
+        return judgeOwner(owner, { ownerId, host: thisHost(), now: new Date(), processAlive }).gone;
+      },
+    );
 
   const takeOver = (runId: string, owner: string, force: boolean, skipLocked: boolean) =>
     Effect.gen(function* () {
@@ -29,22 +70,36 @@ export const make = (options: LeaseOptions): Pick<AgentRunStoreShape, "acquireLe
         terminal_state: string;
       }>`SELECT terminal_state FROM agent_runs WHERE run_id = ${runId}`;
       if (state[0]?.terminal_state !== "running") return undefined;
-      // PostgreSQL: a lease row another replica is taking over (or appending under) right now is
-      // skipped by a supervisor's scan rather than waited for.
-      if (skipLocked && isPostgres(sql)) {
-        const free = yield* sql<{ run_id: string }>`
-          SELECT run_id FROM run_leases WHERE run_id = ${runId} FOR UPDATE SKIP LOCKED`;
-        const exists = yield* sql<{ run_id: string }>`SELECT run_id FROM run_leases WHERE run_id = ${runId}`;
-        if (exists.length > 0 && free.length === 0) return undefined;
+      // PostgreSQL: the lease row is locked while this replica decides; a supervisor's scan skips
+      // a row another replica is deciding on rather than waiting for it.
+      const lock = postgres ? (skipLocked ? "FOR UPDATE SKIP LOCKED" : "FOR UPDATE") : "";
+      const leases = yield* sql<LeaseRow>`
+        SELECT owner_id, epoch, (expires_at < ${nowMillis(sql)}) AS expired FROM run_leases
+        WHERE run_id = ${runId} ${sql.unsafe(lock)}`;
+      const lease = leases[0];
+      let taken: ReadonlyArray<{ epoch: number }>;
+      if (lease === undefined) {
+        if (postgres && skipLocked) {
+          const exists = yield* sql<{ run_id: string }>`SELECT run_id FROM run_leases WHERE run_id = ${runId}`;
+          if (exists.length > 0) return undefined;
+        }
+        taken = yield* sql<{ epoch: number }>`
+          INSERT INTO run_leases (run_id, owner_id, epoch, expires_at)
+          VALUES (${runId}, ${owner}, 1, ${nowMillis(sql)} + ${leaseMs})
+          ON CONFLICT (run_id) DO NOTHING
+          RETURNING epoch`;
+      } else {
+        const mayTake =
+          lease.owner_id === owner ||
+          lease.expired === true ||
+          Number(lease.expired) === 1 ||
+          (force && (yield* holderGone(lease.owner_id)));
+        if (!mayTake) return undefined;
+        taken = yield* sql<{ epoch: number }>`
+          UPDATE run_leases SET owner_id = ${owner}, epoch = epoch + 1, expires_at = ${nowMillis(sql)} + ${leaseMs}
+          WHERE run_id = ${runId} AND epoch = ${lease.epoch} AND owner_id = ${lease.owner_id}
+          RETURNING epoch`;
       }
-      const taken = yield* sql<{ epoch: number }>`
-        INSERT INTO run_leases (run_id, owner_id, epoch, expires_at)
-        VALUES (${runId}, ${owner}, 1, ${nowMillis(sql)} + ${leaseMs})
-        ON CONFLICT (run_id) DO UPDATE SET owner_id = excluded.owner_id, epoch = run_leases.epoch + 1,
-          expires_at = excluded.expires_at
-        WHERE run_leases.expires_at < ${nowMillis(sql)} OR run_leases.owner_id = excluded.owner_id
-          OR ${sql.unsafe(force ? "1 = 1" : "1 = 0")}
-        RETURNING epoch`;
       const epoch = taken[0]?.epoch;
       if (epoch === undefined) return undefined;
       yield* sql`INSERT INTO agent_run_owners (run_id, owner_id) VALUES (${runId}, ${owner})

@@ -3,12 +3,13 @@ import { hostname } from "node:os";
 import { SqlClient, type SqlError } from "@effect/sql";
 import { Effect, type Scope } from "effect";
 import { isPostgres, nowMillis } from "./dialect.js";
+import type { LeaseBook } from "./leaseBook.js";
 
 /**
- * Run ownership on a ledger file shared by several processes (issue N item 11): each runtime that
+ * Run ownership on a ledger shared by several processes: each runtime that
  * writes registers itself as an owner, heartbeats, and records itself as the owner of every run it
- * opens; start-up recovery closes only runs whose owner is gone. (PostgreSQL leases with fencing
- * come with the PostgreSQL ledger.)
+ * opens; start-up recovery closes only runs whose owner is gone. The owner's heartbeat also renews
+ * the leases of the runs it drives (see runLeases.ts).
  */
 
 export interface OwnerSettings {
@@ -88,6 +89,7 @@ const detachedSleep = (ms: number): Effect.Effect<void> =>
  */
 export const registerOwner = (
   settings: OwnerSettings,
+  leases: LeaseBook,
   now: () => Date = () => new Date(),
 ): Effect.Effect<string, SqlError.SqlError, SqlClient.SqlClient | Scope.Scope> =>
   Effect.gen(function* () {
@@ -107,13 +109,26 @@ export const registerOwner = (
       expires_at: first.until,
     })}`;
     // The same beat renews the leases of the runs this owner drives (migration 0007), on the
-    // database's clock: one statement however many runs are in flight.
+    // database's clock: one statement however many runs are in flight. A lease it no longer finds
+    // under this owner was taken over: the lease book marks it lost, so no new call starts there.
     const beat = Effect.suspend(() => {
       const next = lease();
+      const startedAt = Date.now();
       return Effect.zipRight(
         sql`UPDATE agent_ledger_owners SET heartbeat_at = ${next.at}, expires_at = ${next.until}
           WHERE owner_id = ${ownerId}`,
-        sql`UPDATE run_leases SET expires_at = ${nowMillis(sql)} + ${settings.expiryMs} WHERE owner_id = ${ownerId}`,
+        sql<{
+          run_id: string;
+          epoch: number;
+        }>`UPDATE run_leases SET expires_at = ${nowMillis(sql)} + ${settings.expiryMs}
+          WHERE owner_id = ${ownerId} RETURNING run_id, epoch`.pipe(
+          Effect.tap((rows) =>
+            leases.renewed(
+              startedAt,
+              rows.map((row) => ({ runId: row.run_id, epoch: Number(row.epoch) })),
+            ),
+          ),
+        ),
       );
     }).pipe(Effect.catchAll((error) => Effect.logWarning(`ledger owner heartbeat failed: ${error.message}`)));
     yield* Effect.forkScoped(Effect.forever(Effect.zipRight(detachedSleep(settings.heartbeatMs), beat)));

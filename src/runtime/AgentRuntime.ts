@@ -28,6 +28,7 @@ import type {
   StartRunOptions,
 } from "./runtimeConfig.js";
 import { DEFAULT_SHUTDOWN_TIMEOUT_MS, type InFlightRun, ownerSettings, parsedContract } from "./runtimeConfig.js";
+import { runView } from "./runView.js";
 import { makeRunRegistry, makeTranscriptStore, type RunRegistry } from "./stores.js";
 import { type SupervisorSettings, startSupervisor, takeOverRun } from "./supervisor.js";
 
@@ -37,7 +38,6 @@ export type {
   DenyOptions,
   LedgerReader,
   ResumeRunOptions,
-  RunActor,
   RunHandle,
   RuntimeServices,
   StartRunOptions,
@@ -201,26 +201,24 @@ export class AgentRuntime {
     const traceId = observer.traceId;
     const transcript = makeTranscriptStore(options.history ?? []);
 
-    this.operations.set(
+    const operations = runOperations({
       runId,
-      runOperations({
-        runId,
-        provider,
-        tools,
-        allowedTools,
-        transcript,
-        retry: this.config.retry ?? DEFAULT_RETRY_POLICY,
-        defaultToolTimeoutMs: this.config.defaultToolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
-        now: () => new Date().toISOString(),
-        receiptVerification: this.config.receiptVerification ?? "enforce",
-        claimJudge: this.config.claimJudge ?? false,
-        observer, // [observability]
-        resumedAfter: resume?.resumedAfter,
-        approval: options.approval ?? this.config.approval,
-        approvalPollMs: this.config.approval?.pollMs,
-        sessionGrants: this.sessionGrantsOf(options.sessionId),
-      }),
-    );
+      provider,
+      tools,
+      allowedTools,
+      transcript,
+      retry: this.config.retry ?? DEFAULT_RETRY_POLICY,
+      defaultToolTimeoutMs: this.config.defaultToolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+      now: () => new Date().toISOString(),
+      receiptVerification: this.config.receiptVerification ?? "enforce",
+      claimJudge: this.config.claimJudge ?? false,
+      observer, // [observability]
+      resumedAfter: resume?.resumedAfter,
+      approval: options.approval ?? this.config.approval,
+      approvalPollMs: this.config.approval?.pollMs,
+      sessionGrants: this.sessionGrantsOf(options.sessionId),
+    });
+    this.operations.set(runId, operations);
     this.machine ??= provideRunMachine(this.managed, (id) => {
       const operations = this.operations.get(id);
       if (!operations) throw new Error(`no run ${id} in flight on this runtime`);
@@ -243,7 +241,11 @@ export class AgentRuntime {
         locale: options.locale ?? this.config.locale ?? "en",
         capabilities: provider.capabilities,
         receiptVerification: this.config.receiptVerification ?? "enforce",
-        ...(resume ? { resume: resume.point } : {}),
+        ...(resume
+          ? {
+              resume: { ...resume.point, rerun: resume.point.rerun.map((planned) => operations.withApproval(planned)) },
+            }
+          : {}),
       },
     });
 
@@ -291,7 +293,7 @@ export class AgentRuntime {
     return {
       runId,
       traceId,
-      actor,
+      actor: runView(actor),
       events,
       result,
       transcript,

@@ -24,10 +24,15 @@ const defectText = (cause: Cause.Cause<unknown>) => {
   return error instanceof Error ? error.message : String(error);
 };
 
+interface RunningTool {
+  fiber: Fiber.RuntimeFiber<unknown, unknown> | undefined;
+  readonly abort: AbortController;
+}
+
 export function provideRunMachine(runtime: Runtime, operationsOf: (runId: string) => RunOperations) {
   const runIO = fromCallback<RunCommand, { runId: string }>(({ input, receive, sendBack }) => {
     const operations = operationsOf(input.runId);
-    const tools = new Map<string, { fiber: Fiber.RuntimeFiber<unknown, unknown>; abort: AbortController }>();
+    const tools = new Map<string, RunningTool>();
     let sampling: Fiber.RuntimeFiber<unknown, unknown> | undefined;
     let stopped = false;
 
@@ -48,19 +53,24 @@ export function provideRunMachine(runtime: Runtime, operationsOf: (runId: string
 
     const execute = (command: Extract<RunCommand, { type: "EXECUTE" }>) => {
       const abort = new AbortController();
-      const { startedAt, effect } = operations.execute(command, abort.signal);
       const { call } = command.planned;
-      command.replyTo.send({
-        type: "CALL_STARTED",
-        index: command.index,
-        at: Date.now(),
-        startedAt,
-      } satisfies BatchReply);
-      sendBack({ type: "TOOL_STARTED", step: command.step, callId: call.id, toolName: call.name });
+      // The batch and the host hear that the call started only once its start record is durable.
+      const entry: RunningTool = { fiber: undefined, abort };
+      const effect = operations.execute(command, abort.signal, (startedAt) => {
+        if (stopped || tools.get(call.id) !== entry) return;
+        command.replyTo.send({
+          type: "CALL_STARTED",
+          index: command.index,
+          at: Date.now(),
+          startedAt,
+        } satisfies BatchReply);
+        sendBack({ type: "TOOL_STARTED", step: command.step, callId: call.id, toolName: call.name });
+      });
+      tools.set(call.id, entry);
       const fiber = runtime.runFork(effect);
-      tools.set(call.id, { fiber, abort });
+      entry.fiber = fiber;
       fiber.addObserver((exit) => {
-        if (tools.get(call.id)?.fiber !== fiber) return; // aborted: the batch has settled it already
+        if (tools.get(call.id) !== entry) return; // aborted: the batch has settled it already
         tools.delete(call.id);
         if (stopped || !Exit.isSuccess(exit)) return;
         command.replyTo.send({
@@ -77,7 +87,7 @@ export function provideRunMachine(runtime: Runtime, operationsOf: (runId: string
       if (!running) return;
       tools.delete(callId);
       running.abort.abort();
-      running.fiber.unsafeInterruptAsFork(FiberId.none);
+      running.fiber?.unsafeInterruptAsFork(FiberId.none);
     };
 
     /** Calls waiting for approval whose decision has not reached the run yet. */

@@ -27,7 +27,7 @@ import type { ApprovalPolicy } from "../services/tools/approvalPolicy.js";
 import { planCalls } from "../services/tools/callPlanner.js";
 import { invokeTool } from "../services/tools/invokeTool.js";
 import { type ReceiptContext, receiptOf, toolResultRecords } from "../services/tools/resultRecords.js";
-import { type AnyToolDefinition, describeTool } from "../services/tools/Tool.js";
+import { type AnyToolDefinition, describeTool, mayRepeat } from "../services/tools/Tool.js";
 import { callIdsOf } from "../services/transcriptProjector.js";
 import { verifyAnswer } from "../services/verification.js";
 import { approvalOperations } from "./approvalOperations.js";
@@ -114,6 +114,7 @@ export function runOperations(wiring: RunWiring) {
             providerId: wiring.provider.id,
             model: wiring.provider.model,
             apiFamily: wiring.provider.apiFamily,
+            verificationMode: wiring.receiptVerification,
           },
           [{ sequence: 1, type: "user_input", payload: { text: input.input, origin: "user" } }],
         );
@@ -175,55 +176,83 @@ export function runOperations(wiring: RunWiring) {
       }).pipe(observe.append(input)),
     );
 
-  const execute = (command: Extract<RunCommand, { type: "EXECUTE" }>, signal: AbortSignal) => {
+  /**
+   * The call's start record is written — fenced by the run's lease — before the executor is
+   * invoked, and `onStarted` hears of it only then. A refused start (the lease moved or expired,
+   * or the ledger is out of reach) means the executor is never invoked: the call settles
+   * `cancelled` / `start_refused`, and whoever drives the run now finds it never started.
+   */
+  const execute = (
+    command: Extract<RunCommand, { type: "EXECUTE" }>,
+    signal: AbortSignal,
+    onStarted: (startedAt: string) => void,
+  ): Effect.Effect<ExecutorResult, unknown, AgentRunStore> => {
     const { call } = command.planned;
     const tool = wiring.tools.get(call.name)!;
-    const startedAt = wiring.now();
-    callStartedAt.set(call.id, startedAt);
-    const execution = invokeTool(tool, call.arguments, {
-      runId: command.runId,
-      callId: call.id,
-      step: command.step,
-      signal,
-    }).pipe(
-      Effect.map((invocation): ExecutorResult => {
-        if (invocation.kind === "invalid_arguments") {
-          return {
-            status: "error",
-            reason: "invalid_arguments",
-            output: { error: invocation.problem },
-            evidence: {},
-            startedAt,
-            finishedAt: wiring.now(),
-          };
-        }
-        const { result } = invocation;
-        return {
-          status: result.status,
-          ...(result.status === "error" ? { reason: "tool_error" as const } : {}),
-          output: result.output,
-          evidence: { ...(result.evidence ?? {}) },
-          startedAt,
-          finishedAt: wiring.now(),
-        };
-      }),
-      Effect.catchAllCause((cause) =>
-        Cause.isInterruptedOnly(cause)
-          ? Effect.failCause(cause)
-          : Effect.succeed<ExecutorResult>({
+    const invoke = (startedAt: string) =>
+      invokeTool(tool, call.arguments, {
+        runId: command.runId,
+        callId: call.id,
+        step: command.step,
+        signal,
+      }).pipe(
+        Effect.map((invocation): ExecutorResult => {
+          if (invocation.kind === "invalid_arguments") {
+            return {
               status: "error",
-              reason: "tool_threw",
-              output: { error: failureText(Cause.squash(cause)) },
+              reason: "invalid_arguments",
+              output: { error: invocation.problem },
               evidence: {},
               startedAt,
               finishedAt: wiring.now(),
-            }),
-      ),
-    );
-    return {
-      startedAt,
-      effect: execution.pipe(observe.tool({ step: command.step, callId: call.id, toolName: call.name })),
-    };
+            };
+          }
+          const { result } = invocation;
+          return {
+            status: result.status,
+            ...(result.status === "error" ? { reason: "tool_error" as const } : {}),
+            output: result.output,
+            evidence: { ...(result.evidence ?? {}) },
+            startedAt,
+            finishedAt: wiring.now(),
+          };
+        }),
+        Effect.catchAllCause((cause) =>
+          Cause.isInterruptedOnly(cause)
+            ? Effect.failCause(cause)
+            : Effect.succeed<ExecutorResult>({
+                status: "error",
+                reason: "tool_threw",
+                output: { error: failureText(Cause.squash(cause)) },
+                evidence: {},
+                startedAt,
+                finishedAt: wiring.now(),
+              }),
+        ),
+      );
+    return Effect.gen(function* () {
+      const store = yield* AgentRunStore;
+      const startedAt = wiring.now();
+      const recorded = yield* Effect.either(
+        store.startCalls(command.runId, [
+          { callId: call.id, toolName: call.name, mayRepeat: mayRepeat(tool), startedAt },
+        ]),
+      );
+      if (recorded._tag === "Left") {
+        const refusedAt = wiring.now();
+        return {
+          status: "cancelled",
+          reason: "start_refused",
+          output: { error: `the call was not started: ${recorded.left.message}` },
+          evidence: { started: false, refusal: recorded.left.reason },
+          startedAt: refusedAt,
+          finishedAt: refusedAt,
+        } satisfies ExecutorResult;
+      }
+      callStartedAt.set(call.id, startedAt);
+      onStarted(startedAt);
+      return yield* invoke(startedAt);
+    }).pipe(observe.tool({ step: command.step, callId: call.id, toolName: call.name }));
   };
 
   const receiptContext = (finishedAt: string): ReceiptContext => ({
@@ -361,7 +390,19 @@ export function runOperations(wiring: RunWiring) {
   ): Effect.Effect<LedgerReply<"APPROVAL_REQUESTED">, never, SqlClient.SqlClient> =>
     orLedgerFailed(approvals.requestApproval(command));
 
+  /**
+   * A resumed call that never started and has no approval request of its own goes through this
+   * run's approval policy as a new call would (the process may have stopped before asking).
+   */
+  const withApproval = (planned: PlannedCall): PlannedCall => {
+    if (planned.approval || planned.disposition !== "run") return planned;
+    const tool = wiring.tools.get(planned.call.name);
+    const approval = tool ? approvals.approvalFor(planned.call, tool) : undefined;
+    return approval ? { ...planned, approval } : planned;
+  };
+
   return {
+    withApproval,
     approvalPollMs: approvals.approvalPollMs,
     requestApproval,
     pollDecisions: approvals.pollDecisions,

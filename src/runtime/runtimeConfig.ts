@@ -28,6 +28,7 @@ import type { Provider } from "../services/providers/Provider.js";
 import type { RetryPolicy } from "../services/providers/retry.js";
 import type { ApprovalPolicy } from "../services/tools/approvalPolicy.js";
 import type { AnyToolDefinition } from "../services/tools/Tool.js";
+import type { RunView } from "./runView.js";
 import type { TranscriptStore } from "./stores.js";
 import type { SupervisorSettings } from "./supervisor.js";
 
@@ -169,12 +170,15 @@ export type RuntimeServices =
 export interface RunHandle {
   readonly runId: string;
   readonly traceId: string;
-  /** A real XState actor: subscribe, send `{ type: "CANCEL" }`, getSnapshot. */
-  readonly actor: RunActor;
+  /**
+   * The run's actor, read-only: getSnapshot, subscribe, and its emitted events (`on`). A host
+   * changes a run only through `cancel`, `approve` and `deny`.
+   */
+  readonly actor: RunView;
   readonly events: AsyncIterable<LoopEvent>;
   readonly result: Promise<AgentRunResult>;
   readonly transcript: TranscriptStore;
-  /** The same as `actor.send({ type: "CANCEL" })`: the run ends `cancelled`, open calls get `cancelled` receipts. */
+  /** Cancels the run: it ends `cancelled`, open calls get `cancelled` receipts. */
   cancel(): void;
   /** The run's root span and tracer when tracing is on (deliveries after the run join its tree). */
   readonly trace: RunTrace | undefined;

@@ -52,11 +52,13 @@ export const takeOverRun = (runId: string, options: TakeOverOptions) =>
     }
     const [ledger] = yield* store.loadRunLedgers([run]);
     const approvals = yield* listApprovals(runId);
+    const starts = yield* store.listStarts(runId);
     const plan = planResume(ledger!, {
       tools: options.tools,
       defaultToolTimeoutMs: options.defaultToolTimeoutMs,
       now: new Date().toISOString(),
       approvals,
+      starts,
     });
     if (plan.settle.events.length > 0) yield* store.appendEvents(runId, plan.settle.events, plan.settle.receipts);
     const takenOver: { readonly run: RunRecord; readonly plan: ResumePlan } = { run, plan };

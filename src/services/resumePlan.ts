@@ -7,20 +7,23 @@ import type {
   LedgerEvent,
   PlannedCall,
 } from "../domain/index.js";
-import type { EventToAppend, RunLedgerRecord } from "../persistence/AgentRunStore.js";
+import type { EventToAppend, RunLedgerRecord, ToolStartRecord } from "../persistence/AgentRunStore.js";
 import { canonicalJson, inputFingerprint, sha256 } from "./tools/fingerprint.js";
-import type { AnyToolDefinition } from "./tools/Tool.js";
+import { type AnyToolDefinition, mayRepeat } from "./tools/Tool.js";
 import { projectRuns } from "./transcriptProjector.js";
 
 /**
- * How an interrupted run continues from its ledger (issue P), decided from the rows alone: pure.
+ * How an interrupted run continues from its ledger, decided from the rows alone: pure.
  *
  * The run machine is rebuilt from the events — its step, receipts, call log, correction and
  * repair counts, and the transcript the model saw (tool facts, not narration). A call whose
- * tool_call row is durable but that has no receipt is *uncertain*: the process may have run it.
- * It runs again only when its tool is idempotent or only observes; any other gets a `cancelled`
- * receipt with `side_effect_unknown: true` and a tool result telling the model honestly that its
- * outcome is unknown — written before the run resumes, so a second resume finds it settled.
+ * tool_call row is durable but that has no receipt either never started (no start record: it
+ * runs now, after its approval if it asked for one — a decision made while nobody drove the run
+ * applies here) or is *uncertain* (a start record: the process may have run it). An uncertain
+ * call runs again only when its tool is idempotent or only observes; any other gets a `cancelled`
+ * receipt with `side_effect_unknown: true, started: true` and a tool result telling the model
+ * honestly that its outcome is unknown — written before the run resumes, so a second resume finds
+ * it settled.
  */
 
 export interface ResumePlan {
@@ -60,6 +63,8 @@ export interface ResumeOptions {
    * reaches it at once), whatever its tool.
    */
   readonly approvals?: ReadonlyArray<ApprovalRecord> | undefined;
+  /** The run's start records: a call has one exactly when its executor was about to be invoked. */
+  readonly starts: ReadonlyArray<ToolStartRecord>;
 }
 
 export function planResume(ledger: RunLedgerRecord, options: ResumeOptions): ResumePlan {
@@ -91,20 +96,28 @@ export function planResume(ledger: RunLedgerRecord, options: ResumeOptions): Res
   const lastSequence = events.at(-1)?.sequence ?? 0;
 
   const nowMs = Date.parse(options.now);
-  const waiting = new Map(
-    (options.approvals ?? [])
-      .filter((record) => record.decision?.decision !== "approved")
-      .map((record) => [record.callId, record]),
-  );
+  const requests = new Map((options.approvals ?? []).map((record) => [record.callId, record]));
+  const startedAt = new Map<string, string>();
+  for (const start of options.starts) if (!startedAt.has(start.callId)) startedAt.set(start.callId, start.startedAt);
+  const runnable = (toolName: string) => options.tools.get(toolName)?.execute !== undefined;
   const mayRunAgain = (toolName: string) => {
     const tool = options.tools.get(toolName);
-    return tool !== undefined && tool.execute !== undefined && (tool.kind === "observe" || tool.idempotent === true);
+    return tool !== undefined && runnable(toolName) && mayRepeat(tool);
   };
+  // A call without a start record never started: it runs (after its approval, if it asked for
+  // one), whatever its tool. One with a start record and no receipt may have run: only a tool that
+  // observes or is idempotent runs it again.
   const resumable = (call: { callId: string; toolName: string }) =>
-    (waiting.has(call.callId) && options.tools.get(call.toolName)?.execute !== undefined) || mayRunAgain(call.toolName);
+    startedAt.has(call.callId) ? mayRunAgain(call.toolName) : runnable(call.toolName);
   const rerun: PlannedCall[] = uncertain.filter(resumable).map((call) => {
-    const request = waiting.get(call.callId);
-    const left = request ? request.timeoutMs - (nowMs - Date.parse(request.requestedAt)) : 0;
+    const request = startedAt.has(call.callId) ? undefined : requests.get(call.callId);
+    // A decision already in the ledger reaches the call at its first look: its wait keeps its
+    // whole time. An undecided one waits for what is left.
+    const left = request
+      ? request.decision
+        ? request.timeoutMs
+        : request.timeoutMs - (nowMs - Date.parse(request.requestedAt))
+      : 0;
     return {
       call: { id: call.callId, name: call.toolName, arguments: call.args as Record<string, JsonValue> },
       disposition: "run",
@@ -123,7 +136,7 @@ export function planResume(ledger: RunLedgerRecord, options: ResumeOptions): Res
     toolName: call.toolName,
     status: "cancelled",
     reason: "interrupted",
-    startedAt: call.at,
+    startedAt: startedAt.get(call.callId) ?? call.at,
     finishedAt: options.now,
     inputFingerprint: inputFingerprint(call.toolName, call.args),
     evidence: {

@@ -12,7 +12,8 @@ import { BACKENDS, ledgerOn, noticePostgresSkipped } from "../support/backends.j
 import { dumpTable, newRun, receipt, toolCall, userInput, useTempDir } from "../support/tempDir.js";
 
 const tmp = useTempDir("agentloop-approvals-");
-const { "0008_tool_approvals": _approvals, ...UP_TO_0007 } = MIGRATIONS;
+const { "0008_tool_approvals": _approvals, "0009_tool_starts_and_evidence": _starts, ...UP_TO_0007 } = MIGRATIONS;
+const { "0009_tool_starts_and_evidence": _latest, ...UP_TO_0008 } = MIGRATIONS;
 const AT = "2024-05-01T00:00:00.000Z";
 
 const approve = (decidedBy = "host"): HostApprovalDecision => ({
@@ -71,7 +72,7 @@ describe("migration 0008_tool_approvals on a version-7 ledger with receipts", ()
       yield* migrateDatabase(file, { migrations: UP_TO_0007 });
       seedVersion7(file);
       const before = dumpTable(file, "agent_execution_receipts");
-      const report = yield* migrateDatabase(file);
+      const report = yield* migrateDatabase(file, { migrations: UP_TO_0008 });
       expect(report.applied).toEqual(["0008_tool_approvals"]);
       expect(dumpTable(file, "agent_execution_receipts")).toEqual(before);
       const db = new Sqlite(file);

@@ -11,6 +11,7 @@ import { LEDGER_DDL } from "../../src/persistence/migrations/0002_run_ledger.js"
 import { DELIVERY_DDL } from "../../src/persistence/migrations/0003_channel_deliveries.js";
 import { RUN_LEASES_DDL } from "../../src/persistence/migrations/0007_run_leases.js";
 import { TOOL_APPROVALS_DDL } from "../../src/persistence/migrations/0008_tool_approvals.js";
+import { TOOL_STARTS_DDL } from "../../src/persistence/migrations/0009_tool_starts_and_evidence.js";
 import { LATEST_SCHEMA_VERSION, MIGRATIONS } from "../../src/persistence/migrations/index.js";
 import {
   closure,
@@ -34,6 +35,7 @@ const ADDED_TABLES = [
   ...LEDGER_TABLES,
   "agent_ledger_owners",
   "agent_run_owners",
+  "agent_tool_starts",
   "run_leases",
 ].sort();
 const ALL_MIGRATIONS = Object.keys(MIGRATIONS);
@@ -108,15 +110,21 @@ describe("migrateDatabase on a new file", () => {
   );
 
   it.effect(
-    "creates every trigger declared in 0002_run_ledger, 0003_channel_deliveries, 0007_run_leases and 0008_tool_approvals",
+    "creates every trigger declared in 0002_run_ledger, 0003_channel_deliveries, 0007_run_leases, 0008_tool_approvals and 0009_tool_starts_and_evidence",
     () =>
       Effect.gen(function* () {
         const file = tmp.path("fresh.db");
         yield* migrateDatabase(file);
-        const declared = [...LEDGER_DDL, ...DELIVERY_DDL, ...RUN_LEASES_DDL.sqlite, ...TOOL_APPROVALS_DDL.sqlite]
+        const declared = [
+          ...LEDGER_DDL,
+          ...DELIVERY_DDL,
+          ...RUN_LEASES_DDL.sqlite,
+          ...TOOL_APPROVALS_DDL.sqlite,
+          ...TOOL_STARTS_DDL.sqlite,
+        ]
           .flatMap((ddl) => /CREATE TRIGGER (\w+)/.exec(ddl)?.[1] ?? [])
           .sort();
-        expect(declared).toHaveLength(16);
+        expect(declared).toHaveLength(22);
         expect(schemaObjects(file, "trigger")).toEqual(declared);
       }),
   );
@@ -222,16 +230,27 @@ const {
   "0006_run_owners": _owners,
   "0007_run_leases": _leases,
   "0008_tool_approvals": _approvals,
+  "0009_tool_starts_and_evidence": _starts,
   ...UP_TO_0004
 } = MIGRATIONS;
 
-/** Rows as they were before 0007 added the (null) lease epoch column. */
+/**
+ * Rows as they were before 0007 added the (null) lease epoch column and 0009 the receipts'
+ * evidence columns and the runs' verification mode (null or empty for rows written before).
+ */
 const withoutLeaseEpochs = (tables: Record<string, unknown[]>) =>
   Object.fromEntries(
     Object.entries(tables).map(([table, rows]) => [
       table,
       rows.map((row) => {
-        const { lease_epoch: _epoch, ...rest } = row as Record<string, unknown>;
+        const {
+          lease_epoch: _epoch,
+          tool_kind: _kind,
+          external_id: _external,
+          evidence_keys_json: _keys,
+          verification_mode: _mode,
+          ...rest
+        } = row as Record<string, unknown>;
         return rest;
       }),
     ]),
@@ -274,7 +293,13 @@ describe("migration 0005_ledger_exact_checks on a version-4 ledger with runs", (
         filename: file,
         fromVersion: 4,
         toVersion: LATEST,
-        applied: ["0005_ledger_exact_checks", "0006_run_owners", "0007_run_leases", "0008_tool_approvals"],
+        applied: [
+          "0005_ledger_exact_checks",
+          "0006_run_owners",
+          "0007_run_leases",
+          "0008_tool_approvals",
+          "0009_tool_starts_and_evidence",
+        ],
         backupPath: `${file}.bak-4-${LATEST}-20240506T070809Z`,
       });
       const {
@@ -283,10 +308,13 @@ describe("migration 0005_ledger_exact_checks on a version-4 ledger with runs", (
         agent_run_owners,
         run_leases,
         agent_approvals,
+        agent_tool_starts,
         ...rowsAfter
       } = dumpAll(file);
       expect(withoutLeaseEpochs(rowsAfter)).toEqual(rowsBefore);
       expect([agent_ledger_owners, agent_run_owners, run_leases, agent_approvals]).toEqual([[], [], [], []]);
+      // The open run's pending call: nobody recorded whether it started, so it counts as started.
+      expect(agent_tool_starts).toMatchObject([{ run_id: "open", call_id: "c1", attempt: 1, may_repeat: 0 }]);
     }),
   );
 

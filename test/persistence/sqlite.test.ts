@@ -110,10 +110,10 @@ const values = (columns: number, rows: number) =>
   Array.from({ length: rows }, () => `(${Array.from({ length: columns }, () => "?").join(",")})`).join(",");
 const EVENT_COLUMNS = '("run_id","sequence","event_type","payload_json","created_at","lease_epoch")';
 const RECEIPT_COLUMNS =
-  '("receipt_id","run_id","call_id","tool_name","status","verification_status","input_fingerprint","evidence_json","started_at","finished_at","lease_epoch")';
+  '("receipt_id","run_id","call_id","tool_name","status","verification_status","input_fingerprint","evidence_json","started_at","finished_at","lease_epoch","tool_kind","external_id","evidence_keys_json")';
 const insertEvents = (rows: number) => `INSERT INTO agent_run_events ${EVENT_COLUMNS} VALUES ${values(6, rows)}`;
 const insertReceipts = (rows: number) =>
-  `INSERT INTO agent_execution_receipts ${RECEIPT_COLUMNS} VALUES ${values(11, rows)}`;
+  `INSERT INTO agent_execution_receipts ${RECEIPT_COLUMNS} VALUES ${values(14, rows)}`;
 
 describe("the ledger writer's statements", () => {
   it.effect("writes a tool step as one multi-row INSERT per table, one transaction per batch, no reads", () =>
@@ -155,7 +155,7 @@ describe("the ledger writer's statements", () => {
         }),
       );
       expect(opened).toEqual([
-        expect.stringMatching(/^T1 INSERT INTO agent_runs \(.*\) VALUES \(\?(,\?){9}\)$/),
+        expect.stringMatching(/^T1 INSERT INTO agent_runs \(.*\) VALUES \(\?(,\?){10}\)$/),
         `T1 ${insertEvents(2)}`,
       ]);
       expect(closed).toEqual([

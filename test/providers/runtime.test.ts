@@ -69,7 +69,7 @@ describe.each(CASES)("$name in the runtime", (providerCase) => {
     });
     const handle = runtime.startRun({ sessionId: "s", input: "Think." });
     await streaming;
-    handle.actor.send({ type: "CANCEL" });
+    handle.cancel();
     const result = await handle.result;
     expect(result).toMatchObject({ terminalState: "cancelled", terminalReason: "cancelled_by_user" });
     await server.waitForAbandoned(1);

@@ -77,7 +77,7 @@ describe("AgentRuntime.startRun: acceptance", () => {
     for await (const event of handle.events) {
       seen.push(event.type);
       if (event.type === "tool_started" && seen.filter((type) => type === "tool_started").length === 1) {
-        handle.actor.send({ type: "CANCEL" });
+        handle.cancel();
       }
     }
     const { result, ...ledger } = await finish(runtime, handle);
@@ -106,7 +106,7 @@ describe("AgentRuntime.startRun: acceptance", () => {
     });
     let started = 0;
     for await (const event of handle.events) {
-      if (event.type === "tool_started" && ++started === 2) handle.actor.send({ type: "CANCEL" });
+      if (event.type === "tool_started" && ++started === 2) handle.cancel();
     }
     const { result, ...ledger } = await finish(runtime, handle);
 

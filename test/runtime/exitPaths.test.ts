@@ -499,7 +499,7 @@ describe("cancellation", () => {
         }
       });
     });
-    handle.actor.send({ type: "CANCEL" });
+    handle.cancel();
     const result = await handle.result;
     const ledger = await readLedger(runtime, result.runId);
     expect([result.terminalState, result.terminalReason]).toEqual(["cancelled", "cancelled_by_user"]);
@@ -513,7 +513,7 @@ describe("cancellation before the run opened", () => {
   it("ends cancelled with only user_input and terminal when the host cancels right after startRun", async () => {
     const runtime = await harness.makeRuntime();
     const handle = runtime.startRun({ sessionId: "s", input: "Hi", provider: scriptedProvider([textStep("Hello.")]) });
-    handle.actor.send({ type: "CANCEL" });
+    handle.cancel();
     const result = await handle.result;
     const ledger = await readLedger(runtime, result.runId);
     expect([result.terminalState, result.terminalReason]).toEqual(["cancelled", "cancelled_by_user"]);

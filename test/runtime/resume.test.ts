@@ -57,8 +57,11 @@ const toolCall = (sequence: number, callId: string, toolName: string, order: str
   payload: { step: 1, callId, toolName, arguments: { order }, inputFingerprint: inputFingerprint(toolName, { order }) },
 });
 
-/** What a process that died mid-step leaves: the run, its input, and two tool_call rows without results. */
-async function interruptedRun(database: string) {
+/**
+ * What a process that died mid-step leaves: the run, its input, two tool_call rows without
+ * results and — `started` — the start records of calls whose executors it had invoked.
+ */
+async function interruptedRun(database: string, started: ReadonlyArray<"lookup" | "refund"> = ["lookup", "refund"]) {
   await Effect.runPromise(
     Effect.gen(function* () {
       const store = yield* AgentRunStore;
@@ -66,6 +69,16 @@ async function interruptedRun(database: string) {
         { sequence: 1, type: "user_input", payload: { text: "Check order 7 and refund it.", origin: "user" } },
       ]);
       yield* store.appendEvents("r1", [toolCall(2, "c1", "lookup", "7"), toolCall(3, "c2", "refund", "7")]);
+      const at = new Date().toISOString();
+      yield* store.startCalls(
+        "r1",
+        started.map((toolName) => ({
+          callId: toolName === "lookup" ? "c1" : "c2",
+          toolName,
+          mayRepeat: toolName === "lookup",
+          startedAt: at,
+        })),
+      );
     }).pipe(Effect.provide(Ledger.layer({ filename: database, owner: false }))),
   );
 }
@@ -107,8 +120,35 @@ describe.each(BACKENDS)("resumeRun on %s", (backend) => {
     expect(byCall.c2).toMatchObject({
       status: "cancelled",
       reason: "interrupted",
-      evidence: expect.objectContaining({ side_effect_unknown: true }),
+      evidence: expect.objectContaining({ side_effect_unknown: true, started: true }),
     });
+  });
+
+  it("runs a call that never started — whatever its kind — once, and says it started only from its record", async () => {
+    const database = await freshDatabase(backend, tmp.path("ledger.db"));
+    await interruptedRun(database, ["lookup"]);
+    const { ran, tools } = toolsCounting();
+    const runtime = await AgentRuntime.make({
+      database,
+      recoverOnStart: false,
+      tools,
+      provider: scriptedProvider([{ text: "Order 7 has shipped and its refund went through." }]),
+    });
+    runtimes.push(runtime);
+    const result = await (await runtime.resumeRun("r1")).result;
+    expect(result.terminalState).not.toBe("failed");
+    expect([...ran].sort()).toEqual(["lookup 7", "refund 7"]);
+    const ledger = await readLedger(runtime, "r1");
+    expect(ledgerViolations(ledger)).toEqual([]);
+    const byCall = Object.fromEntries(ledger.receipts.map((receipt) => [receipt.callId, receipt]));
+    expect(byCall.c2).toMatchObject({ status: "ok", toolName: "refund" });
+    expect(byCall.c2?.evidence.side_effect_unknown).toBeUndefined();
+    const starts = await runtime.run(Effect.flatMap(AgentRunStore, (store) => store.listStarts("r1")));
+    expect(starts.map((start) => [start.callId, start.attempt])).toEqual([
+      ["c1", 1],
+      ["c1", 2],
+      ["c2", 1],
+    ]);
   });
 
   it("never duplicates an event: a second resume of the finished run is refused and writes nothing", async () => {

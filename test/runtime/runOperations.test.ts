@@ -157,14 +157,64 @@ describe("run operations", () => {
     }),
   );
 
-  it.effect("runs an async executor and reports its result with the times it ran", () =>
+  it.effect("runs an async executor once its start is recorded and reports its result", () =>
     Effect.gen(function* () {
       const ops = operations("run-e");
-      const { effect } = ops.execute(
+      yield* open("run-e", ops);
+      const callRow = { type: "tool_call" as const, payload: { step: 1, callId: "c1", toolName: "lookup" } };
+      yield* ops.recordCalls({ runId: "run-e", events: [callRow], transcript: [] });
+      const started: string[] = [];
+      const result = yield* ops.execute(
         { type: "EXECUTE", runId: "run-e", step: 1, index: 0, planned, replyTo: { send: () => undefined } },
         new AbortController().signal,
+        (at) => started.push(at),
       );
-      expect(yield* effect).toMatchObject({ status: "ok", output: { id: "7" }, evidence: { order_id: "7" } });
-    }),
+      expect(result).toMatchObject({ status: "ok", output: { id: "7" }, evidence: { order_id: "7" } });
+      expect(started).toHaveLength(1);
+      const starts = yield* Effect.flatMap(AgentRunStore, (store) => store.listStarts("run-e"));
+      expect(starts.map((start) => [start.callId, start.attempt])).toEqual([["c1", 1]]);
+    }).pipe(Effect.provide(ledger)),
+  );
+
+  it.effect("never invokes the executor when the ledger refuses the call's start", () =>
+    Effect.gen(function* () {
+      let invoked = 0;
+      const counted = defineTool({
+        name: "lookup",
+        description: "d",
+        kind: "observe",
+        input: z.object({ id: z.string() }),
+        execute: async ({ id }) => {
+          invoked += 1;
+          return { status: "ok", output: { id }, evidence: {} };
+        },
+      });
+      const ops = runOperations({
+        runId: "run-f",
+        provider: scriptedProvider([{ text: "hi" }]),
+        tools: new Map([[counted.name, counted]]),
+        allowedTools: new Set([counted.name]),
+        transcript: makeTranscriptStore([]),
+        retry: { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 },
+        defaultToolTimeoutMs: 1_000,
+        now: () => "2026-12-01T00:00:02.000Z",
+        receiptVerification: "enforce",
+      });
+      yield* open("run-f", ops);
+      // No tool_call row: the database refuses the start (start_without_call).
+      const started: string[] = [];
+      const result = yield* ops.execute(
+        { type: "EXECUTE", runId: "run-f", step: 1, index: 0, planned, replyTo: { send: () => undefined } },
+        new AbortController().signal,
+        (at) => started.push(at),
+      );
+      expect(result).toMatchObject({
+        status: "cancelled",
+        reason: "start_refused",
+        evidence: { started: false, refusal: "start_without_call" },
+      });
+      expect(invoked).toBe(0);
+      expect(started).toEqual([]);
+    }).pipe(Effect.provide(ledger)),
   );
 });

@@ -58,7 +58,8 @@ afterAll(async () => {
   await admin(async (client) => {
     for (const name of names) await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   });
-});
+  // A file's tests may leave dozens of databases; dropping them takes longer on a loaded machine.
+}, 180_000);
 
 /** The backends every parameterised ledger test runs on (PostgreSQL only when a server is there). */
 export const BACKENDS: ReadonlyArray<BackendName> = PG_URL ? ["sqlite", "postgres"] : ["sqlite"];

@@ -213,7 +213,7 @@ async function runCase(
     stopDecisions.push(scriptDecisions(driving, cassette, decisionFailures));
     const cancelTimer =
       cassette.cancelAfterMs !== undefined && cassette.cancelAfterMs !== null
-        ? setTimeout(() => driving.actor.send({ type: "CANCEL" }), cassette.cancelAfterMs)
+        ? setTimeout(() => driving.cancel(), cassette.cancelAfterMs)
         : undefined;
     const ended = first && asked ? driving.result : handle.settled;
     const result = await ended.finally(async () => {

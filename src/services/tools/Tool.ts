@@ -202,3 +202,7 @@ export function checkToolArguments(tool: AnyToolDefinition, args: unknown): Argu
 
 /** Accepts any JSON object: for fixture tools whose arguments are not modelled. */
 export const AnyObjectInput = z.record(z.string(), z.unknown());
+
+/** Whether a call of the tool may run again after an unknown outcome: it only observes, or it is idempotent. */
+export const mayRepeat = (tool: Pick<AnyToolDefinition, "kind" | "idempotent">): boolean =>
+  tool.kind === "observe" || tool.idempotent === true;

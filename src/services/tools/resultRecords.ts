@@ -54,6 +54,7 @@ export function receiptOf(runId: string, settlement: ToolSettlement, context: Re
       output_bytes: Buffer.byteLength(outputJson),
     },
     verificationStatus: verificationOf(settlement, context.toolOf(settlement.toolName)),
+    ...(context.toolOf(settlement.toolName)?.kind ? { toolKind: context.toolOf(settlement.toolName)!.kind } : {}),
   };
 }
 

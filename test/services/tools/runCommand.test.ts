@@ -283,7 +283,7 @@ describe("run_command: no process outlives the call", () => {
       if (event.type === "tool_started") {
         // Cancel once the processes exist, so there is a group to kill.
         await waitForFile(join(workspace, "pids.json"));
-        handle.actor.send({ type: "CANCEL" });
+        handle.cancel();
       }
     }
     const { result, receipts } = await finish(runtime, handle);
