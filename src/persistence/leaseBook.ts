@@ -11,13 +11,16 @@ export interface LeaseBook {
   /** Whether the run's lease was taken from this writer (a renewal no longer found it). */
   readonly lost: (runId: string) => boolean;
   /**
-   * What a renewal found: the epochs of the leases it renewed. A lease held since before the
-   * renewal started and missing from it (or with another epoch) has moved on: it is lost.
+   * The leases held since before a renewal started that it did not renew with the epoch held:
+   * candidates for a lease that moved on (or a run opened or closed while the renewal ran, which
+   * the caller tells apart by reading the lease rows).
    */
-  readonly renewed: (
+  readonly unconfirmed: (
     startedAt: number,
-    rows: ReadonlyArray<{ readonly runId: string; readonly epoch: number }>,
-  ) => void;
+    renewed: ReadonlyArray<{ readonly runId: string; readonly epoch: number }>,
+  ) => ReadonlyArray<string>;
+  /** The lease row now names another owner or epoch: this writer lost the run. */
+  readonly markLost: (runId: string) => void;
 }
 
 export const makeLeaseBook = (clock: () => number = Date.now): LeaseBook => {
@@ -34,14 +37,16 @@ export const makeLeaseBook = (clock: () => number = Date.now): LeaseBook => {
       lostRuns.delete(runId);
     },
     lost: (runId) => lostRuns.has(runId),
-    renewed: (startedAt, rows) => {
-      const renewedEpochs = new Map(rows.map((row) => [row.runId, Number(row.epoch)]));
-      for (const [runId, lease] of held) {
-        if (lease.since >= startedAt) continue;
-        if (renewedEpochs.get(runId) === lease.epoch) continue;
-        held.delete(runId);
-        lostRuns.add(runId);
-      }
+    unconfirmed: (startedAt, renewed) => {
+      const renewedEpochs = new Map(renewed.map((row) => [row.runId, Number(row.epoch)]));
+      return [...held]
+        .filter(([runId, lease]) => lease.since < startedAt && renewedEpochs.get(runId) !== lease.epoch)
+        .map(([runId]) => runId);
+    },
+    markLost: (runId) => {
+      if (!held.has(runId)) return;
+      held.delete(runId);
+      lostRuns.add(runId);
     },
   };
 };

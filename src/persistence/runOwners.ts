@@ -109,26 +109,31 @@ export const registerOwner = (
       expires_at: first.until,
     })}`;
     // The same beat renews the leases of the runs this owner drives (migration 0007), on the
-    // database's clock: one statement however many runs are in flight. A lease it no longer finds
-    // under this owner was taken over: the lease book marks it lost, so no new call starts there.
+    // database's clock: one statement however many runs are in flight. A lease it held but did
+    // not renew is read back: if its row now names another owner or epoch, the run was taken
+    // over, and the lease book marks it lost so that no new call starts there.
+    const renewLeases = Effect.gen(function* () {
+      const startedAt = Date.now();
+      const renewed = yield* sql<{ run_id: string; epoch: number }>`
+        UPDATE run_leases SET expires_at = ${nowMillis(sql)} + ${settings.expiryMs}
+        WHERE owner_id = ${ownerId} RETURNING run_id, epoch`;
+      const unconfirmed = leases.unconfirmed(
+        startedAt,
+        renewed.map((row) => ({ runId: row.run_id, epoch: Number(row.epoch) })),
+      );
+      if (unconfirmed.length === 0) return;
+      const rows = yield* sql<{ run_id: string; owner_id: string; epoch: number }>`
+        SELECT run_id, owner_id, epoch FROM run_leases WHERE ${sql.in("run_id", unconfirmed)}`;
+      for (const row of rows) {
+        if (row.owner_id !== ownerId || Number(row.epoch) !== leases.epochOf(row.run_id)) leases.markLost(row.run_id);
+      }
+    });
     const beat = Effect.suspend(() => {
       const next = lease();
-      const startedAt = Date.now();
       return Effect.zipRight(
         sql`UPDATE agent_ledger_owners SET heartbeat_at = ${next.at}, expires_at = ${next.until}
           WHERE owner_id = ${ownerId}`,
-        sql<{
-          run_id: string;
-          epoch: number;
-        }>`UPDATE run_leases SET expires_at = ${nowMillis(sql)} + ${settings.expiryMs}
-          WHERE owner_id = ${ownerId} RETURNING run_id, epoch`.pipe(
-          Effect.tap((rows) =>
-            leases.renewed(
-              startedAt,
-              rows.map((row) => ({ runId: row.run_id, epoch: Number(row.epoch) })),
-            ),
-          ),
-        ),
+        renewLeases,
       );
     }).pipe(Effect.catchAll((error) => Effect.logWarning(`ledger owner heartbeat failed: ${error.message}`)));
     yield* Effect.forkScoped(Effect.forever(Effect.zipRight(detachedSleep(settings.heartbeatMs), beat)));

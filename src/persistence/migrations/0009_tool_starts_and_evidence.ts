@@ -25,8 +25,8 @@ import { MUTATION_EVIDENCE_KEYS } from "../../domain/evidence.js";
 
 const MUTATION_KEYS_SQL = MUTATION_EVIDENCE_KEYS.map((key) => `'${key}'`).join(", ");
 
-/** Whether run `R` meets its stored contract, as an SQL boolean expression over the run row `r`. */
-const sqliteEvidenceMet = `(
+/** Whether a run meets its stored contract, as an SQLite boolean expression over the run row `r`. */
+export const SQLITE_EVIDENCE_MET = `(
   (CASE json_extract(r.completion_contract_json, '$.evidenceMode')
     WHEN 'observe' THEN EXISTS (SELECT 1 FROM agent_execution_receipts x
       WHERE x.run_id = r.run_id AND x.status = 'ok')
@@ -107,14 +107,14 @@ const SQLITE_DDL: ReadonlyArray<string> = [
   BEGIN
     SELECT RAISE(ABORT, 'ledger:completed_without_evidence')
       FROM agent_runs r WHERE r.run_id = NEW.run_id AND r.verification_mode = 'enforce'
-        AND NOT ${sqliteEvidenceMet};
+        AND NOT ${SQLITE_EVIDENCE_MET};
   END`,
   `CREATE TRIGGER agent_runs_evidence BEFORE UPDATE OF terminal_state ON agent_runs
   WHEN NEW.terminal_state = 'completed'
   BEGIN
     SELECT RAISE(ABORT, 'ledger:completed_without_evidence')
       FROM agent_runs r WHERE r.run_id = NEW.run_id AND NEW.verification_mode = 'enforce'
-        AND NOT ${sqliteEvidenceMet};
+        AND NOT ${SQLITE_EVIDENCE_MET};
   END`,
 ];
 

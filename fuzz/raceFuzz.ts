@@ -1,0 +1,427 @@
+/**
+ * The takeover race suite: real processes on one ledger — PostgreSQL with three supervising
+ * replicas, or SQLite with one — and an owner process per round that starts a run whose single
+ * tool call (`refund`, mutating, not idempotent) is SIGKILLed or SIGSTOPped in flight: during the
+ * tool call, during sampling, or while the call waits for approval, with the approval issued
+ * before, during or after a replica takes the run over. Some rounds also kill the replica that
+ * took over while it runs the tool. The tool appends to a side-effect file outside the ledger the
+ * moment its executor is invoked; the suite then checks, per run:
+ *
+ * - exactly one terminal event, and the run row closed;
+ * - exactly one receipt per call;
+ * - at most one execution per call, and one exactly when its receipt is `ok`;
+ * - an execution only after a start record, and no receipt saying `started` without one;
+ * - an approved call that never started before the kill runs once (a decision is never lost).
+ *
+ * Children: fuzz/raceChild.mjs, over the built package (dist/).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import Sqlite from "better-sqlite3";
+import Pg from "pg";
+import type { FuzzReport } from "./report.js";
+
+const CHILD = fileURLToPath(new URL("./raceChild.mjs", import.meta.url));
+const LEASE_MS = 1_000;
+
+export interface RaceOptions {
+  readonly backend: "postgres" | "sqlite";
+  readonly rounds: number;
+  readonly dir: string;
+  /** A PostgreSQL server (postgres backend): a fresh database is created on it for the suite. */
+  readonly pgUrl?: string | undefined;
+  readonly seed?: number | undefined;
+  /** Rounds in flight at once (default 3). */
+  readonly concurrency?: number | undefined;
+}
+
+const SCENARIOS = [
+  "kill-tool",
+  "kill-sampling",
+  "kill-approval-before",
+  "kill-approval-during",
+  "kill-approval-after",
+  "stop-tool",
+  "stop-approval",
+] as const;
+type Scenario = (typeof SCENARIOS)[number];
+
+function makeRandom(seed: number) {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return { next, int: (min: number, max: number) => min + Math.floor(next() * (max - min + 1)) };
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** A child process and the lines it printed, with waits on them. */
+class Child {
+  readonly lines: string[] = [];
+  private readonly waiters = new Set<{ test: (line: string) => boolean; resolve: (line: string) => void }>();
+  readonly exited: Promise<number | null>;
+  stderr = "";
+
+  constructor(readonly process: ChildProcess) {
+    let buffer = "";
+    process.stdout!.setEncoding("utf8");
+    process.stdout!.on("data", (chunk: string) => {
+      buffer += chunk;
+      let newline = buffer.indexOf("\n");
+      while (newline >= 0) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        newline = buffer.indexOf("\n");
+        this.lines.push(line);
+        for (const waiter of [...this.waiters]) {
+          if (waiter.test(line)) {
+            this.waiters.delete(waiter);
+            waiter.resolve(line);
+          }
+        }
+      }
+    });
+    process.stderr!.setEncoding("utf8");
+    process.stderr!.on("data", (chunk: string) => {
+      this.stderr = (this.stderr + chunk).slice(-4_000);
+    });
+    process.stdin!.on("error", () => undefined);
+    this.exited = new Promise((resolve) => process.on("exit", (code) => resolve(code)));
+  }
+
+  get alive(): boolean {
+    return this.process.exitCode === null && this.process.signalCode === null;
+  }
+
+  /** The first line (already printed or to come) that passes `test`; undefined after `timeoutMs`. */
+  waitFor(test: (line: string) => boolean, timeoutMs: number): Promise<string | undefined> {
+    const seen = this.lines.find(test);
+    if (seen !== undefined) return Promise.resolve(seen);
+    return new Promise((resolve) => {
+      const waiter = { test, resolve: (line: string) => resolve(line) };
+      this.waiters.add(waiter);
+      setTimeout(() => {
+        if (this.waiters.delete(waiter)) resolve(undefined);
+      }, timeoutMs).unref();
+    });
+  }
+
+  signal(name: NodeJS.Signals): void {
+    if (this.alive) this.process.kill(name);
+  }
+}
+
+function spawnChild(args: ReadonlyArray<string>): Child {
+  return new Child(spawn(process.execPath, [CHILD, ...args], { stdio: ["pipe", "pipe", "pipe"] }));
+}
+
+interface RunRows {
+  readonly terminals: number;
+  readonly state: string | undefined;
+  readonly calls: ReadonlyArray<string>;
+  readonly receipts: ReadonlyArray<{ callId: string; status: string; evidence: Record<string, unknown> }>;
+  readonly starts: ReadonlyArray<{ callId: string; attempt: number }>;
+  readonly approved: ReadonlyArray<string>;
+}
+
+interface LedgerReader {
+  readonly read: (runId: string) => Promise<RunRows>;
+  readonly close: () => Promise<void>;
+}
+
+const QUERIES = {
+  terminals: "SELECT COUNT(*) AS n FROM agent_run_events WHERE run_id = $1 AND event_type = 'terminal'",
+  state: "SELECT terminal_state AS state FROM agent_runs WHERE run_id = $1",
+  calls: "SELECT payload_json FROM agent_run_events WHERE run_id = $1 AND event_type = 'tool_call'",
+  receipts: "SELECT call_id, status, evidence_json FROM agent_execution_receipts WHERE run_id = $1",
+  starts: "SELECT call_id, attempt FROM agent_tool_starts WHERE run_id = $1",
+  approved: "SELECT call_id FROM agent_approvals WHERE run_id = $1 AND kind = 'approved'",
+} as const;
+
+async function ledgerReader(database: string, postgres: boolean): Promise<LedgerReader> {
+  const rowsOf = postgres
+    ? await (async () => {
+        const client = new Pg.Client({ connectionString: database });
+        await client.connect();
+        return {
+          all: async (query: string, runId: string) => (await client.query(query, [runId])).rows,
+          close: () => client.end(),
+        };
+      })()
+    : (() => {
+        const all = async (query: string, runId: string) => {
+          const db = new Sqlite(database, { readonly: true, fileMustExist: true });
+          try {
+            db.pragma("busy_timeout = 5000");
+            return db.prepare(query.replace("$1", "?")).all(runId) as Array<Record<string, unknown>>;
+          } finally {
+            db.close();
+          }
+        };
+        return { all, close: async () => undefined };
+      })();
+  const read = async (runId: string): Promise<RunRows> => {
+    const [terminals, state, calls, receipts, starts, approved] = await Promise.all(
+      Object.values(QUERIES).map((query) => rowsOf.all(query, runId)),
+    );
+    return {
+      terminals: Number(terminals![0]?.n ?? 0),
+      state: state![0]?.state as string | undefined,
+      calls: calls!.map((row) => String(JSON.parse(String(row.payload_json)).callId)),
+      receipts: receipts!.map((row) => ({
+        callId: String(row.call_id),
+        status: String(row.status),
+        evidence: JSON.parse(String(row.evidence_json)) as Record<string, unknown>,
+      })),
+      starts: starts!.map((row) => ({ callId: String(row.call_id), attempt: Number(row.attempt) })),
+      approved: approved!.map((row) => String(row.call_id)),
+    };
+  };
+  return { read, close: rowsOf.close };
+}
+
+async function freshPostgresDatabase(serverUrl: string): Promise<string> {
+  const name = `agentloop_race_${randomBytes(5).toString("hex")}`;
+  const admin = new Pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE template0`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function dropPostgresDatabase(serverUrl: string, database: string): Promise<void> {
+  const admin = new Pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${new URL(database).pathname.slice(1)} WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+}
+
+export async function runRaceFuzz(options: RaceOptions): Promise<FuzzReport> {
+  const postgres = options.backend === "postgres";
+  if (postgres && !options.pgUrl) throw new Error("the postgres race suite needs a server (AGENTLOOP_TEST_PG_URL)");
+  const random = makeRandom(options.seed ?? 20261202);
+  const database = postgres ? await freshPostgresDatabase(options.pgUrl!) : join(options.dir, "race.db");
+  const effectsFile = join(options.dir, `effects-${options.backend}.log`);
+  writeFileSync(effectsFile, "");
+  const figures = {
+    rounds: 0,
+    kills: 0,
+    stops: 0,
+    replicaKills: 0,
+    takeovers: 0,
+    approvals: 0,
+    executions: 0,
+    calls: 0,
+    receipts: 0,
+    uncertainReceipts: 0,
+    roundsTimedOut: 0,
+  };
+  const scenarioCounts: Record<string, number> = {};
+  const terminalCounts: Record<string, number> = {};
+  const violations: string[] = [];
+
+  // The first process migrates the database; the others start once it is ready.
+  const replicaCount = postgres ? 3 : 1;
+  const replicas: Child[] = [];
+  const everyReplica: Child[] = [];
+  const spawnReplica = async () => {
+    const replica = spawnChild(["replica", database, effectsFile, "300"]);
+    replica.process.stdout!.on("data", () => undefined);
+    if ((await replica.waitFor((line) => line === "ready", 60_000)) === undefined) {
+      throw new Error(`a replica did not start: ${replica.stderr}`);
+    }
+    replicas.push(replica);
+    everyReplica.push(replica);
+    return replica;
+  };
+  for (let index = 0; index < replicaCount; index++) await spawnReplica();
+  const liveReplicas = () => replicas.filter((replica) => replica.alive);
+  const anyReplica = () => {
+    const live = liveReplicas();
+    return live[Math.floor(random.next() * live.length)];
+  };
+  const whoResumed = (runId: string, timeoutMs: number) =>
+    Promise.race(
+      liveReplicas().map((replica) =>
+        replica.waitFor((line) => line === `resumed ${runId}`, timeoutMs).then((line) => (line ? replica : undefined)),
+      ),
+    );
+  const approve = async (runId: string) => {
+    const replica = anyReplica();
+    if (!replica) return;
+    figures.approvals += 1;
+    replica.process.stdin!.write(`approve ${runId} c1\n`);
+    await replica.waitFor((line) => line.startsWith(`decided ${runId} c1`), 10_000);
+  };
+
+  const reader = await ledgerReader(database, postgres);
+
+  const round = async (index: number) => {
+    const scenario: Scenario = SCENARIOS[index % SCENARIOS.length]!;
+    const killTakerOver = random.next() < 0.25 && postgres;
+    const runId = `race-${options.backend}-${index}-${randomBytes(3).toString("hex")}`;
+    const withApproval = scenario.includes("approval");
+    const owner = spawnChild([
+      "owner",
+      database,
+      effectsFile,
+      runId,
+      withApproval ? "1" : "0",
+      scenario === "kill-sampling" ? "1500" : "30",
+      scenario.endsWith("tool") ? "800" : "300",
+    ]);
+    scenarioCounts[scenario] = (scenarioCounts[scenario] ?? 0) + 1;
+    const trigger =
+      scenario === "kill-sampling" ? `sampling ${runId}` : withApproval ? `waiting ${runId} c1` : `tool ${runId} c1`;
+    const seen = await owner.waitFor((line) => line === trigger, 60_000);
+    if (seen === undefined) {
+      violations.push(
+        `${runId} (${scenario}): the owner never reached "${trigger}" — ${owner.lines.join(" / ")} ${owner.stderr.slice(-300)}`,
+      );
+      owner.signal("SIGKILL");
+      return;
+    }
+    if (scenario === "kill-sampling") await sleep(random.int(0, 300));
+    const stop = scenario.startsWith("stop");
+    owner.signal(stop ? "SIGSTOP" : "SIGKILL");
+    if (stop) figures.stops += 1;
+    else figures.kills += 1;
+    // Chaos: the replica that took the run over is killed as soon as it invokes the tool.
+    const killer = killTakerOver
+      ? (async () => {
+          const taker = await whoResumed(runId, 15_000);
+          if (!taker) return;
+          if ((await taker.waitFor((line) => line === `tool ${runId} c1`, 15_000)) && taker.alive) {
+            taker.signal("SIGKILL");
+            figures.replicaKills += 1;
+          }
+        })()
+      : Promise.resolve();
+    switch (scenario) {
+      case "kill-approval-before":
+      case "stop-approval":
+        await approve(runId);
+        break;
+      case "kill-approval-during":
+        await sleep(LEASE_MS + random.int(-200, 200));
+        await approve(runId);
+        break;
+      case "kill-approval-after":
+        await whoResumed(runId, 15_000);
+        await approve(runId);
+        break;
+      default:
+        break;
+    }
+    if (stop) {
+      // The stopped owner wakes up after a replica took its run over: its late writes and starts
+      // must all be refused.
+      await whoResumed(runId, 15_000);
+      owner.signal("SIGCONT");
+      await sleep(random.int(100, 600));
+      owner.signal("SIGKILL");
+    }
+    await killer;
+    let rows = await reader.read(runId);
+    const deadline = Date.now() + 60_000;
+    while ((rows.state === "running" || rows.state === undefined) && Date.now() < deadline) {
+      await sleep(200);
+      rows = await reader.read(runId);
+    }
+    owner.signal("SIGKILL");
+    await owner.exited;
+    figures.rounds += 1;
+    if (rows.state === "running" || rows.state === undefined) {
+      figures.roundsTimedOut += 1;
+      violations.push(`${runId} (${scenario}): still ${rows.state ?? "absent"} 60 s after the kill`);
+      return;
+    }
+    check(runId, scenario, rows);
+  };
+
+  const check = (runId: string, scenario: Scenario, rows: RunRows) => {
+    const effects = readFileSync(effectsFile, "utf8")
+      .split("\n")
+      .filter((line) => line.startsWith(`${runId} `));
+    terminalCounts[rows.state!] = (terminalCounts[rows.state!] ?? 0) + 1;
+    if (rows.terminals !== 1) violations.push(`${runId} (${scenario}): ${rows.terminals} terminal events`);
+    for (const callId of rows.calls) {
+      figures.calls += 1;
+      const executions = effects.filter((line) => line.split(" ")[1] === callId).length;
+      figures.executions += executions;
+      const receipts = rows.receipts.filter((receipt) => receipt.callId === callId);
+      figures.receipts += receipts.length;
+      const started = rows.starts.some((start) => start.callId === callId);
+      if (receipts.length !== 1) violations.push(`${runId}/${callId} (${scenario}): ${receipts.length} receipts`);
+      if (executions > 1) violations.push(`${runId}/${callId} (${scenario}): executed ${executions} times`);
+      if (executions > 0 && !started) {
+        violations.push(`${runId}/${callId} (${scenario}): executed without a start record`);
+      }
+      for (const receipt of receipts) {
+        if (receipt.evidence.side_effect_unknown === true) figures.uncertainReceipts += 1;
+        if (receipt.status === "ok" && executions !== 1) {
+          violations.push(`${runId}/${callId} (${scenario}): an ok receipt for ${executions} executions`);
+        }
+        if (receipt.evidence.started === true && !started) {
+          violations.push(`${runId}/${callId} (${scenario}): a receipt says started, no start record says so`);
+        }
+      }
+      // The call waited for approval when the owner was stopped: it had not started, so an approval
+      // recorded for it must make it run — once.
+      if (scenario.includes("approval") && rows.approved.includes(callId) && executions !== 1) {
+        violations.push(`${runId}/${callId} (${scenario}): approved, executed ${executions} times`);
+      }
+    }
+  };
+
+  try {
+    const concurrency = Math.max(1, options.concurrency ?? 3);
+    let next = 0;
+    const lanes = Array.from({ length: concurrency }, async () => {
+      while (next < options.rounds) {
+        const index = next++;
+        await round(index);
+        // Keep the pool at strength: a replica killed by a round is replaced.
+        while (liveReplicas().length < replicaCount) {
+          replicas.splice(0, replicas.length, ...liveReplicas());
+          await spawnReplica();
+        }
+      }
+    });
+    await Promise.all(lanes);
+    for (const replica of everyReplica) {
+      figures.takeovers += replica.lines.filter((line) => line.startsWith("resumed ")).length;
+    }
+  } finally {
+    for (const replica of replicas) replica.signal("SIGKILL");
+    await Promise.all(replicas.map((replica) => replica.exited));
+    await reader.close();
+    if (postgres) await dropPostgresDatabase(options.pgUrl!, database).catch(() => undefined);
+  }
+  return {
+    suite: `raceFuzz.${options.backend}`,
+    figures: {
+      ...figures,
+      scenarios: JSON.stringify(scenarioCounts),
+      terminalStates: JSON.stringify(terminalCounts),
+      effectsFile: existsSync(effectsFile) ? effectsFile : "",
+    },
+    violations,
+  };
+}
