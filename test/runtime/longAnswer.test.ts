@@ -44,7 +44,10 @@ describe("a run with a 2 MB answer without newlines", () => {
     expect(scope!.tailBytes).toBeLessThanOrEqual(TAIL_BYTES);
     // The terminal row keeps its verdict readable: the text is what was cut to fit the ledger.
     expect(terminal.verification).toMatchObject({ verdict: "completed", reason: "answered" });
-    expect(terminal.finalText).toMatch(/…\[truncated: \d+ bytes, sha256 [0-9a-f]{64}\]$/);
+    expect(terminal.finalText.startsWith(SENTENCE)).toBe(true);
+    expect(terminal.finalText).toMatch(
+      new RegExp(`…\\[cut to fit the ledger row: ${Buffer.byteLength(ANSWER)} bytes in all\\]$`),
+    );
   });
 
   it("keeps another timer of the process firing while the answer is analysed", async () => {
