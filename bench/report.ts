@@ -115,6 +115,13 @@ export function checkTargets(results: ReadonlyArray<BenchResult>, ratios: Record
     scale && !scale.error && !scale.skipped
       ? (scale.retainedPerInFlightRunKiB as { heap?: { max?: number } } | null | undefined)
       : undefined;
+  const longAnswers = results.filter(
+    (result) => result.id.startsWith("answer.5mb.") && !result.error && !result.skipped,
+  );
+  const worstLongAnswerCpuMs =
+    longAnswers.length > 0
+      ? Math.max(...longAnswers.map((result) => (result.cpuMs as { median: number }).median))
+      : undefined;
   return [
     check(
       "agentloop.w10.memory µs/step ÷ peer.ai-sdk µs/step",
@@ -145,6 +152,12 @@ export function checkTargets(results: ReadonlyArray<BenchResult>, ratios: Record
       retained?.heap?.max,
       "≤ 100",
       (v) => v <= 100,
+    ),
+    check(
+      "ms of CPU for the verifier to read a 5 MB answer (worst of answer.5mb.*, medians)",
+      worstLongAnswerCpuMs,
+      "≤ 1000",
+      (v) => v <= 1000,
     ),
   ];
 }
@@ -190,6 +203,13 @@ function detail(result: BenchResult): string {
     const fixture = result.fixture as { events: number; runs: number };
     parts.push(
       `${fmt(ms.median)} ms median (min ${fmt(ms.min)}) for ${fixture.events} events / ${fixture.runs} runs: ${result.rowsRead} rows read, ${result.contextMessages} messages, ${result.contextTokens} tokens; reading every run instead: ${fmt(all.ms.median)} ms`,
+    );
+  } else if (result.id.startsWith("answer.")) {
+    const cpu = result.cpuMs as { median: number; max: number };
+    const wall = result.wallMs as { median: number };
+    const hold = result.longestHoldMs as { max: number };
+    parts.push(
+      `${fmt(cpu.median, 0)} ms CPU (worst ${fmt(cpu.max, 0)}), ${fmt(wall.median, 0)} ms wall, event loop held at most ${fmt(hold.max, 0)} ms; ${result.pieces} pieces, ${result.readBytes} of ${result.answerBytes} bytes read`,
     );
   } else if (result.id === "claims") {
     const quality = result.quality as Record<string, { precision: number; recall: number; answers: number }>;

@@ -12,6 +12,7 @@ import type { BenchOptions, BenchResult } from "./lib/types.js";
 import { benchAgentloop } from "./workloads/agentloop.js";
 import { benchClaims } from "./workloads/claims.js";
 import { benchLedgerAppend } from "./workloads/ledgerAppend.js";
+import { benchLongAnswer } from "./workloads/longAnswers.js";
 import { benchPeer } from "./workloads/peers.js";
 import { benchProjection } from "./workloads/projection.js";
 import { benchReplicas } from "./workloads/replicas.js";
@@ -31,6 +32,14 @@ const BENCHMARKS: Readonly<Record<BenchId, (options: BenchOptions) => Promise<Be
   "scale.replicas": benchReplicas,
   "projection.100k": benchProjection,
   claims: benchClaims,
+  "answer.1mb.en": (options) => benchLongAnswer({ megabytes: 1, lang: "en", lines: false }, options),
+  "answer.1mb.en.lines": (options) => benchLongAnswer({ megabytes: 1, lang: "en", lines: true }, options),
+  "answer.1mb.zh": (options) => benchLongAnswer({ megabytes: 1, lang: "zh", lines: false }, options),
+  "answer.1mb.zh.lines": (options) => benchLongAnswer({ megabytes: 1, lang: "zh", lines: true }, options),
+  "answer.5mb.en": (options) => benchLongAnswer({ megabytes: 5, lang: "en", lines: false }, options),
+  "answer.5mb.en.lines": (options) => benchLongAnswer({ megabytes: 5, lang: "en", lines: true }, options),
+  "answer.5mb.zh": (options) => benchLongAnswer({ megabytes: 5, lang: "zh", lines: false }, options),
+  "answer.5mb.zh.lines": (options) => benchLongAnswer({ megabytes: 5, lang: "zh", lines: true }, options),
   "peer.ai-sdk": (options) => benchPeer("peer.ai-sdk", options),
   "peer.langgraph.memory": (options) => benchPeer("peer.langgraph.memory", options),
   "peer.langgraph.sqlite": (options) => benchPeer("peer.langgraph.sqlite", options),

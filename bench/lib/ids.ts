@@ -12,6 +12,14 @@ export const CORE_IDS = [
   "scale.replicas",
   "projection.100k",
   "claims",
+  "answer.1mb.en",
+  "answer.1mb.en.lines",
+  "answer.1mb.zh",
+  "answer.1mb.zh.lines",
+  "answer.5mb.en",
+  "answer.5mb.en.lines",
+  "answer.5mb.zh",
+  "answer.5mb.zh.lines",
 ] as const;
 
 export const PEER_IDS = ["peer.ai-sdk", "peer.langgraph.memory", "peer.langgraph.sqlite"] as const;

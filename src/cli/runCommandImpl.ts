@@ -25,6 +25,9 @@ import { closeOnShutdown } from "./shutdown.js";
  */
 
 const DEFAULT_DB = "./agentloop.db";
+/** C0, DEL and C1: what a terminal would act on instead of showing. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
 
 function policyOf(name: string | undefined): (typeof POLICIES)[number] | undefined {
   if (name === undefined) return undefined;
@@ -108,6 +111,17 @@ export async function runCommand(io: CliIO, task: string, options: RunCommandOpt
     }
     const skills = scanned.skills.map((entry) => entry.manifest);
     const mcp = await openMcpServers(options.mcp ?? [], options.mcpKind ?? [], (toolset) => toolsets.push(toolset));
+    // What a server's schemas leave unchecked is said once, before the run (server text escaped).
+    const shown = (text: string) =>
+      text.replace(CONTROL_CHARACTERS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+    for (const toolset of toolsets) {
+      for (const refused of toolset.refused) process.stderr.write(`agentloop: ${shown(refused.reason)}\n`);
+      for (const partly of toolset.partlyChecked) {
+        process.stderr.write(
+          `agentloop: ${shown(partly.name)}: ${shown(partly.unresolvedRefs.join(", "))} cannot be followed; any value is accepted there\n`,
+        );
+      }
+    }
     const tools = [
       ...(workspace ? builtinTools(workspace, { senders: [channelMessageSender(channel)] }).values() : []),
       ...mcp,

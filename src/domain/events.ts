@@ -61,6 +61,17 @@ export const ProviderAnomalyPayload = z.strictObject({
 export const RecordedClaim = z.strictObject({ sentence: z.string(), kind: ToolKind });
 export type RecordedClaim = z.infer<typeof RecordedClaim>;
 
+/**
+ * Which part of a long answer the claim detector read: its first `headBytes` and last `tailBytes`
+ * (UTF-8) of `answerBytes`. Absent when the whole answer was read.
+ */
+export const ClaimScope = z.strictObject({
+  answerBytes: z.number().int().nonnegative(),
+  headBytes: z.number().int().nonnegative(),
+  tailBytes: z.number().int().nonnegative(),
+});
+export type ClaimScope = z.infer<typeof ClaimScope>;
+
 export const RecordedVerdict = z.strictObject({
   mode: z.enum(["off", "observe", "enforce"]),
   verdict: z.enum(["completed", "unverified", "correct"]),
@@ -68,6 +79,8 @@ export const RecordedVerdict = z.strictObject({
   missing: z.array(z.string()),
   /** Every unbacked claim the run's answers made, the corrected ones included. */
   claims: z.array(RecordedClaim).optional(),
+  /** Set when the last answer was too long to read whole for claims. */
+  claimScope: ClaimScope.optional(),
 });
 
 export const TerminalPayload = z.strictObject({

@@ -1,7 +1,7 @@
 import type { ApprovalOutcome, ApprovalRequest, HostApprovalDecision } from "./approval.js";
 import type { ContextMessage } from "./context.js";
 import type { CompletionContract } from "./contract.js";
-import type { CanonicalEventType, RecordedClaim, TerminalPayload } from "./events.js";
+import type { CanonicalEventType, ClaimScope, RecordedClaim, TerminalPayload } from "./events.js";
 import type { JsonValue } from "./json.js";
 import type { FinishReason, MalformedToolCall, ProviderAnomaly, TokenUsage, ToolChoice } from "./provider.js";
 import type { ExecutionReceipt } from "./receipt.js";
@@ -66,6 +66,8 @@ export interface Verdict {
   readonly missing: ReadonlyArray<string>;
   /** The answer's claims that no receipt backs. */
   readonly claims?: ReadonlyArray<RecordedClaim> | undefined;
+  /** Set when the answer was too long to read whole for claims: the part that was read. */
+  readonly claimScope?: ClaimScope | undefined;
   /** With `correct`: the runtime-owned correction message, naming the missing evidence. */
   readonly correction?: string | undefined;
 }

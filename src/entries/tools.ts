@@ -8,6 +8,8 @@ export {
   type MessageSender,
 } from "../services/tools/builtin/index.js";
 export {
+  type McpPartlyCheckedTool,
+  type McpRefusedTool,
   type McpServerAddress,
   type McpServerFacts,
   McpToolsError,

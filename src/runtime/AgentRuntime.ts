@@ -216,6 +216,7 @@ export class AgentRuntime {
       resumedAfter: resume?.resumedAfter,
       approval: options.approval ?? this.config.approval,
       approvalPollMs: this.config.approval?.pollMs,
+      payloadCapBytes: this.config.payloadCapBytes,
       sessionGrants: this.sessionGrantsOf(options.sessionId),
     });
     this.operations.set(runId, operations);

@@ -19,7 +19,6 @@ import type {
 } from "../domain/index.js";
 import { AgentRunStore, type EventToAppend } from "../persistence/AgentRunStore.js";
 import { judgeClaims } from "../services/claimJudge.js";
-import { uncertainSentences } from "../services/claims.js";
 import { passthroughObserver, type RunObserver } from "../services/observability/tracing.js";
 import type { Provider } from "../services/providers/Provider.js";
 import { type RetryPolicy, withProviderRetry } from "../services/providers/retry.js";
@@ -29,9 +28,10 @@ import { invokeTool } from "../services/tools/invokeTool.js";
 import { type ReceiptContext, receiptOf, toolResultRecords } from "../services/tools/resultRecords.js";
 import { type AnyToolDefinition, describeTool, mayRepeat } from "../services/tools/Tool.js";
 import { callIdsOf } from "../services/transcriptProjector.js";
-import { verifyAnswer } from "../services/verification.js";
+import { readClaimsYielding, uncertainSentencesYielding, verifyAnswer } from "../services/verification.js";
 import { approvalOperations } from "./approvalOperations.js";
 import type { TranscriptStore } from "./stores.js";
+import { fitTerminal } from "./terminalRow.js";
 
 /**
  * The I/O of one run, as Effects the run's I/O actor performs (see runIO.ts). None fails: an
@@ -61,6 +61,8 @@ export interface RunWiring {
   readonly sessionGrants?: Set<string> | undefined;
   /** How often a waiting run reads the ledger for decisions (default 250 ms). */
   readonly approvalPollMs?: number | undefined;
+  /** The ledger's payload cap, which the terminal row's text is cut to fit (default the ledger's default). */
+  readonly payloadCapBytes?: number | undefined;
 }
 
 type Reply<T extends RunReply["type"]> = Extract<RunReply, { type: T }>;
@@ -288,14 +290,17 @@ export function runOperations(wiring: RunWiring) {
       if (wiring.receiptVerification === "off")
         return { verdict: "completed", reason: "answered", missing: [] } as const;
       const capabilities = wiring.provider.capabilities;
-      const verdict = verifyAnswer({ ...input, capabilities });
+      // Read in bounded pieces with the event loop let run between them: a long answer must not
+      // stall the host's other runs, timers or signal handlers.
+      const reading = yield* readClaimsYielding(input.answer);
+      const verdict = verifyAnswer({ ...input, capabilities }, reading);
       // The judge can only take a `completed` away: it is asked only then, about the unsure band.
       if (!wiring.claimJudge || verdict.verdict !== "completed") return verdict;
-      const unsure = uncertainSentences(input.answer);
+      const unsure = yield* uncertainSentencesYielding(input.answer);
       if (unsure.length === 0) return verdict;
       // Step 0: the judge is not a step of the run (its answer is neither recorded nor shown to the model).
       const judged = yield* judgeClaims(wiring.provider, wiring.runId, 0, unsure);
-      return judged.length === 0 ? verdict : verifyAnswer({ ...input, capabilities, judged });
+      return judged.length === 0 ? verdict : verifyAnswer({ ...input, capabilities, judged }, reading);
     }).pipe(
       Effect.map((verdict) => ({ type: "VERIFIED" as const, verdict })),
       Effect.catchAllDefect((defect) =>
@@ -370,7 +375,7 @@ export function runOperations(wiring: RunWiring) {
           sequence,
           events,
           receipts: unsettled.receipts,
-          terminal: input.terminal,
+          terminal: fitTerminal(input.terminal, wiring.payloadCapBytes),
           failureDetail: input.detail,
         });
         lastSequence = sequence;

@@ -1,34 +1,39 @@
-import type { Verdict, VerifyInput } from "../domain/index.js";
+import { Effect } from "effect";
+import type { ClaimScope, Verdict, VerifyInput } from "../domain/index.js";
 import { CORRECTION_MESSAGE, correctionText, evidenceGap, type ProviderCapabilities } from "../domain/index.js";
+import { answerPieces } from "./answerPieces.js";
 import type { JudgedClaim } from "./claimJudge.js";
 import { languageOf } from "./claims/text.js";
-import { type Claim, detectClaims, unbackedClaims } from "./claims.js";
+import { type Claim, detectClaims, unbackedClaims, uncertainSentences } from "./claims.js";
 
 export { CORRECTION_MESSAGE, correctionText };
 
 const describeClaim = (claim: Claim) => `a successful ${claim.kind} result for the claim "${claim.sentence}"`;
 
-/**
- * Decides a text answer (seed §2.2, §4 Phase 3, §8): `completed` only when the receipts meet the
- * contract and the text claims no action without a receipt; otherwise one correction turn, then
- * `unverified`. A provider without tool calling cannot produce evidence, so an evidence contract
- * ends `unverified` / `tool_calling_unsupported` without a correction.
- */
-export function verifyAnswer(
-  input: VerifyInput & {
-    readonly capabilities: ProviderCapabilities;
-    /** Claims the optional model judge found among the detector's unsure sentences (never fewer claims). */
-    readonly judged?: ReadonlyArray<JudgedClaim> | undefined;
-  },
-): Verdict {
+type VerifyAnswerInput = VerifyInput & {
+  readonly capabilities: ProviderCapabilities;
+  /** Claims the optional model judge found among the detector's unsure sentences (never fewer claims). */
+  readonly judged?: ReadonlyArray<JudgedClaim> | undefined;
+};
+
+/** What the detector found in an answer, and the part of it it read when not all of it. */
+export interface ClaimReading {
+  readonly claims: ReadonlyArray<Claim>;
+  readonly scope?: ClaimScope | undefined;
+}
+
+/** Decides from the claims already read (see verifyAnswer). */
+function decide(input: VerifyAnswerInput, reading: ClaimReading): Verdict {
   const gap = evidenceGap(input.contract, input.receipts, input.toolKinds);
   const judged = (input.judged ?? []).map(
     (claim): Claim => ({ ...claim, verb: "judged", language: languageOf(claim.sentence) }),
   );
-  const claims = unbackedClaims([...detectClaims(input.answer), ...judged], input.receipts, input.toolKinds);
+  const claims = unbackedClaims([...reading.claims, ...judged], input.receipts, input.toolKinds);
   const missing = [...gap.missing, ...claims.map(describeClaim)];
-  const recorded =
-    claims.length > 0 ? { claims: claims.map((claim) => ({ sentence: claim.sentence, kind: claim.kind })) } : {};
+  const recorded = {
+    ...(claims.length > 0 ? { claims: claims.map((claim) => ({ sentence: claim.sentence, kind: claim.kind })) } : {}),
+    ...(reading.scope ? { claimScope: reading.scope } : {}),
+  };
   if (gap.satisfied && claims.length === 0) {
     return {
       verdict: "completed",
@@ -37,6 +42,7 @@ export function verifyAnswer(
           ? "answered"
           : "receipts_satisfied",
       missing: [],
+      ...recorded,
     };
   }
   if (!input.capabilities.toolCalling && !gap.satisfied) {
@@ -48,3 +54,59 @@ export function verifyAnswer(
   }
   return { verdict: "unverified", reason, missing, ...recorded };
 }
+
+/** The detector over the answer's pieces (answerPieces.ts), in one go. */
+export function readClaims(answer: string): ClaimReading {
+  const { pieces, scope } = answerPieces(answer);
+  return { claims: pieces.flatMap((piece) => detectClaims(piece)), ...(scope ? { scope } : {}) };
+}
+
+/**
+ * Decides a text answer (seed §2.2, §4 Phase 3, §8): `completed` only when the receipts meet the
+ * contract and the text claims no action without a receipt; otherwise one correction turn, then
+ * `unverified`. A provider without tool calling cannot produce evidence, so an evidence contract
+ * ends `unverified` / `tool_calling_unsupported` without a correction. Reads an answer over the
+ * size cap of answerPieces.ts in part, and says so in `claimScope`.
+ */
+export function verifyAnswer(input: VerifyAnswerInput, reading: ClaimReading = readClaims(input.answer)): Verdict {
+  return decide(input, reading);
+}
+
+/**
+ * Lets timers, I/O and signal handlers run: a macrotask, not a microtask (Effect's own yield may
+ * resume before any of them gets a turn). Interruptible, so a cancelled run stops reading here.
+ */
+const letTheLoopRun: Effect.Effect<void> = Effect.async<void>((resume) => {
+  const handle = setImmediate(() => resume(Effect.void));
+  return Effect.sync(() => clearImmediate(handle));
+});
+
+/** Runs `read` on each piece, giving the event loop a turn between pieces. */
+const eachPiece = <A>(pieces: ReadonlyArray<string>, read: (piece: string) => A): Effect.Effect<A[]> =>
+  Effect.forEach(pieces, (piece, index) =>
+    index === 0
+      ? Effect.sync(() => read(piece))
+      : Effect.zipRight(
+          letTheLoopRun,
+          Effect.sync(() => read(piece)),
+        ),
+  );
+
+/** readClaims as an Effect that never holds the event loop for more than one piece. */
+export const readClaimsYielding = (answer: string): Effect.Effect<ClaimReading> =>
+  Effect.suspend(() => {
+    const { pieces, scope } = answerPieces(answer);
+    return eachPiece(pieces, detectClaims).pipe(
+      Effect.map((found): ClaimReading => ({ claims: found.flat(), ...(scope ? { scope } : {}) })),
+    );
+  });
+
+/** The detector's unsure sentences (claims.ts uncertainSentences) over the answer's pieces, at most `limit`. */
+export const uncertainSentencesYielding = (answer: string, limit = 12): Effect.Effect<string[]> =>
+  Effect.suspend(() => {
+    const found: string[] = [];
+    const { pieces } = answerPieces(answer);
+    return eachPiece(pieces, (piece) => {
+      if (found.length < limit) found.push(...uncertainSentences(piece, limit - found.length));
+    }).pipe(Effect.as(found));
+  });

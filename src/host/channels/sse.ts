@@ -209,7 +209,13 @@ export function sseHandler(options: SseOptions) {
       json(response, 405, { error: "method not allowed" });
       return;
     }
-    const runId = decodeURIComponent(match[1]!);
+    let runId: string;
+    try {
+      runId = decodeURIComponent(match[1]!);
+    } catch {
+      json(response, 400, { error: "the run id in the address is not valid URI encoding" });
+      return;
+    }
     stream(request, response, runId, url).catch(() => {
       // The ledger could not be read: one line, no internals.
       if (!response.headersSent) json(response, 500, { error: "the run's events cannot be read now" });

@@ -68,6 +68,7 @@ export function finishCommand(context: RunContext): Command<"FINISH"> {
               reason: context.verdict.reason,
               missing: [...context.verdict.missing],
               ...(context.verdict.claims?.length ? { claims: [...context.verdict.claims] } : {}),
+              ...(context.verdict.claimScope ? { claimScope: { ...context.verdict.claimScope } } : {}),
             },
           }
         : {}),

@@ -64,14 +64,24 @@ export interface HealthReport {
 
 const UNITS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
-/** `90s`, `30m`, `1h`, `2d`, `1w` → milliseconds; throws one line on anything else. */
+/**
+ * The longest health window: the checks compare the window with the one before it, and both must
+ * start at a date a timestamp can hold (a larger one would be `Invalid time value`).
+ */
+export const MAX_WINDOW_DAYS = 36_500;
+
+/** `90s`, `30m`, `1h`, `2d`, `1w` → milliseconds, at most MAX_WINDOW_DAYS; throws one line on anything else. */
 export function parseWindow(text: string): number {
   const match = /^(\d+(?:\.\d+)?)\s*([smhdw])$/.exec(text.trim());
   const amount = match ? Number(match[1]) : Number.NaN;
   if (!match || !(amount > 0)) {
     throw new Error(`--window must be a positive duration like 30m, 1h, 2d (got ${JSON.stringify(text)})`);
   }
-  return amount * (UNITS[match[2]!] ?? 0);
+  const ms = amount * (UNITS[match[2]!] ?? 0);
+  if (!(ms <= MAX_WINDOW_DAYS * UNITS.d!)) {
+    throw new Error(`--window must be at most ${MAX_WINDOW_DAYS}d (got ${JSON.stringify(text)})`);
+  }
+  return ms;
 }
 
 const percent = (value: number) => `${(value * 100).toFixed(1)}%`;

@@ -165,4 +165,10 @@ describe("parseWindow", () => {
   it("rejects a window it cannot read with a message naming the option", () => {
     expect(() => parseWindow("soon")).toThrow(/--window must be a positive duration/);
   });
+
+  it("refuses a window longer than a timestamp can reach back, naming the limit", () => {
+    expect(() => parseWindow("999999999999999d")).toThrow('--window must be at most 36500d (got "999999999999999d")');
+    expect(() => parseWindow(`${"9".repeat(400)}w`)).toThrow(/--window must be at most 36500d/);
+    expect(parseWindow("36500d")).toBe(36_500 * 24 * HOUR);
+  });
 });

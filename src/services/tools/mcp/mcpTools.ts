@@ -1,15 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
-import type {
-  JsonSchemaType,
-  jsonSchemaValidator as SdkSchemaValidators,
-} from "@modelcontextprotocol/sdk/validation/types.js";
 import { Data } from "effect";
 import type { JsonValue, ToolKind } from "../../../domain/index.js";
 import { canonicalJson, sha256 } from "../fingerprint.js";
 import { type AnyToolDefinition, defineTool, type JsonSchemaValidator, jsonSchemaInput } from "../Tool.js";
 import { connect, INVOCATION_META_KEY, type McpConnection, type McpServerAddress } from "./connection.js";
+import { compileInputSchema } from "./inputSchema.js";
 import { mcpToolKind } from "./kinds.js";
 import { agentloopToolNames } from "./naming.js";
 import { failureOf, type McpCallFacts, resultOf } from "./results.js";
@@ -43,12 +40,34 @@ export interface McpServerFacts {
   readonly transport: "stdio" | "streamable-http";
 }
 
+/** A listed tool that is not offered: its arguments could not be checked at all. */
+export interface McpRefusedTool {
+  /** The MCP name. */
+  readonly tool: string;
+  /** One line: which tool, and why its input schema cannot be used. */
+  readonly reason: string;
+}
+
+/** An offered tool whose schema points at documents agentloop does not fetch: those places accept anything. */
+export interface McpPartlyCheckedTool {
+  /** The MCP name. */
+  readonly tool: string;
+  /** agentloop's name. */
+  readonly name: string;
+  /** The references (resolved) that were not followed. */
+  readonly unresolvedRefs: ReadonlyArray<string>;
+}
+
 /** One connected server's tools; close it (or `await using` it) when the runs that use it are done. */
 export interface McpToolset {
   readonly tools: ReadonlyArray<AnyToolDefinition>;
   readonly server: McpServerFacts;
-  /** agentloop's name for each MCP tool name. */
+  /** agentloop's name for each MCP tool name (refused tools included). */
   readonly names: ReadonlyMap<string, string>;
+  /** Tools the server lists whose input schema cannot be compiled: not offered, never called unchecked. */
+  readonly refused: ReadonlyArray<McpRefusedTool>;
+  /** Offered tools checked in every part but their unresolvable `$ref`s. */
+  readonly partlyChecked: ReadonlyArray<McpPartlyCheckedTool>;
   /** The stdio child's pid while it runs (null over HTTP). */
   readonly pid: () => number | null;
   /** Ends the session; a stdio child gets EOF, then SIGTERM, then SIGKILL. Later calls are error receipts. */
@@ -102,26 +121,6 @@ function checkOptions(options: McpToolsOptions): void {
   }
 }
 
-/** An ajv check of the server's input schema, in the shape checkToolArguments reads (ajv-like `errors`). */
-function validatorFor(
-  ajv: SdkSchemaValidators,
-  schema: Record<string, unknown>,
-): JsonSchemaValidator<Record<string, unknown>> | undefined {
-  let check: (input: unknown) => { valid: boolean; errorMessage?: string | undefined };
-  try {
-    check = ajv.getValidator(schema as JsonSchemaType);
-  } catch {
-    // A schema ajv cannot compile is still shown to the model; the server checks its own arguments.
-    return undefined;
-  }
-  const validate = (value: unknown): boolean => {
-    const outcome = check(value);
-    (validate as { errors?: unknown }).errors = outcome.valid ? null : [{ message: outcome.errorMessage ?? "invalid" }];
-    return outcome.valid;
-  };
-  return validate;
-}
-
 const inputSchemaOf = (tool: McpTool): Record<string, unknown> =>
   typeof tool.inputSchema === "object" && tool.inputSchema !== null && tool.inputSchema.type === "object"
     ? { ...tool.inputSchema }
@@ -131,20 +130,20 @@ const jsonOf = (value: unknown): JsonValue =>
   value === undefined ? null : (JSON.parse(canonicalJson(value)) as JsonValue);
 
 function toolDefinition(
-  ajv: SdkSchemaValidators,
+  schema: Record<string, unknown>,
+  validate: JsonSchemaValidator<Record<string, unknown>>,
   connection: McpConnection,
   server: McpServerFacts,
   tool: McpTool,
   name: string,
   options: McpToolsOptions,
 ): AnyToolDefinition {
-  const schema = inputSchemaOf(tool);
   const annotations = jsonOf(tool.annotations);
   return defineTool<Record<string, unknown>>({
     name,
     description: tool.description ?? tool.annotations?.title ?? tool.title ?? "",
     kind: mcpToolKind(tool.annotations, options.kinds?.[tool.name]),
-    input: jsonSchemaInput(schema, validatorFor(ajv, schema)),
+    input: jsonSchemaInput(schema, validate),
     ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
     execute: async (args, context) => {
       const invocation = randomUUID();
@@ -195,7 +194,7 @@ async function listAll(connection: McpConnection, timeoutMs: number): Promise<Mc
 /**
  * Connects to an MCP server (stdio child or streamable HTTP), lists its tools and turns each into a
  * ToolDefinition named `<server>__<tool>`: the server's JSON Schema as input schema (checked with
- * ajv before the call), the kind from its annotations unless the host overrides it, and receipts
+ * ajv before the call; see inputSchema.ts for references it cannot follow), the kind from its annotations unless the host overrides it, and receipts
  * carrying the server, protocol version, JSON-RPC id, hashes, `isError`, annotations and any stable
  * id of the structured result. A timeout or a cancelled run sends `notifications/cancelled`; a
  * server that dies mid-call leaves an error receipt. Rejects with McpToolsError.
@@ -236,12 +235,37 @@ export async function mcpTools(options: McpToolsOptions): Promise<McpToolset> {
     offered.map((tool) => tool.name),
   );
   const { AjvJsonSchemaValidator } = await import("@modelcontextprotocol/sdk/validation/ajv");
-  const ajv = new AjvJsonSchemaValidator();
-  const tools = offered.map((tool) => toolDefinition(ajv, connection, server, tool, names.get(tool.name)!, options));
+  const shared = new AjvJsonSchemaValidator();
+  const fresh = () => new AjvJsonSchemaValidator();
+  const tools: AnyToolDefinition[] = [];
+  const refused: McpRefusedTool[] = [];
+  const partlyChecked: McpPartlyCheckedTool[] = [];
+  for (const tool of offered) {
+    const name = names.get(tool.name)!;
+    const schema = inputSchemaOf(tool);
+    const check = compileInputSchema(schema, shared, fresh);
+    if (!check.ok) {
+      refused.push({ tool: tool.name, reason: `${tool.name} is not offered: ${check.reason}` });
+      continue;
+    }
+    if (check.unresolvedRefs.length > 0) {
+      partlyChecked.push({ tool: tool.name, name, unresolvedRefs: check.unresolvedRefs });
+    }
+    tools.push(toolDefinition(schema, check.validate, connection, server, tool, name, options));
+  }
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= connection.close();
     return closing;
   };
-  return { tools, server, names, pid: connection.pid, close, [Symbol.asyncDispose]: close };
+  return {
+    tools,
+    server,
+    names,
+    refused,
+    partlyChecked,
+    pid: connection.pid,
+    close,
+    [Symbol.asyncDispose]: close,
+  };
 }
