@@ -19,7 +19,7 @@ const tmp = useTempDir("agentloop-approvals-");
 const { "0008_tool_approvals": _approvals, ...UP_TO_0007 } = MIGRATIONS;
 const AT = "2024-05-01T00:00:00.000Z";
 
-const approve = (decidedBy = "host"): HostApprovalDecision => ({
+const approve = (decidedBy = "host"): Extract<HostApprovalDecision, { decision: "approved" }> => ({
   decision: "approved",
   scope: "once",
   decidedBy,
