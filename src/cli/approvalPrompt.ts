@@ -1,5 +1,5 @@
 import { createInterface, type Interface } from "node:readline";
-import type { JsonValue, LoopEvent } from "../domain/index.js";
+import { editedArgumentsProblem, type JsonValue, type LoopEvent } from "../domain/index.js";
 import type { RunHandle } from "../runtime/AgentRuntime.js";
 import { cliDecider } from "./approvalCommands.js";
 import { CliFailure, terminalText } from "./output.js";
@@ -84,12 +84,17 @@ export function decideApprovals(
         io.prompt("arguments (JSON, one line): ");
         const text = await reader.next();
         if (text === undefined) continue;
+        let edited: JsonValue;
         try {
-          const edited = JSON.parse(text) as JsonValue;
-          return handle.approve(request.callId, { arguments: edited, decidedBy }).catch(report);
+          edited = JSON.parse(text) as JsonValue;
         } catch (error) {
           io.err(`not JSON: ${(error as Error).message}`);
+          continue;
         }
+        // Over the limits the decision would be refused and the call left waiting: ask again instead.
+        const problem = editedArgumentsProblem(edited);
+        if (problem) io.err(`the arguments ${problem}`);
+        else return handle.approve(request.callId, { arguments: edited, decidedBy }).catch(report);
       }
     }
   };

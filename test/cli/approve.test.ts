@@ -199,6 +199,23 @@ describe("approval from the CLI", () => {
     expect(readFileSync(`${workspace}/b.txt`, "utf8")).toBe("edited\n");
   }, 60_000);
 
+  it("agentloop run --approve ask refuses edited arguments nested too deep in one line and asks again", async () => {
+    server.enqueue(openAIChatWire.stream({ text: "Wrote b.txt." }));
+    const driver = spawn(process.execPath, [BIN, "run", "Write a.txt", ...flags, "--approve", "ask", "--json"], {
+      env: ENV,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const driven = exited(driver);
+    await waitForRequest(db);
+    const deep = `${"[".repeat(5_000)}${"]".repeat(5_000)}`;
+    driver.stdin?.write(`e\n${deep}\ne\n${JSON.stringify({ path: "b.txt", content: "edited\n" })}\n`);
+    const result = await driven;
+    expect(result.stderr).toContain("the arguments nest deeper than 64 levels, the limit for edited arguments\n");
+    expect(result.stderr).not.toContain("Maximum call stack size exceeded");
+    expect(JSON.parse(result.stdout).terminalState).toBe("completed");
+    expect(readFileSync(`${workspace}/b.txt`, "utf8")).toBe("edited\n");
+  }, 60_000);
+
   it("agentloop run --approve never denies at once and says so", async () => {
     server.enqueue(openAIChatWire.stream({ text: "Not written." }));
     server.enqueue(openAIChatWire.stream({ text: "Not written." }));
