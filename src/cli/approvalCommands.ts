@@ -1,21 +1,27 @@
+import { existsSync } from "node:fs";
 import { userInfo } from "node:os";
 import { Effect, Either } from "effect";
 import {
   type ApprovalScope,
-  type HostApprovalDecision,
+  DECISION_MESSAGE_MAX_LENGTH,
+  decidedByProblem,
+  editedArgumentsProblem,
+  HostApprovalDecision,
   type JsonValue,
   ApprovalScope as Scopes,
 } from "../domain/index.js";
 import { recordApprovalDecision } from "../persistence/approvals.js";
 import * as Ledger from "../persistence/ledger.js";
-import { CliFailure, type CliIO } from "./output.js";
+import * as Postgres from "../persistence/postgres.js";
+import { CliFailure, type CliIO, terminalText } from "./output.js";
 
 /**
  * `agentloop approve RUN_ID CALL_ID` / `agentloop deny RUN_ID CALL_ID` (issue Q): a decision on a
  * call that waits for approval in a run another process drives. The decision is a ledger row
  * (`agent_approvals`); the driving runtime reads it at its next poll (every 250 ms by default)
  * and the call runs or is denied. Refusals are one line: no such waiting call, a decision
- * already made, the call settled, the run ended.
+ * already made, the call settled, the run ended. Flags are checked before the ledger is opened
+ * (exit 2, nothing written), and a missing ledger file is named rather than created.
  */
 
 export interface DecisionOptions {
@@ -38,7 +44,7 @@ export interface DenyOptions extends DecisionOptions {
 /** `cli:<user>` (or `cli` when the user cannot be read). */
 export function cliDecider(): string {
   try {
-    return `cli:${userInfo().username}`;
+    return `cli:${terminalText(userInfo().username)}`;
   } catch {
     return "cli";
   }
@@ -51,14 +57,15 @@ const REFUSAL_TEXT: Record<string, string> = {
   run_not_running: "the run has ended",
 };
 
-async function decide(
-  io: CliIO,
-  runId: string,
-  callId: string,
-  decision: HostApprovalDecision,
-  options: DecisionOptions,
-) {
-  const verb = decision.decision === "approved" ? "approve" : "deny";
+async function decide(io: CliIO, runId: string, callId: string, input: HostApprovalDecision, options: DecisionOptions) {
+  const verb = input.decision === "approved" ? "approve" : "deny";
+  // The same check the ledger makes, here before it is opened: a refused decision touches no file.
+  const checked = HostApprovalDecision.safeParse(input);
+  if (!checked.success) throw new CliFailure(`cannot ${verb}: ${checked.error.issues[0]?.message ?? "?"}`, 2);
+  const decision = checked.data;
+  if (!Postgres.isPostgresUrl(options.db) && !existsSync(options.db)) {
+    throw new CliFailure(`no ledger database at ${options.db}`);
+  }
   const outcome = await Effect.runPromise(
     Effect.either(
       recordApprovalDecision(runId, callId, decision).pipe(
@@ -68,20 +75,47 @@ async function decide(
   );
   if (Either.isLeft(outcome)) {
     const error = outcome.left as { reason?: string; message: string };
-    throw new CliFailure(`cannot ${verb} ${callId} of ${runId}: ${REFUSAL_TEXT[error.reason ?? ""] ?? error.message}`);
+    throw new CliFailure(
+      `cannot ${verb} ${terminalText(callId)} of ${terminalText(runId)}: ${REFUSAL_TEXT[error.reason ?? ""] ?? error.message}`,
+    );
   }
-  if (options.json) io.out(JSON.stringify({ runId, callId, toolName: outcome.right.toolName, ...decision }));
-  else io.out(`${decision.decision} ${callId} (${outcome.right.toolName}) of ${runId} as ${decision.decidedBy}`);
+  const toolName = outcome.right.toolName;
+  if (options.json) io.out(JSON.stringify({ runId, callId, toolName, ...decision }));
+  else {
+    io.out(
+      `${decision.decision} ${terminalText(callId)} (${terminalText(toolName)}) of ${terminalText(runId)} as ${terminalText(decision.decidedBy)}`,
+    );
+  }
   return 0;
 }
 
+/** `--arguments`: JSON within the limits of edited arguments (exit 2 otherwise, before anything is opened). */
 function parsedArguments(text: string | undefined): JsonValue | undefined {
   if (text === undefined) return undefined;
+  let value: JsonValue;
   try {
-    return JSON.parse(text) as JsonValue;
+    value = JSON.parse(text) as JsonValue;
   } catch (error) {
     throw new CliFailure(`--arguments is not JSON: ${(error as Error).message}`, 2);
   }
+  const problem = editedArgumentsProblem(value);
+  if (problem) throw new CliFailure(`--arguments ${problem}`, 2);
+  return value;
+}
+
+/** `--by`: a name a terminal can show as it is (exit 2 otherwise). */
+function deciderOf(name: string | undefined): string {
+  if (name === undefined) return cliDecider();
+  const problem = decidedByProblem(name);
+  if (problem) throw new CliFailure(`--by ${problem}`, 2);
+  return name;
+}
+
+function messageOf(text: string | undefined): string {
+  if (text !== undefined && text.length > DECISION_MESSAGE_MAX_LENGTH) {
+    throw new CliFailure(`--message is longer than ${DECISION_MESSAGE_MAX_LENGTH} characters`, 2);
+  }
+  return text ?? "";
 }
 
 function scopeOf(text: string | undefined): ApprovalScope {
@@ -100,7 +134,7 @@ export function approveCommand(io: CliIO, runId: string, callId: string, options
       decision: "approved",
       scope: scopeOf(options.scope),
       ...(edited !== undefined ? { arguments: edited } : {}),
-      decidedBy: options.by ?? cliDecider(),
+      decidedBy: deciderOf(options.by),
       decidedAt: new Date().toISOString(),
     },
     options,
@@ -114,8 +148,8 @@ export function denyCommand(io: CliIO, runId: string, callId: string, options: D
     callId,
     {
       decision: "denied",
-      message: options.message ?? "",
-      decidedBy: options.by ?? cliDecider(),
+      message: messageOf(options.message),
+      decidedBy: deciderOf(options.by),
       decidedAt: new Date().toISOString(),
     },
     options,

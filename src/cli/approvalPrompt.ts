@@ -1,8 +1,8 @@
 import { createInterface, type Interface } from "node:readline";
-import type { JsonValue, LoopEvent } from "../domain/index.js";
+import { editedArgumentsProblem, type JsonValue, type LoopEvent } from "../domain/index.js";
 import type { RunHandle } from "../runtime/AgentRuntime.js";
 import { cliDecider } from "./approvalCommands.js";
-import { CliFailure } from "./output.js";
+import { CliFailure, terminalText } from "./output.js";
 
 /**
  * `agentloop run --approve ask|always|never` (issue Q): who decides on the calls that wait for
@@ -68,11 +68,12 @@ export function decideApprovals(
   const decidedBy = cliDecider();
   const reader = lineReader(io.input);
   let chain = Promise.resolve();
-  const report = (error: unknown) => io.err(error instanceof Error ? error.message : String(error));
+  const report = (error: unknown) => io.err(terminalText(error instanceof Error ? error.message : String(error)));
   const ask = async (request: Request): Promise<void> => {
-    const args = JSON.stringify(request.arguments);
+    // The tool's name, the model's arguments and the policy's reason are escaped: the prompt is a terminal's.
+    const args = terminalText(JSON.stringify(request.arguments));
     for (;;) {
-      io.prompt(`approve ${request.toolName} ${args} (${request.reason})? [y/n/e] `);
+      io.prompt(`approve ${terminalText(request.toolName)} ${args} (${terminalText(request.reason)})? [y/n/e] `);
       const answer = (await reader.next())?.trim().toLowerCase();
       if (answer === undefined || answer === "n" || answer === "no") {
         const message = answer === undefined ? "no answer at the terminal (input ended)" : "denied at the terminal";
@@ -83,21 +84,26 @@ export function decideApprovals(
         io.prompt("arguments (JSON, one line): ");
         const text = await reader.next();
         if (text === undefined) continue;
+        let edited: JsonValue;
         try {
-          const edited = JSON.parse(text) as JsonValue;
-          return handle.approve(request.callId, { arguments: edited, decidedBy }).catch(report);
+          edited = JSON.parse(text) as JsonValue;
         } catch (error) {
           io.err(`not JSON: ${(error as Error).message}`);
+          continue;
         }
+        // Over the limits the decision would be refused and the call left waiting: ask again instead.
+        const problem = editedArgumentsProblem(edited);
+        if (problem) io.err(`the arguments ${problem}`);
+        else return handle.approve(request.callId, { arguments: edited, decidedBy }).catch(report);
       }
     }
   };
   const subscription = handle.actor.on("approval_requested", (request) => {
     if (mode === "always") {
-      io.err(`approved ${request.toolName} (${request.callId}): --approve always`);
+      io.err(`approved ${terminalText(request.toolName)} (${terminalText(request.callId)}): --approve always`);
       handle.approve(request.callId, { decidedBy }).catch(report);
     } else if (mode === "never") {
-      io.err(`denied ${request.toolName} (${request.callId}): --approve never`);
+      io.err(`denied ${terminalText(request.toolName)} (${terminalText(request.callId)}): --approve never`);
       handle.deny(request.callId, { message: "denied by --approve never", decidedBy }).catch(report);
     } else {
       chain = chain.then(() => ask(request));

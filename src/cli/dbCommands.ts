@@ -3,7 +3,7 @@ import { AgentRunStore } from "../persistence/AgentRunStore.js";
 import { migrateDatabase } from "../persistence/database.js";
 import * as Ledger from "../persistence/ledger.js";
 import * as Postgres from "../persistence/postgres.js";
-import { CliFailure, type CliIO } from "./output.js";
+import { CliFailure, type CliIO, terminalText } from "./output.js";
 
 async function runOrFail<A>(effect: Effect.Effect<A, { readonly message: string }>): Promise<A> {
   const result = await Effect.runPromise(Effect.either(effect));
@@ -49,11 +49,13 @@ export async function recoverCommand(io: CliIO, options: { db: string; json?: bo
   if (recovered.length === 0) io.out("no interrupted runs");
   for (const run of recovered) {
     const calls = run.cancelledCallIds.length;
-    io.out(`closed ${run.runId} (session ${run.sessionId}) as failed/interrupted; ${calls} dangling call(s) cancelled`);
+    io.out(
+      `closed ${terminalText(run.runId)} (session ${terminalText(run.sessionId)}) as failed/interrupted; ${calls} dangling call(s) cancelled`,
+    );
   }
   for (const run of live) {
     io.out(
-      `left ${run.runId} (session ${run.sessionId}) open: process ${run.pid} on ${run.host} still drives it (heartbeat ${run.heartbeatAt})`,
+      `left ${terminalText(run.runId)} (session ${terminalText(run.sessionId)}) open: process ${run.pid} on ${terminalText(run.host)} still drives it (heartbeat ${run.heartbeatAt})`,
     );
   }
   return 0;

@@ -6,7 +6,7 @@ import { type CaseResult, type EvalReport, runEval } from "../host/eval/runEval.
 import { runMachine } from "../machines/run/machine.js";
 import { AgentRuntime } from "../runtime/AgentRuntime.js";
 import { sqliteWatermark } from "./ledgerWatermark.js";
-import { CliFailure, type CliIO } from "./output.js";
+import { CliFailure, type CliIO, terminalText } from "./output.js";
 import { closeOnShutdown } from "./shutdown.js";
 
 /** The evaluation suite shipped with the package. */
@@ -22,7 +22,9 @@ export interface EvalCommandOptions {
   readonly report?: string;
 }
 
-function pad(text: string, width: number): string {
+/** A cell of the table: escaped (a case's name comes from its cassette), then padded or clipped. */
+function pad(value: string, width: number): string {
+  const text = terminalText(value);
   return text.length >= width ? `${text.slice(0, width - 1)}…` : text.padEnd(width);
 }
 
@@ -83,7 +85,7 @@ export async function evalCommand(
       ...(options.report ? { paths: recorder } : {}),
       database: options.db,
       onCaseStart: (index, total, name) => {
-        if (progress) process.stderr.write(`\r\u001b[2K[${index + 1}/${total}] ${name}`);
+        if (progress) process.stderr.write(`\r\u001b[2K[${index + 1}/${total}] ${terminalText(name)}`);
       },
     });
     if (progress) process.stderr.write("\r\u001b[2K");
@@ -94,7 +96,8 @@ export async function evalCommand(
       : undefined;
     if (options.json) io.out(JSON.stringify({ cases: report.cases, summary: report.summary }, null, 2));
     else {
-      for (const line of renderTable(report, io.isTTY)) io.out(line);
+      // The table's colours are its own escape sequences; its cells are escaped by renderTable.
+      for (const line of renderTable(report, io.isTTY)) (io.styled ?? io.out)(line);
       if (reportPath) io.out(`report: ${reportPath}`);
     }
     return report.summary.failed === 0 ? 0 : 1;

@@ -3,7 +3,7 @@ import { PROVIDER_NAMES } from "../services/providers/names.js";
 import { registerInspectCommands } from "./inspectCommands.js";
 import { registerMemoryCommands } from "./memoryCommands.js";
 import { registerObservabilityCommands } from "./observabilityCommands.js";
-import { CliFailure, type CliIO, firstLine, processIO } from "./output.js";
+import { CliFailure, type CliIO, firstLine, processIO, terminalText } from "./output.js";
 import { type RunCommandOptions, registerRunCommand } from "./runCommand.js";
 import { registerServeCommand } from "./serveCommand.js";
 import { readPackageVersion } from "./version.js";
@@ -170,10 +170,10 @@ export async function main(argv: ReadonlyArray<string>, io: CliIO = processIO): 
       return error.exitCode === 0 ? 0 : 2;
     }
     if (error instanceof CliFailure) {
-      io.err(`agentloop: ${firstLine(error.message)}`);
+      io.err(`agentloop: ${terminalText(firstLine(error.message))}`);
       return error.exitCode;
     }
-    io.err(`agentloop: ${firstLine(error)}`);
+    io.err(`agentloop: ${terminalText(firstLine(error))}`);
     return 1;
   }
 }

@@ -1,13 +1,27 @@
-/** Where CLI commands write; injectable so tests can run commands in-process. */
+import { terminalText } from "../domain/printable.js";
+
+export { controlCharacterIn, terminalText } from "../domain/printable.js";
+
+/**
+ * Where CLI commands write; injectable so tests can run commands in-process. Printers pass every
+ * value that is not their own text (ids, names, who decided, tool output) through `terminalText`;
+ * the process's own writer escapes whatever control character is left, so none reaches the terminal.
+ */
 export interface CliIO {
   readonly out: (line: string) => void;
   readonly err: (line: string) => void;
   readonly isTTY: boolean;
+  /**
+   * Writes a line as it is: only for lines whose escape sequences agentloop added itself (the
+   * colours of a table) and whose values are escaped already. Without it, `out` is used.
+   */
+  readonly styled?: (line: string) => void;
 }
 
 export const processIO: CliIO = {
-  out: (line) => process.stdout.write(`${line}\n`),
-  err: (line) => process.stderr.write(`${line}\n`),
+  out: (line) => process.stdout.write(`${terminalText(line, { lines: true })}\n`),
+  err: (line) => process.stderr.write(`${terminalText(line, { lines: true })}\n`),
+  styled: (line) => process.stdout.write(`${line}\n`),
   isTTY: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
 };
 

@@ -1,12 +1,11 @@
-import { resolve } from "node:path";
 import { Effect } from "effect";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
 import { AgentRuntime } from "../runtime/AgentRuntime.js";
 import { makeProvider } from "../services/providers/config.js";
 import { builtinTools } from "../services/tools/builtin/index.js";
 import { buildSystemPrompt } from "../services/workspace/prompt.js";
-import { CliFailure, type CliIO } from "./output.js";
-import { type ProviderFlags, resolvedProvider } from "./runCommandImpl.js";
+import { CliFailure, type CliIO, terminalText } from "./output.js";
+import { type ProviderFlags, resolvedProvider, workspaceOf } from "./runCommandImpl.js";
 
 export interface ResumeCommandOptions extends ProviderFlags {
   readonly db: string;
@@ -30,7 +29,7 @@ interface Resumed {
  */
 export async function resumeCommand(io: CliIO, options: ResumeCommandOptions): Promise<number> {
   const provider = makeProvider(resolvedProvider(options).right);
-  const workspace = options.workspace ? resolve(options.workspace) : undefined;
+  const workspace = workspaceOf(options.workspace);
   const tools = workspace ? [...builtinTools(workspace).values()] : [];
   const runtime = await AgentRuntime.make({ database: options.db, provider, tools, recoverOnStart: false }).catch(
     (error: unknown) => {
@@ -67,12 +66,14 @@ export async function resumeCommand(io: CliIO, options: ResumeCommandOptions): P
       for (const run of resumed) {
         io.out(
           run.error
-            ? `could not resume ${run.runId} (session ${run.sessionId}): ${run.error}`
-            : `resumed ${run.runId} (session ${run.sessionId}); it ended ${run.terminalState}/${run.reason}`,
+            ? `could not resume ${terminalText(run.runId)} (session ${terminalText(run.sessionId)}): ${terminalText(run.error)}`
+            : `resumed ${terminalText(run.runId)} (session ${terminalText(run.sessionId)}); it ended ${run.terminalState}/${run.reason}`,
         );
       }
       for (const run of live) {
-        io.out(`left ${run.runId} (session ${run.sessionId}) open: process ${run.pid} on ${run.host} still drives it`);
+        io.out(
+          `left ${terminalText(run.runId)} (session ${terminalText(run.sessionId)}) open: process ${run.pid} on ${terminalText(run.host)} still drives it`,
+        );
       }
     }
     return resumed.some((run) => run.error) ? 1 : 0;

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { Either } from "effect";
 import { type AgentRunResult, type EvidenceMode, EvidenceMode as EvidenceModes } from "../domain/index.js";
@@ -15,7 +15,7 @@ import { buildSystemPrompt } from "../services/workspace/prompt.js";
 import { scanSkills } from "../services/workspace/skills.js";
 import { approveModeOf, decideApprovals } from "./approvalPrompt.js";
 import { openMcpServers } from "./mcpServers.js";
-import { CliFailure, type CliIO } from "./output.js";
+import { CliFailure, type CliIO, terminalText } from "./output.js";
 import { POLICIES, type RunCommandOptions } from "./runCommand.js";
 import { closeOnShutdown } from "./shutdown.js";
 
@@ -27,7 +27,6 @@ import { closeOnShutdown } from "./shutdown.js";
 const DEFAULT_DB = "./agentloop.db";
 /** C0, DEL and C1: what a terminal would act on instead of showing. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
 
 function policyOf(name: string | undefined): (typeof POLICIES)[number] | undefined {
   if (name === undefined) return undefined;
@@ -70,9 +69,35 @@ export type ProviderFlags = Pick<RunCommandOptions, "provider" | "model" | "base
  * without either no tools are offered, so an evidence contract ends unverified.
  */
 export async function runCommand(io: CliIO, task: string, options: RunCommandOptions = {}): Promise<number> {
+  // Every flag is checked before the ledger is opened: a refused command leaves the database as it was.
   const contract = contractOf(options.contract);
   const approveMode = approveModeOf(options.approve);
+  const policy = policyOf(options.policy);
   const resolved = resolvedProvider(options);
+  const workspace = workspaceOf(options.workspace);
+  const scanned = workspace ? scanSkills(workspace) : { skills: [], problems: [] };
+
+  // MCP servers are input too (one that cannot be reached is exit 2), so they are opened before the
+  // ledger; they close after the runtime, whose shutdown cancels their calls first (notifications/cancelled).
+  const toolsets: McpToolset[] = [];
+  const closeToolsets = () => Promise.allSettled(toolsets.map((toolset) => toolset.close())).then(() => {});
+  const releaseToolsets = closeOnShutdown({ dispose: closeToolsets });
+  const mcp = await openMcpServers(options.mcp ?? [], options.mcpKind ?? [], (toolset) => toolsets.push(toolset)).catch(
+    async (error: unknown) => {
+      releaseToolsets();
+      await closeToolsets();
+      throw error;
+    },
+  );
+  // What a server's schemas leave unchecked is said once, before the run (server text escaped).
+  for (const toolset of toolsets) {
+    for (const refused of toolset.refused) process.stderr.write(`agentloop: ${terminalText(refused.reason)}\n`);
+    for (const partly of toolset.partlyChecked) {
+      process.stderr.write(
+        `agentloop: ${terminalText(partly.name)}: ${terminalText(partly.unresolvedRefs.join(", "))} cannot be followed; any value is accepted there\n`,
+      );
+    }
+  }
 
   // Streamed text is progress for a person at a terminal; the final text is printed once, at the end.
   const live = io.isTTY && !options.json;
@@ -82,7 +107,7 @@ export async function runCommand(io: CliIO, task: string, options: RunCommandOpt
       ? {
           onTextDelta: (_runId: string, _step: number, text: string) => {
             printedDelta = true;
-            process.stderr.write(text);
+            process.stderr.write(terminalText(text, { lines: true }));
           },
         }
       : {}),
@@ -92,36 +117,20 @@ export async function runCommand(io: CliIO, task: string, options: RunCommandOpt
     database: options.db ?? DEFAULT_DB,
     provider,
     ...(options.retry ? { retry: options.retry } : {}),
-  }).catch((error: unknown) => {
+  }).catch(async (error: unknown) => {
+    releaseToolsets();
+    await closeToolsets();
     throw new CliFailure((error as { message?: string }).message ?? String(error));
   });
-  // MCP servers close after the runtime: its shutdown cancels their calls first (notifications/cancelled).
-  const toolsets: McpToolset[] = [];
-  const closeToolsets = () => Promise.allSettled(toolsets.map((toolset) => toolset.close())).then(() => {});
+  releaseToolsets();
   const releaseOnShutdown = closeOnShutdown({ dispose: () => runtime.dispose().finally(closeToolsets) });
-  const policy = policyOf(options.policy);
   const channel = consoleChannel();
   const router = policy && !options.json ? makeRouter({ runtime, channels: [{ channel, policy }] }) : undefined;
   try {
-    const workspace = options.workspace ? resolve(options.workspace) : undefined;
-    if (workspace && !existsSync(workspace)) throw new CliFailure(`workspace ${options.workspace} does not exist`, 2);
-    const scanned = workspace ? scanSkills(workspace) : { skills: [], problems: [] };
     for (const problem of scanned.problems) {
-      process.stderr.write(`agentloop: skipped skill ${problem.path}: ${problem.message}\n`);
+      io.err(`agentloop: skipped skill ${terminalText(problem.path)}: ${terminalText(problem.message)}`);
     }
     const skills = scanned.skills.map((entry) => entry.manifest);
-    const mcp = await openMcpServers(options.mcp ?? [], options.mcpKind ?? [], (toolset) => toolsets.push(toolset));
-    // What a server's schemas leave unchecked is said once, before the run (server text escaped).
-    const shown = (text: string) =>
-      text.replace(CONTROL_CHARACTERS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-    for (const toolset of toolsets) {
-      for (const refused of toolset.refused) process.stderr.write(`agentloop: ${shown(refused.reason)}\n`);
-      for (const partly of toolset.partlyChecked) {
-        process.stderr.write(
-          `agentloop: ${shown(partly.name)}: ${shown(partly.unresolvedRefs.join(", "))} cannot be followed; any value is accepted there\n`,
-        );
-      }
-    }
     const tools = [
       ...(workspace ? builtinTools(workspace, { senders: [channelMessageSender(channel)] }).values() : []),
       ...mcp,
@@ -149,7 +158,7 @@ export async function runCommand(io: CliIO, task: string, options: RunCommandOpt
     await delivery?.done;
     if (printedDelta) process.stderr.write("\n");
     if (options.json) io.out(JSON.stringify(result, null, 2));
-    else if (!router) io.out(result.finalText);
+    else if (!router) io.out(terminalText(result.finalText, { lines: true }));
     return result.terminalState === "completed" ? 0 : 1;
   } finally {
     router?.dispose();
@@ -157,4 +166,13 @@ export async function runCommand(io: CliIO, task: string, options: RunCommandOpt
     await runtime.dispose();
     await closeToolsets();
   }
+}
+
+/** The workspace folder, which must exist and be a folder (exit 2 otherwise). */
+export function workspaceOf(path: string | undefined): string | undefined {
+  if (path === undefined) return undefined;
+  const workspace = resolve(path);
+  if (!existsSync(workspace)) throw new CliFailure(`workspace ${path} does not exist`, 2);
+  if (!statSync(workspace).isDirectory()) throw new CliFailure(`workspace ${path} is not a folder`, 2);
+  return workspace;
 }

@@ -8,6 +8,7 @@ export * from "./evidence.js";
 export * from "./json.js";
 export * from "./loopEvent.js";
 export * from "./memory.js";
+export * from "./printable.js";
 export * from "./provider.js";
 export * from "./receipt.js";
 export * from "./run.js";

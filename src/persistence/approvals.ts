@@ -1,7 +1,7 @@
 import { SqlClient, type SqlError } from "@effect/sql";
 import { Effect } from "effect";
 import { type ApprovalRecord, type ApprovalRequest, HostApprovalDecision, type JsonValue } from "../domain/index.js";
-import type { LedgerError } from "./AgentRunStore.js";
+import { LedgerError } from "./AgentRunStore.js";
 import { toLedgerError } from "./ledgerWriter.js";
 import { sanitizedJson } from "./payloadHygiene.js";
 
@@ -43,19 +43,37 @@ export const recordApprovalRequest = (request: ApprovalRequest & { readonly time
       ON CONFLICT DO NOTHING`;
   }).pipe(refuse(`recordApprovalRequest ${request.runId}/${request.callId}`));
 
-/** A decision; the ledger refuses it when the call has one already or has settled (`already_decided`, `call_already_settled`). */
-export const recordApprovalDecision = (runId: string, callId: string, decision: HostApprovalDecision) =>
+/**
+ * A decision; the ledger refuses it when the call has one already or has settled (`already_decided`,
+ * `call_already_settled`). A decision over its limits (edited arguments too large or too deep, a
+ * control character in who decided) is refused before anything is written (`invalid_payload`).
+ * The row holds the decision whole, never a truncated summary: the waiting run applies what it reads
+ * back, and the limits keep it bounded.
+ */
+export const recordApprovalDecision = (runId: string, callId: string, input: HostApprovalDecision) =>
   Effect.gen(function* () {
+    const checked = HostApprovalDecision.safeParse(input);
+    if (!checked.success) {
+      return yield* new LedgerError({
+        reason: "invalid_payload",
+        message: `recordApprovalDecision ${runId}/${callId}: ${checked.error.issues[0]?.message ?? "not a decision"}`,
+      });
+    }
+    const decision = checked.data;
     const sql = yield* SqlClient.SqlClient;
     const [request] = yield* sql<{ tool_name: string }>`SELECT tool_name FROM agent_approvals
-      WHERE run_id = ${runId} AND call_id = ${callId} AND kind = 'requested'`;
-    const payload = sanitizedJson(decision as unknown as JsonValue);
+      WHERE run_id = ${runId} AND call_id = ${callId} AND kind = 'requested'`.pipe(
+      refuse(`recordApprovalDecision ${runId}/${callId}`),
+    );
+    const payload = sanitizedJson(decision as unknown as JsonValue, Number.POSITIVE_INFINITY);
     const scope = decision.decision === "approved" ? decision.scope : null;
     yield* sql`INSERT INTO agent_approvals (run_id, call_id, kind, tool_name, scope, decided_by, payload_json, created_at)
       VALUES (${runId}, ${callId}, ${decision.decision}, ${request?.tool_name ?? ""}, ${scope},
-        ${decision.decidedBy}, ${payload}, ${decision.decidedAt})`;
+        ${decision.decidedBy}, ${payload}, ${decision.decidedAt})`.pipe(
+      refuse(`recordApprovalDecision ${runId}/${callId}`),
+    );
     return { toolName: request?.tool_name ?? "" };
-  }).pipe(refuse(`recordApprovalDecision ${runId}/${callId}`));
+  });
 
 const parsed = (text: string): Record<string, JsonValue> => {
   try {

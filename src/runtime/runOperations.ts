@@ -5,6 +5,7 @@ import type {
   ExecutionReceipt,
   ExecutorResult,
   FinishRunInput,
+  JsonValue,
   LedgerWriteInput,
   OpenRunInput,
   PendingEvent,
@@ -93,6 +94,8 @@ export function runOperations(wiring: RunWiring) {
   let lastSequence = 0;
   /** When each call started, for receipts of calls that never reported (closing receipts). */
   const callStartedAt = new Map<string, string>();
+  /** What each call noted while it ran (an MCP call's server and request id), for the same receipts. */
+  const notedEvidence = new Map<string, Record<string, JsonValue>>();
   const approvals = approvalOperations(wiring);
 
   const append = (messages: ReadonlyArray<ContextMessage>) => transcript.trigger.append({ messages });
@@ -197,6 +200,7 @@ export function runOperations(wiring: RunWiring) {
         callId: call.id,
         step: command.step,
         signal,
+        noteEvidence: (evidence) => notedEvidence.set(call.id, { ...notedEvidence.get(call.id), ...evidence }),
       }).pipe(
         Effect.map((invocation): ExecutorResult => {
           if (invocation.kind === "invalid_arguments") {
@@ -261,6 +265,7 @@ export function runOperations(wiring: RunWiring) {
     finishedAt,
     startedAtOf: (callId) => callStartedAt.get(callId),
     toolOf: (name) => wiring.tools.get(name),
+    notedEvidenceOf: (callId) => notedEvidence.get(callId),
   });
   const toReceipt = (runId: string, settlement: ToolSettlement, finishedAt: string): ExecutionReceipt =>
     receiptOf(runId, settlement, receiptContext(finishedAt));

@@ -128,6 +128,45 @@ describe("approval from the CLI", () => {
     );
   }, 60_000);
 
+  it("agentloop approve with 40 KiB of edited arguments: the decision row holds them whole and the call runs with them", async () => {
+    server.enqueue(openAIChatWire.stream({ text: "Wrote b.txt." }));
+    const driver = spawn(process.execPath, [BIN, "run", "Write a.txt", ...flags, "--approve", "ask", "--json"], {
+      env: ENV,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const driven = exited(driver);
+    const { run_id, call_id } = await waitForRequest(db);
+    const content = `${"edited line\n".repeat((40 * 1024) / 12)}`;
+    const edited = JSON.stringify({ path: "b.txt", content });
+    expect(edited.length).toBeGreaterThan(40 * 1024);
+    const approved = await exited(
+      spawn(
+        process.execPath,
+        [BIN, "approve", run_id, call_id, "--db", db, "--arguments", edited, "--by", "cli:reviewer"],
+        {
+          env: ENV,
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      ),
+    );
+    expect({ code: approved.code, stderr: approved.stderr }).toEqual({ code: 0, stderr: "" });
+    driver.stdin?.end();
+    const result = await driven;
+    expect(JSON.parse(result.stdout).terminalState).toBe("completed");
+    expect(existsSync(`${workspace}/a.txt`)).toBe(false);
+    expect(readFileSync(`${workspace}/b.txt`, "utf8")).toBe(content);
+    expect(receiptsOf(db).map((row) => row.status)).toEqual(["ok"]);
+    const ledger = new Sqlite(db, { readonly: true });
+    try {
+      const row = ledger.prepare("SELECT payload_json FROM agent_approvals WHERE kind = 'approved'").get() as {
+        payload_json: string;
+      };
+      expect(JSON.parse(row.payload_json).arguments).toEqual({ path: "b.txt", content });
+    } finally {
+      ledger.close();
+    }
+  }, 60_000);
+
   it("agentloop run --approve ask denies on n: a denied receipt, nothing written, the model told why", async () => {
     server.enqueue(openAIChatWire.stream({ text: "I did not write a.txt: the write was denied." }));
     server.enqueue(openAIChatWire.stream({ text: "I did not write a.txt: the write was denied." }));
@@ -157,6 +196,23 @@ describe("approval from the CLI", () => {
     const result = await driven;
     expect(JSON.parse(result.stdout).terminalState).not.toBe("failed");
     expect(existsSync(`${workspace}/a.txt`)).toBe(false);
+    expect(readFileSync(`${workspace}/b.txt`, "utf8")).toBe("edited\n");
+  }, 60_000);
+
+  it("agentloop run --approve ask refuses edited arguments nested too deep in one line and asks again", async () => {
+    server.enqueue(openAIChatWire.stream({ text: "Wrote b.txt." }));
+    const driver = spawn(process.execPath, [BIN, "run", "Write a.txt", ...flags, "--approve", "ask", "--json"], {
+      env: ENV,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const driven = exited(driver);
+    await waitForRequest(db);
+    const deep = `${"[".repeat(5_000)}${"]".repeat(5_000)}`;
+    driver.stdin?.write(`e\n${deep}\ne\n${JSON.stringify({ path: "b.txt", content: "edited\n" })}\n`);
+    const result = await driven;
+    expect(result.stderr).toContain("the arguments nest deeper than 64 levels, the limit for edited arguments\n");
+    expect(result.stderr).not.toContain("Maximum call stack size exceeded");
+    expect(JSON.parse(result.stdout).terminalState).toBe("completed");
     expect(readFileSync(`${workspace}/b.txt`, "utf8")).toBe("edited\n");
   }, 60_000);
 

@@ -3,7 +3,11 @@ import { it } from "@effect/vitest";
 import Sqlite from "better-sqlite3";
 import { Effect } from "effect";
 import { describe, expect } from "vitest";
-import type { HostApprovalDecision } from "../../src/domain/index.js";
+import {
+  EDITED_ARGUMENTS_MAX_BYTES,
+  EDITED_ARGUMENTS_MAX_DEPTH,
+  type HostApprovalDecision,
+} from "../../src/domain/index.js";
 import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
 import { listApprovals, recordApprovalDecision, recordApprovalRequest } from "../../src/persistence/approvals.js";
 import { migrateDatabase } from "../../src/persistence/database.js";
@@ -16,7 +20,7 @@ const { "0008_tool_approvals": _approvals, "0009_tool_starts_and_evidence": _sta
 const { "0009_tool_starts_and_evidence": _latest, ...UP_TO_0008 } = MIGRATIONS;
 const AT = "2024-05-01T00:00:00.000Z";
 
-const approve = (decidedBy = "host"): HostApprovalDecision => ({
+const approve = (decidedBy = "host"): Extract<HostApprovalDecision, { decision: "approved" }> => ({
   decision: "approved",
   scope: "once",
   decidedBy,
@@ -153,5 +157,45 @@ describe.each(BACKENDS)("agent_approvals on %s", (backend) => {
       expect(String(remove.cause ?? remove.message)).toMatch(/ledger:append_only/);
       expect(yield* listApprovals("r1")).toHaveLength(1);
     }).pipe(ledger()),
+  );
+
+  it.effect("stores edited arguments over 16 KiB whole and reads them back as the decision", () =>
+    Effect.gen(function* () {
+      yield* seedRun;
+      yield* recordApprovalRequest(request("c1"), AT);
+      const edited = { path: "big.txt", content: "x".repeat(100 * 1024) };
+      yield* recordApprovalDecision("r1", "c1", { ...approve("cli:alice"), arguments: edited });
+      const [record] = yield* listApprovals("r1");
+      expect(record?.decision).toEqual({ ...approve("cli:alice"), arguments: edited });
+    }).pipe(ledger()),
+  );
+
+  it.effect(
+    "refuses edited arguments over the size or depth limit, and who decided with a control character, writing nothing",
+    () =>
+      Effect.gen(function* () {
+        yield* seedRun;
+        yield* recordApprovalRequest(request("c1"), AT);
+        let deep: unknown = 1;
+        for (let level = 0; level < 5_000; level++) deep = [deep];
+        const refusals = [
+          { ...approve(), arguments: { content: "x".repeat(EDITED_ARGUMENTS_MAX_BYTES) } },
+          { ...approve(), arguments: deep },
+          approve("evil\u001b]0;pwned\u0007"),
+          approve("a\u009bb"),
+        ];
+        const messages: string[] = [];
+        for (const decision of refusals) {
+          const refused = yield* Effect.flip(recordApprovalDecision("r1", "c1", decision as HostApprovalDecision));
+          expect(refused.reason).toBe("invalid_payload");
+          messages.push(refused.message);
+        }
+        expect(messages[0]).toContain(`over the limit of ${EDITED_ARGUMENTS_MAX_BYTES} bytes`);
+        expect(messages[1]).toContain(`deeper than ${EDITED_ARGUMENTS_MAX_DEPTH} levels`);
+        expect(messages[2]).toContain("control character U+001B");
+        expect(messages[3]).toContain("control character U+009B");
+        const [record] = yield* listApprovals("r1");
+        expect(record?.decision).toBeNull();
+      }).pipe(ledger()),
   );
 });

@@ -199,6 +199,33 @@ describe("approval of tool calls (issue Q)", () => {
     expect((await handle.result).terminalState).toBe("unverified");
   });
 
+  it("refuses edited arguments over the documented limits in one line, writes nothing, and the call still waits", async () => {
+    const runtime = await harness.makeRuntime();
+    const seen: unknown[] = [];
+    const handle = runtime.startRun({
+      sessionId: "s1",
+      input: "Send it",
+      contract: DELIVER,
+      provider: scriptedProvider(sendSteps()),
+      tools: [sendTool(seen)],
+      approval: { kinds: ["deliver"] },
+    });
+    await firstRequest(handle);
+    let deep: unknown = "report";
+    for (let level = 0; level < 5_000; level++) deep = [deep];
+    await expect(handle.approve("c1", { arguments: { channel: "ops", text: deep } as never })).rejects.toThrow(
+      /^invalid approval decision: the edited arguments nest deeper than 64 levels, the limit for edited arguments$/,
+    );
+    await expect(handle.approve("c1", { arguments: { channel: "ops", text: "x".repeat(300 * 1024) } })).rejects.toThrow(
+      /^invalid approval decision: the edited arguments are \d+ bytes of JSON, over the limit of 262144 bytes/,
+    );
+    const [record] = await runtime.run(listApprovals(handle.runId));
+    expect(record?.decision).toBeNull();
+    await handle.approve("c1", { decidedBy: "alice" });
+    expect((await handle.result).terminalState).toBe("completed");
+    expect(seen).toEqual([{ channel: "ops", text: "report" }]);
+  });
+
   it("asks for a tool whose own definition requires approval, with its reason", async () => {
     const runtime = await harness.makeRuntime();
     const handle = runtime.startRun({

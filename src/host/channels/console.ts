@@ -1,4 +1,5 @@
 import type { ChannelReceipt, OutgoingMessage } from "../../domain/delivery.js";
+import { terminalText } from "../../domain/printable.js";
 import type { Channel } from "./Channel.js";
 
 /** Carriage return + erase line: rewrites the status line in place. */
@@ -42,15 +43,17 @@ export function consoleChannel(options: ConsoleChannelOptions = {}): Channel {
     return width > 1 && line.length > width - 1 ? `${line.slice(0, width - 2)}…` : line;
   };
 
+  // The text is the model's or a tool's: its control characters are escaped, the channel's own are not.
   const render = (message: OutgoingMessage): string => {
-    if (!tty) return `${message.text}\n`;
+    const text = terminalText(message.text, { lines: true });
+    if (!tty) return `${text}\n`;
     if (message.kind === "progress") {
       statusShown = true;
-      return `${CLEAR_LINE}${statusLine(message.text)}`;
+      return `${CLEAR_LINE}${statusLine(text)}`;
     }
     const clear = statusShown ? CLEAR_LINE : "";
     statusShown = false;
-    return `${clear}${message.text}\n`;
+    return `${clear}${text}\n`;
   };
 
   return {

@@ -1,4 +1,4 @@
-import type { JsonValue, LedgerEvent } from "../../domain/index.js";
+import type { ApprovalRecord, JsonValue, LedgerEvent } from "../../domain/index.js";
 
 export const clip = (text: string, max = 240) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 
@@ -24,4 +24,19 @@ export function describeEvent(event: LedgerEvent): string {
     case "terminal":
       return `terminal ${str(payload.terminalState)}/${str(payload.reason)}`;
   }
+}
+
+/**
+ * One line for a call's approval (an `agent_approvals` request and its decision, if any): who
+ * decided what, when, with what scope — shown beside the call it decided.
+ */
+export function describeApproval(record: ApprovalRecord): string {
+  const requested = `approval requested ${record.requestedAt}${record.reason ? ` (${clip(record.reason, 120)})` : ""}`;
+  const { decision } = record;
+  if (decision === null) return `${requested}; no decision`;
+  if (decision.decision === "denied") {
+    return `${requested}; denied by ${decision.decidedBy} at ${decision.decidedAt}${decision.message ? `: ${clip(decision.message, 120)}` : ""}`;
+  }
+  const edited = decision.arguments === undefined ? "" : `, arguments edited to ${clip(str(decision.arguments), 120)}`;
+  return `${requested}; approved by ${decision.decidedBy} at ${decision.decidedAt}, scope ${decision.scope}${edited}`;
 }

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type RecordedClaim, TerminalPayload } from "../../domain/index.js";
-import { clip, describeEvent } from "./describeEvent.js";
+import { type ApprovalRecord, type RecordedClaim, TerminalPayload } from "../../domain/index.js";
+import { clip, describeApproval, describeEvent } from "./describeEvent.js";
 import { CHART_SCRIPT, type ReportCharts, reportCharts, scriptJson } from "./reportCharts.js";
 import type { CaseDetail, CaseResult, EvalReport } from "./runEval.js";
 
@@ -29,17 +29,29 @@ function claimsOf(detail: CaseDetail | undefined): ReadonlyArray<RecordedClaim> 
   return parsed.success ? (parsed.data.verification?.claims ?? []) : [];
 }
 
+/** A call's approval row (request, and who decided what, when, with what scope), beside the call. */
+function approvalNote(approval: ApprovalRecord | undefined): string {
+  if (!approval) return "";
+  const decision = approval.decision?.decision ?? "waiting";
+  return `<div class="approval" data-testid="approval" data-call="${escapeHtml(approval.callId)}" data-decision="${decision}">${escapeHtml(describeApproval(approval))}</div>`;
+}
+
 function caseSection(result: CaseResult, detail: CaseDetail | undefined, index: number, charts: ReportCharts): string {
+  const approvals = new Map((detail?.approvals ?? []).map((approval) => [approval.callId, approval]));
+  const callOf = (payload: unknown) => {
+    const callId = (payload as { callId?: unknown } | null)?.callId;
+    return typeof callId === "string" ? callId : "";
+  };
   const events = (detail?.events ?? [])
     .map(
       (event) =>
-        `<li data-sequence="${event.sequence}"><code>#${event.sequence}</code> <b>${event.type}</b> ${escapeHtml(describeEvent(event))}</li>`,
+        `<li data-sequence="${event.sequence}"><code>#${event.sequence}</code> <b>${event.type}</b> ${escapeHtml(describeEvent(event))}${event.type === "tool_call" ? approvalNote(approvals.get(callOf(event.payload))) : ""}</li>`,
     )
     .join("");
   const receipts = (detail?.receipts ?? [])
     .map(
       (receipt) =>
-        `<tr><td>${escapeHtml(receipt.callId)}</td><td>${escapeHtml(receipt.toolName)}</td><td>${escapeHtml(receipt.status)}${receipt.reason ? ` (${escapeHtml(receipt.reason)})` : ""}</td><td>${escapeHtml(receipt.verificationStatus)}</td><td><code>${escapeHtml(clip(JSON.stringify(receipt.evidence), 200))}</code></td></tr>`,
+        `<tr><td>${escapeHtml(receipt.callId)}</td><td>${escapeHtml(receipt.toolName)}</td><td>${escapeHtml(receipt.status)}${receipt.reason ? ` (${escapeHtml(receipt.reason)})` : ""}</td><td>${escapeHtml(receipt.verificationStatus)}</td><td>${approvalNote(approvals.get(receipt.callId)) || "—"}</td><td><code>${escapeHtml(clip(JSON.stringify(receipt.evidence), 200))}</code></td></tr>`,
     )
     .join("");
   const path = (detail?.statePath ?? []).map((state) => `<span class="state">${escapeHtml(state)}</span>`).join(" → ");
@@ -65,7 +77,7 @@ ${detail ? `<dt>cassette</dt><dd>${escapeHtml(detail.file)}</dd><dt>input</dt><d
 ${claims ? `<h4>Taken as a claim without a receipt</h4><ul class="claims">${claims}</ul>` : ""}
 <h4>Path through the run statechart</h4><p class="path">${path || "—"}</p>${chart}
 <h4>Timeline</h4><ol class="timeline">${events || "<li>no events</li>"}</ol>
-<h4>Receipts</h4>${receipts ? `<table><tr><th>call</th><th>tool</th><th>status</th><th>verification</th><th>evidence</th></tr>${receipts}</table>` : "<p>none</p>"}
+<h4>Receipts</h4>${receipts ? `<table><tr><th>call</th><th>tool</th><th>status</th><th>verification</th><th>approval</th><th>evidence</th></tr>${receipts}</table>` : "<p>none</p>"}
 </details>`;
 }
 
@@ -113,6 +125,7 @@ tr.fail td{background:#ffebe9}.case{border:1px solid #d0d7de;border-radius:6px;m
 #summary ul{list-style:none;padding:0;display:flex;gap:1em}
 .chart{overflow-x:auto;margin:.5em 0}.chart svg{display:block;height:auto}
 .state-events{border:1px solid #d0d7de;border-radius:6px;padding:.4em .8em;font-size:13px;min-height:1.5em;background:#f6f8fa}
+.approval{margin:.15em 0 .15em 1em;padding:0 .4em;border-left:3px solid #8250df;font-size:12px;color:#57606a}
 .state-event-list{margin:.3em 0}.state-events-title{margin:0;font-weight:600}.timeline li.in-state{background:#fff8c5}
 </style></head><body>
 <h1>agentloop evaluation report</h1>

@@ -3,6 +3,7 @@ import { rmSync } from "node:fs";
 import { Effect } from "effect";
 import {
   type AgentRunResult,
+  type ApprovalRecord,
   type Cassette,
   type ExecutionReceipt,
   evidenceGap,
@@ -13,6 +14,7 @@ import {
   type ToolKind,
 } from "../../domain/index.js";
 import { AgentRunStore } from "../../persistence/AgentRunStore.js";
+import { listApprovals } from "../../persistence/approvals.js";
 import { MemoryItemStore } from "../../persistence/MemoryItemStore.js";
 import { AgentRuntime, type RunHandle } from "../../runtime/AgentRuntime.js";
 import { MemoryService } from "../../services/memory/MemoryService.js";
@@ -70,6 +72,8 @@ export interface CaseDetail {
   readonly path: RunPath;
   readonly events: ReadonlyArray<LedgerEvent>;
   readonly receipts: ReadonlyArray<ExecutionReceipt>;
+  /** The approvals of the run's calls (request and decision), shown beside the calls they decided. */
+  readonly approvals?: ReadonlyArray<ApprovalRecord>;
 }
 
 export interface EvalReport {
@@ -237,6 +241,7 @@ async function runCase(
           run: yield* store.getRun(result.runId),
           receipts: yield* store.listReceipts(result.runId),
           events: yield* store.listRunEvents(result.runId),
+          approvals: yield* listApprovals(result.runId),
         };
       }),
     );
@@ -272,6 +277,7 @@ async function runCase(
       path: casePath(recorded, statePath, ledger.events),
       events: ledger.events,
       receipts: ledger.receipts,
+      approvals: ledger.approvals,
     };
     return { caseResult, claimWithoutReceipt, detail };
   } finally {

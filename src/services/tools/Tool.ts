@@ -8,6 +8,12 @@ export interface ToolContext {
   readonly step: number;
   /** Aborted when the call times out or the run is cancelled. */
   readonly signal: AbortSignal;
+  /**
+   * Notes facts the call has before it returns (which server, which request): when it times out or
+   * is cancelled, the runtime's receipt carries them; evidence the executor returns adds to them
+   * (its values win). Absent where nothing writes receipts.
+   */
+  readonly noteEvidence?: ((evidence: Readonly<Record<string, JsonValue>>) => void) | undefined;
 }
 
 /** What an executor returns; `evidence` is merged into the receipt (message id, hashes, exit code …). */

@@ -22,6 +22,8 @@ export interface ReceiptContext {
   /** When the call started, as the run saw it start (a settlement may not know). */
   readonly startedAtOf: (callId: string) => string | undefined;
   readonly toolOf: (toolName: string) => AnyToolDefinition | undefined;
+  /** Evidence the call noted while it ran (ToolContext.noteEvidence): kept when the runtime settles it. */
+  readonly notedEvidenceOf?: ((callId: string) => Readonly<Record<string, JsonValue>> | undefined) | undefined;
 }
 
 function outputText(output: JsonValue): string {
@@ -49,6 +51,8 @@ export function receiptOf(runId: string, settlement: ToolSettlement, context: Re
     finishedAt: settlement.finishedAt ?? context.finishedAt,
     inputFingerprint: settlement.inputFingerprint,
     evidence: {
+      // A timeout or cancel settles the call without its executor's evidence: what it noted stands in.
+      ...context.notedEvidenceOf?.(settlement.callId),
       ...settlement.evidence,
       output_sha256: sha256(outputJson),
       output_bytes: Buffer.byteLength(outputJson),

@@ -41,6 +41,17 @@ const final: FinalMessage = {
 };
 
 describe("console channel", () => {
+  it("escapes the control characters of a message's text and keeps its lines and its own status-line codes", async () => {
+    const stream = fakeStream(true);
+    const channel = consoleChannel({ stream });
+    await channel.send(progress(1, "In progress: \u001b]0;pwned\u0007"));
+    await channel.send({ ...final, text: "line one\r\nline \u009b2J two\u007f" });
+    expect(stream.written).toEqual([
+      `${CLEAR_LINE}In progress: \\u001b]0;pwned\\u0007`,
+      `${CLEAR_LINE}line one\nline \\u009b2J two\\u007f\n`,
+    ]);
+  });
+
   it("shows progress on a TTY as one status line rewritten in place, then clears it for the final", async () => {
     const stream = fakeStream(true);
     const channel = consoleChannel({ stream });

@@ -31,6 +31,11 @@ export interface McpConnection {
   readonly protocolVersion: () => string | null;
   /** The JSON-RPC id the request tagged with `invocation` went out with (then forgotten). */
   readonly takeRequestId: (invocation: string) => string | number | null;
+  /**
+   * Calls `listener` with that id as soon as the request goes out (before any answer), so a call
+   * that times out or is cancelled still knows which request it was. Forgotten with the id.
+   */
+  readonly onRequestId: (invocation: string, listener: (id: string | number) => void) => void;
   /** Why the connection is gone (the server exited, the host closed it), or undefined while open. */
   readonly closedBecause: () => string | undefined;
   readonly close: () => Promise<void>;
@@ -50,11 +55,15 @@ function invocationOf(message: JSONRPCMessage): string | undefined {
  */
 function observe(transport: Transport) {
   const requestIds = new Map<string, string | number>();
+  const listeners = new Map<string, (id: string | number) => void>();
   let protocolVersion: string | null = null;
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
     const invocation = invocationOf(message);
-    if (invocation !== undefined && "id" in message && message.id !== undefined) requestIds.set(invocation, message.id);
+    if (invocation !== undefined && "id" in message && message.id !== undefined) {
+      requestIds.set(invocation, message.id);
+      listeners.get(invocation)?.(message.id);
+    }
     return send(message, options);
   };
   const setProtocolVersion = transport.setProtocolVersion?.bind(transport);
@@ -67,7 +76,11 @@ function observe(transport: Transport) {
     takeRequestId: (invocation: string) => {
       const id = requestIds.get(invocation);
       requestIds.delete(invocation);
+      listeners.delete(invocation);
       return id ?? null;
+    },
+    onRequestId: (invocation: string, listener: (id: string | number) => void) => {
+      listeners.set(invocation, listener);
     },
   };
 }
@@ -161,6 +174,7 @@ export async function connect(
     pid,
     protocolVersion: watched.protocolVersion,
     takeRequestId: watched.takeRequestId,
+    onRequestId: watched.onRequestId,
     closedBecause: () => closedBecause,
     close: async () => {
       closedBecause ??= "the MCP connection was closed by the host";

@@ -9,7 +9,7 @@ import { connect, INVOCATION_META_KEY, type McpConnection, type McpServerAddress
 import { compileInputSchema } from "./inputSchema.js";
 import { mcpToolKind } from "./kinds.js";
 import { agentloopToolNames } from "./naming.js";
-import { failureOf, type McpCallFacts, resultOf } from "./results.js";
+import { baseEvidence, failureOf, type McpCallFacts, resultOf } from "./results.js";
 
 export type { McpServerAddress } from "./connection.js";
 
@@ -158,6 +158,9 @@ function toolDefinition(
       });
       const gone = connection.closedBecause();
       if (gone) return failureOf(facts(null), `${server.name}: ${gone}`);
+      // The runtime's own receipt for a call that times out or is cancelled carries these facts too.
+      context.noteEvidence?.(baseEvidence(facts(null)));
+      connection.onRequestId(invocation, (id) => context.noteEvidence?.({ mcp_request_id: id }));
       try {
         const result = await connection.client.callTool(
           { name: tool.name, arguments: args, _meta: { [INVOCATION_META_KEY]: invocation } },

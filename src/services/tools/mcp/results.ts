@@ -16,7 +16,8 @@ export interface McpCallFacts {
 
 type Evidence = Record<string, JsonValue>;
 
-function baseEvidence(facts: McpCallFacts): Evidence {
+/** The facts of a call as receipt evidence; noted before the call goes out, so even a call that never answers has them. */
+export function baseEvidence(facts: McpCallFacts): Evidence {
   return {
     mcp_server: facts.server,
     mcp_server_version: facts.serverVersion,

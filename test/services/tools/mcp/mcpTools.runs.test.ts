@@ -112,6 +112,51 @@ describe("MCP tools in a run", () => {
     );
   });
 
+  it("the runtime's timed_out receipt of an MCP call carries the server, tool and request id it went out with", async () => {
+    const { tools, log } = await toolset({ timeoutMs: 300 });
+    const runtime = await harness.makeRuntime();
+    const handle = runtime.startRun({
+      sessionId: "s",
+      input: "Wait for it.",
+      provider: scriptedProvider([callStep("c1", "fixture__hang"), textStep("The server did not answer.")]),
+      tools: [...tools.tools],
+    });
+    const ledger = await finish(runtime, handle);
+    const call = readFixtureLog(log).find((entry) => entry.event === "call")!;
+    expect(ledger.receipts[0]).toMatchObject({ status: "timed_out" });
+    expect(ledger.receipts[0]!.evidence).toMatchObject({
+      timeout_ms: 300,
+      mcp_server: "fixture",
+      mcp_tool: "hang",
+      mcp_request_id: call.requestId,
+      mcp_arguments_sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+  });
+
+  it("the runtime's cancelled receipt of an MCP call carries the server, tool and request id it went out with", async () => {
+    const { tools, log } = await toolset();
+    const runtime = await harness.makeRuntime();
+    const handle = runtime.startRun({
+      sessionId: "s",
+      input: "Wait a long time.",
+      provider: scriptedProvider([callStep("c1", "fixture__slow", { ms: 60_000 }), textStep("never")]),
+      tools: [...tools.tools],
+    });
+    const call = await waitFor(
+      () => readFixtureLog(log).find((entry) => entry.event === "call"),
+      "the call to reach the server",
+    );
+    handle.cancel();
+    const ledger = await finish(runtime, handle);
+    expect(ledger.receipts[0]).toMatchObject({ status: "cancelled", reason: "cancelled_by_user" });
+    expect(ledger.receipts[0]!.evidence).toMatchObject({
+      started: true,
+      mcp_server: "fixture",
+      mcp_tool: "slow",
+      mcp_request_id: call.requestId,
+    });
+  });
+
   it("records a server that dies mid-call as an error receipt, and the run goes on to its answer", async () => {
     const { tools } = await toolset();
     const runtime = await harness.makeRuntime();
