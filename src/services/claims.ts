@@ -1,4 +1,5 @@
 import type { ExecutionReceipt, ToolKind } from "../domain/index.js";
+import { type Agent, answerContext, attributeAgent } from "./claims/agent.js";
 import { chineseClaim, chineseCue } from "./claims/chinese.js";
 import { englishClaim, englishCue } from "./claims/english.js";
 import type { ClaimKind } from "./claims/kinds.js";
@@ -16,6 +17,7 @@ import { assertionSentences, type Language } from "./claims/text.js";
  * verbs and markers in one data table per language (`claims/lexicon.*.ts`).
  */
 
+export type { Agent } from "./claims/agent.js";
 export type { ClaimKind } from "./claims/kinds.js";
 
 export interface Claim {
@@ -25,21 +27,39 @@ export interface Claim {
   /** The sentence, as the answer wrote it. */
   readonly sentence: string;
   readonly language: Language;
+  /** Who the detector found performed the action; only the assistant's actions are claims. */
+  readonly agent?: Agent | undefined;
+  /** What decided the agent, in a few plain words. */
+  readonly reason?: string | undefined;
 }
 
-/** The action claims an answer makes, at most one per sentence, in order. */
-export function detectClaims(answer: string): Claim[] {
-  const claims: Claim[] = [];
-  for (const sentence of assertionSentences(answer)) {
+/**
+ * Every sentence that reports a completed action, with who performed it — the assistant's ones are
+ * the answer's claims, the others (the user, a third party, history) are shown in reports as what
+ * was set aside and why.
+ */
+export function completedActions(answer: string): Array<Claim & { readonly agent: Agent; readonly reason: string }> {
+  const sentences = assertionSentences(answer);
+  const found: Array<{ language: Language; plain: string; text: string; marked: boolean; kind: ClaimKind; verb: string }> =
+    [];
+  for (const sentence of sentences) {
     const marked = sentence.doneMarker || sentence.doneRow;
     const match =
       sentence.language === "zh"
         ? chineseClaim(sentence.plain, marked, sentence.tableRow)
         : englishClaim(sentence.plain, marked, sentence.checked);
-    if (match)
-      claims.push({ kind: match.kind, verb: match.verb, sentence: sentence.text, language: sentence.language });
+    if (match) found.push({ ...sentence, marked, kind: match.kind, verb: match.verb });
   }
-  return claims;
+  const context = answerContext(sentences.length, found);
+  return found.map((match) => {
+    const { agent, reason } = attributeAgent(match.language, match.plain, match.verb, context, match.marked);
+    return { kind: match.kind, verb: match.verb, sentence: match.text, language: match.language, agent, reason };
+  });
+}
+
+/** The action claims an answer makes, at most one per sentence, in order: the assistant's own actions. */
+export function detectClaims(answer: string): Claim[] {
+  return completedActions(answer).filter((claim) => claim.agent === "assistant");
 }
 
 /**
