@@ -2,6 +2,7 @@ import type { ExecutionReceipt, ToolKind } from "../domain/index.js";
 import { type Agent, answerContext, attributeAgent } from "./claims/agent.js";
 import { chineseClaim, chineseCue } from "./claims/chinese.js";
 import { englishClaim, englishCue } from "./claims/english.js";
+import { statusLine } from "./claims/statusLines.js";
 import type { ClaimKind } from "./claims/kinds.js";
 import { assertionSentences, type Language } from "./claims/text.js";
 
@@ -48,7 +49,13 @@ export function completedActions(answer: string): Array<Claim & { readonly agent
       sentence.language === "zh"
         ? chineseClaim(sentence.plain, marked, sentence.tableRow)
         : englishClaim(sentence.plain, marked, sentence.checked);
-    if (match) found.push({ ...sentence, marked, kind: match.kind, verb: match.verb });
+    if (match) {
+      found.push({ ...sentence, marked, kind: match.kind, verb: match.verb });
+      continue;
+    }
+    // A key: value line with a done value reports as a checked box does.
+    const status = sentence.tableRow ? undefined : statusLine(sentence.language, sentence.plain);
+    if (status) found.push({ ...sentence, marked: true, kind: status.kind, verb: status.verb });
   }
   const context = answerContext(sentences.length, found);
   return found.map((match) => {

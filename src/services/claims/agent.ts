@@ -49,7 +49,7 @@ const EN_OPENERS =
   /^(?:(?:ok(?:ay)?|sure|done|all set|great|good news|update|also|just|already|finally|yes|yep|alright|right|perfect|success|successfully|status|and|then|now|both|first|next|lastly|quick update|all done|heads up|fyi|note)\b[\s,.!:;—–-]*)*$/;
 
 /** "Committed: a change is recorded…": a term being defined, not a status. */
-const EN_DEFINITION = /^\s*:\s*(?:a|an|the|it|this|when|means|used|refers)\b/;
+const EN_DEFINITION = /^\s*:\s*(?:a|an|the|it|this|when|means|used|refers|your|its|their|some|one|any)\b/;
 
 /** English: the doer as the sentence names it — the assistant, nobody (a status line), or someone. */
 function englishSubject(before: string, after: string): Subject {
@@ -144,6 +144,7 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   if (EN_CAUSE_BEFORE.test(before)) return { agent: "none", reason: "inside a clause that explains a cause" };
   if (EN_DATE.test(lower)) return { agent: "none", reason: "a dated event of the world" };
   if (marked) return { agent: "assistant", reason: "done marker on its line" };
+  if (EN_DEFINITION.test(after)) return { agent: "none", reason: "a term being defined" };
   if (EN_CAUSE_AFTER.test(after)) return { agent: "none", reason: "an event explained by its cause" };
   return unmarkedAgent(context, lower.split(/\s+/).length <= 10);
 }
