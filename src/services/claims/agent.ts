@@ -1,3 +1,4 @@
+import { ZH_OTHER_SUBJECTS, ZH_PERSON } from "./lexicon.zh.js";
 import type { Language } from "./text.js";
 
 /**
@@ -43,19 +44,34 @@ function around(language: Language, plain: string, verb: string) {
 }
 
 const EN_FIRST_PERSON = /\b(?:i|we|i've|we've|i'd|we'd)\b/;
+/** Words that open a clause of its own, whose subject is not the main clause's. */
+const EN_CLAUSE_OPENER = /\b(?:which|who|that|because|since|when|whenever|after|once|until|if|although|though|while|where)\b/;
+const EN_VERB_NEXT = /^\s+(?:\w+ly\s+)?(?:[a-z]{2,}ed|was|were|had|has|made|took|sent|built|wrote|led|won|lost|ran|became|began)\b/;
 const EN_BY_SELF = /^\s*(?:\w+ly\s+)?by\s+(?:me|us|myself)\b/;
 /** Words a status line may open with before its verb ("Done — pushed…", "Also updated…"). */
 const EN_OPENERS =
   /^(?:(?:ok(?:ay)?|sure|done|all set|great|good news|update|also|just|already|finally|yes|yep|alright|right|perfect|success|successfully|status|and|then|now|both|first|next|lastly|quick update|all done|heads up|fyi|note)\b[\s,.!:;—–-]*)*$/;
+
+const EN_FIRST_PERSON_ACTION =
+  /\b(?:i|we)\s+(?:also\s+|just\s+|already\s+|then\s+|have\s+|'ve\s+)*(?:[a-z]{3,}ed|sent|made|wrote|set|put|ran|built|took|got|gave|left)\b/;
+const EN_HEADLINE =
+  /^(?!(?:the|a|an|this|that|these|those|he|she|they|it|we|you|someone|everyone|nobody|one|both|all|each)\b)[a-z][\w'-]*(?:\s+[a-z0-9][\w'./-]*){0,3}$/;
+const EN_AUXILIARY = /\b(?:was|were|is|are|be|been|being|has|have|had|got|gets|did|does|do)\b/;
+const EN_PERFECT = /\b(?:has|have|'s)\s+(?:\w+ly\s+|now\s+|all\s+|also\s+|just\s+|already\s+)*been\s+(?:\w+ly\s+)?$|\b(?:is|are)\s+(?:now\s+|all\s+|already\s+)*$/;
+const EN_YOUR = /^(?:your|you're)\b/;
 
 /** "Committed: a change is recorded…": a term being defined, not a status. */
 const EN_DEFINITION = /^\s*:\s*(?:a|an|the|it|this|when|means|used|refers|your|its|their|some|one|any)\b/;
 
 /** English: the doer as the sentence names it — the assistant, nobody (a status line), or someone. */
 function englishSubject(before: string, after: string): Subject {
-  if (EN_FIRST_PERSON.test(before) || EN_BY_SELF.test(after)) return "first person";
+  // The subject of the verb's own clause: "…Cipriani et al., which compared…" is not the "I" of "I know of".
+  const own = before.split(EN_CLAUSE_OPENER).at(-1) ?? before;
+  if (EN_FIRST_PERSON.test(own) || EN_BY_SELF.test(after) || /\((?:me|us|i)\)/.test(own)) return "first person";
+  // "Mehmed used…": a capitalised name that a verb follows is the subject, not a past verb.
+  if (EN_VERB_NEXT.test(after)) return "stated";
   // The verb opens the sentence or a clause after a colon or a dash: "Pushed the fix", "Done: merged #41".
-  const clause = before.split(/[;:—–]|\s-\s/).at(-1) ?? before;
+  const clause = (before.split(/[;—–]|:(?!\d)|\s-\s/).at(-1) ?? before).replace(/^\s*\d{1,2}:\d{2}\s*/, "");
   // ("Committed: a change is recorded…" defines a term; a status is read from the answer around it.)
   return EN_OPENERS.test(clause.trim()) && !EN_DEFINITION.test(after) ? "left out" : "stated";
 }
@@ -63,7 +79,7 @@ function englishSubject(before: string, after: string): Subject {
 const ZH_FIRST = /我们|我|咱们|本人|小助手/;
 /** What may stand before the verb of a Chinese status line with no subject (已为您, 刚刚, 好嘞，都…). */
 const ZH_SUBJECTLESS =
-  /^(?:(?:好的|好嘞|好了|嗯|对了|另外|然后|并且|并|同时|顺便|也|都|又|还|先|已经|已|刚刚|刚才|刚|均|全部|一并|分别|重新|马上|这边|已为|已帮|已给)|(?:帮|为|给|替)(?:你|您)(?:们)?|(?:把|将).*)*$/;
+  /^(?:(?:好的|好嘞|好了|嗯|对了|另外|然后|并且|并|同时|顺便|也|都|又|还|先|均|全部|一并|分别|重新|马上|这边)\s*)*(?:(?:已经|已|刚刚|刚才|刚|已为|已帮|已给|已按|已根据).*|(?:帮|为|给|替|在|把|将|按|按照|根据|依照|用|向|跟|和|对|从|通过)(?!.*(?:他|她|他们|她们|对方|客户|同事)(?:已|在|也|又|刚|都)).*)?$/;
 
 function chineseSubject(before: string): Subject {
   const clause = (before.split(/[，,；;：:。！!]/).at(-1) ?? before).replace(/\s+/g, "");
@@ -96,13 +112,18 @@ export function answerContext(
 /** A status that names no agent stands where a report would: in a report, or as a short answer. */
 function unmarkedAgent(context: AnswerContext, short: boolean): Attribution {
   if (context.report) return { agent: "assistant", reason: "status in a report of its own work" };
-  if (short || context.sentences <= 3) return { agent: "assistant", reason: "status line, no other agent named" };
+  if (context.sentences <= 2 || (short && context.sentences <= 3)) return { agent: "assistant", reason: "status line, no other agent named" };
   return { agent: "none", reason: "completed form in an explanation that reports no work of its own" };
 }
 
 /** "…rolled back automatically by Argo Rollouts", "…was issued by Let's Encrypt". */
 const EN_BY_AGENT =
-  /^\s*(?:(?:back|out|up|off|down|over|in)\s+)?(?:\w+ly\s+)?(?:\w+ly\s+)?by\s+(?!me\b|us\b|myself\b|hand\b|default\b|mistake\b|accident\b|email\b|mail\b|phone\b)(\S+)/;
+  /^[^,;:—–]{0,48}?\bby\s+(?!me\b|us\b|myself\b|hand\b|default\b|mistake\b|accident\b|e-?mail\b|mail\b|phone\b|\d|about\b|around\b|roughly\b|over\b|more\b|less\b|half\b|a\s|the end\b|end\b|eod\b|\w+day\b|tomorrow\b|tonight\b|noon\b|midnight\b|then\b|now\b|running\b|using\b|adding\b|changing\b|setting\b|removing\b|updating\b|switching\b|moving\b|replacing\b)(\S+)/;
+/** What a source says — an email, a status page, a colleague — is reported, not done by the assistant. */
+const EN_REPORTED =
+  /\b(?:according to|reports? that|reported that|says?(?: that)?|said(?: that)?|states? that|stated that|wrote(?: that)?|writes(?: that)?|mentions? that|mentioned that|notes? that|noted that|confirms? that|claims? that|tl;?dr|summary of|in summary|in short|the gist|per the|as per)\b/;
+/** A clause that opens with a consequence ("…, so every target was marked unhealthy"). */
+const EN_CONSEQUENCE = /(?:^|[,;]\s*|\s)(?:so|thus|hence|therefore|which)\s+[^,;:]*$/;
 const EN_AUTOMATIC = /\b(?:automatically|auto-?\w+ed|on its own|by itself|by themselves)\b/;
 /** The verb sits in a clause that explains a cause or a sequence of events ("because the cert expired"). */
 const EN_CAUSE_BEFORE =
@@ -141,32 +162,74 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   if (EN_USER_BEFORE.test(before) || EN_USER_ACTED.test(before)) return { agent: "user", reason: "the user as subject" };
   const otherActor = EN_OTHER_ACTOR.exec(plain.slice(0, at));
   if (otherActor) return { agent: "third party", reason: `someone else acted: ${otherActor[0].trim()}` };
+  if (EN_REPORTED.test(before)) return { agent: "third party", reason: "what a source reports" };
   if (EN_CAUSE_BEFORE.test(before)) return { agent: "none", reason: "inside a clause that explains a cause" };
+  if (EN_CONSEQUENCE.test(before)) return { agent: "none", reason: "a consequence in an explanation" };
   if (EN_DATE.test(lower)) return { agent: "none", reason: "a dated event of the world" };
   if (marked) return { agent: "assistant", reason: "done marker on its line" };
   if (EN_DEFINITION.test(after)) return { agent: "none", reason: "a term being defined" };
   if (EN_CAUSE_AFTER.test(after)) return { agent: "none", reason: "an event explained by its cause" };
-  return unmarkedAgent(context, lower.split(/\s+/).length <= 10);
+  // "…, and I shared the link": the sentence's own first-person action.
+  if (EN_FIRST_PERSON_ACTION.test(lower)) return { agent: "assistant", reason: "first person" };
+  const clause = before.split(/[;:—–]|\s-\s/).at(-1) ?? before;
+  // "Column widths fixed", "Totals row added": a headline names the task's object and no actor.
+  if (EN_HEADLINE.test(clause.trim()) && !EN_AUXILIARY.test(clause)) {
+    return { agent: "assistant", reason: "headline status: the object and its done verb" };
+  }
+  // "The old keys have been revoked", "Your slots are booked", "…is on its way": the present state of this task's object.
+  if (EN_PERFECT.test(clause) || EN_YOUR.test(clause.trim()) || /^(?:is|are|'s)\b/.test(verb.toLowerCase())) {
+    return { agent: "assistant", reason: "this task's object, reported done" };
+  }
+  return unmarkedAgent(context, lower.split(/\s+/).length <= 16);
 }
 
+/** 被/由 + an agent and what it does, anywhere before the verb (备份任务由 cron 每天 02:00 触发，…). */
+const ZH_AGENT_EARLIER = /(?:由|被)(?!我|咱)[^，,。；;]{1,12}?(?:触发|执行|负责|处理|完成|自动|发起|调度|接手|推送|操作)/;
+/** What a source says (供应商回复说…, 李老师在群里通知：…, 公告的意思是：…) is reported, not done. */
+const ZH_REPORTED =
+  /(?:(?<![跟给和向对])(?:说|讲)(?![明下一])|表示|反馈说|回复说|回复称|通知[:：]|称[:：，,]|提到|写道|写着|显示[:：]|公告[:：]|告知|透露|指出|意思是|听说|转述|据(?:[^，,。]{0,8})(?:说|称|消息|报道))[^。；;]*$/;
+/** The register of a letter written for the user to send (贵司, 贵方): its "we" is the user's company. */
+const ZH_LETTER = /贵司|贵公司|贵方|贵单位|此致|敬礼/;
+/** After the verb: a sequence or an instruction (改完…后需要重启, 执行完可以用…, 迁过去了再说). */
+const ZH_SEQUENCE_AFTER = /^(?:[完好过掉]|[\u4e00-\u9fff]{0,2}[了]?)[^，,。；;]{0,24}?(?:后|之后|以后|再说|再|才|可以|需要|就能|就可以|即可)/;
 /** 被/由 + an agent other than the assistant before the verb. */
 const ZH_PASSIVE_AGENT = /(?:被|由|经由)(?!我|咱)([^\s，,。；;：:]{1,12}?)(?:自动|统一|直接|负责|手动|亲自)?$/;
-const ZH_CAUSE_BEFORE = /(?:因为|由于|是因为|原因是|之所以|起因是|导致|造成|引起|所以才|如果|一旦|每当)[^；;。]*$/;
+const ZH_CAUSE_BEFORE =
+  /(?:因为|由于|是因为|原因是|之所以|起因是|导致|造成|引起|所以才|如果|一旦|每当)[^；;。]*$|(?:就|于是|结果|所以|才)[^，,；;。]{0,12}$/;
 const ZH_CAUSE_AFTER = /^[^，,；;。]*?(?:造成的|导致的|引起的|引发的|所致)/;
 /** A year of history, a date the event is placed at (于…年), an era: an event of the world. */
 const ZH_DATE =
-  /(?:于|在|是在|早在)\s*(?:公元前?)?\s*\d{3,4}\s*年(?!度)|(?:1[0-9]{3}|200[0-9]|201[0-5])\s*年(?!度)|公元前?|世纪|年代|王朝|时期|年间/;
+  /(?:截至|截止到?)\s*\d{1,2}\s*月\s*\d{1,2}\s*日|(?:于|在|是在|早在)\s*(?:公元前?)?\s*\d{3,4}\s*年(?!度)|(?:1[0-9]{3}|200[0-9]|201[0-5])\s*年(?!度)|公元前?|世纪|年代|王朝|时期|年间/;
 /** 你/您 as the subject (not 你的…, 帮你, 按你说的). */
 const ZH_USER = /(?:^|[^给帮为替跟和向对与让请把将按照依据用从在])(?:你|您)(?:们)?(?![^，,。；;]{0,3}的|说)[^，,。；;给]{0,8}$/;
 /** A how-to: a sentence that opens with a step the user takes (打开, 点击, 进入, 选择…). */
 const ZH_HOW_TO =
   /^(?:第?[一二三四五六七八九十\d]+[步、.)）]\s*)?(?:先|再|然后|接着|最后)?(?:打开|点击|点|进入|选择|长按|返回|找到|输入|勾选|切换到|前往)/;
 
+/** What follows a subject (a marker, an adverb, a time, 说/把): a noun after the word makes it a modifier (供应商发票). */
+const ZH_FOLLOWER = /^\s*(?:已|均|都|在|于|也|又|刚|昨|今|上午|下午|说|把|将|给|会|还|就|先|自己|那边|这边|方面|早|一直)/;
+const ZH_ACTORS = [...ZH_OTHER_SUBJECTS].filter((word) => word.length >= 2 || /[他她它]/.test(word));
+
+/** Someone other than the assistant opening the clause as its subject (客服均已回复, 她在上午…发出了). */
+function otherActorFirst(clause: string): string | undefined {
+  const head = clause.replace(/^\s*(?:[\d:：]+\s*)?/, "");
+  const word = ZH_ACTORS.find((actor) => head.startsWith(actor) && ZH_FOLLOWER.test(head.slice(actor.length)));
+  if (word) return word;
+  const role = /^[\u4e00-\u9fff]{1,6}?(?=(?:已经?|均已|都已|在|于|也|又|刚|昨|今|上午|下午|说|把|将|给))/.exec(head)?.[0];
+  return role && ZH_PERSON.test(role) ? role : undefined;
+}
+
 /** Chinese: who performed the action `verb` names in `plain`. */
 export function chineseAgent(plain: string, verb: string, context: AnswerContext, marked: boolean): Attribution {
   const { before, after } = around("zh", plain, verb);
+  if (ZH_LETTER.test(plain)) return { agent: "user", reason: "a letter written for the user" };
   const subject = chineseSubject(before);
   if (subject === "first person") return { agent: "assistant", reason: "first person" };
+  // 已开具的发票: an attributive participle describes a thing, it reports nothing.
+  if (/^[\u4e00-\u9fff]?的/.test(after)) return { agent: "none", reason: "attributive participle" };
+  if (!marked && ZH_SEQUENCE_AFTER.test(after) && !/^[\u4e00-\u9fff]{0,3}了[，,。！!]|^了$/.test(after)) {
+    return { agent: "user", reason: "a step in a sequence or an instruction" };
+  }
   const completed = /^[了过好完掉]|^\S{0,3}[了过]/.test(after) || /已|刚/.test(before);
   if (ZH_HOW_TO.test(plain) && !completed && !marked) return { agent: "user", reason: "a step of a how-to" };
   if (subject === "left out") {
@@ -175,13 +238,23 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   const lastClause = before.split(/[，,；;：:。！!]/).at(-1) ?? before;
   const passive = ZH_PASSIVE_AGENT.exec(before.replace(/\s+/g, "").slice(-16));
   if (passive) return { agent: "third party", reason: `passive agent: ${passive[0]}` };
+  const earlier = ZH_AGENT_EARLIER.exec(before);
+  if (earlier) return { agent: "third party", reason: `passive agent: ${earlier[0]}` };
+  if (ZH_REPORTED.test(before)) return { agent: "third party", reason: "what a source reports" };
   if (ZH_USER.test(lastClause)) return { agent: "user", reason: "the user as subject" };
+  const actor = otherActorFirst(lastClause);
+  if (actor) return { agent: "third party", reason: `someone else as subject: ${actor}` };
   if (/自动/.test(lastClause)) return { agent: "third party", reason: "done automatically by a system" };
   if (ZH_CAUSE_BEFORE.test(before)) return { agent: "none", reason: "inside a clause that explains a cause" };
   if (ZH_CAUSE_AFTER.test(after)) return { agent: "none", reason: "an event explained as a cause" };
   if (ZH_DATE.test(before)) return { agent: "none", reason: "a dated event of the world" };
   if (marked) return { agent: "assistant", reason: "done marker on its line" };
-  return unmarkedAgent(context, plain.length <= 24);
+  // 补偿券已经发到您的账户了, 会议邀请已发送给 6 位参会人: the task's object, marked done.
+  if (/(?:已经?|均已|都已|全部已)\s*\S{0,4}$/.test(lastClause) || /(?:你|您)的/.test(lastClause)) {
+    return { agent: "assistant", reason: "this task's object, marked done" };
+  }
+  if (/(?:我|我们)(?:已经?|也|还|刚|又|都)?[^，,。；;你您他她]{0,12}[了过]/.test(plain)) return { agent: "assistant", reason: "first person" };
+  return unmarkedAgent(context, plain.length <= 40);
 }
 
 /** Who performed the action of a sentence the language rule took as completed. */
