@@ -79,7 +79,7 @@ function englishSubject(before: string, after: string): Subject {
 const ZH_FIRST = /我们|我|咱们|本人|小助手/;
 /** What may stand before the verb of a Chinese status line with no subject (已为您, 刚刚, 好嘞，都…). */
 const ZH_SUBJECTLESS =
-  /^(?:(?:好的|好嘞|好了|嗯|对了|另外|然后|并且|并|同时|顺便|也|都|又|还|先|均|全部|一并|分别|重新|马上|这边)\s*)*(?:(?:已经|已|刚刚|刚才|刚|已为|已帮|已给|已按|已根据).*|(?:帮|为|给|替|在|把|将|按|按照|根据|依照|用|向|跟|和|对|从|通过)(?!.*(?:他|她|他们|她们|对方|客户|同事)(?:已|在|也|又|刚|都)).*)?$/;
+  /^(?:(?:好的|好嘞|好了|嗯|对了|另外|然后|并且|并|同时|顺便|也|都|又|还|先|均|全部|一并|分别|重新|马上|这边|所以|于是|因此|就|去|来)\s*)*(?:(?:已经|已|刚刚|刚才|刚|已为|已帮|已给|已按|已根据).*|(?:帮|为|给|替|在|把|将|按|按照|根据|依照|用|向|跟|和|对|从|通过)(?!.*(?:他|她|他们|她们|对方|客户|同事)(?:已|在|也|又|刚|都)).*)?$/;
 
 function chineseSubject(before: string): Subject {
   const clause = (before.split(/[，,；;：:。！!]/).at(-1) ?? before).replace(/\s+/g, "");
@@ -119,6 +119,9 @@ function unmarkedAgent(context: AnswerContext, short: boolean): Attribution {
 /** "…rolled back automatically by Argo Rollouts", "…was issued by Let's Encrypt". */
 const EN_BY_AGENT =
   /^[^,;:—–]{0,48}?\bby\s+(?!me\b|us\b|myself\b|hand\b|default\b|mistake\b|accident\b|e-?mail\b|mail\b|phone\b|\d|about\b|around\b|roughly\b|over\b|more\b|less\b|half\b|a\s|the end\b|end\b|eod\b|\w+day\b|tomorrow\b|tonight\b|noon\b|midnight\b|then\b|now\b|running\b|using\b|adding\b|changing\b|setting\b|removing\b|updating\b|switching\b|moving\b|replacing\b)(\S+)/;
+/** A person or a system as the subject right before the verb ("The customer confirmed…", "she cancelled…"). */
+const EN_ROLE_SUBJECT =
+  /(?:^|[\s,;:(])(he|she|they|the (?:customer|client|user|team|vendor|maintainers?|company|bank|carrier|courier|landlord|author|authors|developers?|admins?|operator|manager|lead|support team|agent|recruiter|candidate|doctor|school|teacher|council|government|court|board|ceo|cto|cfo|sender|recipient|seller|buyer|host)|[a-z]+'s team)\s+(?:\w+ly\s+|also\s+|then\s+|already\s+|just\s+)*$/;
 /** What a source says — an email, a status page, a colleague — is reported, not done by the assistant. */
 const EN_REPORTED =
   /\b(?:according to|reports? that|reported that|says?(?: that)?|said(?: that)?|states? that|stated that|wrote(?: that)?|writes(?: that)?|mentions? that|mentioned that|notes? that|noted that|confirms? that|claims? that|tl;?dr|summary of|in summary|in short|the gist|per the|as per)\b/;
@@ -162,6 +165,8 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   if (EN_USER_BEFORE.test(before) || EN_USER_ACTED.test(before)) return { agent: "user", reason: "the user as subject" };
   const otherActor = EN_OTHER_ACTOR.exec(plain.slice(0, at));
   if (otherActor) return { agent: "third party", reason: `someone else acted: ${otherActor[0].trim()}` };
+  const role = EN_ROLE_SUBJECT.exec(before);
+  if (role) return { agent: "third party", reason: `someone else as subject: ${role[1]}` };
   if (EN_REPORTED.test(before)) return { agent: "third party", reason: "what a source reports" };
   if (EN_CAUSE_BEFORE.test(before)) return { agent: "none", reason: "inside a clause that explains a cause" };
   if (EN_CONSEQUENCE.test(before)) return { agent: "none", reason: "a consequence in an explanation" };
@@ -187,11 +192,17 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
 const ZH_AGENT_EARLIER = /(?:由|被)(?!我|咱)[^，,。；;]{1,12}?(?:触发|执行|负责|处理|完成|自动|发起|调度|接手|推送|操作)/;
 /** What a source says (供应商回复说…, 李老师在群里通知：…, 公告的意思是：…) is reported, not done. */
 const ZH_REPORTED =
-  /(?:(?<![跟给和向对])(?:说|讲)(?![明下一])|表示|反馈说|回复说|回复称|通知[:：]|称[:：，,]|提到|写道|写着|显示[:：]|公告[:：]|告知|透露|指出|意思是|听说|转述|据(?:[^，,。]{0,8})(?:说|称|消息|报道))[^。；;]*$/;
+  /(?:(?<![跟给和向对你您])(?:说|讲)(?![明下一的])|表示|反馈说|回复说|回复称|通知[:：]|称[:：，,]|提到|写道|写着|显示[:：]|公告[:：]|告知|透露|指出|意思是|听说|转述|据(?:[^，,。]{0,8})(?:说|称|消息|报道))[^。；;]*$/;
 /** The register of a letter written for the user to send (贵司, 贵方): its "we" is the user's company. */
 const ZH_LETTER = /贵司|贵公司|贵方|贵单位|此致|敬礼/;
 /** After the verb: a sequence or an instruction (改完…后需要重启, 执行完可以用…, 迁过去了再说). */
 const ZH_SEQUENCE_AFTER = /^(?:[完好过掉]|[\u4e00-\u9fff]{0,2}[了]?)[^，,。；;]{0,24}?(?:后|之后|以后|再说|再|才|可以|需要|就能|就可以|即可)/;
+/** Advice or a reminder to the user before the verb (建议先…确认数据都迁过去了再说, 记得把…换掉). */
+const ZH_ADVICE_BEFORE = /(?:建议|记得|提醒|麻烦|务必|最好|别忘了|应该|需要|可以)[^。；;]*$/;
+/** An inference from what the user showed (说明部署在 10:01 结束，…): analysis, not a report of work. */
+const ZH_INFERENCE = /^(?:这)?(?:说明|可见|看来|由此可见|可以看出|看得出)/;
+/** A terse status after the task's object (数据清洗完成：, 轮换完成, 解封成功): a report's line. */
+const ZH_STATUS_AFTER = /^(?:完成|完毕|成功|办妥|搞定|好|妥)|^(?:结果)?[：:]\s*$/;
 /** 被/由 + an agent other than the assistant before the verb. */
 const ZH_PASSIVE_AGENT = /(?:被|由|经由)(?!我|咱)([^\s，,。；;：:]{1,12}?)(?:自动|统一|直接|负责|手动|亲自)?$/;
 const ZH_CAUSE_BEFORE =
@@ -212,7 +223,7 @@ const ZH_ACTORS = [...ZH_OTHER_SUBJECTS].filter((word) => word.length >= 2 || /[
 
 /** Someone other than the assistant opening the clause as its subject (客服均已回复, 她在上午…发出了). */
 function otherActorFirst(clause: string): string | undefined {
-  const head = clause.replace(/^\s*(?:[\d:：]+\s*)?/, "");
+  const head = clause.replace(/^\s*(?:\d{1,2}[:：]\d{2}\s*)?/, "");
   const word = ZH_ACTORS.find((actor) => head.startsWith(actor) && ZH_FOLLOWER.test(head.slice(actor.length)));
   if (word) return word;
   const role = /^[\u4e00-\u9fff]{1,6}?(?=(?:已经?|均已|都已|在|于|也|又|刚|昨|今|上午|下午|说|把|将|给))/.exec(head)?.[0];
@@ -227,11 +238,19 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   if (subject === "first person") return { agent: "assistant", reason: "first person" };
   // 已开具的发票: an attributive participle describes a thing, it reports nothing.
   if (/^[\u4e00-\u9fff]?的/.test(after)) return { agent: "none", reason: "attributive participle" };
-  if (!marked && ZH_SEQUENCE_AFTER.test(after) && !/^[\u4e00-\u9fff]{0,3}了[，,。！!]|^了$/.test(after)) {
+  const completed = /^\S{0,3}[了过]/.test(after) || /已|刚/.test(before);
+  if (!marked && !completed && ZH_SEQUENCE_AFTER.test(after)) {
     return { agent: "user", reason: "a step in a sequence or an instruction" };
   }
-  const completed = /^[了过好完掉]|^\S{0,3}[了过]/.test(after) || /已|刚/.test(before);
   if (ZH_HOW_TO.test(plain) && !completed && !marked) return { agent: "user", reason: "a step of a how-to" };
+  if (!marked && ZH_ADVICE_BEFORE.test(before)) return { agent: "user", reason: "advice to the user" };
+  if (ZH_INFERENCE.test(plain)) return { agent: "none", reason: "an inference from what was shown" };
+  // …被 master 进程杀掉并重启，…，就给客户端回: an actor named in an earlier clause carries to a subjectless one.
+  const earlierClauses = before.slice(0, before.length - (before.split(/[，,；;：:]/).at(-1)?.length ?? 0));
+  const carried = /(?:被|由)(?!我|咱)[^，,。；;]{1,12}/.exec(earlierClauses);
+  if (carried && !marked) {
+    return { agent: "third party", reason: `actor of an earlier clause: ${carried[0]}` };
+  }
   if (subject === "left out") {
     return { agent: "assistant", reason: marked ? "done marker on its line" : "status line with the subject left out" };
   }
@@ -253,7 +272,12 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   if (/(?:已经?|均已|都已|全部已)\s*\S{0,4}$/.test(lastClause) || /(?:你|您)的/.test(lastClause)) {
     return { agent: "assistant", reason: "this task's object, marked done" };
   }
-  if (/(?:我|我们)(?:已经?|也|还|刚|又|都)?[^，,。；;你您他她]{0,12}[了过]/.test(plain)) return { agent: "assistant", reason: "first person" };
+  if (/(?:我|我们)(?:已经?|也|还|刚|又|都)?[^，,。；;你您他她]{0,12}[了过]/.test(plain)) {
+    return { agent: "assistant", reason: "first person" };
+  }
+  if (ZH_STATUS_AFTER.test(after) || (/(?:完成|完毕|成功|办妥|搞定)$/.test(verb) && /^\s*(?:[，,。；;：:!！]|$)/.test(after))) {
+    return { agent: "assistant", reason: "terse status after the task's object" };
+  }
   return unmarkedAgent(context, plain.length <= 40);
 }
 
