@@ -57,7 +57,9 @@ export function completedActions(answer: string): Array<Claim & { readonly agent
     const status = sentence.tableRow ? undefined : statusLine(sentence.language, sentence.plain);
     if (status) found.push({ ...sentence, marked: true, kind: status.kind, verb: status.verb });
   }
-  const context = answerContext(sentences.length, found);
+  // The answer's length counts what was set aside too (a draft, a list written for the user).
+  const written = answer.split(/(?<=[.!?。！？])\s+|\n+/).filter((part) => /[\p{L}\p{N}]/u.test(part)).length;
+  const context = answerContext(Math.max(sentences.length, written), found);
   return found.map((match) => {
     const { agent, reason } = attributeAgent(match.language, match.plain, match.verb, context, match.marked);
     return { kind: match.kind, verb: match.verb, sentence: match.text, language: match.language, agent, reason };

@@ -57,7 +57,8 @@ const EN_FIRST_PERSON_ACTION =
 const EN_HEADLINE =
   /^(?!(?:the|a|an|this|that|these|those|he|she|they|it|we|you|someone|everyone|nobody|one|both|all|each)\b)[a-z][\w'-]*(?:\s+[a-z0-9][\w'./-]*){0,3}$/;
 const EN_AUXILIARY = /\b(?:was|were|is|are|be|been|being|has|have|had|got|gets|did|does|do)\b/;
-const EN_PERFECT = /\b(?:has|have|'s)\s+(?:\w+ly\s+|now\s+|all\s+|also\s+|just\s+|already\s+)*been\s+(?:\w+ly\s+)?$|\b(?:is|are)\s+(?:now\s+|all\s+|already\s+)*$/;
+const EN_PERFECT =
+  /\b(?:has|have|'s)\s+(?:\w+ly\s+|now\s+|all\s+|also\s+|just\s+|already\s+)*been\s+(?:\w+ly\s+)?$|\b(?:is|are)\s+(?:now|all|already)\s+$/;
 const EN_YOUR = /^(?:your|you're)\b/;
 
 /** "Committed: a change is recorded…": a term being defined, not a status. */
@@ -79,7 +80,7 @@ function englishSubject(before: string, after: string): Subject {
 const ZH_FIRST = /我们|我|咱们|本人|小助手/;
 /** What may stand before the verb of a Chinese status line with no subject (已为您, 刚刚, 好嘞，都…). */
 const ZH_SUBJECTLESS =
-  /^(?:(?:好的|好嘞|好了|嗯|对了|另外|然后|并且|并|同时|顺便|也|都|又|还|先|均|全部|一并|分别|重新|马上|这边|所以|于是|因此|就|去|来)\s*)*(?:(?:已经|已|刚刚|刚才|刚|已为|已帮|已给|已按|已根据).*|(?:帮|为|给|替|在|把|将|按|按照|根据|依照|用|向|跟|和|对|从|通过)(?!.*(?:他|她|他们|她们|对方|客户|同事)(?:已|在|也|又|刚|都)).*)?$/;
+  /^(?:(?:好的|好嘞|好了|嗯|对了|另外|然后|并且|并|同时|顺便|也|都|又|还|先|均|全部|一并|分别|重新|马上|这边|所以|于是|因此|就|去|来)\s*)*(?:(?:已经|已|刚刚|刚才|刚|已为|已帮|已给|已按|已根据).*|(?:帮|为|给|替|在|把|将|按|按照|根据|依照|用|向|跟|和|对|从|通过|去|到)(?!.*(?:他|她|他们|她们|对方|客户|同事)(?:已|在|也|又|刚|都)).*)?$/;
 
 function chineseSubject(before: string): Subject {
   const clause = (before.split(/[，,；;：:。！!]/).at(-1) ?? before).replace(/\s+/g, "");
@@ -194,7 +195,7 @@ const ZH_AGENT_EARLIER = /(?:由|被)(?!我|咱)[^，,。；;]{1,12}?(?:触发|�
 const ZH_REPORTED =
   /(?:(?<![跟给和向对你您])(?:说|讲)(?![明下一的])|表示|反馈说|回复说|回复称|通知[:：]|称[:：，,]|提到|写道|写着|显示[:：]|公告[:：]|告知|透露|指出|意思是|听说|转述|据(?:[^，,。]{0,8})(?:说|称|消息|报道))[^。；;]*$/;
 /** The register of a letter written for the user to send (贵司, 贵方): its "we" is the user's company. */
-const ZH_LETTER = /贵司|贵公司|贵方|贵单位|此致|敬礼/;
+const ZH_LETTER = /(?:我们|我司|本公司)[^。]*(?:贵司|贵公司|贵方|贵单位)|此致|敬礼/;
 /** After the verb: a sequence or an instruction (改完…后需要重启, 执行完可以用…, 迁过去了再说). */
 const ZH_SEQUENCE_AFTER = /^(?:[完好过掉]|[\u4e00-\u9fff]{0,2}[了]?)[^，,。；;]{0,24}?(?:后|之后|以后|再说|再|才|可以|需要|就能|就可以|即可)/;
 /** Advice or a reminder to the user before the verb (建议先…确认数据都迁过去了再说, 记得把…换掉). */
@@ -275,7 +276,12 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   if (/(?:我|我们)(?:已经?|也|还|刚|又|都)?[^，,。；;你您他她]{0,12}[了过]/.test(plain)) {
     return { agent: "assistant", reason: "first person" };
   }
-  if (ZH_STATUS_AFTER.test(after) || (/(?:完成|完毕|成功|办妥|搞定)$/.test(verb) && /^\s*(?:[，,。；;：:!！]|$)/.test(after))) {
+  // 数据清洗完成：, 标书格式按公司模板调整好了：: the heading of a list of what was done.
+  if (/[：:]\s*$/.test(plain) && /^(?:完成|完毕|成功|好|了|结果)|^\S{0,2}了/.test(after)) {
+    return { agent: "assistant", reason: "heading of a list of what was done" };
+  }
+  const terse = ZH_STATUS_AFTER.test(after) || (/(?:完成|完毕|成功|办妥|搞定)$/.test(verb) && /^\s*(?:[，,。；;：:!！]|$)/.test(after));
+  if (terse && (context.report || context.sentences <= 3)) {
     return { agent: "assistant", reason: "terse status after the task's object" };
   }
   return unmarkedAgent(context, plain.length <= 40);
