@@ -2,8 +2,8 @@ import type { ExecutionReceipt, ToolKind } from "../domain/index.js";
 import { type Agent, answerContext, attributeAgent } from "./claims/agent.js";
 import { chineseClaim, chineseCue } from "./claims/chinese.js";
 import { englishClaim, englishCue } from "./claims/english.js";
-import { statusLine } from "./claims/statusLines.js";
 import type { ClaimKind } from "./claims/kinds.js";
+import { statusLine } from "./claims/statusLines.js";
 import { assertionSentences, type Language } from "./claims/text.js";
 
 /**
@@ -41,8 +41,14 @@ export interface Claim {
  */
 export function completedActions(answer: string): Array<Claim & { readonly agent: Agent; readonly reason: string }> {
   const sentences = assertionSentences(answer);
-  const found: Array<{ language: Language; plain: string; text: string; marked: boolean; kind: ClaimKind; verb: string }> =
-    [];
+  const found: Array<{
+    language: Language;
+    plain: string;
+    text: string;
+    marked: boolean;
+    kind: ClaimKind;
+    verb: string;
+  }> = [];
   for (const sentence of sentences) {
     const marked = sentence.doneMarker || sentence.doneRow;
     const match =

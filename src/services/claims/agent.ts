@@ -45,8 +45,10 @@ function around(language: Language, plain: string, verb: string) {
 
 const EN_FIRST_PERSON = /\b(?:i|we|i've|we've|i'd|we'd)\b/;
 /** Words that open a clause of its own, whose subject is not the main clause's. */
-const EN_CLAUSE_OPENER = /\b(?:which|who|that|because|since|when|whenever|after|once|until|if|although|though|while|where)\b/;
-const EN_VERB_NEXT = /^\s+(?:\w+ly\s+)?(?:[a-z]{2,}ed|was|were|had|has|made|took|sent|built|wrote|led|won|lost|ran|became|began)\b/;
+const EN_CLAUSE_OPENER =
+  /\b(?:which|who|that|because|since|when|whenever|after|once|until|if|although|though|while|where)\b/;
+const EN_VERB_NEXT =
+  /^\s+(?:\w+ly\s+)?(?:[a-z]{2,}ed|was|were|had|has|made|took|sent|built|wrote|led|won|lost|ran|became|began)\b/;
 const EN_BY_SELF = /^\s*(?:\w+ly\s+)?by\s+(?:me|us|myself)\b/;
 /** Words a status line may open with before its verb ("Done — pushed…", "Also updated…"). */
 const EN_OPENERS =
@@ -113,7 +115,8 @@ export function answerContext(
 /** A status that names no agent stands where a report would: in a report, or as a short answer. */
 function unmarkedAgent(context: AnswerContext, short: boolean): Attribution {
   if (context.report) return { agent: "assistant", reason: "status in a report of its own work" };
-  if (context.sentences <= 2 || (short && context.sentences <= 3)) return { agent: "assistant", reason: "status line, no other agent named" };
+  if (context.sentences <= 2 || (short && context.sentences <= 3))
+    return { agent: "assistant", reason: "status line, no other agent named" };
   return { agent: "none", reason: "completed form in an explanation that reports no work of its own" };
 }
 
@@ -163,7 +166,8 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   const byAgent = EN_BY_AGENT.exec(after);
   if (byAgent) return { agent: "third party", reason: `passive agent: by ${byAgent[1]}` };
   if (EN_AUTOMATIC.test(lower)) return { agent: "third party", reason: "done automatically by a system" };
-  if (EN_USER_BEFORE.test(before) || EN_USER_ACTED.test(before)) return { agent: "user", reason: "the user as subject" };
+  if (EN_USER_BEFORE.test(before) || EN_USER_ACTED.test(before))
+    return { agent: "user", reason: "the user as subject" };
   const otherActor = EN_OTHER_ACTOR.exec(plain.slice(0, at));
   if (otherActor) return { agent: "third party", reason: `someone else acted: ${otherActor[0].trim()}` };
   const role = EN_ROLE_SUBJECT.exec(before);
@@ -175,9 +179,15 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   if (marked) return { agent: "assistant", reason: "done marker on its line" };
   if (EN_DEFINITION.test(after)) return { agent: "none", reason: "a term being defined" };
   if (EN_CAUSE_AFTER.test(after)) return { agent: "none", reason: "an event explained by its cause" };
+  const clause = before.split(/[;:—–]|\s-\s/).at(-1) ?? before;
+  // "A full login was completed an hour later": an indefinite subject narrates an event.
+  // (An identifier it was given — "A new epic was created (PLAT-412)" — makes it this task's.)
+  const identified = /\b[A-Z]{2,}-\d+\b|#\d+/.test(plain);
+  if (!identified && /^(?:a|an|some|one|another)\s[^,;:]*\b(?:was|were)\s+(?:\w+ly\s+)?$/.test(`${clause.trim()} `)) {
+    return { agent: "none", reason: "an event narrated with an indefinite subject" };
+  }
   // "…, and I shared the link": the sentence's own first-person action.
   if (EN_FIRST_PERSON_ACTION.test(lower)) return { agent: "assistant", reason: "first person" };
-  const clause = before.split(/[;:—–]|\s-\s/).at(-1) ?? before;
   // "Column widths fixed", "Totals row added": a headline names the task's object and no actor.
   if (EN_HEADLINE.test(clause.trim()) && !EN_AUXILIARY.test(clause)) {
     return { agent: "assistant", reason: "headline status: the object and its done verb" };
@@ -190,14 +200,16 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
 }
 
 /** 被/由 + an agent and what it does, anywhere before the verb (备份任务由 cron 每天 02:00 触发，…). */
-const ZH_AGENT_EARLIER = /(?:由|被)(?!我|咱)[^，,。；;]{1,12}?(?:触发|执行|负责|处理|完成|自动|发起|调度|接手|推送|操作)/;
+const ZH_AGENT_EARLIER =
+  /(?:由|被)(?!我|咱)[^，,。；;]{1,12}?(?:触发|执行|负责|处理|完成|自动|发起|调度|接手|推送|操作)/;
 /** What a source says (供应商回复说…, 李老师在群里通知：…, 公告的意思是：…) is reported, not done. */
 const ZH_REPORTED =
   /(?:(?<![跟给和向对你您])(?:说|讲)(?![明下一的])|表示|反馈说|回复说|回复称|通知[:：]|称[:：，,]|提到|写道|写着|显示[:：]|公告[:：]|告知|透露|指出|意思是|听说|转述|据(?:[^，,。]{0,8})(?:说|称|消息|报道))[^。；;]*$/;
 /** The register of a letter written for the user to send (贵司, 贵方): its "we" is the user's company. */
 const ZH_LETTER = /(?:我们|我司|本公司)[^。]*(?:贵司|贵公司|贵方|贵单位)|此致|敬礼/;
 /** After the verb: a sequence or an instruction (改完…后需要重启, 执行完可以用…, 迁过去了再说). */
-const ZH_SEQUENCE_AFTER = /^(?:[完好过掉]|[\u4e00-\u9fff]{0,2}[了]?)[^，,。；;]{0,24}?(?:后|之后|以后|再说|再|才|可以|需要|就能|就可以|即可)/;
+const ZH_SEQUENCE_AFTER =
+  /^(?:[完好过掉]|[\u4e00-\u9fff]{0,2}[了]?)[^，,。；;]{0,24}?(?:后|之后|以后|再说|再|才|可以|需要|就能|就可以|即可)/;
 /** Advice or a reminder to the user before the verb (建议先…确认数据都迁过去了再说, 记得把…换掉). */
 const ZH_ADVICE_BEFORE = /(?:建议|记得|提醒|麻烦|务必|最好|别忘了|应该|需要|可以)[^。；;]*$/;
 /** An inference from what the user showed (说明部署在 10:01 结束，…): analysis, not a report of work. */
@@ -213,13 +225,15 @@ const ZH_CAUSE_AFTER = /^[^，,；;。]*?(?:造成的|导致的|引起的|引发
 const ZH_DATE =
   /(?:截至|截止到?)\s*\d{1,2}\s*月\s*\d{1,2}\s*日|(?:于|在|是在|早在)\s*(?:公元前?)?\s*\d{3,4}\s*年(?!度)|(?:1[0-9]{3}|200[0-9]|201[0-5])\s*年(?!度)|公元前?|世纪|年代|王朝|时期|年间/;
 /** 你/您 as the subject (not 你的…, 帮你, 按你说的). */
-const ZH_USER = /(?:^|[^给帮为替跟和向对与让请把将按照依据用从在])(?:你|您)(?:们)?(?![^，,。；;]{0,3}的|说)[^，,。；;给]{0,8}$/;
+const ZH_USER =
+  /(?:^|[^给帮为替跟和向对与让请把将按照依据用从在])(?:你|您)(?:们)?(?![^，,。；;]{0,3}的|说)[^，,。；;给]{0,8}$/;
 /** A how-to: a sentence that opens with a step the user takes (打开, 点击, 进入, 选择…). */
 const ZH_HOW_TO =
   /^(?:第?[一二三四五六七八九十\d]+[步、.)）]\s*)?(?:先|再|然后|接着|最后)?(?:打开|点击|点|进入|选择|长按|返回|找到|输入|勾选|切换到|前往)/;
 
 /** What follows a subject (a marker, an adverb, a time, 说/把): a noun after the word makes it a modifier (供应商发票). */
-const ZH_FOLLOWER = /^\s*(?:已|均|都|在|于|也|又|刚|昨|今|上午|下午|说|把|将|给|会|还|就|先|自己|那边|这边|方面|早|一直)/;
+const ZH_FOLLOWER =
+  /^\s*(?:已|均|都|在|于|也|又|刚|昨|今|上午|下午|说|把|将|给|会|还|就|先|自己|那边|这边|方面|早|一直)/;
 const ZH_ACTORS = [...ZH_OTHER_SUBJECTS].filter((word) => word.length >= 2 || /[他她它]/.test(word));
 
 /** Someone other than the assistant opening the clause as its subject (客服均已回复, 她在上午…发出了). */
@@ -227,7 +241,9 @@ function otherActorFirst(clause: string): string | undefined {
   const head = clause.replace(/^\s*(?:\d{1,2}[:：]\d{2}\s*)?/, "");
   const word = ZH_ACTORS.find((actor) => head.startsWith(actor) && ZH_FOLLOWER.test(head.slice(actor.length)));
   if (word) return word;
-  const role = /^[\u4e00-\u9fff]{1,6}?(?=(?:已经?|均已|都已|在|于|也|又|刚|昨|今|上午|下午|说|把|将|给))/.exec(head)?.[0];
+  const role = /^[\u4e00-\u9fff]{1,6}?(?=(?:已经?|均已|都已|在|于|也|又|刚|昨|今|上午|下午|说|把|将|给))/.exec(
+    head,
+  )?.[0];
   return role && ZH_PERSON.test(role) ? role : undefined;
 }
 
@@ -280,7 +296,9 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   if (/[：:]\s*$/.test(plain) && /^(?:完成|完毕|成功|好|了|结果)|^\S{0,2}了/.test(after)) {
     return { agent: "assistant", reason: "heading of a list of what was done" };
   }
-  const terse = ZH_STATUS_AFTER.test(after) || (/(?:完成|完毕|成功|办妥|搞定)$/.test(verb) && /^\s*(?:[，,。；;：:!！]|$)/.test(after));
+  const terse =
+    ZH_STATUS_AFTER.test(after) ||
+    (/(?:完成|完毕|成功|办妥|搞定)$/.test(verb) && /^\s*(?:[，,。；;：:!！]|$)/.test(after));
   if (terse && (context.report || context.sentences <= 3)) {
     return { agent: "assistant", reason: "terse status after the task's object" };
   }

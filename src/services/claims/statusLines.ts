@@ -15,8 +15,14 @@ export interface StatusLine {
 }
 
 const EN_DONE_VALUES: ReadonlyArray<readonly [RegExp, ClaimKind]> = [
-  [/^(?:sent|emailed|posted|published|pushed|deployed|released|shipped|merged|submitted|filed|uploaded|scheduled|booked|issued|refunded|delivered|notified|replied|invited|live|rolled out|out)\b/, "deliver"],
-  [/^(?:done|complete|completed|finished|updated|fixed|resolved|created|applied|installed|configured|enabled|disabled|renewed|paid|approved|closed|archived|deleted|removed|reverted|migrated|backed up|restarted|rolled back|cancell?ed|added|renamed|rotated|reset|restored|upgraded|patched|cleaned up|set up)\b/, "mutate"],
+  [
+    /^(?:sent|emailed|posted|published|pushed|deployed|released|shipped|merged|submitted|filed|uploaded|scheduled|booked|issued|refunded|delivered|notified|replied|invited|live|rolled out|out)\b/,
+    "deliver",
+  ],
+  [
+    /^(?:done|complete|completed|finished|updated|fixed|resolved|created|applied|installed|configured|enabled|disabled|renewed|paid|approved|closed|archived|deleted|removed|reverted|migrated|backed up|restarted|rolled back|cancell?ed|added|renamed|rotated|reset|restored|upgraded|patched|cleaned up|set up)\b/,
+    "mutate",
+  ],
   [/^(?:verified|confirmed|checked|reviewed|tested|passed|passing|green|all green|success(?:ful)?|ok)\b/, "observe"],
 ];
 /** Keys that name something other than a done task: a plan, an example, a rule, a definition. */
