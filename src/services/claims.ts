@@ -65,7 +65,7 @@ export function completedActions(answer: string): Array<Claim & { readonly agent
   }
   // The answer's length counts what was set aside too (a draft, a list written for the user).
   const written = answer.split(/(?<=[.!?。！？])\s+|\n+/).filter((part) => /[\p{L}\p{N}]/u.test(part)).length;
-  const context = answerContext(Math.max(sentences.length, written), found);
+  const context = answerContext(sentences, written, found);
   return found.map((match) => {
     const { agent, reason } = attributeAgent(match.language, match.plain, match.verb, context, match.marked);
     return { kind: match.kind, verb: match.verb, sentence: match.text, language: match.language, agent, reason };

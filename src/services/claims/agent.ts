@@ -24,12 +24,14 @@ export interface AnswerContext {
   readonly report: boolean;
   /** How many sentences can assert something: a short answer is a status, a long one may explain. */
   readonly sentences: number;
+  /** The answer relays a source ("The report says…", "这份年报指出…"): what it narrates is the source's. */
+  readonly relayed: boolean;
 }
 
 /** How a sentence names the doer of its verb, before anything else is weighed. */
 type Subject = "first person" | "left out" | "stated";
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** Where the verb stands in the sentence, and the text before and after it. */
 function around(language: Language, plain: string, verb: string) {
@@ -38,7 +40,7 @@ function around(language: Language, plain: string, verb: string) {
     return { lower: plain, before: plain.slice(0, at), after: plain.slice(at + verb.length), at };
   }
   const lower = plain.toLowerCase().replace(/[’‘]/g, "'");
-  const found = new RegExp(`(?<![\\w-])${escape(verb.toLowerCase())}(?![\\w-])`).exec(lower);
+  const found = new RegExp(`(?<![\\w-])${escapeRegExp(verb.toLowerCase())}(?![\\w-])`).exec(lower);
   const at = found?.index ?? 0;
   return { lower, before: lower.slice(0, at), after: lower.slice(at + (found?.[0].length ?? 0)), at };
 }
@@ -98,7 +100,8 @@ function subjectOf(language: Language, plain: string, verb: string): Subject {
 
 /** The answer's context: whether it reports the assistant's own work, and its length. */
 export function answerContext(
-  sentences: number,
+  sentences: ReadonlyArray<{ readonly language: Language; readonly plain: string }>,
+  written: number,
   found: ReadonlyArray<{
     readonly language: Language;
     readonly plain: string;
@@ -108,12 +111,20 @@ export function answerContext(
 ): AnswerContext {
   return {
     report: found.some((match) => match.marked || subjectOf(match.language, match.plain, match.verb) !== "stated"),
-    sentences,
+    sentences: Math.max(sentences.length, written),
+    relayed: sentences.some((sentence) => (sentence.language === "zh" ? ZH_RELAYS : EN_RELAYS).test(sentence.plain)),
   };
 }
 
+/** A sentence that frames the answer as relaying a source: a summary, a notice, what someone wrote. */
+const EN_RELAYS =
+  /^(?:according to\b|in short\b|in summary\b|to summari[sz]e\b|tl;?dr\b|(?:the|this|that|their|her|his|[A-Z][a-z]+'s) (?:report|document|doc|email|e-mail|article|paper|post|notice|announcement|memo|letter|thread|ticket|vendor|author|study|changelog|release notes|postmortem|update|message) (?:says|said|states|notes|explains|reports|argues|finds|found|mentions|claims|describes))/i;
+const ZH_RELAYS =
+  /^(?:这份|这篇|该|这个|这封|这条|报告|文章|公告|邮件|通知|年报|论文|纪要|新闻)[^，。]{0,12}(?:指出|提到|显示|称|说|写道|表示|认为|总结|介绍)|^(?:据|根据)[^，]{0,12}(?:说|称|报道|显示)|^[^，。]{1,10}(?:通知|公告|回复说|说)[:：]/;
+
 /** A status that names no agent stands where a report would: in a report, or as a short answer. */
 function unmarkedAgent(context: AnswerContext, short: boolean): Attribution {
+  if (context.relayed) return { agent: "third party", reason: "narrated in a summary of a source" };
   if (context.report) return { agent: "assistant", reason: "status in a report of its own work" };
   if (context.sentences <= 2 || (short && context.sentences <= 3))
     return { agent: "assistant", reason: "status line, no other agent named" };
@@ -192,6 +203,11 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   if (EN_HEADLINE.test(clause.trim()) && !EN_AUXILIARY.test(clause)) {
     return { agent: "assistant", reason: "headline status: the object and its done verb" };
   }
+  // "Your commits were rewritten when you ran git pull": the consequence of the user's own action.
+  if (/\b(?:when|after|because|once|as|since)\s+you\b/.test(after)) {
+    return { agent: "user", reason: "the consequence of the user's action" };
+  }
+  if (context.relayed) return { agent: "third party", reason: "narrated in a summary of a source" };
   // "The old keys have been revoked", "Your slots are booked", "…is on its way": the present state of this task's object.
   if (EN_PERFECT.test(clause) || EN_YOUR.test(clause.trim()) || /^(?:is|are|'s)\b/.test(verb.toLowerCase())) {
     return { agent: "assistant", reason: "this task's object, reported done" };
@@ -234,12 +250,18 @@ const ZH_HOW_TO =
 /** What follows a subject (a marker, an adverb, a time, 说/把): a noun after the word makes it a modifier (供应商发票). */
 const ZH_FOLLOWER =
   /^\s*(?:已|均|都|在|于|也|又|刚|昨|今|上午|下午|说|把|将|给|会|还|就|先|自己|那边|这边|方面|早|一直)/;
-const ZH_ACTORS = [...ZH_OTHER_SUBJECTS].filter((word) => word.length >= 2 || /[他她它]/.test(word));
+const ZH_ACTORS = [
+  ...[...ZH_OTHER_SUBJECTS].filter((word) => word.length >= 2 || /[他她它]/.test(word)),
+  ...["学校", "公司", "政府", "医院", "法院", "管理层", "董事会", "央行", "监管", "厂家", "商家", "对方", "物业"],
+];
 
 /** Someone other than the assistant opening the clause as its subject (客服均已回复, 她在上午…发出了). */
 function otherActorFirst(clause: string): string | undefined {
   const head = clause.replace(/^\s*(?:\d{1,2}[:：]\d{2}\s*)?/, "");
-  const word = ZH_ACTORS.find((actor) => head.startsWith(actor) && ZH_FOLLOWER.test(head.slice(actor.length)));
+  // (The actor right before the verb is its subject: 管理层关闭了…; 供应商发票核完了 is a noun phrase.)
+  const word = ZH_ACTORS.find(
+    (actor) => head.startsWith(actor) && (ZH_FOLLOWER.test(head.slice(actor.length)) || head.trim() === actor),
+  );
   if (word) return word;
   const role = /^[\u4e00-\u9fff]{1,6}?(?=(?:已经?|均已|都已|在|于|也|又|刚|昨|今|上午|下午|说|把|将|给))/.exec(
     head,
@@ -255,7 +277,9 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   if (subject === "first person") return { agent: "assistant", reason: "first person" };
   // 已开具的发票: an attributive participle describes a thing, it reports nothing.
   if (/^[\u4e00-\u9fff]?的/.test(after)) return { agent: "none", reason: "attributive participle" };
-  const completed = /^\S{0,3}[了过]/.test(after) || /已|刚/.test(before);
+  // (过 in 过程 or 过期 is no completion.)
+  const completed =
+    /^[完好掉上下出到成]?(?:了|过(?![程期滤渡度于]))|^[^，,。；;]{0,8}?了(?!解)/.test(after) || /已|刚/.test(before);
   if (!marked && !completed && ZH_SEQUENCE_AFTER.test(after)) {
     return { agent: "user", reason: "a step in a sequence or an instruction" };
   }
@@ -267,6 +291,9 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   const carried = /(?:被|由)(?!我|咱)[^，,。；;]{1,12}/.exec(earlierClauses);
   if (carried && !marked) {
     return { agent: "third party", reason: `actor of an earlier clause: ${carried[0]}` };
+  }
+  if (subject === "left out" && !completed && !marked && /要|需要|应该|可以|必须|记得|别|不要/.test(plain)) {
+    return { agent: "user", reason: "an instruction with the subject left out" };
   }
   if (subject === "left out") {
     return { agent: "assistant", reason: marked ? "done marker on its line" : "status line with the subject left out" };
@@ -285,6 +312,7 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   if (ZH_CAUSE_AFTER.test(after)) return { agent: "none", reason: "an event explained as a cause" };
   if (ZH_DATE.test(before)) return { agent: "none", reason: "a dated event of the world" };
   if (marked) return { agent: "assistant", reason: "done marker on its line" };
+  if (context.relayed) return { agent: "third party", reason: "narrated in a summary of a source" };
   // 补偿券已经发到您的账户了, 会议邀请已发送给 6 位参会人: the task's object, marked done.
   if (/(?:已经?|均已|都已|全部已)\s*\S{0,4}$/.test(lastClause) || /(?:你|您)的/.test(lastClause)) {
     return { agent: "assistant", reason: "this task's object, marked done" };
