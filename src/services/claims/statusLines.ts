@@ -53,7 +53,7 @@ const ZH_LINE = /^([^：:，,。；;]{1,16})[：:]\s*(?:✅\s*)?/;
 export function statusLine(language: Language, plain: string): StatusLine | undefined {
   if (/[?？]\s*$/.test(plain)) return undefined;
   if (language === "zh") {
-    if (/^(?:搞定|完成|办妥|已完成|都弄好了|弄好了)\s*[:：]\s*\S/.test(plain)) return { kind: "mutate", verb: "搞定" };
+    if (/^(?:搞定|完成|办妥|已完成|都弄好了|弄好了)\s*[:：]\s*\S/.test(plain)) return { kind: "observe", verb: "搞定" };
     const line = ZH_LINE.exec(plain);
     if (!line || ZH_NOT_KEY.test(line[1]!)) return undefined;
     const value = plain.slice(line[0].length);
@@ -67,9 +67,10 @@ export function statusLine(language: Language, plain: string): StatusLine | unde
     if (!verb || rest.slice(verb[0].length).startsWith("的")) return undefined;
     return { kind: verb[1], verb: verb[0] };
   }
-  // "Done: the old cron job is disabled": the line opens by saying its task is done.
+  // "Done: the old cron job is disabled": the line opens by saying its task is done. It names no
+  // kind of action, so any successful receipt backs it.
   const done = /^(?:done|all done|finished|all set)\s*[:—–]\s*\S/i.exec(plain);
-  if (done) return { kind: "mutate", verb: "done" };
+  if (done) return { kind: "observe", verb: "done" };
   const line = EN_LINE.exec(plain);
   if (!line || EN_NOT_KEY.test(line[1]!)) return undefined;
   const value = line[2]!.toLowerCase();
