@@ -32,7 +32,9 @@ describe("the evaluation report on claims", () => {
 
   it("shows an action of someone else in a plain answer as set aside, with its agent and reason", async () => {
     const runtime = await harness.makeRuntime();
-    const cases = loadCassettes(["eval/11-plain-answers.json"]).filter((c) => c.cassette.name === "en-plain-explain-rollback");
+    const cases = loadCassettes(["eval/11-plain-answers.json"]).filter(
+      (c) => c.cassette.name === "en-plain-explain-rollback",
+    );
     const html = await renderHtmlReport(await runEval(runtime, cases), { command: "test", date: new Date(0) });
     const section = caseHtml(html, "en-plain-explain-rollback");
     expect(section).not.toContain('data-testid="claim"');
