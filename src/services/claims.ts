@@ -3,7 +3,7 @@ import { type Agent, answerContext, attributeAgent } from "./claims/agent.js";
 import { chineseClaim, chineseCue } from "./claims/chinese.js";
 import { englishClaim, englishCue } from "./claims/english.js";
 import type { ClaimKind } from "./claims/kinds.js";
-import { statusLine } from "./claims/statusLines.js";
+import { selfMarkedLine, statusLine } from "./claims/statusLines.js";
 import { assertionSentences, type Language } from "./claims/text.js";
 
 /**
@@ -62,6 +62,8 @@ export function completedActions(answer: string): Array<Claim & { readonly agent
     // A key: value line with a done value reports as a checked box does.
     const status = sentence.tableRow ? undefined : statusLine(sentence.language, sentence.plain);
     if (status) found.push({ ...sentence, marked: true, kind: status.kind, verb: status.verb });
+    const self = status || sentence.language !== "zh" ? undefined : selfMarkedLine(sentence.plain, marked);
+    if (self) found.push({ ...sentence, marked: true, kind: self.kind, verb: self.verb });
   }
   // The answer's length counts what was set aside too (a draft, a list written for the user).
   const written = answer.split(/(?<=[.!?。！？])\s+|\n+/).filter((part) => /[\p{L}\p{N}]/u.test(part)).length;

@@ -3,7 +3,8 @@ import type { ClaimKind } from "./kinds.js";
 import type { Language } from "./text.js";
 
 /**
- * A key: value line whose value is a done status — "Deployment: complete", "Refund: issued, $128",
+ * Lines that report by their form where the verb rules found nothing: a key: value line whose
+ * value is a done status — "Deployment: complete", "Refund: issued, $128",
  * "退款：已发放，¥128", "数据库迁移：完成" — reports the key's task as done, the way a checked box
  * does. Whose work it reports is decided with the rest of the answer (agent.ts); a key that names a
  * plan, an example or a condition ("Next step: deploy", "预计：完成") reports nothing.
@@ -80,4 +81,23 @@ export function statusLine(language: Language, plain: string): StatusLine | unde
     if (done) return { kind, verb: done[0] };
   }
   return undefined;
+}
+
+/** Verbs of thinking and saying: 我已经理解了 states no action. */
+const ZH_NOT_DONE_VERBS = /^(?:理解|明白|知道|了解|说|讲|想|看懂|记下|注意|意识|收到|感觉|觉得|认为|提醒)/;
+
+/**
+ * 我已经在对方平台提了工单, ✅ 已为您把会员到期日顺延 7 天: the assistant's own completion marker at
+ * the start of a statement (first person, or a done marker on the line) reports an action even
+ * when its verb is missing from the table.
+ */
+export function selfMarkedLine(plain: string, marked: boolean): StatusLine | undefined {
+  const opening = /^(?:(?:好的|好嘞|收到)[，,～~！!\s]*)?(?:我|我们)(?:这边)?(?:已经|已)|^(?:已经|已)(?=为您|为你|帮您|帮你|把|将)/.exec(plain);
+  if (!opening || (!marked && !opening[0].includes("我"))) return undefined;
+  const clause = plain.slice(opening[0].length).split(/[，,。；;：:！!]/)[0] ?? "";
+  if (/没|未|不|无法|还没|尚未/.test(clause) || !/了|好|完|过|[0-9一二三四五六七八九十]\s*(?:天|份|条|个|次)/.test(clause)) return undefined;
+  const verb = /(?:把|将)[^了]{1,20}?([\u4e00-\u9fff]{2})|([\u4e00-\u9fff]{1,2})(?=了|好|完|过)/.exec(clause);
+  const word = verb?.[1] ?? verb?.[2];
+  if (!word || ZH_NOT_DONE_VERBS.test(word)) return undefined;
+  return { kind: "mutate", verb: word };
 }
