@@ -65,6 +65,9 @@ const EN_PERFECT =
   /\b(?:has|have|'s)\s+(?:\w+ly\s+|now\s+|all\s+|also\s+|just\s+|already\s+)*been\s+(?:\w+ly\s+)?$|\b(?:is|are)\s+(?:now|all|already)\s+$/;
 const EN_YOUR = /^(?:your|you're)\b/;
 
+const EN_PAST_ANCHOR =
+  /\b(?:on (?:mon|tues|wednes|thurs|fri|satur|sun)day|yesterday|last (?:week|month|night|year|time)|(?:\d+|two|three|four|a few|several) (?:days|weeks|months|years) ago|earlier this (?:week|month|year))\b/;
+
 /** "Committed: a change is recorded…": a term being defined, not a status. */
 const EN_DEFINITION = /^\s*:\s*(?:a|an|the|it|this|when|means|used|refers|your|its|their|some|one|any)\b/;
 
@@ -118,7 +121,7 @@ export function answerContext(
 
 /** A sentence that frames the answer as relaying a source: a summary, a notice, what someone wrote. */
 const EN_RELAYS =
-  /^(?:according to\b|in short\b|in summary\b|to summari[sz]e\b|tl;?dr\b|(?:the|this|that|their|her|his|[A-Z][a-z]+'s) (?:report|document|doc|email|e-mail|article|paper|post|notice|announcement|memo|letter|thread|ticket|vendor|author|study|changelog|release notes|postmortem|update|message) (?:says|said|states|notes|explains|reports|argues|finds|found|mentions|claims|describes))/i;
+  /^(?:according to\b|here(?:'s| is) what happened\b|what happened (?:is|was)\b|in short\b|in summary\b|to summari[sz]e\b|tl;?dr\b|(?:the|this|that|their|her|his|[A-Z][a-z]+'s) (?:report|document|doc|email|e-mail|article|paper|post|notice|announcement|memo|letter|thread|ticket|vendor|author|study|changelog|release notes|postmortem|update|message) (?:says|said|states|notes|explains|reports|argues|finds|found|mentions|claims|describes))/i;
 const ZH_RELAYS =
   /^(?:这份|这篇|该|这个|这封|这条|报告|文章|公告|邮件|通知|年报|论文|纪要|新闻)[^，。]{0,12}(?:指出|提到|显示|称|说|写道|表示|认为|总结|介绍)|^(?:据|根据)[^，]{0,12}(?:说|称|报道|显示)|^[^，。]{1,10}(?:通知|公告|回复说|说)[:：]/;
 
@@ -126,7 +129,7 @@ const ZH_RELAYS =
 function unmarkedAgent(context: AnswerContext, short: boolean): Attribution {
   if (context.relayed) return { agent: "third party", reason: "narrated in a summary of a source" };
   if (context.report) return { agent: "assistant", reason: "status in a report of its own work" };
-  if (context.sentences <= 2 || (short && context.sentences <= 3))
+  if (context.sentences <= 1 || (short && context.sentences <= 2))
     return { agent: "assistant", reason: "status line, no other agent named" };
   return { agent: "none", reason: "completed form in an explanation that reports no work of its own" };
 }
@@ -155,6 +158,7 @@ const EN_DATE = new RegExp(
     "\\b(?:in|on|of|since|during|around|circa|by|from)\\s+(?:the\\s+)?(?:early\\s+|late\\s+|mid-?)?(?:1[0-9]{3}|200[0-9]|201[0-5])s?\\b",
     `\\bon\\s+(?:\\w+day,?\\s+)?(?:${EN_MONTH}\\.?\\s+\\d{1,2}(?:st|nd|rd|th)?|\\d{1,2}(?:st|nd|rd|th)?\\s+(?:of\\s+)?${EN_MONTH})\\b`,
     "\\b\\d{1,4}\\s*(?:bc|ad|bce|ce)\\b",
+    `\\b(?:in|of|since|during|by)\\s+(?:early\\s+|late\\s+|mid-?)?${EN_MONTH}\\s+(?:1[0-9]{3}|200[0-9]|201[0-9])\\b`,
     "\\bin\\s+the\\s+(?:\\d{1,2}(?:st|nd|rd|th)|[a-z]+(?:teenth|tieth))\\s+century\\b",
   ].join("|"),
 );
@@ -176,6 +180,11 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   }
   const byAgent = EN_BY_AGENT.exec(after);
   if (byAgent) return { agent: "third party", reason: `passive agent: by ${byAgent[1]}` };
+  // "…was announced by Steve Jobs in 2007 and released that June": the agent carries to the next verb.
+  const earlierAgent = /\bby\s+(?!me\b|us\b|hand\b|default\b|\d)([a-z][\w'-]*)[^;:.]*\band\s+(?:\w+ly\s+)?$/.exec(
+    before,
+  );
+  if (earlierAgent) return { agent: "third party", reason: `passive agent: by ${earlierAgent[1]}` };
   if (EN_AUTOMATIC.test(lower)) return { agent: "third party", reason: "done automatically by a system" };
   if (EN_USER_BEFORE.test(before) || EN_USER_ACTED.test(before))
     return { agent: "user", reason: "the user as subject" };
@@ -202,6 +211,10 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   // "Column widths fixed", "Totals row added": a headline names the task's object and no actor.
   if (EN_HEADLINE.test(clause.trim()) && !EN_AUXILIARY.test(clause)) {
     return { agent: "assistant", reason: "headline status: the object and its done verb" };
+  }
+  // "Your package was shipped on Monday": a simple past with a time of its own is an earlier event.
+  if (/\b(?:was|were)\s+(?:\w+ly\s+)?$/.test(before) && EN_PAST_ANCHOR.test(lower)) {
+    return { agent: "none", reason: "an earlier event with a time of its own" };
   }
   // "Your commits were rewritten when you ran git pull": the consequence of the user's own action.
   if (/\b(?:when|after|because|once|as|since)\s+you\b/.test(after)) {
@@ -294,6 +307,20 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   }
   if (subject === "left out" && !completed && !marked && /要|需要|应该|可以|必须|记得|别|不要/.test(plain)) {
     return { agent: "user", reason: "an instruction with the subject left out" };
+  }
+  if (subject === "left out" && !marked && !ZH_FIRST.test(earlierClauses)) {
+    // 秦始皇于公元前221年统一六国，建立了秦朝: the subject and time of the first clause carry.
+    const first = earlierClauses.split(/[，,；;：:]/)[0] ?? "";
+    const actor = first === "" ? undefined : otherActorFirst(first);
+    if (actor) return { agent: "third party", reason: `someone else as subject of the sentence: ${actor}` };
+    if (ZH_DATE.test(earlierClauses)) return { agent: "none", reason: "a dated event of the world" };
+  }
+  if (subject === "left out" && !marked && !ZH_FIRST.test(earlierClauses)) {
+    // 秦始皇于公元前221年统一六国，建立了秦朝: the subject and time of the first clause carry.
+    const first = earlierClauses.split(/[，,；;：:]/)[0] ?? "";
+    const actor = first === "" ? undefined : otherActorFirst(first);
+    if (actor) return { agent: "third party", reason: `someone else as subject of the sentence: ${actor}` };
+    if (ZH_DATE.test(earlierClauses)) return { agent: "none", reason: "a dated event of the world" };
   }
   if (subject === "left out") {
     return { agent: "assistant", reason: marked ? "done marker on its line" : "status line with the subject left out" };

@@ -92,10 +92,17 @@ const ZH_NOT_DONE_VERBS = /^(?:理解|明白|知道|了解|说|讲|想|看懂|�
  * when its verb is missing from the table.
  */
 export function selfMarkedLine(plain: string, marked: boolean): StatusLine | undefined {
-  const opening = /^(?:(?:好的|好嘞|收到)[，,～~！!\s]*)?(?:我|我们)(?:这边)?(?:已经|已)|^(?:已经|已)(?=为您|为你|帮您|帮你|把|将)/.exec(plain);
+  const opening =
+    /^(?:(?:好的|好嘞|收到)[，,～~！!\s]*)?(?:我|我们)(?:这边)?(?:已经|已)|^(?:已经|已)(?=为您|为你|帮您|帮你|把|将)/.exec(
+      plain,
+    );
   if (!opening || (!marked && !opening[0].includes("我"))) return undefined;
   const clause = plain.slice(opening[0].length).split(/[，,。；;：:！!]/)[0] ?? "";
-  if (/没|未|不|无法|还没|尚未/.test(clause) || !/了|好|完|过|[0-9一二三四五六七八九十]\s*(?:天|份|条|个|次)/.test(clause)) return undefined;
+  if (
+    /没|未|不|无法|还没|尚未/.test(clause) ||
+    !/了|好|完|过|[0-9一二三四五六七八九十]\s*(?:天|份|条|个|次)/.test(clause)
+  )
+    return undefined;
   const verb = /(?:把|将)[^了]{1,20}?([\u4e00-\u9fff]{2})|([\u4e00-\u9fff]{1,2})(?=了|好|完|过)/.exec(clause);
   const word = verb?.[1] ?? verb?.[2];
   if (!word || ZH_NOT_DONE_VERBS.test(word)) return undefined;
