@@ -26,6 +26,8 @@ export interface AnswerContext {
   readonly sentences: number;
   /** The answer relays a source ("The report says…", "这份年报指出…"): what it narrates is the source's. */
   readonly relayed: boolean;
+  /** Someone other than the assistant acts in the answer ("the authors trained the model…"). */
+  readonly othersAct: boolean;
 }
 
 /** How a sentence names the doer of its verb, before anything else is weighed. */
@@ -116,12 +118,17 @@ export function answerContext(
     report: found.some((match) => match.marked || subjectOf(match.language, match.plain, match.verb) !== "stated"),
     sentences: Math.max(sentences.length, written),
     relayed: sentences.some((sentence) => (sentence.language === "zh" ? ZH_RELAYS : EN_RELAYS).test(sentence.plain)),
+    othersAct: sentences.some((sentence) => sentence.language === "en" && EN_OTHERS_ACT.test(sentence.plain)),
   };
 }
 
+/** A person or an organisation as the subject of a completed verb. */
+const EN_OTHERS_ACT =
+  /(?:^|[\s,;:(])(?:he|she|they|[Tt]he (?:authors?|team|researchers|maintainers?|vendor|company|customer|client|developers?|engineers?|admins?|police|government|court|board|bank))\s+(?:\w+ly\s+)?(?:[a-z]{3,}ed|ran|made|sent|wrote|took|built|gave|found|won|lost|sold|paid|told)\b/;
+
 /** A sentence that frames the answer as relaying a source: a summary, a notice, what someone wrote. */
 const EN_RELAYS =
-  /^(?:according to\b|here(?:'s| is) what happened\b|what happened (?:is|was)\b|in short\b|in summary\b|to summari[sz]e\b|tl;?dr\b|(?:the|this|that|their|her|his|[A-Z][a-z]+'s) (?:report|document|doc|email|e-mail|article|paper|post|notice|announcement|memo|letter|thread|ticket|vendor|author|study|changelog|release notes|postmortem|update|message) (?:says|said|states|notes|explains|reports|argues|finds|found|mentions|claims|describes))/i;
+  /^(?:according to\b|here(?:'s| is) (?:a |the )?(?:summary|recap|rundown|gist|timeline)\b|here(?:'s| is) what happened\b|what happened (?:is|was)\b|in short\b|in summary\b|to summari[sz]e\b|tl;?dr\b|(?:the|this|that|their|her|his|[A-Z][a-z]+'s) (?:report|document|doc|email|e-mail|article|paper|post|notice|announcement|memo|letter|thread|ticket|vendor|author|study|changelog|release notes|postmortem|update|message) (?:says|said|states|notes|explains|reports|argues|finds|found|mentions|claims|describes))/i;
 const ZH_RELAYS =
   /^(?:这份|这篇|该|这个|这封|这条|报告|文章|公告|邮件|通知|年报|论文|纪要|新闻)[^，。]{0,12}(?:指出|提到|显示|称|说|写道|表示|认为|总结|介绍)|^(?:据|根据)[^，]{0,12}(?:说|称|报道|显示)|^[^，。]{1,10}(?:通知|公告|回复说|说)[:：]/;
 
@@ -129,6 +136,7 @@ const ZH_RELAYS =
 function unmarkedAgent(context: AnswerContext, short: boolean): Attribution {
   if (context.relayed) return { agent: "third party", reason: "narrated in a summary of a source" };
   if (context.report) return { agent: "assistant", reason: "status in a report of its own work" };
+  if (context.othersAct) return { agent: "third party", reason: "the answer narrates what others did" };
   if (context.sentences <= 1 || (short && context.sentences <= 2))
     return { agent: "assistant", reason: "status line, no other agent named" };
   return { agent: "none", reason: "completed form in an explanation that reports no work of its own" };
@@ -262,15 +270,17 @@ const ZH_HOW_TO =
 
 /** What follows a subject (a marker, an adverb, a time, 说/把): a noun after the word makes it a modifier (供应商发票). */
 const ZH_FOLLOWER =
-  /^\s*(?:已|均|都|在|于|也|又|刚|昨|今|上午|下午|说|把|将|给|会|还|就|先|自己|那边|这边|方面|早|一直)/;
+  /^\s*(?:已|均|都|在|于|也|又|刚|昨|今|上午|下午|说|把|将|给|会|还|就|先|自己|那边|这边|方面|早|一直|用|通过|对|向|从)/;
 const ZH_ACTORS = [
   ...[...ZH_OTHER_SUBJECTS].filter((word) => word.length >= 2 || /[他她它]/.test(word)),
   ...["学校", "公司", "政府", "医院", "法院", "管理层", "董事会", "央行", "监管", "厂家", "商家", "对方", "物业"],
+  ...["作者", "研究者", "研究人员", "研究团队", "开发者", "维护者"],
 ];
 
 /** Someone other than the assistant opening the clause as its subject (客服均已回复, 她在上午…发出了). */
 function otherActorFirst(clause: string): string | undefined {
-  const head = clause.replace(/^\s*(?:\d{1,2}[:：]\d{2}\s*)?/, "");
+  // (这篇论文的作者用…: a modifier with 的 before the actor.)
+  const head = clause.replace(/^\s*(?:\d{1,2}[:：]\d{2}\s*)?/, "").replace(/^[^，,的]{1,8}的(?=\S)/, "");
   // (The actor right before the verb is its subject: 管理层关闭了…; 供应商发票核完了 is a noun phrase.)
   const word = ZH_ACTORS.find(
     (actor) => head.startsWith(actor) && (ZH_FOLLOWER.test(head.slice(actor.length)) || head.trim() === actor),
@@ -307,13 +317,6 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   }
   if (subject === "left out" && !completed && !marked && /要|需要|应该|可以|必须|记得|别|不要/.test(plain)) {
     return { agent: "user", reason: "an instruction with the subject left out" };
-  }
-  if (subject === "left out" && !marked && !ZH_FIRST.test(earlierClauses)) {
-    // 秦始皇于公元前221年统一六国，建立了秦朝: the subject and time of the first clause carry.
-    const first = earlierClauses.split(/[，,；;：:]/)[0] ?? "";
-    const actor = first === "" ? undefined : otherActorFirst(first);
-    if (actor) return { agent: "third party", reason: `someone else as subject of the sentence: ${actor}` };
-    if (ZH_DATE.test(earlierClauses)) return { agent: "none", reason: "a dated event of the world" };
   }
   if (subject === "left out" && !marked && !ZH_FIRST.test(earlierClauses)) {
     // 秦始皇于公元前221年统一六国，建立了秦朝: the subject and time of the first clause carry.
