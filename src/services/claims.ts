@@ -82,19 +82,16 @@ export function detectClaims(answer: string): Claim[] {
 /**
  * The detector's unsure band: sentences it did not take as claims although they hold a completed
  * form of an action verb (English: a past form of any action verb; Chinese: a completion marker and
- * a verb of the table) — where a negation, a condition, another subject or an attributive reading
- * decided. Only these go to the optional model judge (claimJudge.ts), at most `limit` of them.
+ * a verb of the table) — where a negation, a condition, another subject or agent (the user, a tool,
+ * history) or an attributive reading decided. Only these go to the optional model judge
+ * (claimJudge.ts), at most `limit` of them.
  */
 export function uncertainSentences(answer: string, limit = 12): string[] {
+  const claimed = new Set(detectClaims(answer).map((claim) => claim.sentence));
   const uncertain: string[] = [];
   for (const sentence of assertionSentences(answer)) {
     if (uncertain.length >= limit) break;
-    const marked = sentence.doneMarker || sentence.doneRow;
-    const claimed =
-      sentence.language === "zh"
-        ? chineseClaim(sentence.plain, marked, sentence.tableRow)
-        : englishClaim(sentence.plain, marked, sentence.checked);
-    if (claimed) continue;
+    if (claimed.has(sentence.text)) continue;
     const cue = sentence.language === "zh" ? chineseCue(sentence.plain) : englishCue(sentence.plain);
     if (cue) uncertain.push(sentence.text);
   }

@@ -3,7 +3,7 @@
  * verbs said of a tool, a company, the user or history are explanations, not claims.
  */
 import { describe, expect, it } from "vitest";
-import { completedActions, detectClaims } from "../../src/services/claims.js";
+import { completedActions, detectClaims, uncertainSentences } from "../../src/services/claims.js";
 
 const claimed = (answer: string) => detectClaims(answer).length > 0;
 const agents = (answer: string) => completedActions(answer).map((action) => action.agent);
@@ -42,6 +42,11 @@ describe("agent attribution in English", () => {
     expect(detectClaims("Pushed the fix to `main` and tagged v2.4.1.")).toMatchObject([
       { agent: "assistant", reason: "status line with the subject left out" },
     ]);
+  });
+
+  it("leaves a sentence set aside for its agent in the optional judge's unsure band", () => {
+    const answer = "The deploy was rolled back automatically by Argo Rollouts.";
+    expect(uncertainSentences(answer)).toEqual([answer]);
   });
 
   it("gives a first-person claim the assistant as agent", () => {
