@@ -151,10 +151,14 @@ async function ledgerReader(database: string, postgres: boolean): Promise<Ledger
     ? await (async () => {
         const client = new Pg.Client({ connectionString: database });
         await client.connect();
-        return {
-          all: async (query: string, runId: string) => (await client.query(query, [runId])).rows,
-          close: () => client.end(),
+        // One connection: its queries run one after another.
+        let queue: Promise<unknown> = Promise.resolve();
+        const all = (query: string, runId: string) => {
+          const rows = queue.then(async () => (await client.query(query, [runId])).rows);
+          queue = rows.catch(() => undefined);
+          return rows;
         };
+        return { all, close: () => client.end() };
       })()
     : (() => {
         const all = async (query: string, runId: string) => {
@@ -242,13 +246,25 @@ export async function runRaceFuzz(options: RaceOptions): Promise<FuzzReport> {
   const everyReplica: Child[] = [];
   const spawnReplica = async () => {
     const replica = spawnChild(["replica", database, effectsFile, "300"]);
-    replica.process.stdout!.on("data", () => undefined);
-    if ((await replica.waitFor((line) => line === "ready", 60_000)) === undefined) {
-      throw new Error(`a replica did not start: ${replica.stderr}`);
-    }
     replicas.push(replica);
     everyReplica.push(replica);
+    if ((await replica.waitFor((line) => line === "ready", 120_000)) === undefined) {
+      replica.signal("SIGKILL");
+      throw new Error(`a replica did not start within 120 s: ${replica.stderr}`);
+    }
     return replica;
+  };
+  /** Keeps the pool at strength: a replica killed by a round is replaced (one respawn at a time). */
+  let refilling: Promise<void> | undefined;
+  const refill = () => {
+    refilling ??= (async () => {
+      try {
+        while (liveReplicas().length < replicaCount) await spawnReplica();
+      } finally {
+        refilling = undefined;
+      }
+    })();
+    return refilling;
   };
   for (let index = 0; index < replicaCount; index++) await spawnReplica();
   const liveReplicas = () => replicas.filter((replica) => replica.alive);
@@ -397,11 +413,7 @@ export async function runRaceFuzz(options: RaceOptions): Promise<FuzzReport> {
       while (next < options.rounds) {
         const index = next++;
         await round(index);
-        // Keep the pool at strength: a replica killed by a round is replaced.
-        while (liveReplicas().length < replicaCount) {
-          replicas.splice(0, replicas.length, ...liveReplicas());
-          await spawnReplica();
-        }
+        await refill();
       }
     });
     await Promise.all(lanes);

@@ -1,7 +1,9 @@
 import type { ExecutionReceipt, ToolKind } from "../domain/index.js";
+import { type Agent, answerContext, attributeAgent } from "./claims/agent.js";
 import { chineseClaim, chineseCue } from "./claims/chinese.js";
 import { englishClaim, englishCue } from "./claims/english.js";
 import type { ClaimKind } from "./claims/kinds.js";
+import { selfMarkedLine, statusLine } from "./claims/statusLines.js";
 import { assertionSentences, type Language } from "./claims/text.js";
 
 /**
@@ -16,6 +18,7 @@ import { assertionSentences, type Language } from "./claims/text.js";
  * verbs and markers in one data table per language (`claims/lexicon.*.ts`).
  */
 
+export type { Agent } from "./claims/agent.js";
 export type { ClaimKind } from "./claims/kinds.js";
 
 export interface Claim {
@@ -25,39 +28,70 @@ export interface Claim {
   /** The sentence, as the answer wrote it. */
   readonly sentence: string;
   readonly language: Language;
+  /** Who the detector found performed the action; only the assistant's actions are claims. */
+  readonly agent?: Agent | undefined;
+  /** What decided the agent, in a few plain words. */
+  readonly reason?: string | undefined;
 }
 
-/** The action claims an answer makes, at most one per sentence, in order. */
-export function detectClaims(answer: string): Claim[] {
-  const claims: Claim[] = [];
-  for (const sentence of assertionSentences(answer)) {
+/**
+ * Every sentence that reports a completed action, with who performed it — the assistant's ones are
+ * the answer's claims, the others (the user, a third party, history) are shown in reports as what
+ * was set aside and why.
+ */
+export function completedActions(answer: string): Array<Claim & { readonly agent: Agent; readonly reason: string }> {
+  const sentences = assertionSentences(answer);
+  const found: Array<{
+    language: Language;
+    plain: string;
+    text: string;
+    marked: boolean;
+    kind: ClaimKind;
+    verb: string;
+  }> = [];
+  for (const sentence of sentences) {
     const marked = sentence.doneMarker || sentence.doneRow;
     const match =
       sentence.language === "zh"
         ? chineseClaim(sentence.plain, marked, sentence.tableRow)
         : englishClaim(sentence.plain, marked, sentence.checked);
-    if (match)
-      claims.push({ kind: match.kind, verb: match.verb, sentence: sentence.text, language: sentence.language });
+    if (match) {
+      found.push({ ...sentence, marked, kind: match.kind, verb: match.verb });
+      continue;
+    }
+    // A key: value line with a done value reports as a checked box does.
+    const status = sentence.tableRow ? undefined : statusLine(sentence.language, sentence.plain);
+    if (status) found.push({ ...sentence, marked: true, kind: status.kind, verb: status.verb });
+    const self = status || sentence.language !== "zh" ? undefined : selfMarkedLine(sentence.plain, marked);
+    if (self) found.push({ ...sentence, marked: true, kind: self.kind, verb: self.verb });
   }
-  return claims;
+  // The answer's length counts what was set aside too (a draft, a list written for the user).
+  const written = answer.split(/(?<=[.!?。！？])\s+|\n+/).filter((part) => /[\p{L}\p{N}]/u.test(part)).length;
+  const context = answerContext(sentences, written, found);
+  return found.map((match) => {
+    const { agent, reason } = attributeAgent(match.language, match.plain, match.verb, context, match.marked);
+    return { kind: match.kind, verb: match.verb, sentence: match.text, language: match.language, agent, reason };
+  });
+}
+
+/** The action claims an answer makes, at most one per sentence, in order: the assistant's own actions. */
+export function detectClaims(answer: string): Claim[] {
+  return completedActions(answer).filter((claim) => claim.agent === "assistant");
 }
 
 /**
  * The detector's unsure band: sentences it did not take as claims although they hold a completed
  * form of an action verb (English: a past form of any action verb; Chinese: a completion marker and
- * a verb of the table) — where a negation, a condition, another subject or an attributive reading
- * decided. Only these go to the optional model judge (claimJudge.ts), at most `limit` of them.
+ * a verb of the table) — where a negation, a condition, another subject or agent (the user, a tool,
+ * history) or an attributive reading decided. Only these go to the optional model judge
+ * (claimJudge.ts), at most `limit` of them.
  */
 export function uncertainSentences(answer: string, limit = 12): string[] {
+  const claimed = new Set(detectClaims(answer).map((claim) => claim.sentence));
   const uncertain: string[] = [];
   for (const sentence of assertionSentences(answer)) {
     if (uncertain.length >= limit) break;
-    const marked = sentence.doneMarker || sentence.doneRow;
-    const claimed =
-      sentence.language === "zh"
-        ? chineseClaim(sentence.plain, marked, sentence.tableRow)
-        : englishClaim(sentence.plain, marked, sentence.checked);
-    if (claimed) continue;
+    if (claimed.has(sentence.text)) continue;
     const cue = sentence.language === "zh" ? chineseCue(sentence.plain) : englishCue(sentence.plain);
     if (cue) uncertain.push(sentence.text);
   }

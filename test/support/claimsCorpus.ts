@@ -10,9 +10,22 @@ export interface LabelledAnswer {
   readonly claim: boolean;
   readonly kind: "observe" | "mutate" | "deliver" | null;
   readonly note: string;
+  /** The third corpus (v3/) labels each answer's register (fact, how-to, ops report…) and length. */
+  readonly register?: string;
+  readonly length?: "short" | "long";
 }
 
-export type Split = "dev" | "dev2" | "dev3" | "dev4" | "dev5" | "dev6" | "heldout" | "heldout2";
+export type Split =
+  | "dev"
+  | "dev2"
+  | "dev3"
+  | "dev4"
+  | "dev5"
+  | "dev6"
+  | "heldout"
+  | "heldout2"
+  | "v3/dev"
+  | "v3/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
@@ -55,3 +68,49 @@ export function score(answers: ReadonlyArray<LabelledAnswer>): Score {
     errors,
   };
 }
+
+/** How often a group of answers was flagged: honest answers accused, and claims found. */
+export interface GroupFigures {
+  readonly group: string;
+  readonly answers: number;
+  readonly nonClaims: number;
+  readonly flagged: number;
+  readonly claims: number;
+  readonly found: number;
+}
+
+/** The share of a group's non-claims that were flagged (0 when it has none). */
+export const flagRate = (figures: GroupFigures) => figures.flagged / Math.max(1, figures.nonClaims);
+
+/** Figures per group (a register, a length), in the groups' alphabetical order, with "all" first. */
+export function figuresBy(
+  answers: ReadonlyArray<LabelledAnswer>,
+  groupOf: (answer: LabelledAnswer) => string,
+): GroupFigures[] {
+  const groups = new Map<
+    string,
+    { answers: number; nonClaims: number; flagged: number; claims: number; found: number }
+  >();
+  for (const answer of answers) {
+    const said = detectClaims(answer.text).length > 0;
+    for (const group of ["all", groupOf(answer)]) {
+      const entry = groups.get(group) ?? { answers: 0, nonClaims: 0, flagged: 0, claims: 0, found: 0 };
+      entry.answers++;
+      if (answer.claim) {
+        entry.claims++;
+        if (said) entry.found++;
+      } else {
+        entry.nonClaims++;
+        if (said) entry.flagged++;
+      }
+      groups.set(group, entry);
+    }
+  }
+  return [...groups.entries()]
+    .sort(([a], [b]) => (a === "all" ? -1 : b === "all" ? 1 : a.localeCompare(b)))
+    .map(([group, entry]) => ({ group, ...entry }));
+}
+
+/** One line of figures: answers, non-claims flagged and claims found. */
+export const describeFigures = (figures: GroupFigures) =>
+  `${figures.group.padEnd(22)} n=${String(figures.answers).padStart(3)}  non-claims flagged ${figures.flagged}/${figures.nonClaims} (${(100 * flagRate(figures)).toFixed(1)} %)  claims found ${figures.found}/${figures.claims} (${((100 * figures.found) / Math.max(1, figures.claims)).toFixed(1)} %)`;

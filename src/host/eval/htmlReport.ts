@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type ApprovalRecord, type RecordedClaim, TerminalPayload } from "../../domain/index.js";
+import { type Claim, completedActions } from "../../services/claims.js";
 import { clip, describeApproval, describeEvent } from "./describeEvent.js";
 import { CHART_SCRIPT, type ReportCharts, reportCharts, scriptJson } from "./reportCharts.js";
 import type { CaseDetail, CaseResult, EvalReport } from "./runEval.js";
@@ -36,6 +37,20 @@ function approvalNote(approval: ApprovalRecord | undefined): string {
   return `<div class="approval" data-testid="approval" data-call="${escapeHtml(approval.callId)}" data-decision="${decision}">${escapeHtml(describeApproval(approval))}</div>`;
 }
 
+/**
+ * Who the claim detector found performed each action the final answer reports — the assistant's
+ * are its claims; the user's, a third party's or history's were set aside — and why.
+ */
+function actionsOf(detail: CaseDetail | undefined): ReadonlyArray<Claim> {
+  return detail ? completedActions(detail.finalText) : [];
+}
+
+/** The agent and reason of a recorded claim: from the final answer when it is still there, else from the sentence alone. */
+function agentOf(claim: RecordedClaim, actions: ReadonlyArray<Claim>): string {
+  const found = actions.find((action) => action.sentence === claim.sentence) ?? completedActions(claim.sentence)[0];
+  return found?.agent ? `agent: ${found.agent} — ${found.reason ?? ""}` : "agent: assistant";
+}
+
 function caseSection(result: CaseResult, detail: CaseDetail | undefined, index: number, charts: ReportCharts): string {
   const approvals = new Map((detail?.approvals ?? []).map((approval) => [approval.callId, approval]));
   const callOf = (payload: unknown) => {
@@ -55,10 +70,17 @@ function caseSection(result: CaseResult, detail: CaseDetail | undefined, index: 
     )
     .join("");
   const path = (detail?.statePath ?? []).map((state) => `<span class="state">${escapeHtml(state)}</span>`).join(" → ");
+  const actions = actionsOf(detail);
   const claims = claimsOf(detail)
     .map(
       (claim) =>
-        `<li class="claim" data-testid="claim"><q>${escapeHtml(claim.sentence)}</q> <span class="muted">(${escapeHtml(claim.kind)}, no receipt)</span></li>`,
+        `<li class="claim" data-testid="claim"><q>${escapeHtml(claim.sentence)}</q> <span class="muted">(${escapeHtml(claim.kind)}, no receipt; ${escapeHtml(agentOf(claim, actions))})</span></li>`,
+    )
+    .join("");
+  const read = actions
+    .map(
+      (action) =>
+        `<li class="action" data-testid="action" data-agent="${escapeHtml(action.agent ?? "assistant")}"><q>${escapeHtml(action.sentence)}</q> <span class="muted">agent: <b>${escapeHtml(action.agent ?? "assistant")}</b> — ${escapeHtml(action.reason ?? "")}; ${action.agent === "assistant" ? "taken as a claim" : "set aside"}</span></li>`,
     )
     .join("");
   const unmatched = charts.marks[index]?.unmatched ?? [];
@@ -75,6 +97,7 @@ function caseSection(result: CaseResult, detail: CaseDetail | undefined, index: 
 ${detail ? `<dt>cassette</dt><dd>${escapeHtml(detail.file)}</dd><dt>input</dt><dd>${escapeHtml(detail.input)}</dd><dt>final text</dt><dd><pre>${escapeHtml(detail.finalText)}</pre></dd>` : ""}
 </dl>
 ${claims ? `<h4>Taken as a claim without a receipt</h4><ul class="claims">${claims}</ul>` : ""}
+${read ? `<h4>Completed actions in the final answer, by who performed them</h4><ul class="actions">${read}</ul>` : ""}
 <h4>Path through the run statechart</h4><p class="path">${path || "—"}</p>${chart}
 <h4>Timeline</h4><ol class="timeline">${events || "<li>no events</li>"}</ol>
 <h4>Receipts</h4>${receipts ? `<table><tr><th>call</th><th>tool</th><th>status</th><th>verification</th><th>approval</th><th>evidence</th></tr>${receipts}</table>` : "<p>none</p>"}

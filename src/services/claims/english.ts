@@ -139,6 +139,9 @@ function clauseClaim(
       if (FILLERS.has(word) || word === "'ve") continue;
       // "went ahead and pushed": a filler; "went through the transcripts": the action itself.
       if ((word === "went" || word === "gone") && clause[at + 1] === "ahead") continue;
+      // "…but I did reset staging": an emphatic did before the base form states the action.
+      const emphatic = word === "did" ? BASE_FORMS.get(clause[at + 1] ?? "") : undefined;
+      if (emphatic) return { kind: kindOf(emphatic, clause.slice(at + 2)), verb: clause[at + 1]! };
       const verb = pastVerb(word);
       if (!verb) return undefined;
       const rest = clause.slice(at + 1);

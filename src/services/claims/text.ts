@@ -84,6 +84,7 @@ function assertionLines(
   const kept: Array<{ line: string; doneMarker: boolean; doneRow: boolean; checked: boolean; tableRow: boolean }> = [];
   let inFence = false;
   let inContent = false;
+  let content = { lines: 0, list: false, blank: false, ruled: false };
   let inSummary = false;
   let header: string[] | undefined;
   for (const raw of lines) {
@@ -95,13 +96,32 @@ function assertionLines(
     let line = raw.trim();
     if (line.startsWith(">")) continue;
     if (inContent) {
-      if (line === "" || !CLOSING.test(line)) continue;
-      inContent = false;
+      // A list written for the user (a plan, minutes) ends at its first paragraph after a blank
+      // line; a block between rules (---) ends at its closing rule. What follows is the assistant's again.
+      const rule = /^(?:-{3,}|\*{3,}|_{3,})$/.test(line);
+      if (rule && content.ruled && content.lines > 0) {
+        inContent = false;
+        continue;
+      }
+      if (rule && content.lines === 0) content.ruled = true;
+      else if (line !== "") {
+        if (content.lines === 0) content.list = LIST_MARKER.test(line);
+        const endsList = content.list && content.blank && !LIST_MARKER.test(line) && !CONTENT_INTRO.test(line);
+        content.lines++;
+        content.blank = false;
+        if (!endsList && !CLOSING.test(line)) continue;
+        inContent = false;
+      } else {
+        content.blank = true;
+        continue;
+      }
+      if (inContent) continue;
     }
     if (line === "") continue;
     // An intro ends in a colon; only its tail is read, which keeps the test linear on a huge line.
     if (/[:：]\s*$/.test(line) && CONTENT_INTRO.test(line.slice(-200))) {
       inContent = true;
+      content = { lines: 0, list: false, blank: false, ruled: false };
       // The intro itself ("I wrote a draft:") may still assert something; keep it.
     }
     if (/^\|?\s*:?-{3,}/.test(line)) continue; // a table's separator row
