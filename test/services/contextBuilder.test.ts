@@ -10,6 +10,7 @@ import {
   skillCatalog,
   summarizeGroups,
 } from "../../src/services/contextBuilder.js";
+import { EARLIER_TURNS_LEFT_OUT, toAnthropicConversation } from "../../src/services/providers/serializers/anthropic.js";
 import { messageTokens, type TokenCounter, tokenCounterFor } from "../../src/services/tokens.js";
 import {
   anthropicProblems,
@@ -163,6 +164,20 @@ describe("buildContext over random histories and budgets", () => {
           }
         });
         expect(wireProblems(messages)).toEqual([]);
+      }),
+      RUNS,
+    );
+  });
+
+  it("opens every Anthropic request built from the context with a user turn, at every budget", () => {
+    fc.assert(
+      fc.property(caseArb, fc.boolean(), (input, toolsOffered) => {
+        const built = build(input);
+        const { messages } = toAnthropicConversation(built.messages, { toolsOffered });
+        expect(messages[0]?.role).toBe("user");
+        // The synthetic opening stands only where the context itself does not open with the user.
+        const opensWithUser = built.messages.find((message) => message.role !== "system")?.role === "user";
+        expect(JSON.stringify(messages[0]!.content).includes(EARLIER_TURNS_LEFT_OUT)).toBe(!opensWithUser);
       }),
       RUNS,
     );

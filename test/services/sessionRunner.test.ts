@@ -619,6 +619,9 @@ describe("a long session", () => {
       ...chatProblems(toChatMessages(messages) as ReadonlyArray<ChatWireMessage>),
       ...responsesProblems(toResponsesInput(messages)),
       ...anthropicProblems(anthropic.messages as ReadonlyArray<AnthropicWireMessage>),
+      ...(anthropic.messages.length === 0 || anthropic.messages[0]!.role === "user"
+        ? []
+        : ["anthropic: the conversation does not open with a user turn"]),
     ];
   }
 
