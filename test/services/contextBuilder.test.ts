@@ -7,6 +7,7 @@ import {
   groupMessages,
   type MessageGroup,
   repairPairing,
+  SUMMARY_LINE_OUTPUT_CHARS,
   skillCatalog,
   summarizeGroups,
 } from "../../src/services/contextBuilder.js";
@@ -404,9 +405,29 @@ describe("summarizeGroups", () => {
     expect(summary.content.split("\n")).toEqual([
       "[Summary of 4 earlier messages, made by the runtime from recorded facts; the assistant's narration is omitted (1 replies)]",
       "- user: Deploy the service.",
-      "- tool deploy (call c1): status ok; exit_code=0; message_id=m-1",
+      '- tool deploy (call c1): status ok; exit_code=0; message_id=m-1; output: "output of c1"',
       "- assistant answered (text omitted from this summary)",
     ]);
+  });
+
+  it("keeps what an ok call returned (cut short), so a tracking number survives compaction", () => {
+    const summary = summarizeGroups(
+      groupMessages([
+        user("Where is my parcel?"),
+        assistant("", [call("c1", "track_parcel")]),
+        result("c1", "track_parcel", `{"tracking":"JJD0099887766","history":"${"scan ".repeat(200)}"}`),
+      ]),
+    );
+    const line = summary.content.split("\n").find((text) => text.startsWith("- tool track_parcel"))!;
+    expect(line).toContain("JJD0099887766");
+    const output = JSON.parse(line.slice(line.indexOf("output: ") + "output: ".length)) as string;
+    expect(output).toHaveLength(SUMMARY_LINE_OUTPUT_CHARS);
+  });
+
+  it("leaves the text of a failed call out of the summary", () => {
+    const failed: ToolMessage = { ...result("c1", "deploy", "error: SECRET-STACK-TRACE"), isError: true };
+    const summary = summarizeGroups(groupMessages([assistant("", [call("c1", "deploy")]), failed]));
+    expect(summary.content).not.toContain("SECRET-STACK-TRACE");
   });
 
   it("keeps a non-completed run's terminal state but not the claim after it", () => {
