@@ -11,6 +11,7 @@ import { withCpuProfile } from "./lib/profile.js";
 import type { BenchOptions, BenchResult } from "./lib/types.js";
 import { benchAgentloop } from "./workloads/agentloop.js";
 import { benchClaims } from "./workloads/claims.js";
+import { benchHygiene } from "./workloads/hygiene.js";
 import { benchLedgerAppend } from "./workloads/ledgerAppend.js";
 import { benchPeer } from "./workloads/peers.js";
 import { benchProjection } from "./workloads/projection.js";
@@ -31,6 +32,7 @@ const BENCHMARKS: Readonly<Record<BenchId, (options: BenchOptions) => Promise<Be
   "scale.replicas": benchReplicas,
   "projection.100k": benchProjection,
   claims: benchClaims,
+  "hygiene.redact": benchHygiene,
   "peer.ai-sdk": (options) => benchPeer("peer.ai-sdk", options),
   "peer.langgraph.memory": (options) => benchPeer("peer.langgraph.memory", options),
   "peer.langgraph.sqlite": (options) => benchPeer("peer.langgraph.sqlite", options),

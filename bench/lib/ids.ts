@@ -12,6 +12,7 @@ export const CORE_IDS = [
   "scale.replicas",
   "projection.100k",
   "claims",
+  "hygiene.redact",
 ] as const;
 
 export const PEER_IDS = ["peer.ai-sdk", "peer.langgraph.memory", "peer.langgraph.sqlite"] as const;
