@@ -221,6 +221,11 @@ function detail(result: BenchResult): string {
       .map(([lang, t]) => `${lang} ${fmt(t.us.median)} µs per ${t.bytes}-byte answer`)
       .join(", ");
     parts.push(`${fmt(result.answersPerSec as number, 0)} answers/s over ${result.corpusAnswers}; ${perAnswer}; ${pr}`);
+  } else if (result.id === "hygiene.redact") {
+    const median = (key: string) => (result[key] as { median: number }).median;
+    parts.push(
+      `${fmt(median("usPerW10Payload"), 2)} µs per W10 payload (no hint), ${fmt(median("usPer2KbHintedOutput"))} µs per 2 KB output with a hint, ${fmt(median("usPerSecretShape"))} µs per secret shape (${result.secretShapes}), ${fmt(median("msPerHintedMb"))} ms per MB with a hint`,
+    );
   }
   if (result.runs !== undefined && result.id !== "scale.concurrent" && result.id !== "scale.replicas")
     parts.push(`${result.reps}×${result.runs} runs after ${result.warmupRuns} warm-up`);

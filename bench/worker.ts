@@ -11,6 +11,7 @@ import { withCpuProfile } from "./lib/profile.js";
 import type { BenchOptions, BenchResult } from "./lib/types.js";
 import { benchAgentloop } from "./workloads/agentloop.js";
 import { benchClaims } from "./workloads/claims.js";
+import { benchHygiene } from "./workloads/hygiene.js";
 import { benchLedgerAppend } from "./workloads/ledgerAppend.js";
 import { benchLongAnswer } from "./workloads/longAnswers.js";
 import { benchPeer } from "./workloads/peers.js";
@@ -40,6 +41,7 @@ const BENCHMARKS: Readonly<Record<BenchId, (options: BenchOptions) => Promise<Be
   "answer.5mb.en.lines": (options) => benchLongAnswer({ megabytes: 5, lang: "en", lines: true }, options),
   "answer.5mb.zh": (options) => benchLongAnswer({ megabytes: 5, lang: "zh", lines: false }, options),
   "answer.5mb.zh.lines": (options) => benchLongAnswer({ megabytes: 5, lang: "zh", lines: true }, options),
+  "hygiene.redact": benchHygiene,
   "peer.ai-sdk": (options) => benchPeer("peer.ai-sdk", options),
   "peer.langgraph.memory": (options) => benchPeer("peer.langgraph.memory", options),
   "peer.langgraph.sqlite": (options) => benchPeer("peer.langgraph.sqlite", options),

@@ -20,6 +20,7 @@ export const CORE_IDS = [
   "answer.5mb.en.lines",
   "answer.5mb.zh",
   "answer.5mb.zh.lines",
+  "hygiene.redact",
 ] as const;
 
 export const PEER_IDS = ["peer.ai-sdk", "peer.langgraph.memory", "peer.langgraph.sqlite"] as const;

@@ -46,7 +46,11 @@ export type SampleOutcome =
       /** Tokens the provider reported for this call (for spans; the machine does not read it). */
       readonly usage?: TokenUsage | undefined;
     }
-  | { readonly type: "failure"; readonly reason: "provider_error" | "script_exhausted"; readonly message: string };
+  | {
+      readonly type: "failure";
+      readonly reason: "provider_error" | "provider_tool_protocol_invalid" | "script_exhausted";
+      readonly message: string;
+    };
 
 export type SampleResponse = Extract<SampleOutcome, { type: "response" }>;
 

@@ -1,48 +1,9 @@
 import { createHash } from "node:crypto";
 import type { JsonValue } from "../domain/index.js";
+import { mayHoldSecretText, REDACTED, redactText, SECRET_KEY } from "./secretPatterns.js";
 
 export const DEFAULT_PAYLOAD_CAP_BYTES = 16 * 1024;
-export const REDACTED = "[REDACTED]";
-
-/** An environment variable's name that holds a secret: a later `_` segment ending in KEY, … */
-const SECRET_ENV_SEGMENT = /KEY$|^SECRET|^TOKEN$|^PASSWORD$|^PASSWD$|^PWD$/;
-const isSecretEnvName = (name: string) =>
-  name
-    .split("_")
-    .slice(1)
-    .some((segment) => SECRET_ENV_SEGMENT.test(segment));
-
-type Replacement = string | ((match: string, ...groups: string[]) => string);
-
-/**
- * Patterns for secrets inside free text. Ordered: private-key blocks first so their bodies
- * are not half-matched by the token patterns; environment-style assignments before the bare
- * key shapes, so `OPENAI_API_KEY=sk-…` keeps its name.
- */
-const SECRET_TEXT_PATTERNS: ReadonlyArray<readonly [RegExp, Replacement]> = [
-  [/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g, REDACTED],
-  // `NAME_KEY=…`, `NAME_SECRET…=…`, `NAME_TOKEN=…`, `NAME_PASSWORD=…` (environment variables). The
-  // name is matched whole and checked apart, so the pattern stays linear on long upper-case text.
-  [
-    /\b([A-Z][A-Z0-9_]*)(\s*=\s*)(["']?)[^\s"'&,;]+/g,
-    (match, name = "", equals = "", quote = "") =>
-      isSecretEnvName(name) ? `${name}${equals}${quote}${REDACTED}` : match,
-  ],
-  // Distinctive prefixes are found wherever they are glued (`call_sk-proj-…`, `xsk-ant-…`); the
-  // generic `sk-` only where no letter or digit precedes it (`task-…` is not a key).
-  [/(?:sk-proj|sk-ant|sk-svcacct|sk-admin)-[A-Za-z0-9_-]{16,}/g, REDACTED],
-  [/(?<![A-Za-z0-9])(sk|rk|pk)-(?:[A-Za-z0-9_-]+-)?[A-Za-z0-9_-]{16,}/g, REDACTED],
-  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, `$1 ${REDACTED}`],
-  [
-    /\b(x-api-key|api[_-]?key|apikey|access[_-]?token|refresh[_-]?token|token|secret|password|passwd|pwd)(\s*[=:]\s*)("?)[^\s"'&,;]+/gi,
-    `$1$2$3${REDACTED}`,
-  ],
-  [/(gh[pousr]_[A-Za-z0-9]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16})/g, REDACTED],
-];
-
-/** Object keys whose values are secrets whatever they look like. */
-const SECRET_KEY =
-  /^(authorization|x-api-key|api[_-]?key|apikey|access[_-]?token|refresh[_-]?token|token|secret|client[_-]?secret|password|passwd|pwd|private[_-]?key)$/i;
+export { REDACTED, redactText } from "./secretPatterns.js";
 
 /**
  * Structural fields of ledger payloads and receipt evidence — ids, hashes, enums, counters: never
@@ -81,25 +42,9 @@ const STRUCTURAL_KEYS: ReadonlySet<string> = new Set([
 /** Keys under which a payload carries free content: structural names inside it are content too. */
 const CONTENT_KEYS: ReadonlySet<string> = new Set(["arguments", "output", "text", "finalText", "detail", "summary"]);
 
-export function redactText(text: string): string {
-  let out = text;
-  for (const [pattern, replacement] of SECRET_TEXT_PATTERNS) {
-    out = typeof replacement === "string" ? out.replace(pattern, replacement) : out.replace(pattern, replacement);
-  }
-  return out;
-}
-
-/**
- * A prefix every secret pattern's match starts with or holds (case-insensitive, so a superset).
- * A value none of whose strings shows one holds nothing to redact, which is most payloads: the
- * walk that copies and rewrites them is skipped.
- */
-const SECRET_HINT =
-  /-----BEGIN|(?:sk|rk|pk)-|\b(?:bearer|basic)\s|x-api-key|api[_-]?key|access[_-]?token|refresh[_-]?token|token|secret|passw|pwd|_[a-z0-9]*key|gh[pousr]_|xox[abpr]-|akia/i;
-
 /** Whether the value holds a secret-named key or a string with a secret hint. */
 function mayHoldSecret(value: JsonValue): boolean {
-  if (typeof value === "string") return SECRET_HINT.test(value);
+  if (typeof value === "string") return mayHoldSecretText(value);
   if (Array.isArray(value)) return value.some(mayHoldSecret);
   if (value === null || typeof value !== "object") return false;
   for (const key in value) {
@@ -214,7 +159,7 @@ function truncatedPayload(clean: JsonValue, json: string, capBytes: number): Jso
  * length and sha256 of the whole redacted text.
  */
 export function sanitizeText(text: string, capBytes = DEFAULT_PAYLOAD_CAP_BYTES): string {
-  const clean = SECRET_HINT.test(text) ? redactText(text) : text;
+  const clean = mayHoldSecretText(text) ? redactText(text) : text;
   if (clean.length * 3 <= capBytes) return clean;
   const bytes = Buffer.byteLength(clean, "utf8");
   if (bytes <= capBytes) return clean;

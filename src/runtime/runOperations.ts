@@ -21,7 +21,7 @@ import type {
 import { AgentRunStore, type EventToAppend } from "../persistence/AgentRunStore.js";
 import { judgeClaims } from "../services/claimJudge.js";
 import { passthroughObserver, type RunObserver } from "../services/observability/tracing.js";
-import type { Provider } from "../services/providers/Provider.js";
+import { type Provider, terminalReasonFor } from "../services/providers/Provider.js";
 import { type RetryPolicy, withProviderRetry } from "../services/providers/retry.js";
 import type { ApprovalPolicy } from "../services/tools/approvalPolicy.js";
 import { planCalls } from "../services/tools/callPlanner.js";
@@ -161,7 +161,7 @@ export function runOperations(wiring: RunWiring) {
         Effect.catchAll((error) =>
           Effect.succeed<SampleOutcome>({
             type: "failure",
-            reason: error.reason === "script_exhausted" ? "script_exhausted" : "provider_error",
+            reason: terminalReasonFor(error),
             message: error.message,
           }),
         ),

@@ -1,5 +1,6 @@
 import type { ContextMessage, SkillManifest } from "../domain/index.js";
 import { messageTokens, type TokenCounter } from "./tokens.js";
+import { outputExcerpt } from "./transcriptProjector.js";
 
 /**
  * Fits a conversation into a token budget without ever splitting an assistant tool-call message
@@ -71,6 +72,9 @@ export function groupMessages(messages: ReadonlyArray<ContextMessage>): MessageG
   return groups;
 }
 
+/** How much of an ok call's output a compaction summary keeps per call. */
+export const SUMMARY_LINE_OUTPUT_CHARS = 200;
+
 function clip(text: string, max: number): string {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
@@ -79,8 +83,11 @@ function clip(text: string, max: number): string {
 /** The summary's line for one message; assistant tool-call messages have none (their results do). */
 function summaryLine(message: ContextMessage): string | undefined {
   if (message.role === "user") return `- user: ${clip(message.content, 200)}`;
-  if (message.role === "tool")
-    return `- tool ${message.toolName} (call ${message.callId}): ${message.facts ?? (message.isError ? "failed" : "ok")}`;
+  if (message.role === "tool") {
+    const line = `- tool ${message.toolName} (call ${message.callId}): ${message.facts ?? (message.isError ? "failed" : "ok")}`;
+    // What an ok call returned stays (cut short); an error's text is not a fact to build on.
+    return message.isError ? line : `${line}; output: ${outputExcerpt(message.content, SUMMARY_LINE_OUTPUT_CHARS)}`;
+  }
   if (message.role === "assistant" && message.toolCalls.length === 0) {
     // A non-completed run's replay states its terminal state; keep that fact, drop other narration.
     const ended = /^\[run ended [^\]]+\]/.exec(message.content)?.[0];

@@ -7,6 +7,7 @@ import type {
   RunRecord,
   ToolCall,
 } from "../domain/index.js";
+import { redact } from "../persistence/payloadHygiene.js";
 
 /**
  * Ledger → provider-neutral ContextMessage[] for the next turn (seed §4 Phase 5, §10.2 Tier 1):
@@ -50,6 +51,24 @@ const text = (value: JsonValue | undefined): string => (typeof value === "string
 
 function outputText(output: JsonValue): string {
   return typeof output === "string" ? output : JSON.stringify(output);
+}
+
+/** How much of an `ok` call's output a per-run receipt summary keeps. */
+export const SUMMARY_OUTPUT_CHARS = 1_000;
+
+/**
+ * An `ok` call's output as a summary keeps it: redacted, on one line, cut to `max` characters and
+ * quoted, so that what a tool returned (a tracking number, an id) outlives its tool messages.
+ */
+export function outputExcerpt(text: string, max: number): string {
+  const flat = (redact(text) as string).replace(/\s+/g, " ").trim();
+  return JSON.stringify(flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`);
+}
+
+/** The output text a tool_result row holds: its `output`, or the summary a size-capped row kept instead. */
+function recordedOutput(payload: Payload): JsonValue {
+  if (payload.output !== undefined) return payload.output;
+  return payload.truncated === true ? `[truncated] ${text(payload.summary)}` : null;
 }
 
 /** One line of receipt facts: status, reason and the evidence that identifies what happened. */
@@ -219,11 +238,24 @@ function projectRunSummary({ run, events, receipts }: ProjectedRun): ContextMess
   const called = events.filter((event) => event.type === "tool_call");
   if (called.length > 0) {
     const receiptByCall = new Map(receipts.map((receipt) => [receipt.callId, receipt]));
+    const okOutputs = new Map<string, JsonValue>();
+    for (const event of events) {
+      const payload = payloadOf(event);
+      const callId = text(payload.callId);
+      if (event.type === "tool_result" && payload.status === "ok" && !okOutputs.has(callId))
+        okOutputs.set(callId, recordedOutput(payload));
+    }
     const lines = called.map((event) => {
       const payload = payloadOf(event);
       const callId = text(payload.callId);
       const receipt = receiptByCall.get(callId);
-      return `- call_id: ${callId}, tool: ${text(payload.toolName)}, ${receipt ? receiptFacts(receipt) : `status ${syntheticKind(undefined)}`}`;
+      const facts = receipt ? receiptFacts(receipt) : `status ${syntheticKind(undefined)}`;
+      // Only a call both its receipt and its result call ok keeps its output: a fact, not a guess.
+      const output =
+        receipt?.status === "ok" && okOutputs.has(callId)
+          ? `; output: ${outputExcerpt(outputText(okOutputs.get(callId)!), SUMMARY_OUTPUT_CHARS)}`
+          : "";
+      return `- call_id: ${callId}, tool: ${text(payload.toolName)}, ${facts}${output}`;
     });
     messages.push({
       role: "user",

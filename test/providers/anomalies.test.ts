@@ -1,7 +1,9 @@
 import { Effect, Either } from "effect";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ModelResponse } from "../../src/domain/index.js";
+import { MAX_ARGUMENT_DEPTH } from "../../src/services/providers/streamAssembly.js";
 import { CASES, request } from "../support/fakeServers/cases.js";
+import { deepArgumentsReply, deepJson } from "../support/fakeServers/malformed.js";
 import type { FakeServer, ScriptedReply } from "../support/fakeServers/shared.js";
 
 /** Every protocol irregularity each adapter must name (ledger: provider_anomaly), per wire protocol. */
@@ -24,6 +26,30 @@ describe.each(CASES)("$name anomalies", (providerCase) => {
     return result.right;
   };
   const stream = providerCase.wire.stream;
+
+  it.each([true, false])(
+    "keeps a call whose arguments nest 100,000 deep out of the calls, as malformed (streamed: %s)",
+    async (streamed) => {
+      server.enqueue(deepArgumentsReply(providerCase, streamed, 100_000));
+      const result = await Effect.runPromise(
+        Effect.either(providerCase.make(server, { stream: streamed }).sample(request())),
+      );
+      if (Either.isLeft(result)) throw new Error(`expected a response, got ${result.left.message}`);
+      expect(result.right.toolCalls).toEqual([]);
+      expect(result.right.malformedToolCalls).toMatchObject([
+        { name: "lookup", problem: `call 1 (lookup) has arguments nested deeper than ${MAX_ARGUMENT_DEPTH} levels` },
+      ]);
+      expect(codes(result.right)).toContain("tool_finish_without_parsed_calls");
+    },
+  );
+
+  it("keeps a call whose arguments nest exactly as deep as the limit", async () => {
+    const response = await respond(
+      stream({ calls: [{ id: "call_d", name: "lookup", arguments: `{"i":${deepJson(MAX_ARGUMENT_DEPTH - 1)}}` }] }),
+    );
+    expect(response.toolCalls.map((call) => call.id)).toEqual(["call_d"]);
+    expect(response.malformedToolCalls).toEqual([]);
+  });
 
   it("keeps non-JSON arguments as the raw string and reports arguments_not_json", async () => {
     const response = await respond(stream({ calls: [{ id: "call_a", name: "lookup", arguments: ["{i: ", "1"] }] }));

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ProviderError } from "../../src/services/providers/Provider.js";
 import { anthropicStreamError } from "../support/fakeServers/anthropic.js";
 import { CASES, type CaseOptions, request } from "../support/fakeServers/cases.js";
+import { nullBody, wrongShapeStream } from "../support/fakeServers/malformed.js";
 import { failedResponseStream } from "../support/fakeServers/openaiResponses.js";
 import { type FakeServer, type ScriptedReply, sseFrame, statusReply } from "../support/fakeServers/shared.js";
 
@@ -92,6 +93,17 @@ describe.each(CASES)("$name failures", (providerCase) => {
   it("maps a connection dropped mid-stream to connection", async () => {
     const error = await failure(providerCase.wire.stream({ text: ["Half"], finish: null }, "drop"));
     expect(error.reason).toBe("connection");
+  });
+
+  it("maps a whole body of the wrong shape (the SDK throws a TypeError) to invalid_response, not connection", async () => {
+    const error = await failure(nullBody, { stream: false });
+    expect(error.reason).toBe("invalid_response");
+    expect(error.message).toMatch(/: malformed response: /);
+  });
+
+  it("maps a stream event of the wrong shape (reading it throws a TypeError) to invalid_response", async () => {
+    const error = await failure(wrongShapeStream(providerCase));
+    expect(error.reason).toBe("invalid_response");
   });
 });
 

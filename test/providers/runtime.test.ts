@@ -4,6 +4,7 @@ import type { CompletionContractInput } from "../../src/domain/index.js";
 import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
 import type { AgentRuntime } from "../../src/runtime/AgentRuntime.js";
 import { CASES } from "../support/fakeServers/cases.js";
+import { deepArgumentsReply, nullBody, wrongShapeStream } from "../support/fakeServers/malformed.js";
 import { type FakeServer, statusReply } from "../support/fakeServers/shared.js";
 import { ledgerViolations, lookupTool, readLedger, useRuntimeHarness } from "../support/runtimeHarness.js";
 
@@ -48,6 +49,41 @@ describe.each(CASES)("$name in the runtime", (providerCase) => {
     expect(server.requests).toHaveLength(3);
     expect(server.pending()).toBe(1);
   });
+
+  it.each([
+    { shape: "a whole body", stream: false },
+    { shape: "a stream event", stream: true },
+  ])(
+    "ends failed/provider_tool_protocol_invalid without a retry when $shape has the wrong shape",
+    async ({ stream }) => {
+      server.enqueue(stream ? wrongShapeStream(providerCase) : nullBody, providerCase.wire.json({ text: "never" }));
+      const runtime = await harness.makeRuntime({ provider: providerCase.make(server, { stream }) });
+      const handle = runtime.startRun({ sessionId: "s", input: "Say done." });
+      const result = await handle.result;
+      expect(result).toMatchObject({ terminalState: "failed", terminalReason: "provider_tool_protocol_invalid" });
+      expect(server.requests).toHaveLength(1);
+      expect(server.pending()).toBe(1);
+      expect(ledgerViolations(await readLedger(runtime, handle.runId))).toEqual([]);
+    },
+  );
+
+  it.each([true, false])(
+    "ends failed/provider_tool_protocol_invalid when tool arguments nest 100,000 deep, after its one repair (streamed: %s)",
+    async (stream) => {
+      const deep = deepArgumentsReply(providerCase, stream, 100_000);
+      server.enqueue(deep, deep, providerCase.wire.json({ text: "never" }));
+      const runtime = await harness.makeRuntime({
+        provider: providerCase.make(server, { stream }),
+        tools: [lookupTool()],
+      });
+      const handle = runtime.startRun({ sessionId: "s", input: "Look item 1 up.", contract: OBSERVE_LOOKUP });
+      const result = await handle.result;
+      expect(result).toMatchObject({ terminalState: "failed", terminalReason: "provider_tool_protocol_invalid" });
+      expect(result.receipts).toEqual([]);
+      expect(server.requests).toHaveLength(2);
+      expect(ledgerViolations(await readLedger(runtime, handle.runId))).toEqual([]);
+    },
+  );
 
   it("retries a stream that hangs as a timeout, then completes", async () => {
     server.enqueue(providerCase.wire.stream({ text: ["Thin"] }, "hang"), providerCase.wire.stream({ text: "Done." }));

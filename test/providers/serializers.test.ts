@@ -3,7 +3,7 @@ import { Effect, Either } from "effect";
 import OpenAI from "openai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ContextMessage, ToolChoice } from "../../src/domain/index.js";
-import { toAnthropicConversation } from "../../src/services/providers/serializers/anthropic.js";
+import { EARLIER_TURNS_LEFT_OUT, toAnthropicConversation } from "../../src/services/providers/serializers/anthropic.js";
 import { toChatMessages } from "../../src/services/providers/serializers/openaiChat.js";
 import { toResponsesInput } from "../../src/services/providers/serializers/openaiResponses.js";
 import { API_KEY, CASES, type ProviderCase, request } from "../support/fakeServers/cases.js";
@@ -39,6 +39,9 @@ const HISTORY: ContextMessage[] = [
   },
   { role: "user", content: "And item 3?" },
 ];
+
+/** What a context trimmed to its budget can look like: the user turn that started it is gone. */
+const TRIMMED: ContextMessage[] = HISTORY.filter((message) => message.role !== "user");
 
 async function sampleWith(providerCase: ProviderCase, server: FakeServer, messages: ContextMessage[], extra = {}) {
   server.enqueue(providerCase.wire.json({ text: "Noted." }));
@@ -337,6 +340,20 @@ describe("wire shapes", () => {
     expect(result.tool_use_id).toBe("call_1_2");
   });
 
+  it("Anthropic: opens with a user turn that says the earlier turns are left out when the context opens with the assistant", () => {
+    for (const toolsOffered of [true, false]) {
+      const { system, messages } = toAnthropicConversation(TRIMMED, { toolsOffered });
+      expect(system).toBe("You look things up.");
+      expect(messages.map((message) => message.role)).toEqual(["user", "assistant", "user"]);
+      expect(messages[0]!.content).toEqual([{ type: "text", text: EARLIER_TURNS_LEFT_OUT }]);
+    }
+  });
+
+  it("Anthropic: adds no opening turn to a context that opens with the user", () => {
+    const { messages } = toAnthropicConversation(HISTORY);
+    expect(JSON.stringify(messages)).not.toContain(EARLIER_TURNS_LEFT_OUT);
+  });
+
   it("Anthropic: tells a tool history as text when the request offers no tools", () => {
     const { messages } = toAnthropicConversation(HISTORY, { toolsOffered: false });
     const blocks = messages.flatMap((message) => message.content as Array<{ type: string }>);
@@ -369,4 +386,16 @@ describe("Anthropic ids and tool-less histories against the validating server", 
     expect(server.requests[0]!.rejected).toBeUndefined();
     expect(Either.isRight(result)).toBe(true);
   });
+
+  it.each([
+    { tools: "offered", request: {} },
+    { tools: "not offered", request: { tools: [], toolChoice: { mode: "none" } as const } },
+  ])(
+    "is accepted when the context opens with the assistant (its user turn trimmed away), tools $tools",
+    async ({ request }) => {
+      const result = await sampleWith(anthropicCase, server, TRIMMED, request);
+      expect(server.requests[0]!.rejected).toBeUndefined();
+      expect(Either.isRight(result)).toBe(true);
+    },
+  );
 });

@@ -109,8 +109,9 @@ describe("HistoryCoverage", () => {
   });
 
   it("reads a long session only as far back as the budget needs", () => {
+    // Outputs longer than the summary's excerpt of them, so a run's summary is smaller than the run.
     const runs = Array.from({ length: 200 }, (_, r) =>
-      makeRun({ question: 5, steps: [{ narration: 0, outputs: [20] }] }, r),
+      makeRun({ question: 5, steps: [{ narration: 0, outputs: [80] }] }, r),
     );
     const perRun = tokensOf(runs[0]!);
     const read = walk(runs, { budgetTokens: 20 * perRun, counter });

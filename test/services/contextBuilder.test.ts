@@ -7,9 +7,11 @@ import {
   groupMessages,
   type MessageGroup,
   repairPairing,
+  SUMMARY_LINE_OUTPUT_CHARS,
   skillCatalog,
   summarizeGroups,
 } from "../../src/services/contextBuilder.js";
+import { EARLIER_TURNS_LEFT_OUT, toAnthropicConversation } from "../../src/services/providers/serializers/anthropic.js";
 import { messageTokens, type TokenCounter, tokenCounterFor } from "../../src/services/tokens.js";
 import {
   anthropicProblems,
@@ -163,6 +165,20 @@ describe("buildContext over random histories and budgets", () => {
           }
         });
         expect(wireProblems(messages)).toEqual([]);
+      }),
+      RUNS,
+    );
+  });
+
+  it("opens every Anthropic request built from the context with a user turn, at every budget", () => {
+    fc.assert(
+      fc.property(caseArb, fc.boolean(), (input, toolsOffered) => {
+        const built = build(input);
+        const { messages } = toAnthropicConversation(built.messages, { toolsOffered });
+        expect(messages[0]?.role).toBe("user");
+        // The synthetic opening stands only where the context itself does not open with the user.
+        const opensWithUser = built.messages.find((message) => message.role !== "system")?.role === "user";
+        expect(JSON.stringify(messages[0]!.content).includes(EARLIER_TURNS_LEFT_OUT)).toBe(!opensWithUser);
       }),
       RUNS,
     );
@@ -389,9 +405,29 @@ describe("summarizeGroups", () => {
     expect(summary.content.split("\n")).toEqual([
       "[Summary of 4 earlier messages, made by the runtime from recorded facts; the assistant's narration is omitted (1 replies)]",
       "- user: Deploy the service.",
-      "- tool deploy (call c1): status ok; exit_code=0; message_id=m-1",
+      '- tool deploy (call c1): status ok; exit_code=0; message_id=m-1; output: "output of c1"',
       "- assistant answered (text omitted from this summary)",
     ]);
+  });
+
+  it("keeps what an ok call returned (cut short), so a tracking number survives compaction", () => {
+    const summary = summarizeGroups(
+      groupMessages([
+        user("Where is my parcel?"),
+        assistant("", [call("c1", "track_parcel")]),
+        result("c1", "track_parcel", `{"tracking":"JJD0099887766","history":"${"scan ".repeat(200)}"}`),
+      ]),
+    );
+    const line = summary.content.split("\n").find((text) => text.startsWith("- tool track_parcel"))!;
+    expect(line).toContain("JJD0099887766");
+    const output = JSON.parse(line.slice(line.indexOf("output: ") + "output: ".length)) as string;
+    expect(output).toHaveLength(SUMMARY_LINE_OUTPUT_CHARS);
+  });
+
+  it("leaves the text of a failed call out of the summary", () => {
+    const failed: ToolMessage = { ...result("c1", "deploy", "error: SECRET-STACK-TRACE"), isError: true };
+    const summary = summarizeGroups(groupMessages([assistant("", [call("c1", "deploy")]), failed]));
+    expect(summary.content).not.toContain("SECRET-STACK-TRACE");
   });
 
   it("keeps a non-completed run's terminal state but not the claim after it", () => {

@@ -472,7 +472,7 @@ describe("SessionRunner replay modes", () => {
       {
         role: "user",
         content: expect.stringMatching(
-          /^Verified execution receipts .*\n- call_id: c1, tool: lookup, status ok; output_sha256=[0-9a-f]{64}$/,
+          /^Verified execution receipts .*\n- call_id: c1, tool: lookup, status ok; output_sha256=[0-9a-f]{64}; output: "\{\\"value\\":\\"item\\"\}"$/,
         ),
       },
     ]);
@@ -506,6 +506,25 @@ describe("SessionRunner replay modes", () => {
     });
     expect(hasProtocol(firstRequest)).toBe(false);
     expect(summaryOf(firstRequest)[0]!.content).toContain("- call_id: c1, tool: lookup, status ok");
+  });
+
+  it("keeps what the tool returned in turn 1 in turn 2's history, for a provider without tool calling", async () => {
+    const runner = new SessionRunner(await harness.makeRuntime());
+    const tracking = fixture({
+      name: "track_parcel",
+      kind: "observe",
+      outcomes: [{ status: "ok", output: { tracking: "JJD0099887766" } }],
+    });
+    await turn(runner, "Where is my parcel?", {
+      tools: [tracking],
+      steps: [callStep("c1", "track_parcel", { order: "A-17" }), textStep("It is on its way.")],
+    });
+    const { firstRequest } = await turn(runner, "What was the tracking number?", {
+      capabilities: { toolCalling: false },
+      steps: [textStep("JJD0099887766.")],
+    });
+    expect(hasProtocol(firstRequest)).toBe(false);
+    expect(summaryOf(firstRequest)[0]!.content).toContain("JJD0099887766");
   });
 });
 
@@ -619,6 +638,9 @@ describe("a long session", () => {
       ...chatProblems(toChatMessages(messages) as ReadonlyArray<ChatWireMessage>),
       ...responsesProblems(toResponsesInput(messages)),
       ...anthropicProblems(anthropic.messages as ReadonlyArray<AnthropicWireMessage>),
+      ...(anthropic.messages.length === 0 || anthropic.messages[0]!.role === "user"
+        ? []
+        : ["anthropic: the conversation does not open with a user turn"]),
     ];
   }
 

@@ -17,6 +17,7 @@ import {
   projectLegacyTurns,
   projectRuns,
   receiptFacts,
+  SUMMARY_OUTPUT_CHARS,
 } from "../../src/services/transcriptProjector.js";
 
 /**
@@ -443,10 +444,73 @@ describe("projectRuns in summary mode", () => {
     expect(receipts[0]!.role).toBe("user");
     const lines = receipts[0]!.content.split("\n").slice(1);
     expect(lines).toEqual([
-      "- call_id: c1, tool: write_file, status ok; sha256_after=d1g3st",
-      "- call_id: c2, tool: shell, status ok; exit_code=0",
-      "- call_id: c3, tool: send_message, status ok; message_id=m-42",
+      '- call_id: c1, tool: write_file, status ok; sha256_after=d1g3st; output: "written"',
+      '- call_id: c2, tool: shell, status ok; exit_code=0; output: "built"',
+      '- call_id: c3, tool: send_message, status ok; message_id=m-42; output: "sent"',
     ]);
+  });
+
+  it("keeps what an ok call returned, so turn 2 still knows the tracking number turn 1 looked up", () => {
+    const first = ledger("run_1")
+      .user("Where is my parcel?")
+      .call(1, "c1", "track_parcel", { order: "A-17" })
+      .result(1, "c1", "track_parcel", "ok", { carrier: "DHL", tracking: "JJD0099887766" })
+      .receipt("c1", "track_parcel", "ok", { output_sha256: "e".repeat(64) })
+      .answer(2, "It is on its way.")
+      .terminal("completed", "receipts_satisfied")
+      .build();
+    const second = ledger("run_2").user("What was the tracking number again?").build();
+    const messages = projectRuns([first, second], () => "summary");
+    expect(allText(messages)).toContain("JJD0099887766");
+    expect(messages[1]!.content).toContain(
+      `- call_id: c1, tool: track_parcel, status ok; output_sha256=${"e".repeat(64)}; output: ${JSON.stringify(JSON.stringify({ carrier: "DHL", tracking: "JJD0099887766" }))}`,
+    );
+  });
+
+  it("keeps an ok call's output redacted, on one line and cut to SUMMARY_OUTPUT_CHARS", () => {
+    const long = `token ghp_${"a".repeat(36)}\n${"x".repeat(5_000)}`;
+    const run = ledger()
+      .user("Read it.")
+      .call(1, "c1", "read_file")
+      .result(1, "c1", "read_file", "ok", long)
+      .receipt("c1", "read_file", "ok")
+      .terminal("completed", "answered")
+      .build();
+    const line = projectRuns([run], () => "summary")[1]!.content.split("\n")[1]!;
+    const output = JSON.parse(line.slice(line.indexOf("output: ") + "output: ".length)) as string;
+    expect(output.startsWith("token [REDACTED] xxx")).toBe(true);
+    expect(output).toHaveLength(SUMMARY_OUTPUT_CHARS);
+    expect(output.endsWith("…")).toBe(true);
+  });
+
+  it("keeps the summary a size-capped result row holds in place of its output", () => {
+    const run = ledger().user("Read it.").call(1, "c1", "read_file").receipt("c1", "read_file", "ok").build();
+    const capped = {
+      step: 1,
+      callId: "c1",
+      toolName: "read_file",
+      status: "ok",
+      truncated: true,
+      summary: '{"output":"JJD00',
+    };
+    const withRow = {
+      ...run,
+      events: [...run.events, { ...run.events[0]!, sequence: 3, type: "tool_result" as const, payload: capped }],
+    };
+    expect(projectRuns([withRow], () => "summary")[1]!.content).toContain(
+      `output: "[truncated] {\\"output\\":\\"JJD00"`,
+    );
+  });
+
+  it("leaves out the output of a call whose receipt is not ok", () => {
+    const run = ledger()
+      .user("Deploy.")
+      .call(1, "c1", "deploy")
+      .result(1, "c1", "deploy", "ok", "SHOULD-NOT-APPEAR")
+      .receipt("c1", "deploy", "error", {}, "tool_error")
+      .terminal("failed", "receipt_missing")
+      .build();
+    expect(allText(projectRuns([run], () => "summary"))).not.toContain("SHOULD-NOT-APPEAR");
   });
 
   it("contains no tool protocol messages", () => {

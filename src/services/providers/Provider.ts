@@ -42,6 +42,19 @@ export const RETRYABLE_PROVIDER_ERRORS: ReadonlySet<ProviderErrorReason> = new S
   "connection",
 ]);
 
+/**
+ * The reason a run ends with when its provider call failed for good: a response that broke the
+ * wire protocol (unreadable, of the wrong shape) is a protocol error of the provider, like a tool
+ * finish without a parseable call; every other failure is `provider_error`.
+ */
+export function terminalReasonFor(
+  error: ProviderError,
+): "provider_error" | "provider_tool_protocol_invalid" | "script_exhausted" {
+  if (error.reason === "script_exhausted") return "script_exhausted";
+  if (error.reason === "invalid_response") return "provider_tool_protocol_invalid";
+  return "provider_error";
+}
+
 /** Maps an HTTP status onto a provider-neutral reason. */
 export function reasonForStatus(status: number): ProviderErrorReason {
   if (status === 429) return "rate_limited";

@@ -7,7 +7,14 @@ import {
 } from "../../domain/index.js";
 import type { Provider, ProviderRequest } from "./Provider.js";
 import { anthropicToolFields, toAnthropicConversation } from "./serializers/anthropic.js";
-import { anthropicFinish, assembleResponse, type NeutralFinish, ToolCallAssembler } from "./streamAssembly.js";
+import {
+  anthropicFinish,
+  assembleResponse,
+  MAX_ARGUMENT_DEPTH,
+  type NeutralFinish,
+  ToolCallAssembler,
+  valueNestsDeeperThan,
+} from "./streamAssembly.js";
 import { callTiming, DEFAULT_TIMEOUT_MS, providerCall, type RealProviderConfig, reportDelta } from "./transport.js";
 
 /** Anthropic Messages, through the official SDK. */
@@ -33,8 +40,16 @@ function requestBody(config: AnthropicConfig, request: ProviderRequest): Omit<Me
 
 const offered = (request: ProviderRequest) => new Set(request.tools.map((tool) => tool.name));
 
-/** Anthropic has `tool_use.input` as an object; the assembler takes every protocol's arguments as text. */
-const inputText = (input: unknown) => (input === undefined ? "" : JSON.stringify(input));
+/**
+ * Anthropic has `tool_use.input` as an object; the assembler takes every protocol's arguments as
+ * text. An input nested too deep to serialize is passed on as its opening brackets, enough for the
+ * assembler to refuse the call for its depth.
+ */
+const inputText = (input: unknown) => {
+  if (input === undefined) return "";
+  if (valueNestsDeeperThan(input, MAX_ARGUMENT_DEPTH)) return "[".repeat(MAX_ARGUMENT_DEPTH + 1);
+  return JSON.stringify(input);
+};
 
 const noStopReason: NeutralFinish = {
   reason: "error",

@@ -163,6 +163,44 @@ const clip = (raw: string, max = 120) => {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 };
 
+/**
+ * The deepest nesting tool arguments may have. Deeper arguments are a broken tool call, not a
+ * call: redaction, schema checks and serialization walk values recursively, and 100,000 levels
+ * overflow the stack (no real tool schema comes near this).
+ */
+export const MAX_ARGUMENT_DEPTH = 100;
+
+/** Whether JSON text nests arrays and objects deeper than `limit`: one pass, no recursion, no parse. */
+export function nestsDeeperThan(json: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let at = 0; at < json.length; at++) {
+    const code = json.charCodeAt(at);
+    if (inString) {
+      if (code === 0x5c) at += 1;
+      else if (code === 0x22) inString = false;
+    } else if (code === 0x22) inString = true;
+    else if (code === 0x5b || code === 0x7b) {
+      depth += 1;
+      if (depth > limit) return true;
+    } else if (code === 0x5d || code === 0x7d) depth -= 1;
+  }
+  return false;
+}
+
+/** Whether a parsed value nests deeper than `limit` (iterative, so any depth is safe to ask about). */
+export function valueNestsDeeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<{ readonly value: unknown; readonly depth: number }> = [{ value, depth: 0 }];
+  while (stack.length > 0) {
+    const next = stack.pop()!;
+    if (next.value === null || typeof next.value !== "object") continue;
+    const depth = next.depth + 1;
+    if (depth > limit) return true;
+    for (const inner of Object.values(next.value)) stack.push({ value: inner, depth });
+  }
+  return false;
+}
+
 function parseArguments(raw: string): { ok: true; value: JsonValue } | { ok: false } {
   if (raw.trim().length === 0) return { ok: true, value: {} };
   try {
@@ -194,6 +232,15 @@ export function assembleResponse(parts: TurnParts): ModelResponse {
     const ident = call.id ? { id: call.id } : {};
     if (!call.name) {
       malformed.push({ ...ident, rawArguments, problem: `${label} has no tool name` });
+      return;
+    }
+    if (nestsDeeperThan(call.arguments, MAX_ARGUMENT_DEPTH)) {
+      malformed.push({
+        ...ident,
+        name: call.name,
+        rawArguments,
+        problem: `${label} has arguments nested deeper than ${MAX_ARGUMENT_DEPTH} levels`,
+      });
       return;
     }
     const parsed = parseArguments(call.arguments);

@@ -126,6 +126,14 @@ export function reasonForErrorKind(kind: string | undefined): ProviderErrorReaso
   return "server_error";
 }
 
+/**
+ * undici reports a connection that broke while the body was read as a TypeError ("terminated",
+ * "fetch failed") caused by the socket error. Any other TypeError comes from JavaScript reading a
+ * value of the wrong shape.
+ */
+const isNetworkTypeError = (error: TypeError) =>
+  error.cause instanceof Error || error.message === "terminated" || error.message === "fetch failed";
+
 /** Maps anything an SDK call threw onto a ProviderError. */
 export function toProviderError(label: string, error: unknown, sdk: SdkErrorClasses): ProviderError {
   if (error instanceof ProviderError) return error;
@@ -163,11 +171,19 @@ export function toProviderError(label: string, error: unknown, sdk: SdkErrorClas
       message: oneLine(`${label}: unreadable response: ${error.message}`),
     });
   }
-  if (error instanceof TypeError) {
-    // undici reports broken connections ("terminated", "fetch failed") as TypeErrors.
+  if (error instanceof TypeError && isNetworkTypeError(error)) {
     return new ProviderError({
       reason: "connection",
       message: oneLine(`${label}: connection failed: ${error.message}`),
+    });
+  }
+  if (error instanceof TypeError || error instanceof RangeError) {
+    // The SDK (or the reading of its result) tripped over a body of the wrong shape — `null` where
+    // an object belongs, an event without its fields, a value nested too deep: the same answer
+    // would come again, so it is a protocol error of the response, never retried.
+    return new ProviderError({
+      reason: "invalid_response",
+      message: oneLine(`${label}: malformed response: ${error.message}`),
     });
   }
   const message = error instanceof Error ? error.message : String(error);

@@ -64,6 +64,10 @@ function validate(body: unknown, headers: Parameters<WireProtocol["validate"]>[1
     }
   }
   if (!Array.isArray(body.messages) || body.messages.length === 0) return "messages: at least one message is required";
+  // Bedrock and Vertex refuse a conversation that opens with the assistant; the fake is as strict.
+  if (isObject(body.messages[0]) && body.messages[0].role !== "user") {
+    return 'messages: first message must use the "user" role';
+  }
   let sawToolBlocks = false;
   let previousUses: string[] = [];
   for (const [index, message] of body.messages.entries()) {

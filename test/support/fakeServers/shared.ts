@@ -22,6 +22,8 @@ export type ScriptedReply =
   | {
       readonly kind: "json";
       readonly body: unknown;
+      /** Sent instead of `body`'s JSON: text no value can be stringified into (100,000-deep JSON). */
+      readonly raw?: string;
       readonly status?: number;
       readonly headers?: Readonly<Record<string, string>>;
     }
@@ -174,6 +176,10 @@ export async function startFakeServer(protocol: WireProtocol, options: FakeServe
     const reply = queue.shift();
     if (!reply) {
       return sendJson(response, 500, protocol.errorBody(500, "fake server: no scripted reply left"));
+    }
+    if (reply.kind === "json" && reply.raw !== undefined) {
+      response.writeHead(reply.status ?? 200, { "content-type": "application/json", ...reply.headers });
+      return response.end(reply.raw);
     }
     if (reply.kind === "json") return sendJson(response, reply.status ?? 200, reply.body, { ...reply.headers });
     if (reply.kind === "hang") return bounded(response);

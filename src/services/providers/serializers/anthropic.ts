@@ -15,7 +15,9 @@ import { argumentsText, type PairedMessage, pairToolMessages } from "./pairing.j
  * ContextMessage[] → Anthropic Messages: system messages become the top-level `system`; an
  * assistant turn's `tool_use` blocks are answered by ALL their `tool_result` blocks at the start
  * of the next user turn (`is_error: true` for failed results); consecutive turns of one role are
- * merged, as the API wants alternating roles.
+ * merged, as the API wants alternating roles. The conversation always opens with a user turn:
+ * Bedrock and Vertex refuse one that opens with the assistant, which a context trimmed to its
+ * budget can do (the user turn that started it was compacted or dropped).
  */
 
 export interface AnthropicConversation {
@@ -26,6 +28,10 @@ export interface AnthropicConversation {
 /** The API accepts only `[a-zA-Z0-9_-]` in tool_use ids. */
 const VALID_ID = /^[a-zA-Z0-9_-]{1,200}$/;
 const EMPTY_TEXT = "(empty)";
+
+/** Opens a conversation whose first kept turn is the assistant's: says what is missing, claims nothing else. */
+export const EARLIER_TURNS_LEFT_OUT =
+  "[The earlier turns of this conversation are not included in this request; it continues with the assistant's turn below.]";
 
 /** Maps call ids onto ids the API accepts, consistently for one request (a call and its result keep matching). */
 function idMapper() {
@@ -122,6 +128,7 @@ export function toAnthropicConversation(
     }));
     push("user", results);
   }
+  if (turns[0]?.role === "assistant") turns.unshift({ role: "user", content: [text(EARLIER_TURNS_LEFT_OUT)] });
   return {
     ...(system.length > 0 ? { system: system.join("\n\n") } : {}),
     messages: turns.map((turn) => ({ role: turn.role, content: turn.content })),
