@@ -21,6 +21,7 @@ import { AgentRunStore, type EventToAppend } from "../persistence/AgentRunStore.
 import { judgeClaims } from "../services/claimJudge.js";
 import { uncertainSentences } from "../services/claims.js";
 import { passthroughObserver, type RunObserver } from "../services/observability/tracing.js";
+import { toolProcessLog } from "../services/processes/processLedger.js";
 import type { Provider } from "../services/providers/Provider.js";
 import { type RetryPolicy, withProviderRetry } from "../services/providers/retry.js";
 import type { ApprovalPolicy } from "../services/tools/approvalPolicy.js";
@@ -180,12 +181,15 @@ export function runOperations(wiring: RunWiring) {
     const tool = wiring.tools.get(call.name)!;
     const startedAt = wiring.now();
     callStartedAt.set(call.id, startedAt);
-    const execution = invokeTool(tool, call.arguments, {
-      runId: command.runId,
-      callId: call.id,
-      step: command.step,
-      signal,
-    }).pipe(
+    const execution = Effect.flatMap(AgentRunStore, (store) =>
+      invokeTool(tool, call.arguments, {
+        runId: command.runId,
+        callId: call.id,
+        step: command.step,
+        signal,
+        processes: toolProcessLog(store, command.runId, call.id, wiring.now),
+      }),
+    ).pipe(
       Effect.map((invocation): ExecutorResult => {
         if (invocation.kind === "invalid_arguments") {
           return {

@@ -164,7 +164,12 @@ describe("run operations", () => {
         { type: "EXECUTE", runId: "run-e", step: 1, index: 0, planned, replyTo: { send: () => undefined } },
         new AbortController().signal,
       );
-      expect(yield* effect).toMatchObject({ status: "ok", output: { id: "7" }, evidence: { order_id: "7" } });
+      // The executor's effect reads the store: a tool that starts processes records them there.
+      expect(yield* Effect.provide(effect, ledger)).toMatchObject({
+        status: "ok",
+        output: { id: "7" },
+        evidence: { order_id: "7" },
+      });
     }),
   );
 });

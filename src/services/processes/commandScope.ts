@@ -303,13 +303,6 @@ export function endRecordedCommand(record: {
       killFrozen(record.cgroup, kill);
     }
   }
-  if (record.groupIsSame) {
-    try {
-      process.kill(-record.pgid, "SIGKILL");
-    } catch {
-      // Gone meanwhile.
-    }
-  }
   if (hasProcfs()) {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const found = markedProcesses(listProcesses(), record.groupIsSame ? record.pgid : undefined, markerEntry).filter(
@@ -317,6 +310,15 @@ export function endRecordedCommand(record: {
       );
       if (found.length === 0) break;
       for (const pid of found) kill(pid);
+    }
+  }
+  if (record.groupIsSame) {
+    // Without /proc the group is all there is to end; with it, whatever joined it meanwhile.
+    try {
+      process.kill(-record.pgid, "SIGKILL");
+      signalled.add(record.pgid);
+    } catch {
+      // Gone already.
     }
   }
   if (record.cgroup) removeLeafWhenEmpty(record.cgroup);
