@@ -1,8 +1,8 @@
 import { resolve } from "node:path";
 import { Effect } from "effect";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
-import { describeStray, endStrayToolProcesses } from "../services/processes/processLedger.js";
 import { AgentRuntime } from "../runtime/AgentRuntime.js";
+import { describeStray, endStrayToolProcesses } from "../services/processes/processLedger.js";
 import { makeProvider } from "../services/providers/config.js";
 import { builtinTools } from "../services/tools/builtin/index.js";
 import { buildSystemPrompt } from "../services/workspace/prompt.js";

@@ -24,9 +24,7 @@ export interface ToolProcessRecord {
   readonly recordedAt: string;
 }
 
-export type ToolProcessEnd =
-  | { readonly by: "call" }
-  | { readonly by: "recovery"; readonly how: string };
+export type ToolProcessEnd = { readonly by: "call" } | { readonly by: "recovery"; readonly how: string };
 
 interface ProcessRow {
   marker: string;
@@ -104,9 +102,7 @@ export const make = (
               .map((abandonedRun) => abandonedRun.run.runId),
           )
         : new Set<string>();
-      return rows
-        .filter((row) => row.terminal_state !== "running" || abandoned.has(row.run_id))
-        .map(toRecord);
+      return rows.filter((row) => row.terminal_state !== "running" || abandoned.has(row.run_id)).map(toRecord);
     });
 
   return { recordToolProcess, endToolProcess, findStrayToolProcesses };

@@ -88,8 +88,8 @@ export class AgentRuntime {
         config.recoverOnStart === false || config.supervise
           ? []
           : await managed.runPromise(Effect.flatMap(AgentRunStore, (store) => store.recoverInterrupted()));
-      // Before any abandoned run is closed for good or continued, the commands its dead process
-      // left running are ended. A ledger that cannot be read for them only warns.
+      // The commands that dead processes left running end too (their runs were just closed, or a
+      // supervisor is about to continue them). A ledger that cannot be read for them only warns.
       const strayProcesses =
         config.recoverOnStart === false
           ? []

@@ -112,6 +112,7 @@ export function openCommandScope(requested: Containment | "auto" = "auto"): Comm
   let leaf: string | undefined;
   let pgid: number | undefined;
   const signalled = new Set<number>();
+  let ended = false;
 
   const kill = (pid: number) => {
     try {
@@ -175,6 +176,10 @@ export function openCommandScope(requested: Containment | "auto" = "auto"): Comm
       }
     },
     end() {
+      // One ending leaves nothing it can track alive (each round kills what the last one found
+      // forking), so later calls — the program's exit after a timeout, the release — have nothing to do.
+      if (ended) return [];
+      ended = true;
       const killed: number[] = [];
       if (pgid !== undefined) {
         try {

@@ -31,7 +31,9 @@ export const toolProcessLog = (
       .endToolProcess(process.marker, { by: "call" })
       .pipe(
         Effect.catchAll((error) =>
-          Effect.logWarning(`the end of process group ${process.pgid} of call ${callId} was not recorded: ${error.message}`),
+          Effect.logWarning(
+            `the end of process group ${process.pgid} of call ${callId} was not recorded: ${error.message}`,
+          ),
         ),
       ),
 });

@@ -3,8 +3,8 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFi
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { JsonValue } from "../../../src/domain/index.js";
-import { scriptedProvider } from "../../../src/services/providers/scripted.js";
 import { availableContainment, SCOPE_ENV } from "../../../src/services/processes/commandScope.js";
+import { scriptedProvider } from "../../../src/services/providers/scripted.js";
 import { type RunCommandOptions, runCommandTool } from "../../../src/services/tools/builtin/runCommand.js";
 import type { ToolResult } from "../../../src/services/tools/Tool.js";
 import { executeTool } from "../../support/executeTool.js";

@@ -76,7 +76,6 @@ class CappedOutput {
   }
 }
 
-
 /** How long output is still read after the program exited, when something left alive holds the pipes. */
 const PIPE_GRACE_MS = 500;
 
@@ -119,7 +118,13 @@ interface Started {
   readonly outcome: Promise<Outcome>;
 }
 
-function start(argv: ReadonlyArray<string>, cwd: string, env: Record<string, string>, scope: CommandScope, cap: number) {
+function start(
+  argv: ReadonlyArray<string>,
+  cwd: string,
+  env: Record<string, string>,
+  scope: CommandScope,
+  cap: number,
+) {
   // The shell exports PWD of its own accord; the program gets exactly the environment asked for.
   const gate = "PWD" in env ? GATE_SCRIPT : `unset PWD; ${GATE_SCRIPT}`;
   const child = spawn("/bin/sh", ["-c", gate, "agentloop-gate", ...argv], {
