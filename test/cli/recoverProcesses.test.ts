@@ -9,6 +9,7 @@ import { type ChildProcessByStdio, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Readable } from "node:stream";
+import Sqlite from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { AgentRuntime } from "../../src/runtime/AgentRuntime.js";
 import { readStat } from "../../src/services/processes/procfs.js";
@@ -61,6 +62,20 @@ afterEach(() => {
   }
 });
 
+function recordedGroups(db: string) {
+  const sqlite = new Sqlite(db, { readonly: true });
+  try {
+    return sqlite.prepare("SELECT pgid, cgroup, ended_by, ended_how FROM agent_tool_processes").all() as Array<{
+      pgid: number;
+      cgroup: string | null;
+      ended_by: string | null;
+      ended_how: string | null;
+    }>;
+  } finally {
+    sqlite.close();
+  }
+}
+
 const running = (pid: number) => {
   const stat = readStat(pid);
   return stat !== undefined && stat.state !== "Z";
@@ -107,6 +122,10 @@ describe("tool processes after the host was SIGKILLed", () => {
       new RegExp(`ended process group ${started[0]} \\(run driven, call c1\\): \\d+ process\\(es\\) still running`),
     );
     expect(await until(() => !started.some(running))).toBe(true);
+    // Where the command ran in a cgroup leaf of its own, recovery removed the leaf too.
+    const recorded = recordedGroups(db);
+    expect(recorded).toEqual([expect.objectContaining({ pgid: started[0], ended_by: "recovery", ended_how: "ended" })]);
+    if (recorded[0]?.cgroup) expect(existsSync(recorded[0].cgroup)).toBe(false);
     // The group is marked: a second recovery has nothing to end.
     const again = spawnSync(process.execPath, [BIN, "recover", "--db", db, "--json"], { encoding: "utf8" });
     expect(JSON.parse(again.stdout)).toMatchObject({ recovered: [], processes: [] });

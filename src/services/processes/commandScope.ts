@@ -266,18 +266,29 @@ export function markedProcesses(
   return [...found];
 }
 
-/** A killed process leaves its cgroup when it has exited: try to remove the leaf a few times. */
-function removeLeafWhenEmpty(leaf: string, attempt = 0) {
+/**
+ * Removes a cgroup leaf: true once it is gone, false while a member has not exited yet (EBUSY).
+ * Anything else (no such leaf, no right to remove it) counts as gone: there is nothing to retry.
+ */
+export function removeCgroupLeaf(leaf: string): boolean {
   try {
     rmdirSync(leaf);
+    return true;
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== "EBUSY" || attempt >= 40) return;
-    setTimeout(() => removeLeafWhenEmpty(leaf, attempt + 1), 25 * (attempt + 1)).unref();
+    return (error as NodeJS.ErrnoException).code !== "EBUSY";
   }
 }
 
-/** Ends the processes a recorded command left: its cgroup leaf, or its marker and group. For recovery. */
+/** A killed process leaves its cgroup when it has exited: try to remove the leaf a few times. */
+function removeLeafWhenEmpty(leaf: string, attempt = 0) {
+  if (removeCgroupLeaf(leaf) || attempt >= 40) return;
+  setTimeout(() => removeLeafWhenEmpty(leaf, attempt + 1), 25 * (attempt + 1)).unref();
+}
+
+/**
+ * Ends the processes a recorded command left: its cgroup leaf, its marker and (while its leader is
+ * the same process) its group. For recovery, which removes the leaf once it is empty.
+ */
 export function endRecordedCommand(record: {
   readonly pgid: number;
   readonly marker: string;
@@ -326,6 +337,5 @@ export function endRecordedCommand(record: {
       // Gone already.
     }
   }
-  if (record.cgroup) removeLeafWhenEmpty(record.cgroup);
   return [...signalled];
 }

@@ -1,9 +1,9 @@
-import { Effect } from "effect";
+import { Effect, Schedule } from "effect";
 import { AgentRunStore, type AgentRunStoreShape, type LedgerError } from "../../persistence/AgentRunStore.js";
 import { thisHost } from "../../persistence/runOwners.js";
 import type { ToolProcessRecord } from "../../persistence/toolProcesses.js";
 import type { ToolProcessLog } from "../tools/Tool.js";
-import { endRecordedCommand } from "./commandScope.js";
+import { endRecordedCommand, removeCgroupLeaf } from "./commandScope.js";
 import { bootId, pidExists, sameProcess } from "./procfs.js";
 
 /**
@@ -81,6 +81,9 @@ export function describeStray(stray: EndedStrayProcess): string {
   }
 }
 
+/** A killed member leaves its cgroup once it has exited: up to ~2 s for the leaf to empty. */
+const LEAF_RETRY = Schedule.spaced("25 millis").pipe(Schedule.intersect(Schedule.recurs(80)));
+
 /**
  * Ends the process groups that processes now gone left running on this host (their run ended or
  * its owner is known gone), marks their rows, and logs a warning for each group it had to end.
@@ -92,6 +95,15 @@ export const endStrayToolProcesses = (): Effect.Effect<ReadonlyArray<EndedStrayP
     const ended: EndedStrayProcess[] = [];
     for (const record of strays) {
       const stray = endStrayProcess(record);
+      const leaf = record.cgroup;
+      if (leaf)
+        yield* Effect.retry(
+          Effect.filterOrFail(
+            Effect.sync(() => removeCgroupLeaf(leaf)),
+            Boolean,
+          ),
+          LEAF_RETRY,
+        ).pipe(Effect.ignore);
       yield* store.endToolProcess(record.marker, { by: "recovery", how: stray.outcome });
       if (stray.outcome === "ended") yield* Effect.logWarning(describeStray(stray));
       ended.push(stray);
