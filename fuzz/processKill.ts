@@ -260,7 +260,11 @@ for (const containment of ["group", "marker", ...(availableContainment() === "cg
 }
 
 const points: KillPoint[] = [];
-for (let index = 0; index < Number(values["kill-points"]); index++) points.push(await killPoint(index));
+for (let index = 0; index < Number(values["kill-points"]); index++) {
+  const point = await killPoint(index);
+  points.push(point);
+  if (!values.json) process.stderr.write(`kill point ${index + 1}: ${JSON.stringify(point)}\n`);
+}
 const killPoints = {
   points: points.length,
   withSurvivorsAfterKill: points.filter((point) => point.before > 0).length,
@@ -271,7 +275,11 @@ const killPoints = {
 };
 
 const evals = [];
-for (let index = 0; index < Number(values["eval-kills"]); index++) evals.push(await evalKill());
+for (let index = 0; index < Number(values["eval-kills"]); index++) {
+  const kill = await evalKill();
+  evals.push(kill);
+  if (!values.json) process.stderr.write(`eval kill ${index + 1}: ${JSON.stringify(kill)}\n`);
+}
 const evalKills = {
   kills: evals.length,
   caseWorkspacesLooseInTmpdir: evals.reduce((sum, kill) => sum + kill.looseCases, 0),

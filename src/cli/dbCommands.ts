@@ -53,11 +53,11 @@ export async function recoverCommand(io: CliIO, options: { db: string; json?: bo
     return 0;
   }
   if (recovered.length === 0) io.out("no interrupted runs");
-  for (const stray of processes) io.out(describeStray(stray));
   for (const run of recovered) {
     const calls = run.cancelledCallIds.length;
     io.out(`closed ${run.runId} (session ${run.sessionId}) as failed/interrupted; ${calls} dangling call(s) cancelled`);
   }
+  for (const stray of processes) io.out(describeStray(stray));
   for (const run of live) {
     io.out(
       `left ${run.runId} (session ${run.sessionId}) open: process ${run.pid} on ${run.host} still drives it (heartbeat ${run.heartbeatAt})`,

@@ -55,7 +55,7 @@ describe("eval case workspaces", () => {
     const exited = new Promise((resolve) => killed.on("exit", resolve));
     const caseDir = () =>
       readdirSync(scratch, { recursive: true, encoding: "utf8" }).find((path) => path.endsWith("notes.txt"));
-    for (let attempt = 0; attempt < 800 && !caseDir(); attempt++) await sleep(25);
+    for (let attempt = 0; attempt < 2400 && !caseDir(); attempt++) await sleep(25);
     expect(caseDir(), "the case's workspace was written").toBeDefined();
     killed.kill("SIGKILL");
     await exited;
@@ -70,7 +70,7 @@ describe("eval case workspaces", () => {
     });
     expect(next.status, next.stderr).toBe(0);
     expect(readdirSync(scratch)).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 
   it("keeps the directory of an evaluation that still runs", () => {
     const base = tmp.path("base");
