@@ -209,7 +209,7 @@ async function evalKill() {
     name: `case-${index}`,
     input: "Read it.",
     workspace: { files: { "a.txt": "a\n" } },
-    tools: [{ name: "slow", kind: "observe", outcomes: [{ status: "ok", delayMs: 150, output: "x" }] }],
+    tools: [{ name: "slow", kind: "observe", outcomes: [{ status: "ok", delayMs: 1000, output: "x" }] }],
     model: [{ toolCalls: [{ id: "c1", name: "slow", arguments: {} }] }, { text: "done" }],
     expect: { terminalState: "completed", reason: "answered" },
   }));
@@ -227,7 +227,7 @@ async function evalKill() {
   const started = () =>
     readdirSync(scratch, { recursive: true, encoding: "utf8" }).some((path) => path.endsWith("a.txt"));
   for (let attempt = 0; attempt < 800 && !started(); attempt++) await sleep(10);
-  await sleep(Math.floor(random() * 1200));
+  await sleep(Math.floor(random() * 5000));
   child.kill("SIGKILL");
   await exited;
   const top = readdirSync(scratch);
