@@ -226,7 +226,7 @@ async function evalKill() {
   const exited = new Promise((done) => child.on("exit", done));
   const started = () =>
     readdirSync(scratch, { recursive: true, encoding: "utf8" }).some((path) => path.endsWith("a.txt"));
-  for (let attempt = 0; attempt < 800 && !started(); attempt++) await sleep(10);
+  for (let attempt = 0; attempt < 6000 && !started(); attempt++) await sleep(10);
   await sleep(Math.floor(random() * 5000));
   child.kill("SIGKILL");
   await exited;
