@@ -1,7 +1,16 @@
 import { randomUUID } from "node:crypto";
-import { accessSync, constants, existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
-import { environmentHolds, hasProcfs, listProcesses, type ProcessStat } from "./procfs.js";
+import { environmentHolds, hasProcfs, listProcesses, type ProcessStat, pidExists } from "./procfs.js";
 
 /**
  * Every process one command started, whatever it did to leave its process group (`setsid`, a
@@ -60,6 +69,12 @@ function findCgroupSite(): CgroupSite | null {
     const probe = join(parent, `agentloop-probe-${process.pid}-${randomUUID().slice(0, 8)}`);
     mkdirSync(probe);
     rmdirSync(probe);
+    // Leaves of processes that are gone (one that exited before its last leaf emptied, or was
+    // killed): removed when empty — rmdir refuses a leaf that still holds a process.
+    for (const entry of readdirSync(parent)) {
+      const owner = /^agentloop-(\d+)-/.exec(entry);
+      if (owner && !pidExists(Number(owner[1]))) removeCgroupLeaf(join(parent, entry));
+    }
     return { parent };
   } catch {
     return null;

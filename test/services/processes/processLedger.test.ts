@@ -19,7 +19,14 @@ import { closure, newRun, toolCall, userInput, useTempDir, withLedger } from "..
 const tmp = useTempDir("agentloop-strays-");
 const children: ChildProcess[] = [];
 afterEach(() => {
-  for (const child of children.splice(0)) child.kill("SIGKILL");
+  // The whole group: the shell's background sleep too.
+  for (const child of children.splice(0)) {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // Ended by the test.
+    }
+  }
 });
 
 /** Running and not a zombie. */
