@@ -1,8 +1,9 @@
-import { Effect, Either, Logger } from "effect";
+import { Effect, Either, Logger, LogLevel } from "effect";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
 import { migrateDatabase } from "../persistence/database.js";
 import * as Ledger from "../persistence/ledger.js";
 import * as Postgres from "../persistence/postgres.js";
+import { describeStray, endStrayToolProcesses } from "../services/processes/processLedger.js";
 import { CliFailure, type CliIO, terminalText } from "./output.js";
 
 async function runOrFail<A>(effect: Effect.Effect<A, { readonly message: string }>): Promise<A> {
@@ -28,9 +29,14 @@ export async function migrateCommand(io: CliIO, options: { db: string; json?: bo
 }
 
 export async function recoverCommand(io: CliIO, options: { db: string; json?: boolean }): Promise<number> {
-  const { recovered, live } = await runOrFail(
+  const { recovered, live, processes } = await runOrFail(
     Effect.flatMap(AgentRunStore, (store) =>
-      Effect.all({ recovered: store.recoverInterrupted(), live: store.findLiveRuns() }),
+      Effect.all({
+        recovered: store.recoverInterrupted(),
+        live: store.findLiveRuns(),
+        // The commands the dead processes left running: ended here, each named below.
+        processes: endStrayToolProcesses().pipe(Logger.withMinimumLogLevel(LogLevel.Error)),
+      }),
     ).pipe(
       Effect.provide(Ledger.layer({ filename: options.db, owner: false })),
       // Warnings (a run that could not be closed) go to stderr: stdout stays the report (or JSON).
@@ -43,7 +49,7 @@ export async function recoverCommand(io: CliIO, options: { db: string; json?: bo
     ),
   );
   if (options.json) {
-    io.out(JSON.stringify({ recovered, live }));
+    io.out(JSON.stringify({ recovered, live, processes }));
     return 0;
   }
   if (recovered.length === 0) io.out("no interrupted runs");
@@ -53,6 +59,7 @@ export async function recoverCommand(io: CliIO, options: { db: string; json?: bo
       `closed ${terminalText(run.runId)} (session ${terminalText(run.sessionId)}) as failed/interrupted; ${calls} dangling call(s) cancelled`,
     );
   }
+  for (const stray of processes) io.out(describeStray(stray));
   for (const run of live) {
     io.out(
       `left ${terminalText(run.runId)} (session ${terminalText(run.sessionId)}) open: process ${run.pid} on ${terminalText(run.host)} still drives it (heartbeat ${run.heartbeatAt})`,

@@ -1,6 +1,7 @@
 import { Effect } from "effect";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
 import { AgentRuntime } from "../runtime/AgentRuntime.js";
+import { describeStray, endStrayToolProcesses } from "../services/processes/processLedger.js";
 import { makeProvider } from "../services/providers/config.js";
 import { builtinTools } from "../services/tools/builtin/index.js";
 import { buildSystemPrompt } from "../services/workspace/prompt.js";
@@ -42,6 +43,8 @@ export async function resumeCommand(io: CliIO, options: ResumeCommandOptions): P
         Effect.all({ abandoned: store.findAbandonedRuns(), live: store.findLiveRuns() }),
       ),
     );
+    // What the dead processes' commands left running ends before their runs continue.
+    const processes = await runtime.run(endStrayToolProcesses());
     const resumed: Resumed[] = [];
     for (const { run } of abandoned) {
       try {
@@ -60,8 +63,9 @@ export async function resumeCommand(io: CliIO, options: ResumeCommandOptions): P
       }
     }
     if (options.json) {
-      io.out(JSON.stringify({ resumed, live }));
+      io.out(JSON.stringify({ resumed, live, processes }));
     } else {
+      for (const stray of processes) io.out(describeStray(stray));
       if (resumed.length === 0) io.out("no interrupted runs");
       for (const run of resumed) {
         io.out(

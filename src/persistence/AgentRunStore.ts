@@ -8,6 +8,7 @@ import type {
   RunRecord,
   TerminalPayload,
 } from "../domain/index.js";
+import type { ToolProcessEnd, ToolProcessRecord } from "./toolProcesses.js";
 
 /** Every way the ledger refuses a write; the SQLite triggers raise the same names. */
 export const LEDGER_REFUSALS = [
@@ -186,6 +187,15 @@ export interface AgentRunStoreShape {
     runId: string,
     options?: { readonly force?: boolean; readonly skipLocked?: boolean },
   ) => Effect.Effect<number | undefined, LedgerError>;
+  /** A process group a tool started, recorded before its program runs (migration 0010). */
+  readonly recordToolProcess: (record: ToolProcessRecord) => Effect.Effect<void, LedgerError>;
+  /** Marks a recorded group ended (by its call, or by recovery with what it found); once. */
+  readonly endToolProcess: (marker: string, end: ToolProcessEnd) => Effect.Effect<void, LedgerError>;
+  /**
+   * Groups recorded on `host` and not marked ended whose run has ended or whose run's owner is
+   * known gone: what a dead process left running.
+   */
+  readonly findStrayToolProcesses: (host: string) => Effect.Effect<ReadonlyArray<ToolProcessRecord>, LedgerError>;
 }
 
 /** An open run whose owner is gone. */

@@ -22,6 +22,7 @@ import * as LedgerRecovery from "./ledgerRecovery.js";
 import * as LedgerWriter from "./ledgerWriter.js";
 import { DEFAULT_PAYLOAD_CAP_BYTES } from "./payloadHygiene.js";
 import * as RunLeases from "./runLeases.js";
+import * as ToolProcesses from "./toolProcesses.js";
 
 export interface SqlAgentRunStoreOptions {
   /** Payloads larger than this (after redaction) are stored as summary + sha256 + size. */
@@ -331,8 +332,10 @@ export const make = (
       liveness: options.liveness,
       findOpenRuns,
     });
+    const toolProcesses = ToolProcesses.make({ sql, now, findAbandonedRuns });
 
     return AgentRunStore.of({
+      ...toolProcesses,
       findLiveRuns,
       findAbandonedRuns,
       acquireLease,

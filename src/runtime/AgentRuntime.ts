@@ -14,6 +14,7 @@ import { memoryServiceLayer } from "../services/memory/MemoryService.js";
 import { loggingEnabled, loggingLayer } from "../services/observability/logging.js";
 import { metricsText } from "../services/observability/prometheus.js";
 import { observeRun } from "../services/observability/tracing.js";
+import { type EndedStrayProcess, endStrayToolProcesses } from "../services/processes/processLedger.js";
 import { DEFAULT_RETRY_POLICY } from "../services/providers/retry.js";
 import { DEFAULT_TOOL_TIMEOUT_MS } from "../services/tools/callPlanner.js";
 import { EventStream } from "./eventStream.js";
@@ -58,6 +59,8 @@ export class AgentRuntime {
     private readonly config: AgentRuntimeConfig,
     readonly managed: ManagedRuntime.ManagedRuntime<RuntimeServices, DatabaseError>,
     readonly recovered: ReadonlyArray<RecoveredRun>,
+    /** Tool process groups that processes now gone left running, which start-up ended (logged as warnings). */
+    readonly strayProcesses: ReadonlyArray<EndedStrayProcess> = [],
   ) {}
 
   /** Opens (migrating and, if needed, backing up) the ledger and recovers interrupted runs. */
@@ -85,7 +88,19 @@ export class AgentRuntime {
         config.recoverOnStart === false || config.supervise
           ? []
           : await managed.runPromise(Effect.flatMap(AgentRunStore, (store) => store.recoverInterrupted()));
-      const runtime = new AgentRuntime(config, managed, recovered);
+      // The commands that dead processes left running end too (their runs were just closed, or a
+      // supervisor is about to continue them). A ledger that cannot be read for them only warns.
+      const strayProcesses =
+        config.recoverOnStart === false
+          ? []
+          : await managed.runPromise(
+              endStrayToolProcesses().pipe(
+                Effect.catchAll((error) =>
+                  Effect.as(Effect.logWarning(`stray tool processes were not looked for: ${error.message}`), []),
+                ),
+              ),
+            );
+      const runtime = new AgentRuntime(config, managed, recovered, strayProcesses);
       if (config.supervise) runtime.supervise(config.supervise === true ? {} : config.supervise);
       return runtime;
     } catch (error) {

@@ -18,9 +18,10 @@ import type {
   ToolSettlement,
   VerifyInput,
 } from "../domain/index.js";
-import { AgentRunStore, type EventToAppend } from "../persistence/AgentRunStore.js";
+import { AgentRunStore, type AgentRunStoreShape, type EventToAppend } from "../persistence/AgentRunStore.js";
 import { judgeClaims } from "../services/claimJudge.js";
 import { passthroughObserver, type RunObserver } from "../services/observability/tracing.js";
+import { toolProcessLog } from "../services/processes/processLedger.js";
 import { type Provider, terminalReasonFor } from "../services/providers/Provider.js";
 import { type RetryPolicy, withProviderRetry } from "../services/providers/retry.js";
 import type { ApprovalPolicy } from "../services/tools/approvalPolicy.js";
@@ -194,13 +195,14 @@ export function runOperations(wiring: RunWiring) {
   ): Effect.Effect<ExecutorResult, unknown, AgentRunStore> => {
     const { call } = command.planned;
     const tool = wiring.tools.get(call.name)!;
-    const invoke = (startedAt: string) =>
+    const invoke = (startedAt: string, store: AgentRunStoreShape) =>
       invokeTool(tool, call.arguments, {
         runId: command.runId,
         callId: call.id,
         step: command.step,
         signal,
         noteEvidence: (evidence) => notedEvidence.set(call.id, { ...notedEvidence.get(call.id), ...evidence }),
+        processes: toolProcessLog(store, command.runId, call.id, wiring.now),
       }).pipe(
         Effect.map((invocation): ExecutorResult => {
           if (invocation.kind === "invalid_arguments") {
@@ -257,7 +259,7 @@ export function runOperations(wiring: RunWiring) {
       }
       callStartedAt.set(call.id, startedAt);
       onStarted(startedAt);
-      return yield* invoke(startedAt);
+      return yield* invoke(startedAt, store);
     }).pipe(observe.tool({ step: command.step, callId: call.id, toolName: call.name }));
   };
 

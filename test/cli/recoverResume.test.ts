@@ -89,7 +89,10 @@ describe("agentloop recover --resume after a SIGKILLed agentloop run", () => {
     );
     expect(resumed.stderr).toBe("");
     expect(resumed.code).toBe(0);
-    expect(resumed.stdout).toMatch(/^resumed run_\S+ \(session cli-\S+\); it ended completed\/answered\n$/);
+    // The shell's `sleep` still ran in the recorded group: the resume ends it before the run continues.
+    expect(resumed.stdout).toMatch(
+      /^ended process group \d+ \(run run_\S+, call c1\): 1 process\(es\) still running after their process was gone\nresumed run_\S+ \(session cli-\S+\); it ended completed\/answered\n$/,
+    );
 
     const ledger = new Sqlite(db, { readonly: true });
     try {

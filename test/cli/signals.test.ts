@@ -52,6 +52,9 @@ function exited(child: ChildProcess): Promise<{ code: number | null; stderr: str
 /** The tool's shell records its pid and its background child's pid, then waits for the child. */
 const HOLDING_SCRIPT = "sleep 300 & echo $! > child.pid; echo $$ > shell.pid; wait";
 
+/** The same, but the child leaves the group (a session of its own) and records its own pid. */
+const ESCAPING_SCRIPT = "setsid sh -c 'echo $$ > child.pid; exec sleep 300' & echo $$ > shell.pid; wait";
+
 describe("agentloop run under a signal", () => {
   let server: FakeServer;
   beforeEach(async () => {
@@ -61,13 +64,13 @@ describe("agentloop run under a signal", () => {
     await server.close();
   });
 
-  async function interruptDuringTool(signal: "SIGINT" | "SIGTERM") {
+  async function interruptDuringTool(signal: "SIGINT" | "SIGTERM", script = HOLDING_SCRIPT) {
     const workspace = tmp.path("ws");
     mkdirSync(workspace);
     const db = tmp.path("ledger.db");
     server.enqueue(
       openAIChatWire.stream({
-        calls: [{ id: "c1", name: "run_command", arguments: JSON.stringify({ argv: ["sh", "-c", HOLDING_SCRIPT] }) }],
+        calls: [{ id: "c1", name: "run_command", arguments: JSON.stringify({ argv: ["sh", "-c", script] }) }],
       }),
     );
     const child = spawn(
@@ -130,6 +133,14 @@ describe("agentloop run under a signal", () => {
     expect(ledger.lastEvent.event_type).toBe("terminal");
     expect(JSON.parse(stdout)).toMatchObject({ terminalState: "cancelled" });
     expect(stderr).toContain("SIGINT: cancelling the runs in flight");
+  });
+
+  it("SIGINT also ends a process that left the tool's process group with setsid", async () => {
+    const { code, stderr, shellPid, sleepPid } = await interruptDuringTool("SIGINT", ESCAPING_SCRIPT);
+    const survivors = [shellPid, sleepPid].filter(isAlive);
+    for (const pid of survivors) process.kill(pid, "SIGKILL");
+    expect(code, stderr).toBe(130);
+    expect(survivors).toEqual([]);
   });
 
   it("SIGTERM does the same and exits 143", async () => {

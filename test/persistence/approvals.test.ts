@@ -16,8 +16,8 @@ import { BACKENDS, ledgerOn, noticePostgresSkipped } from "../support/backends.j
 import { dumpTable, newRun, receipt, toolCall, userInput, useTempDir } from "../support/tempDir.js";
 
 const tmp = useTempDir("agentloop-approvals-");
-const { "0008_tool_approvals": _approvals, "0009_tool_starts_and_evidence": _starts, ...UP_TO_0007 } = MIGRATIONS;
-const { "0009_tool_starts_and_evidence": _latest, ...UP_TO_0008 } = MIGRATIONS;
+const UP_TO_0007 = Object.fromEntries(Object.entries(MIGRATIONS).filter(([key]) => key < "0008"));
+const UP_TO_0008 = Object.fromEntries(Object.entries(MIGRATIONS).filter(([key]) => key < "0009"));
 const AT = "2024-05-01T00:00:00.000Z";
 
 const approve = (decidedBy = "host"): Extract<HostApprovalDecision, { decision: "approved" }> => ({

@@ -36,10 +36,12 @@ const ADDED_TABLES = [
   "agent_ledger_owners",
   "agent_run_owners",
   "agent_tool_starts",
+  "agent_tool_processes",
   "run_leases",
 ].sort();
 const ALL_MIGRATIONS = Object.keys(MIGRATIONS);
-const ALL_VERSIONS = ALL_MIGRATIONS.map((_, index) => index + 1);
+/** The migrations' numbers (a number may be missing: ids need only grow). */
+const ALL_VERSIONS = ALL_MIGRATIONS.map((key) => Number.parseInt(key, 10));
 const LATEST = LATEST_SCHEMA_VERSION;
 const HOST_TABLES = ["memory_items", "memory_turns", "sqlite_sequence"];
 const NOW = new Date("2024-05-06T07:08:09.123Z");
@@ -101,6 +103,8 @@ describe("migrateDatabase on a new file", () => {
         "idx_agent_runs_open",
         "idx_agent_runs_session",
         "idx_agent_runs_trace",
+        "idx_agent_tool_processes_open",
+        "idx_agent_tool_processes_run",
         "idx_memory_items_scope",
         "idx_memory_items_status",
         "idx_memory_turns_session",
@@ -225,14 +229,7 @@ it.effect("names the backup with the current UTC time when no clock is given", (
   }),
 );
 
-const {
-  "0005_ledger_exact_checks": _exactChecks,
-  "0006_run_owners": _owners,
-  "0007_run_leases": _leases,
-  "0008_tool_approvals": _approvals,
-  "0009_tool_starts_and_evidence": _starts,
-  ...UP_TO_0004
-} = MIGRATIONS;
+const UP_TO_0004 = Object.fromEntries(Object.entries(MIGRATIONS).filter(([key]) => key < "0005"));
 
 /**
  * Rows as they were before 0007 added the (null) lease epoch column and 0009 the receipts'
@@ -293,13 +290,7 @@ describe("migration 0005_ledger_exact_checks on a version-4 ledger with runs", (
         filename: file,
         fromVersion: 4,
         toVersion: LATEST,
-        applied: [
-          "0005_ledger_exact_checks",
-          "0006_run_owners",
-          "0007_run_leases",
-          "0008_tool_approvals",
-          "0009_tool_starts_and_evidence",
-        ],
+        applied: ALL_MIGRATIONS.filter((key) => key >= "0005"),
         backupPath: `${file}.bak-4-${LATEST}-20240506T070809Z`,
       });
       const {
@@ -309,10 +300,17 @@ describe("migration 0005_ledger_exact_checks on a version-4 ledger with runs", (
         run_leases,
         agent_approvals,
         agent_tool_starts,
+        agent_tool_processes,
         ...rowsAfter
       } = dumpAll(file);
       expect(withoutLeaseEpochs(rowsAfter)).toEqual(rowsBefore);
-      expect([agent_ledger_owners, agent_run_owners, run_leases, agent_approvals]).toEqual([[], [], [], []]);
+      expect([agent_ledger_owners, agent_run_owners, run_leases, agent_approvals, agent_tool_processes]).toEqual([
+        [],
+        [],
+        [],
+        [],
+        [],
+      ]);
       // The open run's pending call: nobody recorded whether it started, so it counts as started.
       expect(agent_tool_starts).toMatchObject([{ run_id: "open", call_id: "c1", attempt: 1, may_repeat: 0 }]);
     }),

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Cassette } from "../../domain/index.js";
 import { type ContractSignals, parseSkillManifest } from "../../services/contracts.js";
@@ -8,13 +7,15 @@ import { type BuiltinToolName, builtinTools } from "../../services/tools/builtin
 import { fixtureTool } from "../../services/tools/fixtureTool.js";
 import type { AnyToolDefinition } from "../../services/tools/Tool.js";
 import { CassetteError, type LoadedCase } from "./loadCassettes.js";
+import { evalScratchRoot } from "./scratchRoot.js";
 
 /** What a case needs before its run starts: its workspace, its tools and its contract signals. */
 
 export type BuiltinToolFactory = (name: string, workspace: string) => AnyToolDefinition | undefined;
 
 export function prepareWorkspace(cassette: Cassette): string {
-  const workspace = mkdtempSync(join(tmpdir(), "agentloop-case-"));
+  // Under this process's directory: a killed evaluation leaves one directory that the next one removes.
+  const workspace = mkdtempSync(join(evalScratchRoot(), "agentloop-case-"));
   for (const [path, content] of Object.entries(cassette.workspace?.files ?? {})) {
     const target = join(workspace, path);
     if (!target.startsWith(workspace)) {

@@ -8,6 +8,7 @@ import runOwners from "./0006_run_owners.js";
 import runLeases from "./0007_run_leases.js";
 import toolApprovals from "./0008_tool_approvals.js";
 import toolStartsAndEvidence from "./0009_tool_starts_and_evidence.js";
+import toolProcesses from "./0010_tool_processes.js";
 
 /** Forward-only migrations, in order. Keys must match `^(\d+)_(.+)$` or the Migrator skips them. */
 export const MIGRATIONS = {
@@ -20,9 +21,10 @@ export const MIGRATIONS = {
   "0007_run_leases": runLeases,
   "0008_tool_approvals": toolApprovals,
   "0009_tool_starts_and_evidence": toolStartsAndEvidence,
+  "0010_tool_processes": toolProcesses,
 } as const;
 
-export const LATEST_SCHEMA_VERSION = 9;
+export const LATEST_SCHEMA_VERSION = 10;
 export const MIGRATIONS_TABLE = "effect_sql_migrations";
 
 export const migrationLoader = Migrator.fromRecord(MIGRATIONS);

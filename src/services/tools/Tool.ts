@@ -14,6 +14,31 @@ export interface ToolContext {
    * (its values win). Absent where nothing writes receipts.
    */
   readonly noteEvidence?: ((evidence: Readonly<Record<string, JsonValue>>) => void) | undefined;
+  /**
+   * Where a tool that starts processes records them (the runtime writes them to the ledger), so
+   * that recovery can end them when this process dies before the call ends. Absent: not recorded.
+   */
+  readonly processes?: ToolProcessLog | undefined;
+}
+
+/** A process group a tool started, as recovery needs it to find and recognise its processes. */
+export interface StartedToolProcess {
+  /** The process group (its leader's pid). */
+  readonly pgid: number;
+  /** The leader's start time in clock ticks after boot (/proc/<pid>/stat), null where unknown. */
+  readonly startTime: string | null;
+  readonly bootId: string | null;
+  /** The value of the command's marker environment variable, inherited by its children. */
+  readonly marker: string;
+  /** The cgroup v2 leaf that holds every process of the command, when one does. */
+  readonly cgroup: string | null;
+}
+
+export interface ToolProcessLog {
+  /** Recorded before the program runs; a failure to record is logged, not fatal to the call. */
+  readonly started: (process: StartedToolProcess) => Effect.Effect<void>;
+  /** Every process of the group has been signalled: recovery has nothing left to end. */
+  readonly ended: (process: StartedToolProcess) => Effect.Effect<void>;
 }
 
 /** What an executor returns; `evidence` is merged into the receipt (message id, hashes, exit code …). */

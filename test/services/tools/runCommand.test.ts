@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFi
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { JsonValue } from "../../../src/domain/index.js";
+import { availableContainment, SCOPE_ENV } from "../../../src/services/processes/commandScope.js";
 import { scriptedProvider } from "../../../src/services/providers/scripted.js";
 import { type RunCommandOptions, runCommandTool } from "../../../src/services/tools/builtin/runCommand.js";
 import type { ToolResult } from "../../../src/services/tools/Tool.js";
@@ -262,10 +263,10 @@ describe("run_command: no process outlives the call", () => {
   it("returns when the program exits although a process outside its group holds its output open", async () => {
     writeHolderScript(ws, { ownSession: true });
     const result = await run({ argv: [NODE, "holder.mjs"], timeoutMs: 60_000 });
-    readPids(ws);
     expect(result.status).toBe("ok");
     expect(outputOf(result).stdout).toContain("leader done");
     expect(evidenceOf(result)).toMatchObject({ timed_out: false, exit_code: 0 });
+    expect(await survivors(readPids(ws))).toEqual([]);
   }, 20_000);
 
   it("kills the whole process group when the run is cancelled mid-call", async () => {
@@ -295,6 +296,71 @@ describe("run_command: no process outlives the call", () => {
   });
 });
 
+/**
+ * A program whose children leave its process group: `setsid` (a session of its own) and a double
+ * fork under `setsid` (the middle process exits, the grandchild is re-parented to init). Each
+ * escaped process writes its own pid once it runs; the program then waits, or exits at once.
+ */
+const ESCAPE_SCRIPT = [
+  "setsid sh -c 'echo $$ > escaped.pid; exec sleep 300' &",
+  "setsid sh -c 'sh -c \"echo \\$\\$ > orphan.tmp; mv orphan.tmp orphan.pid; exec sleep 300\" & exit 0' &",
+  "while [ ! -s escaped.pid ] || [ ! -s orphan.pid ]; do sleep 0.05; done",
+].join("\n");
+
+function escapedPids(workspace: string): number[] {
+  const pids = ["escaped.pid", "orphan.pid"].map((file) =>
+    Number.parseInt(readFileSync(join(workspace, file), "utf8"), 10),
+  );
+  for (const pid of pids) spawned.add(pid);
+  return pids;
+}
+
+/** The containments this host offers (a cgroup v2 leaf needs a writable cgroup; the marker needs /proc). */
+const CONTAINMENTS = (["cgroup", "marker"] as const).filter(
+  (mode) => mode === "marker" || availableContainment() === "cgroup",
+);
+
+describe.each(CONTAINMENTS)("run_command: processes that leave the group (%s)", (containment) => {
+  const options: RunCommandOptions = { allowShell: true, containment };
+
+  it("ends them when the call times out", async () => {
+    const result = await run({ argv: [`${ESCAPE_SCRIPT}\nsleep 300`], shell: true, timeoutMs: 3000 }, options);
+    expect(await survivors(escapedPids(ws))).toEqual([]);
+    expect(evidenceOf(result)).toMatchObject({ timed_out: true, process_tracking: containment });
+  }, 20_000);
+
+  it("ends them when the program exits", async () => {
+    const result = await run({ argv: [ESCAPE_SCRIPT], shell: true, timeoutMs: 60_000 }, options);
+    expect(result.status).toBe("ok");
+    expect(await survivors(escapedPids(ws))).toEqual([]);
+  }, 20_000);
+
+  it("ends them when the run is cancelled mid-call", async () => {
+    const workspace = harness.path("ws");
+    mkdirSync(workspace);
+    const runtime = await harness.makeRuntime();
+    const handle = runtime.startRun({
+      sessionId: "s1",
+      input: "Run the job that detaches.",
+      provider: scriptedProvider([
+        callStep("c1", "run_command", { argv: [`${ESCAPE_SCRIPT}\nsleep 300`], shell: true }),
+        textStep("never"),
+      ]),
+      tools: [runCommandTool(workspace, options)],
+    });
+    for await (const event of handle.events) {
+      if (event.type === "tool_started") {
+        await waitForFile(join(workspace, "orphan.pid"));
+        await waitForFile(join(workspace, "escaped.pid"));
+        handle.cancel();
+      }
+    }
+    const { result } = await finish(runtime, handle);
+    expect(result.terminalState).toBe("cancelled");
+    expect(await survivors(escapedPids(workspace))).toEqual([]);
+  }, 20_000);
+});
+
 describe("run_command: child environment", () => {
   const printEnv = [NODE, "-e", "process.stdout.write(JSON.stringify(process.env))"];
   const envOf = (result: ToolResult) => JSON.parse(outputOf(result).stdout) as Record<string, string>;
@@ -319,8 +385,10 @@ describe("run_command: child environment", () => {
     expect(env.AGENTLOOP_TEST_OTHER).toBeUndefined();
     expect(env.PATH).toBe(process.env.PATH);
     for (const name of Object.keys(env)) {
-      expect(["PATH", "HOME", "LANG", "TMPDIR", "TMP", "TEMP"]).toContain(name);
+      expect(["PATH", "HOME", "LANG", "TMPDIR", "TMP", "TEMP", SCOPE_ENV]).toContain(name);
     }
+    // The one variable added is the call's process marker: a random id, not a value of this process.
+    expect(env[SCOPE_ENV]).toMatch(/^call-[0-9a-f-]{36}$/);
   });
 
   it("passes variables the options allow and sets the ones they give", async () => {

@@ -1,8 +1,13 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
+import { accessSync, constants, statSync } from "node:fs";
+import { delimiter, isAbsolute, join, resolve } from "node:path";
+import type { Writable } from "node:stream";
 import { Effect } from "effect";
 import { z } from "zod";
-import { defineTool, type ToolResult } from "../Tool.js";
+import { type CommandScope, type Containment, openCommandScope, SCOPE_ENV } from "../../processes/commandScope.js";
+import { bootId, processStartTime } from "../../processes/procfs.js";
+import { defineTool, type StartedToolProcess, type ToolContext, type ToolResult } from "../Tool.js";
 import { resolveInWorkspace } from "./workspacePaths.js";
 
 export interface RunCommandOptions {
@@ -20,6 +25,12 @@ export interface RunCommandOptions {
     readonly allow?: ReadonlyArray<string>;
     readonly set?: Readonly<Record<string, string>>;
   };
+  /**
+   * How the processes of a call are tracked so that none outlives it (see commandScope.ts):
+   * `auto` (default) takes the best this host offers — a cgroup v2 leaf, else the environment
+   * marker and /proc, else the process group.
+   */
+  readonly containment?: Containment | "auto";
 }
 
 /** What a child gets from this process's environment by default. */
@@ -39,15 +50,6 @@ export function childEnvironment(
 }
 
 const sha256 = (data: Buffer) => createHash("sha256").update(data).digest("hex");
-
-function killGroup(pid: number | undefined) {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, "SIGKILL");
-  } catch {
-    // The group is already gone.
-  }
-}
 
 /** Collects a stream fully for the hash, keeping only `cap` bytes for the excerpt. */
 class CappedOutput {
@@ -74,13 +76,175 @@ class CappedOutput {
   }
 }
 
-/** How long output is still read after the program exited, when something outside its group holds the pipes. */
+/** How long output is still read after the program exited, when something left alive holds the pipes. */
 const PIPE_GRACE_MS = 500;
 
 /**
+ * The command's first process is a shell that waits for one line on fd 3 before it execs the
+ * program: by then its process group is in its cgroup and in the ledger. End of file instead (this
+ * process died first) runs nothing.
+ */
+const GATE_SCRIPT = 'IFS= read -r go <&3 || exit 125; exec 3<&-; exec "$@"';
+
+/** Why `program` cannot be started from `cwd` with `path` as PATH, as the exec would fail; undefined when it can. */
+export function programProblem(program: string, cwd: string, path: string | undefined): string | undefined {
+  const runnable = (candidate: string) => {
+    try {
+      if (!statSync(candidate).isFile()) return "not a file";
+      accessSync(candidate, constants.X_OK);
+      return undefined;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === "EACCES" ? "permission denied" : "no such file";
+    }
+  };
+  if (program.includes("/")) return runnable(isAbsolute(program) ? program : resolve(cwd, program));
+  for (const dir of (path ?? "").split(delimiter)) {
+    if (runnable(join(dir === "" ? cwd : resolve(cwd, dir), program)) === undefined) return undefined;
+  }
+  return "not found on PATH";
+}
+
+type Outcome =
+  | { readonly kind: "error"; readonly error: Error }
+  | { readonly kind: "exit"; readonly code: number | null; readonly signal: NodeJS.Signals | null };
+
+interface Started {
+  readonly child: ChildProcess;
+  readonly scope: CommandScope;
+  readonly process: StartedToolProcess | undefined;
+  readonly stdout: CappedOutput;
+  readonly stderr: CappedOutput;
+  /** Settles once: the program's exit with its output read, or a failure to start. */
+  readonly outcome: Promise<Outcome>;
+}
+
+function start(
+  argv: ReadonlyArray<string>,
+  cwd: string,
+  env: Record<string, string>,
+  scope: CommandScope,
+  cap: number,
+) {
+  // The shell exports PWD of its own accord; the program gets exactly the environment asked for.
+  const gate = "PWD" in env ? GATE_SCRIPT : `unset PWD; ${GATE_SCRIPT}`;
+  const child = spawn("/bin/sh", ["-c", gate, "agentloop-gate", ...argv], {
+    cwd,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe", "pipe"],
+    env: { ...env, [SCOPE_ENV]: scope.marker },
+  });
+  const stdout = new CappedOutput(cap);
+  const stderr = new CappedOutput(cap);
+  child.stdout!.on("data", (chunk: Buffer) => stdout.push(chunk));
+  child.stderr!.on("data", (chunk: Buffer) => stderr.push(chunk));
+  (child.stdio[3] as Writable).on("error", () => undefined); // the gate closed: the program is gone
+  if (child.pid !== undefined) scope.attach(child.pid);
+  const outcome = new Promise<Outcome>((settle) => {
+    let graceTimer: ReturnType<typeof setTimeout> | undefined;
+    child.on("error", (error) => settle({ kind: "error", error }));
+    // The call ends with the program: everything it started is ended at once (a background child
+    // would otherwise hold the output pipes, and the call, open until the timeout). What is still
+    // in the pipes is read until they close — or, if something left alive holds them, for
+    // PIPE_GRACE_MS.
+    child.on("exit", (code, signal) => {
+      scope.end();
+      graceTimer = setTimeout(() => {
+        child.stdout!.destroy();
+        child.stderr!.destroy();
+        settle({ kind: "exit", code, signal });
+      }, PIPE_GRACE_MS);
+    });
+    child.on("close", (code, signal) => {
+      clearTimeout(graceTimer);
+      settle({ kind: "exit", code, signal });
+    });
+  });
+  const pid = child.pid;
+  const process: StartedToolProcess | undefined =
+    pid === undefined
+      ? undefined
+      : {
+          pgid: pid,
+          startTime: processStartTime(pid) ?? null,
+          bootId: bootId() ?? null,
+          marker: scope.marker,
+          cgroup: scope.cgroup ?? null,
+        };
+  const started: Started = { child, scope, process, stdout, stderr, outcome };
+  return started;
+}
+
+/** Records the group (when the runtime asks for it), then lets the program run. */
+const release = (started: Started, context: ToolContext) =>
+  Effect.zipRight(
+    started.process && context.processes ? context.processes.started(started.process) : Effect.void,
+    Effect.sync(() => (started.child.stdio[3] as Writable).end("go\n")),
+  );
+
+/** Waits for the program under the call's timeout; a timeout or an interruption ends every process of the call. */
+const awaitProgram = (started: Started, argv: ReadonlyArray<string>, timeoutMs: number) =>
+  Effect.async<ToolResult>((resume) => {
+    const began = Date.now();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      started.scope.end();
+    }, timeoutMs);
+    void started.outcome.then((outcome) => {
+      clearTimeout(timer);
+      if (outcome.kind === "error") {
+        resume(
+          Effect.succeed({
+            status: "error",
+            output: { error: `could not start ${argv[0]}: ${outcome.error.message}` },
+            evidence: { argv: [...argv], exit_code: null, duration_ms: Date.now() - began },
+          }),
+        );
+        return;
+      }
+      // Whatever the program did, leave nothing it started behind.
+      started.scope.end();
+      const { code, signal } = outcome;
+      const out = started.stdout.digest();
+      const err = started.stderr.digest();
+      resume(
+        Effect.succeed({
+          status: code === 0 && !timedOut ? "ok" : "error",
+          output: {
+            exitCode: code,
+            ...(timedOut ? { error: `timed out after ${timeoutMs} ms; every process it started was killed` } : {}),
+            stdout: out.excerpt,
+            stderr: err.excerpt,
+            truncated: out.truncated || err.truncated,
+          },
+          evidence: {
+            argv: [...argv],
+            exit_code: code,
+            signal: signal ?? null,
+            timed_out: timedOut,
+            duration_ms: Date.now() - began,
+            stdout_sha256: out.sha256,
+            stderr_sha256: err.sha256,
+            stdout_bytes: started.stdout.bytes,
+            stderr_bytes: started.stderr.bytes,
+            process_tracking: started.scope.containment,
+          },
+        }),
+      );
+    });
+    // Interruption (run cancel, call timeout, shutdown): end every process of the call.
+    return Effect.sync(() => {
+      clearTimeout(timer);
+      started.scope.end();
+    });
+  });
+
+/**
  * `run_command`: runs a program (argv, not a shell string, unless allowed) with its working
- * directory inside the workspace, a timeout and an output cap. The process runs in its own
- * process group, which is killed on timeout or cancellation so no child outlives the call.
+ * directory inside the workspace, a timeout and an output cap. Every process the program starts —
+ * in its process group or not (see commandScope.ts) — is ended on timeout, on cancellation and
+ * when the program exits, so none outlives the call; under a runtime the group is in the ledger
+ * before the program runs, so recovery can end it after a crash.
  * Evidence: exit code, signal, duration, stdout/stderr sha256.
  */
 export const runCommandTool = (workspace: string, options: RunCommandOptions = {}) =>
@@ -94,106 +258,39 @@ export const runCommandTool = (workspace: string, options: RunCommandOptions = {
       timeoutMs: z.number().int().positive().max(600_000).optional(),
       shell: z.boolean().default(false),
     }),
-    execute: (args) =>
-      Effect.async<ToolResult>((resume) => {
+    execute: (args, context) =>
+      Effect.suspend((): Effect.Effect<ToolResult> => {
+        const refuse = (error: string) => Effect.succeed<ToolResult>({ status: "error", output: { error } });
         let cwd: string;
         try {
           cwd = resolveInWorkspace(workspace, args.cwd).absolute;
         } catch (error) {
-          resume(Effect.succeed({ status: "error", output: { error: (error as Error).message } }));
-          return;
+          return refuse((error as Error).message);
         }
-        if (args.shell && !options.allowShell) {
-          resume(Effect.succeed({ status: "error", output: { error: "shell commands are not allowed; pass argv" } }));
-          return;
+        if (args.shell && !options.allowShell) return refuse("shell commands are not allowed; pass argv");
+        const env = childEnvironment(options.env);
+        const [program, ...rest] = args.argv;
+        const problem = args.shell ? undefined : programProblem(program!, cwd, env.PATH);
+        if (problem) {
+          return Effect.succeed<ToolResult>({
+            status: "error",
+            output: { error: `could not start ${program}: ${problem}` },
+            evidence: { argv: args.argv, exit_code: null, duration_ms: 0 },
+          });
         }
+        // Node's `shell: true` runs the argv joined by spaces as one `sh -c` script; so does this.
+        const argv = args.shell ? ["/bin/sh", "-c", [program, ...rest].join(" ")] : args.argv;
         const cap = options.outputCapBytes ?? 16 * 1024;
         const timeoutMs = args.timeoutMs ?? options.defaultTimeoutMs ?? 60_000;
-        const started = Date.now();
-        const stdout = new CappedOutput(cap);
-        const stderr = new CappedOutput(cap);
-        const [program, ...rest] = args.argv;
-        const child = spawn(program!, rest, {
-          cwd,
-          detached: true,
-          shell: args.shell,
-          stdio: ["ignore", "pipe", "pipe"],
-          env: childEnvironment(options.env),
-        });
-        let timedOut = false;
-        const timer = setTimeout(() => {
-          timedOut = true;
-          killGroup(child.pid);
-        }, timeoutMs);
-        child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
-        child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
-        let settled = false;
-        let graceTimer: ReturnType<typeof setTimeout> | undefined;
-        child.on("error", (error) => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          resume(
-            Effect.succeed({
-              status: "error",
-              output: { error: `could not start ${program}: ${error.message}` },
-              evidence: { argv: args.argv, exit_code: null, duration_ms: Date.now() - started },
-            }),
-          );
-        });
-        const finish = (code: number | null, signal: NodeJS.Signals | null) => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          clearTimeout(graceTimer);
-          // Whatever the leader did, leave no member of its group behind.
-          killGroup(child.pid);
-          const out = stdout.digest();
-          const err = stderr.digest();
-          const evidence = {
-            argv: args.argv,
-            exit_code: code,
-            signal: signal ?? null,
-            timed_out: timedOut,
-            duration_ms: Date.now() - started,
-            stdout_sha256: out.sha256,
-            stderr_sha256: err.sha256,
-            stdout_bytes: stdout.bytes,
-            stderr_bytes: stderr.bytes,
-          };
-          resume(
-            Effect.succeed({
-              status: code === 0 && !timedOut ? "ok" : "error",
-              output: {
-                exitCode: code,
-                ...(timedOut ? { error: `timed out after ${timeoutMs} ms; the process group was killed` } : {}),
-                stdout: out.excerpt,
-                stderr: err.excerpt,
-                truncated: out.truncated || err.truncated,
-              },
-              evidence,
-            }),
-          );
-        };
-        // The call ends with the program: its group is killed at once (a background child would
-        // otherwise hold the output pipes, and the call, open until the timeout). What is still
-        // in the pipes is read until they close — or, if a process that left the group holds
-        // them, for PIPE_GRACE_MS.
-        child.on("exit", (code, signal) => {
-          killGroup(child.pid);
-          graceTimer = setTimeout(() => {
-            child.stdout.destroy();
-            child.stderr.destroy();
-            finish(code, signal);
-          }, PIPE_GRACE_MS);
-        });
-        child.on("close", (code, signal) => finish(code, signal));
-        // Interruption (run cancel, call timeout): kill the whole group.
-        return Effect.sync(() => {
-          clearTimeout(timer);
-          clearTimeout(graceTimer);
-          killGroup(child.pid);
-        });
+        return Effect.acquireUseRelease(
+          Effect.sync(() => start(argv, cwd, env, openCommandScope(options.containment), cap)),
+          (started) => Effect.zipRight(release(started, context), awaitProgram(started, args.argv, timeoutMs)),
+          (started) =>
+            Effect.zipRight(
+              Effect.sync(() => started.scope.release()),
+              started.process && context.processes ? context.processes.ended(started.process) : Effect.void,
+            ),
+        );
       }),
   });
 
