@@ -1,16 +1,21 @@
 /**
- * `npm run fuzz [-- --only kill,hostile,properties] [--kill-points N] [--runs N] [--seed N] [--json]`
+ * `npm run fuzz [-- --only kill,hostile,properties,race] [--kill-points N] [--runs N] [--race-rounds N] [--seed N] [--json]`
  *
  * The reliability suites of issue N, at full size: SIGKILL points across multi-step runs then
  * recovery (kill), malformed and hostile provider responses over the three wire APIs (hostile),
- * and fast-check properties over ledger append sequences (properties). Prints each suite's
+ * fast-check properties over ledger append sequences (properties), and takeover races of real
+ * processes counting side effects outside the ledger, on SQLite and PostgreSQL (race). Prints each suite's
  * figures and violations; exits 1 when any suite reports a violation. `npm test` runs the same
  * suites at smoke size (test/fuzz/).
  */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { runHostileProviders } from "./hostileProviders.js";
 import { runKillFuzz } from "./killFuzz.js";
 import { runLedgerProperties } from "./ledgerProperties.js";
+import { runRaceFuzz } from "./raceFuzz.js";
 import type { FuzzReport } from "./report.js";
 
 const { values } = parseArgs({
@@ -18,6 +23,7 @@ const { values } = parseArgs({
     only: { type: "string" },
     "kill-points": { type: "string", default: "500" },
     runs: { type: "string", default: "1000" },
+    "race-rounds": { type: "string", default: "210" },
     seed: { type: "string" },
     json: { type: "boolean", default: false },
   },
@@ -37,6 +43,27 @@ const SUITES = {
   kill: () => runKillFuzz({ killPoints: positive("kill-points", values["kill-points"]!), ...seed() }),
   hostile: () => runHostileProviders(),
   properties: () => runLedgerProperties({ numRuns: positive("runs", values.runs!), ...seed() }),
+  race: async () => {
+    const dir = mkdtempSync(join(tmpdir(), "agentloop-race-"));
+    const rounds = positive("race-rounds", values["race-rounds"]!);
+    const sqlite = await runRaceFuzz({ backend: "sqlite", rounds, dir, concurrency: 4, ...seed() });
+    const pgUrl = process.env.AGENTLOOP_TEST_PG_URL;
+    if (!pgUrl) {
+      process.stderr.write(
+        "fuzz: race on PostgreSQL skipped: set AGENTLOOP_TEST_PG_URL (scripts/pg-cluster.sh start)\n",
+      );
+      return sqlite;
+    }
+    const postgres = await runRaceFuzz({ backend: "postgres", rounds, dir, pgUrl, concurrency: 6, ...seed() });
+    return {
+      suite: "raceFuzz",
+      figures: Object.fromEntries([
+        ...Object.entries(sqlite.figures).map(([key, value]) => [`sqlite.${key}`, value]),
+        ...Object.entries(postgres.figures).map(([key, value]) => [`postgres.${key}`, value]),
+      ]),
+      violations: [...sqlite.violations, ...postgres.violations],
+    };
+  },
 } as const;
 type SuiteName = keyof typeof SUITES;
 
