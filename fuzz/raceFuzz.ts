@@ -114,7 +114,11 @@ class Child {
     });
   }
 
+  /** Set when this suite killed it (a death it did not cause is a finding). */
+  killed = false;
+
   signal(name: NodeJS.Signals): void {
+    if (name === "SIGKILL") this.killed = true;
     if (this.alive) this.process.kill(name);
   }
 }
@@ -249,6 +253,11 @@ export async function runRaceFuzz(options: RaceOptions): Promise<FuzzReport> {
     const replica = spawnChild(["replica", database, effectsFile, "300"]);
     replicas.push(replica);
     everyReplica.push(replica);
+    void replica.exited.then((code) => {
+      if (!replica.killed) {
+        violations.push(`a replica exited by itself (code ${code}): ${replica.stderr.slice(-500).trim()}`);
+      }
+    });
     if ((await replica.waitFor((line) => line === "ready", 120_000)) === undefined) {
       replica.signal("SIGKILL");
       throw new Error(`a replica did not start within 120 s: ${replica.stderr}`);

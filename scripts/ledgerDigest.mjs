@@ -18,6 +18,8 @@ const EVAL_INVOCATION = /^eval:[^:]+:/;
 /** The outbox channel numbers its messages per process; hashes of outputs that carry them follow. */
 const OUTBOX_ID = /outbox-[0-9a-f]{8}-/g;
 const HASH_KEY = /^(outputHash|output_sha256)$/;
+/** How run_command tracked its processes depends on the host (a cgroup where allowed, else a marker). */
+const HOST_KEY = /^process_tracking$/;
 
 function mask(value) {
   if (typeof value === "string") {
@@ -32,7 +34,10 @@ function mask(value) {
     return Object.fromEntries(
       Object.entries(value)
         .sort(([a], [b]) => a.localeCompare(b))
-        .map(([key, inner]) => [key, VOLATILE_KEY.test(key) || HASH_KEY.test(key) ? "<masked>" : mask(inner)]),
+        .map(([key, inner]) => [
+          key,
+          VOLATILE_KEY.test(key) || HASH_KEY.test(key) || HOST_KEY.test(key) ? "<masked>" : mask(inner),
+        ]),
     );
   }
   return value;
@@ -67,7 +72,11 @@ export function ledgerDigest(file) {
         mask(JSON.parse(row.evidence_json)),
       ]),
   }));
-  digest.sort((a, b) => a.session.localeCompare(b.session));
+  // Runs of one session keep no order the digest can rely on (turns that start in the same
+  // millisecond); within a session they are ordered by their rows.
+  const keyed = digest.map((entry) => [entry.session, JSON.stringify(entry), entry]);
+  keyed.sort(([a, aText], [b, bText]) => a.localeCompare(b) || aText.localeCompare(bText));
+  digest.splice(0, digest.length, ...keyed.map(([, , entry]) => entry));
   db.close();
   return digest;
 }

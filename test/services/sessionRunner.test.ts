@@ -302,6 +302,10 @@ describe("SessionRunner history replay", () => {
             payload: { step: 1, callId: "d1", toolName: "deploy", arguments: {}, inputFingerprint: "0".repeat(64) },
           },
         ]);
+        // The executor was invoked (its start record is durable) when the process died.
+        yield* store.startCalls("run_crashed", [
+          { callId: "d1", toolName: "deploy", mayRepeat: false, startedAt: new Date().toISOString() },
+        ]);
       }),
     );
     await first.dispose();

@@ -97,6 +97,9 @@ export function craftLedger(filename: string, runs: ReadonlyArray<CraftedRun>): 
           sessionId: "crafted",
           traceId: `trace-${run.runId}`,
           contract: CompletionContract.parse(run.contract ?? { evidenceMode: "none" }),
+          // As a rollout in `observe` writes them: a fixture may hold a completed run the
+          // database refuses under `enforce` (what the health checks exist to find in old ledgers).
+          verificationMode: "observe",
           providerId: "scripted",
           model: "cassette",
           apiFamily: "scripted",
