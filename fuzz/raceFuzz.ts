@@ -282,12 +282,14 @@ export async function runRaceFuzz(options: RaceOptions): Promise<FuzzReport> {
     const live = liveReplicas();
     return live[Math.floor(random.next() * live.length)];
   };
+  /** The replica that took the run over; undefined after `timeoutMs` (also when none is alive). */
   const whoResumed = (runId: string, timeoutMs: number) =>
-    Promise.race(
-      liveReplicas().map((replica) =>
+    Promise.race([
+      ...liveReplicas().map((replica) =>
         replica.waitFor((line) => line === `resumed ${runId}`, timeoutMs).then((line) => (line ? replica : undefined)),
       ),
-    );
+      sleep(timeoutMs).then(() => undefined),
+    ]);
   const approve = async (runId: string) => {
     const replica = anyReplica();
     if (!replica) return;
@@ -341,6 +343,7 @@ export async function runRaceFuzz(options: RaceOptions): Promise<FuzzReport> {
           if ((await taker.waitFor((line) => line === `tool ${runId} c1`, 15_000)) && taker.alive) {
             taker.signal("SIGKILL");
             figures.replicaKills += 1;
+            void refill().catch(() => undefined);
           }
         })()
       : Promise.resolve();
@@ -430,6 +433,7 @@ export async function runRaceFuzz(options: RaceOptions): Promise<FuzzReport> {
     const lanes = Array.from({ length: concurrency }, async () => {
       while (next < options.rounds) {
         const index = next++;
+        await refill();
         await round(index);
         await refill();
       }

@@ -118,7 +118,8 @@ describe("kill fuzz", () => {
     expect(
       breaksAfter(`INSERT INTO agent_execution_receipts
         SELECT 'stray', run_id, 'c9', tool_name, status, verification_status, input_fingerprint, evidence_json,
-               started_at, finished_at, lease_epoch FROM agent_execution_receipts WHERE call_id = 'c1'`),
+               started_at, finished_at, lease_epoch, tool_kind, external_id, evidence_keys_json
+        FROM agent_execution_receipts WHERE call_id = 'c1'`),
     ).toMatch(/run good: receipt of c9 without its tool_call/);
     expect(
       breaksAfter(`INSERT INTO agent_runs (run_id, session_id, terminal_state, completion_contract_json, started_at)
