@@ -15,7 +15,7 @@ import { parseArgs } from "node:util";
 import { runHostileProviders } from "./hostileProviders.js";
 import { runKillFuzz } from "./killFuzz.js";
 import { runLedgerProperties } from "./ledgerProperties.js";
-import { runRaceFuzz } from "./raceFuzz.js";
+import { type RaceReport, runRaceFuzz } from "./raceFuzz.js";
 import type { FuzzReport } from "./report.js";
 
 const { values } = parseArgs({
@@ -46,7 +46,12 @@ const SUITES = {
   race: async () => {
     const dir = mkdtempSync(join(tmpdir(), "agentloop-race-"));
     const rounds = positive("race-rounds", values["race-rounds"]!);
-    const sqlite = await runRaceFuzz({ backend: "sqlite", rounds, dir, concurrency: 4, ...seed() });
+    // A run left open (a stall) fails the suite like a broken invariant.
+    const strict = (report: RaceReport): FuzzReport => ({
+      ...report,
+      violations: [...report.violations, ...report.stalls],
+    });
+    const sqlite = strict(await runRaceFuzz({ backend: "sqlite", rounds, dir, concurrency: 4, ...seed() }));
     const pgUrl = process.env.AGENTLOOP_TEST_PG_URL;
     if (!pgUrl) {
       process.stderr.write(
@@ -54,7 +59,7 @@ const SUITES = {
       );
       return sqlite;
     }
-    const postgres = await runRaceFuzz({ backend: "postgres", rounds, dir, pgUrl, concurrency: 6, ...seed() });
+    const postgres = strict(await runRaceFuzz({ backend: "postgres", rounds, dir, pgUrl, concurrency: 6, ...seed() }));
     return {
       suite: "raceFuzz",
       figures: Object.fromEntries([

@@ -31,6 +31,9 @@ describe.each(BACKENDS)("the takeover race suite on %s", (backend) => {
       seed: 20261202,
     });
     expect(report.violations).toEqual([]);
+    // Liveness on a loaded machine: a run a replica did not close within 90 s is reported apart
+    // (`npm run fuzz` counts it as a failure); at most one such round here.
+    expect(report.stalls.length).toBeLessThanOrEqual(1);
     const figures = report.figures as Record<string, number>;
     expect(figures.rounds! + figures.ownersNotStarted!).toBe(7);
     expect(figures.rounds).toBeGreaterThanOrEqual(5);
