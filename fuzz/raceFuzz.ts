@@ -22,6 +22,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Sqlite from "better-sqlite3";
 import Pg from "pg";
+import { makeRandom } from "./killFuzz.js";
 import type { FuzzReport } from "./report.js";
 
 const CHILD = fileURLToPath(new URL("./raceChild.mjs", import.meta.url));
@@ -48,18 +49,6 @@ const SCENARIOS = [
   "stop-approval",
 ] as const;
 type Scenario = (typeof SCENARIOS)[number];
-
-function makeRandom(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return { next, int: (min: number, max: number) => min + Math.floor(next() * (max - min + 1)) };
-}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 

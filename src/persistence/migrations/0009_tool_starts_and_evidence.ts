@@ -43,8 +43,8 @@ export const SQLITE_EVIDENCE_MET = `(
       WHERE x.run_id = r.run_id AND x.status = 'ok' AND k.value = w.value))
 )`;
 
-const SQLITE_DDL: ReadonlyArray<string> = [
-  `CREATE TABLE agent_tool_starts (
+/** The same table in both engines. */
+const STARTS_TABLE = `CREATE TABLE agent_tool_starts (
     run_id TEXT NOT NULL REFERENCES agent_runs(run_id),
     call_id TEXT NOT NULL,
     attempt INTEGER NOT NULL CHECK (attempt >= 1),
@@ -53,7 +53,10 @@ const SQLITE_DDL: ReadonlyArray<string> = [
     lease_epoch INTEGER,
     started_at TEXT NOT NULL,
     PRIMARY KEY (run_id, call_id, attempt)
-  )`,
+  )`;
+
+const SQLITE_DDL: ReadonlyArray<string> = [
+  STARTS_TABLE,
   // Calls in flight in runs left open by an earlier version: assumed started.
   `INSERT INTO agent_tool_starts (run_id, call_id, attempt, tool_name, may_repeat, lease_epoch, started_at)
     SELECT e.run_id, json_extract(e.payload_json, '$.callId'), 1, COALESCE(json_extract(e.payload_json, '$.toolName'), ''),
@@ -119,16 +122,7 @@ const SQLITE_DDL: ReadonlyArray<string> = [
 ];
 
 const PG_DDL: ReadonlyArray<string> = [
-  `CREATE TABLE agent_tool_starts (
-    run_id TEXT NOT NULL REFERENCES agent_runs(run_id),
-    call_id TEXT NOT NULL,
-    attempt INTEGER NOT NULL CHECK (attempt >= 1),
-    tool_name TEXT NOT NULL,
-    may_repeat INTEGER NOT NULL CHECK (may_repeat IN (0, 1)),
-    lease_epoch INTEGER,
-    started_at TEXT NOT NULL,
-    PRIMARY KEY (run_id, call_id, attempt)
-  )`,
+  STARTS_TABLE,
   // Calls in flight in runs left open by an earlier version: assumed started.
   `INSERT INTO agent_tool_starts (run_id, call_id, attempt, tool_name, may_repeat, lease_epoch, started_at)
     SELECT e.run_id, e.payload_json::jsonb ->> 'callId', 1, COALESCE(e.payload_json::jsonb ->> 'toolName', ''),
