@@ -58,7 +58,7 @@ export { metricsHandler } from "./services/observability/prometheus.js";
 // Providers (the implementations: agentloop/providers).
 export { type Provider, ProviderError, type ProviderRequest } from "./services/providers/Provider.js";
 export type { RetryPolicy } from "./services/providers/retry.js";
-// Which calls wait for approval (issue Q).
+// Which calls wait for approval.
 export type { ApprovalPolicy } from "./services/tools/approvalPolicy.js";
 // Tools a host defines (built-in tools: agentloop/tools).
 export {

@@ -16,7 +16,7 @@ import * as Postgres from "../persistence/postgres.js";
 import { CliFailure, type CliIO, terminalText } from "./output.js";
 
 /**
- * `agentloop approve RUN_ID CALL_ID` / `agentloop deny RUN_ID CALL_ID` (issue Q): a decision on a
+ * `agentloop approve RUN_ID CALL_ID` / `agentloop deny RUN_ID CALL_ID`: a decision on a
  * call that waits for approval in a run another process drives. The decision is a ledger row
  * (`agent_approvals`); the driving runtime reads it at its next poll (every 250 ms by default)
  * and the call runs or is denied. Refusals are one line: no such waiting call, a decision

@@ -5,7 +5,7 @@ import { cliDecider } from "./approvalCommands.js";
 import { CliFailure, terminalText } from "./output.js";
 
 /**
- * `agentloop run --approve ask|always|never` (issue Q): who decides on the calls that wait for
+ * `agentloop run --approve ask|always|never`: who decides on the calls that wait for
  * approval (the run's mutate and deliver tools). `ask` asks on the terminal, one call at a time:
  * y approves, n denies, e asks for edited arguments (JSON) and approves with them. `always` and
  * `never` decide at once and say so on stderr. A decision someone made meanwhile with `agentloop

@@ -4,7 +4,7 @@ import type { CliIO } from "./output.js";
 const DEFAULT_DB = "./agentloop.db";
 
 /**
- * `agentloop memory list|approve|reject|markdown`: the admin surface for pending candidates (seed §7.3).
+ * `agentloop memory list|approve|reject|markdown`: the admin surface for pending candidates.
  * Only the commands' definitions; src/cli/memoryImpl.ts is imported when one of them runs.
  */
 export function registerMemoryCommands(program: Command, io: CliIO, setExit: (code: number) => void): void {

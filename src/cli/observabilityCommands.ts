@@ -11,8 +11,7 @@ function flagsLines(flags: AgentloopFlags): string[] {
 }
 
 /**
- * `agentloop metrics|health|trace|flags`: the operator's observability surface (seed §4 Phase 0,
- * §7). Everything is computed from the ledger file, opened read-only. Only the commands'
+ * `agentloop metrics|health|trace|flags`: the operator's observability surface. Everything is computed from the ledger file, opened read-only. Only the commands'
  * definitions: metrics, health and trace import src/cli/observabilityImpl.ts when they run;
  * `flags` imports src/config/flags.ts (which loads effect for its FlagsError) when it runs; its
  * `--stage` help needs only the stage names of src/config/rollout.ts.

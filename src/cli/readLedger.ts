@@ -82,7 +82,7 @@ async function readExistingLedger<A>(
 }
 
 /**
- * The same on PostgreSQL (issue P): every transaction of the connection is read-only (the server
+ * The same on PostgreSQL: every transaction of the connection is read-only (the server
  * refuses writes), and a database without the ledger schema is refused the same way.
  */
 async function readPostgresLedger<A>(

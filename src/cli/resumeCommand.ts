@@ -23,7 +23,7 @@ interface Resumed {
 }
 
 /**
- * `agentloop recover --resume` (issue P): continues the runs whose owner is gone instead of
+ * `agentloop recover --resume`: continues the runs whose owner is gone instead of
  * closing them — each through the same takeover as a supervising runtime (a new lease epoch,
  * uncertain calls re-run only for observe/idempotent tools) against the provider the flags
  * select, with the built-in tools of `--workspace`. Runs a live process drives are left to it.

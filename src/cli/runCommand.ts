@@ -37,7 +37,7 @@ export interface RunCommandOptions {
   readonly mcp?: ReadonlyArray<string>;
   /** Kind overrides for MCP tools, `toolName=kind` by MCP tool name, applied to every `--mcp` server. */
   readonly mcpKind?: ReadonlyArray<string>;
-  /** Issue Q: mutate and deliver tools wait for approval; `ask` asks on the terminal, `always`/`never` decide at once. */
+  /** mutate and deliver tools wait for approval; `ask` asks on the terminal, `always`/`never` decide at once. */
   readonly approve?: string;
   /** For tests: where `--approve ask` reads its answers (default stdin). */
   readonly input?: NodeJS.ReadableStream;

@@ -7,8 +7,8 @@ import { AgentloopFlags, DEFAULT_FLAGS, ROLLOUT_STAGES, type RolloutStage } from
 export * from "./rollout.js";
 
 /**
- * The rollout flags of seed §3.3 in one validated config: defaults < JSON file < environment.
- * Rollback is by flags (seed §7.3): turning a flag back never deletes ledger data.
+ * The rollout flags in one validated config: defaults < JSON file < environment.
+ * Rollback is by flags: turning a flag back never deletes ledger data.
  *
  * | flag                   | env                                   | values                  | default    |
  * | canonicalLedgerEnabled | AGENTLOOP_CANONICAL_LEDGER_ENABLED    | true/false              | true       |

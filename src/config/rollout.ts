@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * The rollout flags and stages of seed §3.3 / §7.1 as plain data (zod only, no Effect): the CLI's
+ * The rollout flags and stages as plain data (zod only, no Effect): the CLI's
  * command tree reads the stage names for its help without loading a command's implementation.
  * Reading and validating flags from files and the environment is src/config/flags.ts.
  */
@@ -19,13 +19,13 @@ export const AgentloopFlags = z.strictObject({
   channelProgressEnabled: z.boolean(),
   /** History without a ledger: fall back to visible turns, or ignore them. */
   legacyHistoryMode: LegacyHistoryModeFlag,
-  /** The memory provenance gate of consolidation (seed §4 Phase 6). */
+  /** The memory provenance gate of consolidation. */
   memoryGate: MemoryGateFlag,
 });
 export type AgentloopFlags = z.infer<typeof AgentloopFlags>;
 
 /**
- * The fully rolled-out configuration (the last stage of §7.1) and the runtime's own defaults.
+ * The fully rolled-out configuration (the last stage) and the runtime's own defaults.
  * Progress still reaches only the routes that ask for it: a route's policy defaults to final_only.
  */
 export const DEFAULT_FLAGS: AgentloopFlags = {
@@ -36,7 +36,7 @@ export const DEFAULT_FLAGS: AgentloopFlags = {
   memoryGate: "enforce",
 };
 
-/** The rollout order of seed §7.1, as data: each stage's flags. */
+/** The rollout order as data: each stage's flags. */
 export interface RolloutStage {
   readonly stage: number;
   readonly name: string;

@@ -3,7 +3,7 @@ import { JsonValue, nestedDeeperThan } from "./json.js";
 import { controlCharacterIn } from "./printable.js";
 
 /**
- * Approval of tool calls (issue Q): a call that needs approval waits for a decision before it
+ * Approval of tool calls: a call that needs approval waits for a decision before it
  * runs. Decisions come from the host (`run.approve` / `run.deny`), from another process through the
  * ledger (`agentloop approve`), or from the run itself (`expired`, `cancelled`).
  */

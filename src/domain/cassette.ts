@@ -48,13 +48,13 @@ export const CassetteTool = z.strictObject({
   timeoutMs: z.number().int().positive().optional(),
   executor: z.boolean().optional(),
   outcomes: z.array(FixtureOutcome).min(1).optional(),
-  /** Issue Q: every call of this tool waits for approval (a string is the reason shown). */
+  /** every call of this tool waits for approval (a string is the reason shown). */
   approval: z.union([z.boolean(), z.string().min(1)]).optional(),
 });
 export type CassetteTool = z.infer<typeof CassetteTool>;
 
 /**
- * Issue Q: a scripted decision on a call that waits for approval, made when the run asks for it
+ * a scripted decision on a call that waits for approval, made when the run asks for it
  * (after `delayMs`). A waiting call without one stays waiting: it expires, or the case cancels it.
  */
 export const CassetteApproval = z.strictObject({
@@ -102,12 +102,12 @@ export const Cassette = z.strictObject({
   tools: z.array(CassetteTool).optional(),
   model: z.array(CassetteModelStep),
   cancelAfterMs: z.number().int().nonnegative().nullable().optional(),
-  /** Issue Q: scripted decisions on calls that wait for approval. */
+  /** scripted decisions on calls that wait for approval. */
   approvals: z.array(CassetteApproval).optional(),
-  /** Issue Q: how long a call waits for approval before it expires (default 10 minutes). */
+  /** how long a call waits for approval before it expires (default 10 minutes). */
   approvalTimeoutMs: z.number().int().positive().optional(),
   /**
-   * Issue Q: when the first call waits for approval, the runtime driving the run is disposed
+   * when the first call waits for approval, the runtime driving the run is disposed
    * (the run is parked) and a new runtime on the same ledger file resumes it; the scripted
    * decisions are then made on the resumed run. Needs a ledger file (not `:memory:`).
    */

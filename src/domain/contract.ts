@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** What kind of evidence a run must produce before it may end `completed` (seed §2.2). */
+/** What kind of evidence a run must produce before it may end `completed`. */
 export const EvidenceMode = z.enum(["none", "observe", "mutate", "deliver"]);
 export type EvidenceMode = z.infer<typeof EvidenceMode>;
 

@@ -1,4 +1,4 @@
-/** The runtime-owned correction message (seed §4 Phase 3); the model cannot edit it. */
+/** The runtime-owned correction message; the model cannot edit it. */
 export const CORRECTION_MESSAGE = [
   "The requested outcome requires verified execution evidence. No matching tool",
   "result exists for the claimed action. Call an available appropriate tool, or",

@@ -4,7 +4,7 @@ import { ReasonCode, TerminalState } from "./terminal.js";
 import { Locale } from "./terminalMessages.js";
 
 /**
- * Channel delivery (seed §2.3, §4 Phase 4): what a run's delivery actor sends to one channel.
+ * Channel delivery: what a run's delivery actor sends to one channel.
  * Channels get only the final by default; progress is never phrased or flagged as the answer.
  */
 

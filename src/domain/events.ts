@@ -5,7 +5,7 @@ import { ReceiptStatus } from "./receipt.js";
 import { ReasonCode, TerminalState } from "./terminal.js";
 import { ToolKind } from "./tool.js";
 
-/** The six canonical ledger event types (seed §3.2). */
+/** The six canonical ledger event types. */
 export const CanonicalEventType = z.enum([
   "user_input",
   "assistant_output",
@@ -16,7 +16,7 @@ export const CanonicalEventType = z.enum([
 ]);
 export type CanonicalEventType = z.infer<typeof CanonicalEventType>;
 
-/** `runtime_correction` marks the runtime-owned correction message (issue D), never model-editable. */
+/** `runtime_correction` marks the runtime-owned correction message, never model-editable. */
 export const UserInputPayload = z.strictObject({
   text: z.string(),
   origin: z.enum(["user", "runtime_correction"]).default("user"),
@@ -57,7 +57,7 @@ export const ProviderAnomalyPayload = z.strictObject({
 });
 
 /** The verifier's verdict as the run recorded it (also under receiptVerification `observe`). */
-/** A sentence of an answer that claimed an action no receipt backed (issue O: shown in reports). */
+/** A sentence of an answer that claimed an action no receipt backed. */
 export const RecordedClaim = z.strictObject({ sentence: z.string(), kind: ToolKind });
 export type RecordedClaim = z.infer<typeof RecordedClaim>;
 

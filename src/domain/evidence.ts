@@ -3,7 +3,7 @@ import type { JsonValue } from "./json.js";
 import type { ExecutionReceipt } from "./receipt.js";
 import type { ToolKind } from "./tool.js";
 
-/** Evidence keys that name a stable external id; DELIVER needs one (seed §2.2). */
+/** Evidence keys that name a stable external id; DELIVER needs one. */
 export const STABLE_ID_KEYS = [
   "message_id",
   "commit_id",

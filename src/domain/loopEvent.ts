@@ -3,7 +3,7 @@ import { JsonValue } from "./json.js";
 import { ReceiptReason, ReceiptStatus } from "./receipt.js";
 import { ReasonCode, TerminalState } from "./terminal.js";
 
-/** Host-facing events of a run (seed §2.3). `done` carries state only, never the text again. */
+/** Host-facing events of a run. `done` carries state only, never the text again. */
 export const LoopEvent = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("commentary"), runId: z.string(), step: z.number().int(), text: z.string() }),
   z.strictObject({

@@ -13,7 +13,7 @@ export const MemoryTurn = z.strictObject({
 });
 export type MemoryTurn = z.infer<typeof MemoryTurn>;
 
-/** Where a memory came from (seed §4 Phase 6). */
+/** Where a memory came from. */
 export const MemoryProvenance = z.enum([
   "user_stated",
   "user_decision",

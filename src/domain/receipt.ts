@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { JsonValue } from "./json.js";
 
-/** `denied` / `expired`: a call that needed approval and did not get it (issue Q); it never ran. */
+/** `denied` / `expired`: a call that needed approval and did not get it; it never ran. */
 export const ReceiptStatus = z.enum(["ok", "error", "cancelled", "timed_out", "denied", "expired"]);
 export type ReceiptStatus = z.infer<typeof ReceiptStatus>;
 
@@ -28,7 +28,7 @@ export const ReceiptReason = z.enum([
 ]);
 export type ReceiptReason = z.infer<typeof ReceiptReason>;
 
-/** One per tool call, including errors, timeouts, cancellations and missing executors (seed §2.2). */
+/** One per tool call, including errors, timeouts, cancellations and missing executors. */
 export const ExecutionReceipt = z.strictObject({
   receiptId: z.string().min(1),
   runId: z.string().min(1),

@@ -82,7 +82,7 @@ export interface OpenRunInput {
   readonly traceId: string;
   readonly contract: CompletionContract;
   readonly input: string;
-  /** A run resumed from its ledger (issue P): its rows exist, opening writes none. */
+  /** A run resumed from its ledger: its rows exist, opening writes none. */
   readonly resumed?: boolean;
 }
 
@@ -135,7 +135,7 @@ export type RunCommand =
       readonly replyTo: EventSink<BatchReply>;
     }
   | { readonly type: "ABORT"; readonly callId: string }
-  /** A call waits for approval (issue Q): make its request durable, then tell the run. */
+  /** A call waits for approval: make its request durable, then tell the run. */
   | ({ readonly type: "REQUEST_APPROVAL"; readonly timeoutMs: number } & ApprovalRequest)
   /** The call's wait ended (the batch says so): stop looking for its decision, tell the run. */
   | { readonly type: "APPROVAL_CLOSED"; readonly callId: string; readonly outcome: ApprovalOutcome };

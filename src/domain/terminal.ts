@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** The five ways a run can end (seed §2.1). Only `completed` may be phrased as done. */
+/** The five ways a run can end. Only `completed` may be phrased as done. */
 export const TerminalState = z.enum(["completed", "unverified", "incomplete", "failed", "cancelled"]);
 export type TerminalState = z.infer<typeof TerminalState>;
 

@@ -49,7 +49,7 @@ export function terminalTemplate(state: Exclude<TerminalState, "completed">, loc
   return TEMPLATES[locale][state];
 }
 
-// --- Channel progress (seed §2.3, §4 Phase 4) --------------------------------------------------
+// --- Channel progress --------------------------------------------------
 
 /**
  * Every progress message a channel shows opens with this marker: progress is rendered in an

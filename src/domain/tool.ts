@@ -47,7 +47,7 @@ export const PlannedCall = z.strictObject({
   problem: z.string().optional(),
   /** sha256 of the id the model sent, when it was unusable and replaced by `call.id`. */
   originalIdHash: z.string().optional(),
-  /** The call waits for a decision before it runs (issue Q): why, and how long it may wait. */
+  /** The call waits for a decision before it runs: why, and how long it may wait. */
   approval: z.strictObject({ reason: z.string(), timeoutMs: z.number().int().positive() }).optional(),
 });
 export type PlannedCall = z.infer<typeof PlannedCall>;

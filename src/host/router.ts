@@ -24,7 +24,7 @@ import { type RunTrace, traceDelivery } from "../services/observability/runRoots
 import { type Channel, ChannelSendError } from "./channels/Channel.js";
 
 /**
- * The channel router (seed §4 Phase 4): for every run it is attached to, one delivery actor per
+ * The channel router: for every run it is attached to, one delivery actor per
  * channel, fed with the run's LoopEvents (`handle.actor.on("*")`). The actors decide what reaches a
  * channel and when; the router only supplies their one effect (`sendMessage`: the channel adapter's
  * `send`), records every attempt in the delivery log (`agent_channel_deliveries`, never the run

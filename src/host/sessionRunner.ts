@@ -16,7 +16,7 @@ import {
   DEFAULT_CONTRACT_TABLES,
   resolveContract,
 } from "../services/contracts.js";
-import { recordHistoryLegacyFallback } from "../services/observability/metrics.js"; // [observability]
+import { recordHistoryLegacyFallback } from "../services/observability/metrics.js";
 import type { Provider } from "../services/providers/Provider.js";
 import { contextWindowFor, messageTokens, type TokenCounter, tokenCounterFor } from "../services/tokens.js";
 import { allowedToolNames } from "../services/tools/allowlist.js";
@@ -30,7 +30,7 @@ import {
 } from "../services/transcriptProjector.js";
 import { BASE_PROMPT } from "../services/workspace/prompt.js";
 
-/** The seed §3.3 flags that gate the new history reader. */
+/** The flags that gate the new history reader. */
 export interface SessionFlags {
   /** Read history from the canonical ledger (false: the old visible turns only). */
   readonly canonicalLedgerEnabled: boolean;
@@ -53,7 +53,7 @@ export interface SessionRunnerOptions {
   readonly tokenCounter?: TokenCounter;
 }
 
-/** Tools a skill's `tools:` list cannot take away: its own authoritative source (seed §4 Phase 6). */
+/** Tools a skill's `tools:` list cannot take away: its own authoritative source. */
 export const ALWAYS_ALLOWED_TOOLS: ReadonlyArray<string> = ["skill_load"];
 
 /** The system prompt a turn sends: `system` as given, the base prompt when absent, none for `false`. */
@@ -63,7 +63,7 @@ export function turnSystemPrompt(system: string | false | undefined): string | u
 }
 
 /**
- * The names a turn may call (seed §4 Phase 7): the caller's `allowedTools`, narrowed by the active
+ * The names a turn may call: the caller's `allowedTools`, narrowed by the active
  * skill's manifest `tools:` list when it has one. `undefined` = every tool of the run.
  */
 export function turnAllowedTools(
@@ -107,7 +107,7 @@ export interface TurnOptions {
   readonly memory?: ReadonlyArray<MemoryItem> | undefined;
   /** Aborting it cancels the turn's run. */
   readonly signal?: AbortSignal | undefined;
-  /** Issue Q: which calls of the turn wait for approval (see `StartRunOptions.approval`). */
+  /** which calls of the turn wait for approval (see `StartRunOptions.approval`). */
   readonly approval?: ApprovalPolicy | undefined;
 }
 
@@ -126,7 +126,7 @@ export interface TurnHandle extends RunHandle {
 }
 
 /**
- * Runs consecutive turns of a session (seed §4 Phase 5): resolves the contract, builds the
+ * Runs consecutive turns of a session: resolves the contract, builds the
  * context from the ledger (tool facts, not narration), starts the run actor, and dual-writes
  * the visible projection (user message + final text) to memory_turns.
  */
@@ -246,7 +246,7 @@ export class SessionRunner {
 
   async startTurn(options: TurnOptions): Promise<TurnHandle> {
     const history = await this.history(options.sessionId, options.provider, options.input, options);
-    if (history.legacyFallback) Effect.runSync(recordHistoryLegacyFallback()); // [observability]
+    if (history.legacyFallback) Effect.runSync(recordHistoryLegacyFallback());
     const skill = options.signals?.skill;
     const memory = options.memory ?? [];
     // The built-in `skill_load` names the skill it loaded in its receipt (`skillLoadedKind`).
@@ -275,7 +275,7 @@ export class SessionRunner {
     return { ...handle, history, settled };
   }
 
-  /** The visible projection for existing session lists and search (seed §3.3 dual-write). */
+  /** The visible projection for existing session lists and search. */
   private dualWrite(options: TurnOptions, result: AgentRunResult) {
     const metadata = {
       runId: result.runId,

@@ -15,7 +15,7 @@ import {
 import { finalMessage, type Locale, type LoopEvent, type ProgressInput, progressMessage } from "../domain/index.js";
 
 /**
- * The delivery policy of one run on one channel (seed §2.3, §4 Phase 4). The router spawns one
+ * The delivery policy of one run on one channel. The router spawns one
  * actor per (run, channel) and forwards the run's LoopEvents to it unchanged: they are this
  * machine's events. Pure: the one effect, sending a message, is the invoked `sendMessage` actor the
  * router provides; attempts are reported to the host as emitted `delivery_attempt` events (the

@@ -7,7 +7,7 @@ const sameInput = (a: CallFingerprint, b: CallFingerprint) =>
 const sameInputAndResult = (a: CallFingerprint, b: CallFingerprint) => sameInput(a, b) && a.resultHash === b.resultHash;
 
 /**
- * A doom loop (seed §4 Phase 2, OpenCode's DOOM_LOOP_THRESHOLD): the same tool with the same
+ * A doom loop: the same tool with the same
  * input `threshold` times in a row, whatever the results; or a cycle of 2–3 calls whose inputs
  * *and* results repeat three times (A,B,A,B,A,B) — the run is making no progress.
  */

@@ -6,7 +6,7 @@ export type SamplingPhase = "first" | "correction" | "continue";
 const AUTO: ToolChoice = { mode: "auto" };
 
 /**
- * The provider-neutral tool selection policy (seed §4 Phase 7, §10.2 Tier 1): only when the
+ * The provider-neutral tool selection policy: only when the
  * contract names required tools, the provider supports it, and this is the first step or the
  * correction turn, force the tool — `specific` for one required tool, `required` for several.
  * Never for `none` contracts; never a tool the run does not offer.

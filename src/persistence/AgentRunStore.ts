@@ -132,7 +132,7 @@ export interface RunLedgerRecord {
   readonly receipts: ReadonlyArray<ExecutionReceipt>;
 }
 
-/** The canonical run ledger (seed §3.2). Append-only; every write batch is one transaction. */
+/** The canonical run ledger. Append-only; every write batch is one transaction. */
 export interface AgentRunStoreShape {
   /** The run row and (in the same transaction) its first events, e.g. the user input. */
   readonly createRun: (run: NewRun, events?: ReadonlyArray<EventToAppend>) => Effect.Effect<void, LedgerError>;

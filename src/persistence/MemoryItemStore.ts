@@ -18,7 +18,7 @@ export interface StatusChange {
   readonly evidence?: Readonly<Record<string, JsonValue>>;
 }
 
-/** Long-term memory items with provenance (seed §4 Phase 6). Items are never deleted, only re-marked. */
+/** Long-term memory items with provenance. Items are never deleted, only re-marked. */
 export interface MemoryItemStoreShape {
   readonly add: (
     items: ReadonlyArray<Omit<MemoryItemInput, "id" | "createdAt"> & { id?: string }>,

@@ -4,10 +4,10 @@ import type { JsonValue, MemoryTurn } from "../domain/index.js";
 import { LedgerError } from "./AgentRunStore.js";
 import { DEFAULT_PAYLOAD_CAP_BYTES, sanitizeText } from "./payloadHygiene.js";
 
-/** A visible turn's content is redacted and capped like a ledger payload (issue N). */
+/** A visible turn's content is redacted and capped like a ledger payload. */
 export const MEMORY_TURN_CAP_BYTES = DEFAULT_PAYLOAD_CAP_BYTES;
 
-/** The source written on visible turns dual-written by agentloop (seed §3.3). */
+/** The source written on visible turns dual-written by agentloop. */
 export const AGENTLOOP_TURN_SOURCE = "agentloop";
 
 export interface NewMemoryTurn {

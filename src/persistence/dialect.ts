@@ -2,7 +2,7 @@ import type { SqlClient } from "@effect/sql";
 import type { Fragment } from "@effect/sql/Statement";
 
 /**
- * The few places where the ledger's SQL differs between SQLite and PostgreSQL (issue P). The
+ * The few places where the ledger's SQL differs between SQLite and PostgreSQL. The
  * store, recovery and the observability queries are written once over `SqlClient`; what they
  * cannot say portably comes from here, chosen by the client's own dialect.
  *

@@ -154,7 +154,7 @@ export const make = (
       const parked = yield* parkedRuns();
       for (const { run, verdict } of open) {
         if (!verdict.gone) continue;
-        // Waiting for a person is not interrupted work: the run stays open for a resume (issue Q).
+        // Waiting for a person is not interrupted work: the run stays open for a resume.
         if (parked.has(run.runId)) continue;
         // Recovery reads before it writes: another process's commit in between makes SQLite
         // refuse the write at once (SQLITE_BUSY_SNAPSHOT, which busy_timeout does not wait out),

@@ -3,7 +3,7 @@ import { Context, Effect, Layer, Stream } from "effect";
 import { OWNER_ENDED_CHANNEL } from "./runOwners.js";
 
 /**
- * What other runtimes on the same ledger announce (issue P): on PostgreSQL, an owner that shuts
+ * What other runtimes on the same ledger announce: on PostgreSQL, an owner that shuts
  * down NOTIFYs, and supervisors LISTENing react at once instead of at their next poll. SQLite has
  * no such channel: its stream never emits, and polling is all there is.
  */

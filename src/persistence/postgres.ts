@@ -7,7 +7,7 @@ import { LATEST_SCHEMA_VERSION, MIGRATIONS_TABLE } from "./migrations/index.js";
 import { pgMigrationLoader } from "./migrations/pg/index.js";
 
 /**
- * The ledger on PostgreSQL (issue P), reached through @effect/sql-pg's `PgClient` — the same
+ * The ledger on PostgreSQL, reached through @effect/sql-pg's `PgClient` — the same
  * `SqlClient` interface the SQLite ledger speaks, so the store, the writer and recovery are the
  * same code. A database is named by URL (`postgres://…` or `postgresql://…`); everything else
  * agentloop opens is a SQLite file.

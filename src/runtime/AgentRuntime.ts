@@ -50,7 +50,7 @@ export class AgentRuntime {
   /** The I/O of each run in flight, by run id: what the machine's actors call. */
   private readonly operations = new Map<string, RunOperations>();
   private readonly inFlight = new Map<string, InFlightRun>();
-  /** Tools approved with scope `session`, by session id (issue Q): this runtime's memory only. */
+  /** Tools approved with scope `session`, by session id: this runtime's memory only. */
   private readonly sessionGrants = new Map<string, Set<string>>();
   private disposal: Promise<void> | undefined;
   private machine: ReturnType<typeof provideRunMachine> | undefined;
@@ -77,12 +77,12 @@ export class AgentRuntime {
       Layer.mergeAll(
         memoryTurnStoreLayer,
         memoryServiceLayer.pipe(Layer.provideMerge(memoryItemStoreLayer)),
-        loggingLayer(config), // [observability]
-        config.tracing ?? Layer.empty, // [observability]
+        loggingLayer(config),
+        config.tracing ?? Layer.empty,
       ).pipe(Layer.provideMerge(layer)),
     );
     try {
-      await managed.runtime(); // [observability] built before the first startRun opens a root span synchronously
+      await managed.runtime(); // built before the first startRun opens a root span synchronously
       // A supervising runtime continues abandoned runs rather than closing them.
       const recovered =
         config.recoverOnStart === false || config.supervise
@@ -114,7 +114,7 @@ export class AgentRuntime {
     return this.managed.runPromise(effect);
   }
 
-  /** [observability] The process's metrics (Effect's registry) in Prometheus text exposition format. */
+  /** The process's metrics (Effect's registry) in Prometheus text exposition format. */
   metricsSnapshot(): string {
     return metricsText();
   }
@@ -135,7 +135,7 @@ export class AgentRuntime {
   }
 
   /**
-   * Continues a run a stopped process left open (issue P), from its ledger: takes the run's
+   * Continues a run a stopped process left open, from its ledger: takes the run's
    * lease (refused while another live runtime holds it), settles the calls that never reported —
    * re-running those of observe or idempotent tools, reporting the others to the model as
    * `side_effect_unknown` — and drives the run on to exactly one terminal state. The provider and
@@ -197,7 +197,7 @@ export class AgentRuntime {
     const tools = new Map(toolList.map((tool) => [tool.name, tool]));
     const allowedTools = new Set(options.allowedTools ?? tools.keys());
     const contract = options.contract ? parsedContract(options.contract) : NONE_CONTRACT;
-    // [observability] the run's root span; its trace id is the run's trace id unless the host chose one
+    // the run's root span; its trace id is the run's trace id unless the host chose one
     const observer = observeRun({
       runtime: this.managed,
       runId,
@@ -227,7 +227,7 @@ export class AgentRuntime {
       now: () => new Date().toISOString(),
       receiptVerification: this.config.receiptVerification ?? "enforce",
       claimJudge: this.config.claimJudge ?? false,
-      observer, // [observability]
+      observer,
       resumedAfter: resume?.resumedAfter,
       approval: options.approval ?? this.config.approval,
       approvalPollMs: this.config.approval?.pollMs,
@@ -396,7 +396,7 @@ export class AgentRuntime {
     this.stopSupervisor?.();
     const all = [...this.inFlight.values()];
     // A run waiting for approval is parked, not cancelled: its request is durable, the next
-    // runtime's recovery leaves it open, and `resumeRun` brings it back to the same wait (issue Q).
+    // runtime's recovery leaves it open, and `resumeRun` brings it back to the same wait.
     const parked = all.filter((run) => run.actor.getSnapshot().matches({ active: { approval: "awaitingApproval" } }));
     for (const run of parked) run.park();
     const runs = all.filter((run) => !parked.includes(run));

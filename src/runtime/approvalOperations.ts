@@ -10,7 +10,7 @@ import {
 import type { AnyToolDefinition } from "../services/tools/Tool.js";
 
 /**
- * The approval side of one run's I/O (issue Q): which planned calls must wait (the policy, less
+ * The approval side of one run's I/O: which planned calls must wait (the policy, less
  * the tools approved for the run or the session), the request row, and the decisions the ledger
  * holds for waiting calls. runOperations.ts folds these into the run's operations.
  */

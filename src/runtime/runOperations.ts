@@ -55,9 +55,9 @@ export interface RunWiring {
   readonly claimJudge?: boolean | undefined;
   /** Spans (children of the run's root span, when tracing is on), run logs and metric facts. */
   readonly observer?: RunObserver | undefined;
-  /** A resumed run (issue P): its rows exist up to this sequence, and OPEN writes nothing. */
+  /** A resumed run: its rows exist up to this sequence, and OPEN writes nothing. */
   readonly resumedAfter?: number | undefined;
-  /** Which calls wait for approval (issue Q), besides tools that require it themselves. */
+  /** Which calls wait for approval, besides tools that require it themselves. */
   readonly approval?: ApprovalPolicy | undefined;
   /** Tools approved for the whole session (scope `session`): shared by the session's runs. */
   readonly sessionGrants?: Set<string> | undefined;

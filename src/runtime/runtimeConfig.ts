@@ -48,10 +48,10 @@ export interface AgentRuntimeConfig {
   readonly retry?: RetryPolicy | undefined;
   readonly payloadCapBytes?: number | undefined;
   readonly locale?: Locale | undefined;
-  /** Rollout switch (seed §3.3): `observe` records verdicts but reports as `off`; default `enforce`. */
+  /** Rollout switch: `observe` records verdicts but reports as `off`; default `enforce`. */
   readonly receiptVerification?: ReceiptVerificationMode | undefined;
   /**
-   * Issue O: ask the run's provider, in one extra call, about the sentences of a `completed`
+   * ask the run's provider, in one extra call, about the sentences of a `completed`
    * answer the claim detector was unsure of; it can only add claims (never upgrade a run). Off by
    * default; counted in `agentloop_claim_judge_calls_total`.
    */
@@ -67,19 +67,18 @@ export interface AgentRuntimeConfig {
     | { readonly intervalMs?: number | undefined; readonly expiryMs?: number | undefined }
     | undefined;
   /**
-   * Issue P: how long a run's lease lasts without renewal and how often this runtime renews the
+   * how long a run's lease lasts without renewal and how often this runtime renews the
    * leases of the runs it drives (defaults 30 s and 5 s; the owner heartbeat is the same beat, and
    * this setting wins over `ownerHeartbeat`). Another runtime may take a run over once it lapses.
    */
   readonly lease?: { readonly durationMs?: number | undefined; readonly renewEveryMs?: number | undefined } | undefined;
   /**
-   * Issue P: continue runs whose owner is gone instead of closing them as failed/interrupted —
+   * continue runs whose owner is gone instead of closing them as failed/interrupted —
    * at start-up and then on every poll (default every 2 s; on PostgreSQL also as soon as an owner
    * announces its shutdown). Claims use the leases, so several supervising replicas never drive
    * one run twice. `onResumed` receives each run this runtime took over.
    */
   readonly supervise?: boolean | SupervisorSettings<RunHandle> | undefined;
-  // [observability] issue J
   /** Structured run logs: `json` (JSON lines on stderr, redacted) or `off` (default). */
   readonly logs?: LogMode | undefined;
   /** Receives the run logs instead of the JSON logger (redacted the same way); implies logging on. */
@@ -91,7 +90,7 @@ export interface AgentRuntimeConfig {
   /** XState's inspection API for every run actor (e.g. the Stately inspector): events, snapshots, actors. */
   readonly inspect?: ((event: InspectionEvent) => void) | undefined;
   /**
-   * Issue Q: which calls of every run wait for approval (a run's own `approval` replaces it), and
+   * which calls of every run wait for approval (a run's own `approval` replaces it), and
    * how often a waiting run reads the ledger for decisions made by other processes (default 250 ms).
    */
   readonly approval?: (ApprovalPolicy & { readonly pollMs?: number | undefined }) | undefined;
@@ -112,11 +111,11 @@ export interface StartRunOptions {
   readonly locale?: Locale | undefined;
   readonly runId?: string | undefined;
   readonly traceId?: string | undefined;
-  /** [observability] The host's span to hang the run's root span under (its trace id becomes the run's). */
+  /** The host's span to hang the run's root span under (its trace id becomes the run's). */
   readonly parentSpan?: Tracer.AnySpan | undefined;
   /** Aborting it cancels the run exactly like `actor.send({ type: "CANCEL" })`. */
   readonly signal?: AbortSignal | undefined;
-  /** Issue Q: which calls wait for approval (replaces the runtime's policy; tools' `requiresApproval` always counts). */
+  /** which calls wait for approval (replaces the runtime's policy; tools' `requiresApproval` always counts). */
   readonly approval?: ApprovalPolicy | undefined;
 }
 
@@ -183,13 +182,13 @@ export interface RunHandle {
   /** The run's root span and tracer when tracing is on (deliveries after the run join its tree). */
   readonly trace: RunTrace | undefined;
   /**
-   * Issue Q: approves a call that waits (`approval_requested`). The decision is a ledger row
+   * approves a call that waits (`approval_requested`). The decision is a ledger row
    * first (who, when, scope), then the call runs — with `arguments` instead of the model's, if
    * given (validated again). `run` / `session` scope: later calls of the tool in this run / this
    * session no longer ask. Rejects when the call has a decision already or has settled.
    */
   approve(callId: string, options?: ApproveOptions): Promise<void>;
-  /** Issue Q: denies a waiting call; it gets a `denied` receipt and the model is told, with `message`. */
+  /** denies a waiting call; it gets a `denied` receipt and the model is told, with `message`. */
   deny(callId: string, options?: DenyOptions): Promise<void>;
 }
 

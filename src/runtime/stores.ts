@@ -2,7 +2,7 @@ import { createStore } from "@xstate/store";
 import type { ContextMessage, RunStatus } from "../domain/index.js";
 
 /**
- * The current run's append-only in-memory transcript (seed §3.2 `transcript.py`): what the
+ * The current run's append-only in-memory transcript: what the
  * provider sees next. Only the run's actors append to it, after the matching ledger rows are
  * durable; hosts and UIs may subscribe.
  */

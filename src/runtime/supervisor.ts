@@ -8,7 +8,7 @@ import { planResume, type ResumePlan } from "../services/resumePlan.js";
 import type { AnyToolDefinition } from "../services/tools/Tool.js";
 
 /**
- * Taking runs over (issue P): the ledger side of a resume, and the supervisor that looks for
+ * Taking runs over: the ledger side of a resume, and the supervisor that looks for
  * runs to resume. The runtime drives what they hand it.
  */
 

@@ -3,7 +3,7 @@ import type { ToolKind } from "../domain/index.js";
 import type { Provider } from "./providers/Provider.js";
 
 /**
- * The optional, off-by-default second opinion on claims (issue O): one extra call to the run's own
+ * The optional, off-by-default second opinion on claims: one extra call to the run's own
  * provider, asking which of the sentences the rule-based detector was unsure about (its
  * `uncertainSentences` band) state that the assistant already did an action of this task. It can
  * only add claims — a run is never upgraded by it — and any failure of the call or of its answer
@@ -19,7 +19,7 @@ export type JudgeOutcome = "claims" | "no_claims" | "unparsable" | "provider_err
 
 /** Calls of the judge by outcome (Prometheus: `agentloop_claim_judge_calls_total`). */
 export const claimJudgeCalls = Metric.counter("agentloop_claim_judge_calls_total", {
-  description: "Calls of the model-judged claim detector (issue O), by outcome.",
+  description: "Calls of the model-judged claim detector, by outcome.",
   incremental: true,
 });
 

@@ -7,7 +7,7 @@ import { selfMarkedLine, statusLine } from "./claims/statusLines.js";
 import { assertionSentences, type Language } from "./claims/text.js";
 
 /**
- * A deterministic detector of action claims in a final answer (seed §2.2, §4 Phase 3): it only
+ * A deterministic detector of action claims in a final answer: it only
  * ever downgrades a run to `unverified`; it never triggers a tool.
  *
  * An answer claims an action when one of its assertions — code, quotations, questions and content

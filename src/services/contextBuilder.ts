@@ -4,7 +4,7 @@ import { outputExcerpt } from "./transcriptProjector.js";
 
 /**
  * Fits a conversation into a token budget without ever splitting an assistant tool-call message
- * from its results (seed §4 Phase 5, §6.2; OpenClaw's compaction bug, §10.2): messages are
+ * from its results: messages are
  * grouped atomically, older groups are compacted into one factual summary (receipt facts, not
  * narration) and then trimmed oldest-first, and the pairing repair runs again on the result.
  */
@@ -117,7 +117,7 @@ export interface ContextBuildInput {
   readonly history: ReadonlyArray<ContextMessage>;
   readonly budgetTokens: number;
   readonly counter: TokenCounter;
-  /** Runtime-owned system prompt (issue H builds it); placed first, never trimmed. */
+  /** Runtime-owned system prompt; placed first, never trimmed. */
   readonly system?: string;
   /** The skill catalog (name + description) — not the SKILL.md bodies, which `skill_load` returns on demand. */
   readonly skills?: ReadonlyArray<Pick<SkillManifest, "name" | "description">>;

@@ -11,7 +11,7 @@ import {
 } from "../domain/index.js";
 
 /**
- * Builds a run's CompletionContract from deterministic signals only (seed §4 Phase 3), in this
+ * Builds a run's CompletionContract from deterministic signals only, in this
  * precedence: explicit caller contract → explicit command → skill manifest → job type →
  * delivery request → `none`. It never looks at the words of the user's message and never runs
  * anything.
@@ -106,7 +106,7 @@ export function parseSkillManifest(markdown: string, fallbackName?: string): Ski
 export const skillLoadedKind = (name: string) => `skill_loaded:${name}`;
 
 /**
- * The memory conflict rule (seed §4 Phase 6): when active memory holds an external address
+ * The memory conflict rule: when active memory holds an external address
  * (URL, domain, network fact) and the run follows a skill, memory alone must not pick the
  * address — the run's contract then requires reading the authoritative source: a `skill_load`
  * of that very skill (receipt kind `skillLoadedKind(skill.name)`), not of any other skill.

@@ -58,7 +58,7 @@ export interface ResumeOptions {
   readonly defaultToolTimeoutMs: number;
   readonly now: string;
   /**
-   * The run's approvals (issue Q). A call that was waiting for approval — or was denied — never
+   * The run's approvals. A call that was waiting for approval — or was denied — never
    * started: it waits again (for what is left of its time; a decision already in the ledger
    * reaches it at once), whatever its tool.
    */

@@ -10,7 +10,7 @@ import type {
 import { redact } from "../persistence/payloadHygiene.js";
 
 /**
- * Ledger → provider-neutral ContextMessage[] for the next turn (seed §4 Phase 5, §10.2 Tier 1):
+ * Ledger → provider-neutral ContextMessage[] for the next turn:
  * the model sees its tool calls followed by their results — facts — rather than its own
  * narration. Every call gets exactly one result: a recorded one, or a synthetic one that says
  * what is known (never a fake success); orphan results are dropped, duplicates de-duplicated.

@@ -62,7 +62,7 @@ export function readClaims(answer: string): ClaimReading {
 }
 
 /**
- * Decides a text answer (seed §2.2, §4 Phase 3, §8): `completed` only when the receipts meet the
+ * Decides a text answer: `completed` only when the receipts meet the
  * contract and the text claims no action without a receipt; otherwise one correction turn, then
  * `unverified`. A provider without tool calling cannot produce evidence, so an evidence contract
  * ends `unverified` / `tool_calling_unsupported` without a correction. Reads an answer over the

@@ -9,7 +9,7 @@ import type { MessageSender } from "../../services/tools/builtin/sendMessage.js"
  * It is Promise-based, not an Effect, so a host can implement it without Effect. Two callers use it:
  *
  * - the router's delivery actors (one per run and channel), for progress and final messages;
- * - the `send_message` tool's DELIVER (issue H): `send` resolves with the channel's own id for the
+ * - the `send_message` tool's DELIVER: `send` resolves with the channel's own id for the
  *   message, which is what a DELIVER receipt needs as evidence (`message_id`). See
  *   `channelMessageSender`, which turns a channel into the tool's `MessageSender`.
  *

@@ -5,7 +5,7 @@ import { AgentRunStore } from "../../persistence/AgentRunStore.js";
 import type { RuntimeServices } from "../../runtime/AgentRuntime.js";
 
 /**
- * Server-sent events for web UIs (seed §2.3: a WebUI may show commentary and tool status):
+ * Server-sent events for web UIs:
  * `GET /runs/:runId/events` streams the run's LoopEvents, read FROM THE LEDGER, each with
  * `id: <ledger sequence>`. A client that reconnects with `Last-Event-ID` gets exactly the events of
  * the rows after that sequence: nothing lost, nothing twice. The stream follows new rows until the

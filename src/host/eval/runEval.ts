@@ -83,7 +83,7 @@ export interface EvalReport {
   readonly details?: ReadonlyArray<CaseDetail>;
 }
 
-/** Built-in tools, by name, for a case's temporary workspace (issue H adds them). */
+/** Built-in tools, by name, for a case's temporary workspace. */
 export interface EvalOptions {
   readonly builtinTool?: BuiltinToolFactory;
   /**
@@ -127,7 +127,7 @@ function matches(result: AgentRunResult, expected: Cassette["expect"], receipts:
 
 /**
  * A plain question: no contract beyond `none`, no signals, no tools, no cancellation, and a model
- * that answers once in text. These must complete (seed §9: plain-Q&A completion must not regress).
+ * that answers once in text. These must complete.
  */
 function isPlainQuestion(cassette: Cassette): boolean {
   const [only, ...rest] = cassette.model;

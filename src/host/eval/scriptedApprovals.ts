@@ -1,10 +1,10 @@
 import type { Cassette } from "../../domain/index.js";
 import type { RunHandle } from "../../runtime/AgentRuntime.js";
 
-/** Issue Q: a cassette's scripted decisions on the calls of its run that wait for approval. */
+/** a cassette's scripted decisions on the calls of its run that wait for approval. */
 
 /**
- * Makes the case's scripted decisions on `handle` as its calls ask for approval (issue Q). Each
+ * Makes the case's scripted decisions on `handle` as its calls ask for approval. Each
  * decision is used once, for the first request of its call id; a refused decision is reported.
  */
 export function scriptDecisions(handle: RunHandle, cassette: Cassette, failures: string[]): () => void {

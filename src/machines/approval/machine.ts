@@ -2,7 +2,7 @@ import { assign, setup } from "xstate";
 import type { ApprovalOutcome, HostApprovalDecision, JsonValue } from "../../domain/index.js";
 
 /**
- * One tool call's wait for approval (issue Q). The tool batch spawns one per call that needs
+ * One tool call's wait for approval. The tool batch spawns one per call that needs
  * approval; the call runs only after `approved`. A decision the host or another process made
  * arrives as DECIDED; nobody deciding within `timeoutMs` is `expired`; a cancelled run cancels the
  * wait. Every end is final and its output is the decision the call's receipt carries as evidence.

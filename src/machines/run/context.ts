@@ -27,9 +27,9 @@ export interface RunInput {
   readonly toolConcurrency: number;
   readonly locale: Locale;
   readonly capabilities: ProviderCapabilities;
-  /** Rollout switch (seed §3.3): `observe` records the verdict but reports as `off` would. */
+  /** Rollout switch: `observe` records the verdict but reports as `off` would. */
   readonly receiptVerification: ReceiptVerificationMode;
-  /** A run continued from its ledger after its process stopped (issue P): where it stood. */
+  /** A run continued from its ledger after its process stopped: where it stood. */
   readonly resume?: ResumePoint | undefined;
 }
 
@@ -48,7 +48,7 @@ export interface ResumePoint {
   readonly rerun: ReadonlyArray<PlannedCall>;
 }
 
-/** At most one correction turn per run (seed §4 Phase 3). */
+/** At most one correction turn per run. */
 export const MAX_CORRECTION_TURNS = 1;
 
 /** Ledger rows and the transcript messages that go with them. */
@@ -79,7 +79,7 @@ export interface RunContext extends RunInput {
   readonly samplingPhase: SamplingPhase;
   readonly verdict: Verdict | null;
   readonly outcome: Outcome | null;
-  /** Calls of the current step whose approval was asked for (issue Q): waiting, or settled. */
+  /** Calls of the current step whose approval was asked for: waiting, or settled. */
   readonly approvals: Readonly<Record<string, "waiting" | "settled">>;
 }
 

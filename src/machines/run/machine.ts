@@ -32,7 +32,7 @@ import {
 import { finalText, fingerprints } from "./records.js";
 
 /**
- * The run lifecycle (seed §2.1, §4 Phase 1–3): sample → act → record → repeat, until the run ends
+ * The run lifecycle: sample → act → record → repeat, until the run ends
  * in exactly one of five final states. The machine only decides: one I/O actor per run (`io`,
  * provided by the runtime) performs each command it sends and answers with a named event. Each
  * answer is turned into one decision by a pure function (decisions.ts) and raised, so transitions
@@ -42,7 +42,7 @@ import { finalText, fingerprints } from "./records.js";
  * A CANCEL while a ledger write or the tool batch is in flight is remembered in the
  * `cancellation` region and honoured when that work reports back (the batch is told at once).
  *
- * While calls of the tool step wait for approval (issue Q) the `approval` region is in
+ * While calls of the tool step wait for approval the `approval` region is in
  * `awaitingApproval`: entered when a call's request is durable (the host is told then, with
  * `approval_requested`), left when no call waits any more. Decisions go to the tool batch.
  */
@@ -81,7 +81,7 @@ export const runMachine = setup({
     outcomeCancelled: ({ context }) => context.outcome?.state === "cancelled",
     outcomeFailed: ({ context }) => context.outcome?.state === "failed",
     ledgerFailureNotDecided: ({ context }) => context.outcome?.reason !== "ledger_write_failed",
-    /** A resumed run whose last step left calls that may run again (issue P). */
+    /** A resumed run whose last step left calls that may run again. */
     resumedWithCallsToRerun: ({ context }) => context.callsRecorded && context.stepCalls.length > 0,
     /** A request that arrives after its call's wait already ended (a short expiry, a cancel) is not announced. */
     approvalStillOpen: ({ context, event }) =>

@@ -26,7 +26,7 @@ import {
  * deadline among the running calls, from the I/O actor's clock readings. The output lists the
  * settlements in call order, whatever order they completed in.
  *
- * A call that needs approval (issue Q) first waits in an `approval` actor of its own (spawned as
+ * A call that needs approval first waits in an `approval` actor of its own (spawned as
  * `approval-<index>`, see ../approval/machine.ts) and takes no slot while it waits: approved, it
  * runs like any other call (with the edited arguments, if any); denied, expired or cancelled, it
  * settles without running. The batch tells the I/O actor when a wait ends (APPROVAL_CLOSED), and it tells the run.

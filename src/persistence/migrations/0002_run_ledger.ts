@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql";
 import { Effect } from "effect";
 
 /**
- * The canonical run ledger (seed §3.2), with its invariants enforced by SQLite itself.
+ * The canonical run ledger, with its invariants enforced by SQLite itself.
  * Every RAISE message is `ledger:<reason>`; the store maps them onto LedgerError reasons.
  */
 export const LEDGER_DDL: ReadonlyArray<string> = [

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql";
 import { Effect } from "effect";
 
 /**
- * The channel delivery log (seed §4 Phase 4): one row per attempt to send one message of a run to
+ * The channel delivery log: one row per attempt to send one message of a run to
  * one channel. Kept apart from `agent_run_events`, which refuses rows after the terminal: a final is
  * delivered after it, and a delivery failure never changes the run. Append-only, like the ledger;
  * a message is `sent` at most once per channel (its idempotency key is unique among sent rows).

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql";
 import { Effect } from "effect";
 
 /**
- * Memory provenance (seed §4 Phase 6): forward-only columns on `memory_items`. Existing
+ * Memory provenance: forward-only columns on `memory_items`. Existing
  * `source = 'consolidation'` items — assistant assertions promoted by the old consolidator — are
  * kept but marked `legacy_unverified` (lower retrieval priority, never deleted).
  */

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql";
 import { Effect } from "effect";
 
 /**
- * Who drives each open run (issue N item 11), so that start-up recovery on a file shared by
+ * Who drives each open run, so that start-up recovery on a file shared by
  * several processes closes only the runs whose driver is gone. Forward-only: two new tables.
  *
  * - `agent_ledger_owners`: one row per runtime that opened the file for writing — process id,

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql";
 import { Effect } from "effect";
 
 /**
- * Run leases with fencing (issue P), for SQLite and PostgreSQL alike. Forward-only: one table,
+ * Run leases with fencing, for SQLite and PostgreSQL alike. Forward-only: one table,
  * one nullable column on the events and the receipts, and a fencing check on their inserts.
  *
  * - `run_leases`: who drives each open run (`owner_id`, a row of `agent_ledger_owners`), until

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql";
 import { Effect } from "effect";
 
 /**
- * Approval of tool calls (issue Q), for SQLite and PostgreSQL. Forward-only: one table, and the
+ * Approval of tool calls, for SQLite and PostgreSQL. Forward-only: one table, and the
  * receipts' status check widened to the two new statuses (`denied`, `expired`).
  *
  * - `agent_approvals`: a call's approval request (`requested`, written by the run before the host

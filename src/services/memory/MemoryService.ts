@@ -2,7 +2,7 @@ import { Context, Effect, Layer } from "effect";
 import type { MemoryItem } from "../../domain/index.js";
 import { AgentRunStore, type LedgerError } from "../../persistence/AgentRunStore.js";
 import { MemoryItemStore } from "../../persistence/MemoryItemStore.js";
-import { recordMemoryCandidates } from "../observability/metrics.js"; // [observability]
+import { recordMemoryCandidates } from "../observability/metrics.js";
 import { type ConsolidationPlan, type MemoryGateMode, planConsolidation } from "./consolidator.js";
 import { retrieveMemory } from "./retrieval.js";
 
@@ -13,7 +13,7 @@ export interface ConsolidationResult {
   readonly wouldBlock: number;
 }
 
-/** Memory with provenance (seed §4 Phase 6): consolidation after a run, retrieval before one. */
+/** Memory with provenance: consolidation after a run, retrieval before one. */
 export interface MemoryServiceShape {
   readonly consolidateRun: (
     runId: string,
@@ -56,7 +56,7 @@ export const memoryServiceLayer = Layer.effect(
         });
         if (item) promoted.push(item);
       }
-      yield* recordMemoryCandidates(created); // [observability]
+      yield* recordMemoryCandidates(created);
       return { created, promoted, wouldBlock: plan.create.filter((candidate) => candidate.gate).length };
     });
     return MemoryService.of({

@@ -8,7 +8,7 @@ import type {
 import type { RunLedgerRecord } from "../../persistence/AgentRunStore.js";
 import { addressesIn, type MemoryCandidate, userStatements } from "./extraction.js";
 
-/** Rollout switch of the memory gate (seed §7.3). */
+/** Rollout switch of the memory gate. */
 export type MemoryGateMode = "off" | "observe" | "enforce";
 
 export interface ConsolidationPlan {
@@ -165,7 +165,7 @@ const confirmedBy = (outputs: ReturnType<typeof authoritativeOutputs>, value: st
   outputs.find((output) => output.texts.some((haystack) => showsValue(haystack, value)));
 
 /**
- * Plans what a finished run adds to memory (seed §4 Phase 6). Reads the canonical transcript and
+ * Plans what a finished run adds to memory. Reads the canonical transcript and
  * receipts — never the assistant's text alone. Whitelisted candidates become active (verified);
  * everything else (URLs, domains, paths, commands, model inferences) is a pending candidate under
  * `enforce`; a pending item is promoted when a successful receipt of this run shows the same value.

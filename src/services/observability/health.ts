@@ -5,7 +5,7 @@ import { jsonText } from "../../persistence/dialect.js";
 import { type LedgerRunFacts, loadRunFacts } from "./ledgerMetrics.js";
 
 /**
- * The seed §7.2 alert conditions, computed from the ledger over a time window (runs that ended
+ * The alert conditions, computed from the ledger over a time window (runs that ended
  * in it): `agentloop health`. Each check is `ok` or `firing`, with the numbers behind it.
  */
 

@@ -3,7 +3,7 @@ import type { JsonValue } from "../../domain/index.js";
 import { redact, redactText } from "../../persistence/payloadHygiene.js";
 
 /**
- * Structured run logs (seed §4 Phase 0): JSON lines through Effect's Logger, every message and
+ * Structured run logs: JSON lines through Effect's Logger, every message and
  * annotation redacted the way the ledger redacts payloads. Off by default so CLI output stays
  * clean; `"json"` writes one JSON object per line to stderr; a host (or a test) can pass its own
  * Effect Logger instead, which gets the same redacted records.

@@ -2,7 +2,7 @@ import { Effect, Metric, MetricBoundaries } from "effect";
 import type { EvidenceMode, MemoryItem } from "../../domain/index.js";
 
 /**
- * The seed's §7.2 metrics (plus ledger write failures, terminal reasons and the run duration /
+ * The run metrics (plus ledger write failures, terminal reasons and the run duration /
  * steps histograms) as Effect Metrics. They live in Effect's process-global registry: every
  * runtime of the process adds to the same series, so readers compare deltas.
  *

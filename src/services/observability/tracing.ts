@@ -18,7 +18,7 @@ import type { RunTrace } from "./runRoots.js";
 import { SPAN } from "./spanNames.js";
 
 /**
- * Spans and run logs (seed §4 Phase 0). Every run gets a root span (`agent.run`) whose trace id
+ * Spans and run logs. Every run gets a root span (`agent.run`) whose trace id
  * is the run's trace id; the Effects behind the run machine's actors (provider calls, tool calls,
  * ledger writes) run as its children, whichever actor runs them, because each is given the root
  * as its parent. Attribute names follow the OpenTelemetry GenAI conventions where one exists

@@ -111,13 +111,13 @@ export interface ToolDefinition<Args = unknown> {
   readonly jsonSchema?: Readonly<Record<string, unknown>> | undefined;
   readonly timeoutMs?: number | undefined;
   /**
-   * Running the call twice has the effect of running it once (issue P). A resumed run re-runs a
+   * Running the call twice has the effect of running it once. A resumed run re-runs a
    * call whose outcome the crash left unknown only when this is true or the tool only observes;
    * any other such call is reported to the model as `side_effect_unknown` instead.
    */
   readonly idempotent?: boolean | undefined;
   /**
-   * Every call waits for a decision before it runs (issue Q); a string is the reason the host is
+   * Every call waits for a decision before it runs; a string is the reason the host is
    * shown. A run's `approval` policy can ask for more calls.
    */
   readonly requiresApproval?: boolean | string | undefined;

@@ -28,7 +28,7 @@ function permits(policy: ToolPolicy | undefined, tool: AnyToolDefinition): boole
 }
 
 /**
- * Which tools a run may see (seed §4 Phase 7): every layer must permit a tool. A denied tool is
+ * Which tools a run may see: every layer must permit a tool. A denied tool is
  * not offered to the model, and a call to it gets a `tool_not_allowed` receipt. Nothing here
  * looks at message text.
  */

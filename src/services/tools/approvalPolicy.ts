@@ -2,7 +2,7 @@ import type { JsonValue, ToolCall, ToolKind } from "../../domain/index.js";
 import type { AnyToolDefinition } from "./Tool.js";
 
 /**
- * Which calls need approval before they run (issue Q): a tool that says so itself
+ * Which calls need approval before they run: a tool that says so itself
  * (`requiresApproval`), or the run's policy — by kind, by name, or by a host function of the
  * call's arguments. A tool approved for the run or the session no longer asks.
  */

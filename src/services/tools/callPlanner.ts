@@ -12,7 +12,7 @@ export interface CallPlannerOptions {
   readonly defaultTimeoutMs: number;
   /** Call ids already used in this run: a repeated id is made unique so the ledger pairing holds. */
   readonly usedCallIds: Set<string>;
-  /** Why a runnable call must wait for approval first (issue Q), or undefined. */
+  /** Why a runnable call must wait for approval first, or undefined. */
   readonly approvalFor?: ((call: ToolCall, tool: AnyToolDefinition) => PlannedCall["approval"]) | undefined;
 }
 

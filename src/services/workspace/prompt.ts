@@ -20,7 +20,7 @@ function readWorkspaceFile(workspace: string, file: string): string | undefined 
 }
 
 /**
- * The runtime-owned base prompt (seed §4 Phase 7): the minimal evidence and terminal-state
+ * The runtime-owned base prompt: the minimal evidence and terminal-state
  * contract. The workspace cannot override it; its files come after it.
  */
 export const BASE_PROMPT = `You are an agent run by agentloop.
@@ -36,7 +36,7 @@ export const WORKSPACE_PROMPT_FILES = ["AGENTS.md", "SOUL.md", "USER.md"] as con
 export interface PromptParts {
   /** The skill catalog (name + description), after the workspace files. */
   readonly skills?: ReadonlyArray<Pick<SkillManifest, "name" | "description">>;
-  /** The memory section (issue I), last. */
+  /** The memory section, last. */
   readonly memory?: string;
 }
 

@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 /**
  * Default workspace files. Each carries a version marker so `workspace diff` can tell a
  * customised file from an old template; `workspace init` writes missing files only — a file
- * that exists is never overwritten (seed §1, §4 Phase 7).
+ * that exists is never overwritten.
  */
 export const TEMPLATE_VERSION = 1;
 

@@ -12,7 +12,7 @@ import runLedger from "./0002_run_ledger.js";
 import channelDeliveries from "./0003_channel_deliveries.js";
 
 /**
- * PostgreSQL's migrations (issue P): the same ids and names as SQLite's, so one schema version
+ * PostgreSQL's migrations: the same ids and names as SQLite's, so one schema version
  * means the same tables in both engines. Where the SQL is portable (0004 and 0006 to 0010 pick its
  * dialect itself) the migration is shared; 0005 only rewrote SQLite triggers that PostgreSQL's
  * 0002 already has in their final form.
