@@ -5,8 +5,8 @@ import { type ChannelRouter, makeRouter } from "../../src/host/router.js";
 import * as DeliveryLog from "../../src/persistence/DeliveryLog.js";
 import type { AgentRuntime } from "../../src/runtime/AgentRuntime.js";
 import { scriptedProvider } from "../../src/services/providers/scripted.js";
+import { startWebhookReceiver, type WebhookReceiver } from "../host/channels/webhookServer.js";
 import { readLedger, textStep, useRuntimeHarness } from "../support/runtimeHarness.js";
-import { startWebhookReceiver, type WebhookReceiver } from "./channels/webhookServer.js";
 
 /** The router delivering to a webhook on a loopback node:http server (issue G), on a real runtime. */
 

@@ -1,9 +1,9 @@
 import { Effect, Either } from "effect";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ProviderError } from "../../src/services/providers/Provider.js";
-import { DEFAULT_DEADLINE_MS } from "../../src/services/providers/transport.js";
-import { CASES, type CaseOptions, type ProviderCase, request } from "../support/fakeServers/cases.js";
-import { type FakeServer, type ScriptedReply, sseFrame } from "../support/fakeServers/shared.js";
+import type { ProviderError } from "../../../src/services/providers/Provider.js";
+import { DEFAULT_DEADLINE_MS } from "../../../src/services/providers/transport.js";
+import { CASES, type CaseOptions, type ProviderCase, request } from "../../support/fakeServers/cases.js";
+import { type FakeServer, type ScriptedReply, sseFrame } from "../../support/fakeServers/shared.js";
 
 /**
  * Issue N item 9: keep-alive chunks are not progress (they do not re-arm the idle timer), and

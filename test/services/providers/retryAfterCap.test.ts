@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@effect/vitest";
 import { Effect, Either, Fiber, TestClock } from "effect";
-import type { ModelResponse } from "../../src/domain/index.js";
-import { type Provider, ProviderError } from "../../src/services/providers/Provider.js";
-import { DEFAULT_RETRY_POLICY, withProviderRetry } from "../../src/services/providers/retry.js";
-import { finish, useRuntimeHarness } from "../support/runtimeHarness.js";
+import type { ModelResponse } from "../../../src/domain/index.js";
+import { type Provider, ProviderError } from "../../../src/services/providers/Provider.js";
+import { DEFAULT_RETRY_POLICY, withProviderRetry } from "../../../src/services/providers/retry.js";
+import { finish, useRuntimeHarness } from "../../support/runtimeHarness.js";
 
 /**
  * Issue N item 8: a server `retry-after` beyond the policy's `maxRetryAfterMs` (default 60 s) is

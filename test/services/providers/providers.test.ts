@@ -1,10 +1,10 @@
 import { Effect, Either } from "effect";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ModelResponse } from "../../src/domain/index.js";
-import type { ProviderError } from "../../src/services/providers/Provider.js";
-import { CASES, type CaseOptions, request } from "../support/fakeServers/cases.js";
-import { startOpenAIChatServer } from "../support/fakeServers/openaiChat.js";
-import { type FakeServer, sseFrame } from "../support/fakeServers/shared.js";
+import { ModelResponse } from "../../../src/domain/index.js";
+import type { ProviderError } from "../../../src/services/providers/Provider.js";
+import { CASES, type CaseOptions, request } from "../../support/fakeServers/cases.js";
+import { startOpenAIChatServer } from "../../support/fakeServers/openaiChat.js";
+import { type FakeServer, sseFrame } from "../../support/fakeServers/shared.js";
 
 /** Text and tool calls through each real SDK against its fake server, streamed and whole. */
 

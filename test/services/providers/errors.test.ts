@@ -1,11 +1,11 @@
 import { Effect, Either, Fiber } from "effect";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ProviderError } from "../../src/services/providers/Provider.js";
-import { anthropicStreamError } from "../support/fakeServers/anthropic.js";
-import { CASES, type CaseOptions, request } from "../support/fakeServers/cases.js";
-import { nullBody, wrongShapeStream } from "../support/fakeServers/malformed.js";
-import { failedResponseStream } from "../support/fakeServers/openaiResponses.js";
-import { type FakeServer, type ScriptedReply, sseFrame, statusReply } from "../support/fakeServers/shared.js";
+import type { ProviderError } from "../../../src/services/providers/Provider.js";
+import { anthropicStreamError } from "../../support/fakeServers/anthropic.js";
+import { CASES, type CaseOptions, request } from "../../support/fakeServers/cases.js";
+import { nullBody, wrongShapeStream } from "../../support/fakeServers/malformed.js";
+import { failedResponseStream } from "../../support/fakeServers/openaiResponses.js";
+import { type FakeServer, type ScriptedReply, sseFrame, statusReply } from "../../support/fakeServers/shared.js";
 
 /** HTTP failures, timeouts and cancellation through each real SDK, as ProviderError values. */
 

@@ -5,8 +5,8 @@ import {
   chatFinish,
   responsesFinish,
   ToolCallAssembler,
-} from "../../src/services/providers/streamAssembly.js";
-import { reasonForErrorKind, retryAfterMs } from "../../src/services/providers/transport.js";
+} from "../../../src/services/providers/streamAssembly.js";
+import { reasonForErrorKind, retryAfterMs } from "../../../src/services/providers/transport.js";
 
 /** The pure parts: finish-reason tables, retry hints, and assembly rules the wire tests do not reach. */
 

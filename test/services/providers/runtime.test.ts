@@ -1,12 +1,12 @@
 import { Effect } from "effect";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { CompletionContractInput } from "../../src/domain/index.js";
-import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
-import type { AgentRuntime } from "../../src/runtime/AgentRuntime.js";
-import { CASES } from "../support/fakeServers/cases.js";
-import { deepArgumentsReply, nullBody, wrongShapeStream } from "../support/fakeServers/malformed.js";
-import { type FakeServer, statusReply } from "../support/fakeServers/shared.js";
-import { ledgerViolations, lookupTool, readLedger, useRuntimeHarness } from "../support/runtimeHarness.js";
+import type { CompletionContractInput } from "../../../src/domain/index.js";
+import { AgentRunStore } from "../../../src/persistence/AgentRunStore.js";
+import type { AgentRuntime } from "../../../src/runtime/AgentRuntime.js";
+import { CASES } from "../../support/fakeServers/cases.js";
+import { deepArgumentsReply, nullBody, wrongShapeStream } from "../../support/fakeServers/malformed.js";
+import { type FakeServer, statusReply } from "../../support/fakeServers/shared.js";
+import { ledgerViolations, lookupTool, readLedger, useRuntimeHarness } from "../../support/runtimeHarness.js";
 
 /**
  * The real providers inside the real runtime (retries from `withProviderRetry`, FAST_RETRY:

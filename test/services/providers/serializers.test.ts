@@ -2,13 +2,16 @@ import Anthropic from "@anthropic-ai/sdk";
 import { Effect, Either } from "effect";
 import OpenAI from "openai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ContextMessage, ToolChoice } from "../../src/domain/index.js";
-import { EARLIER_TURNS_LEFT_OUT, toAnthropicConversation } from "../../src/services/providers/serializers/anthropic.js";
-import { toChatMessages } from "../../src/services/providers/serializers/openaiChat.js";
-import { toResponsesInput } from "../../src/services/providers/serializers/openaiResponses.js";
-import { API_KEY, CASES, type ProviderCase, request } from "../support/fakeServers/cases.js";
-import type { FakeServer } from "../support/fakeServers/shared.js";
-import { lookupTool, useRuntimeHarness } from "../support/runtimeHarness.js";
+import type { ContextMessage, ToolChoice } from "../../../src/domain/index.js";
+import {
+  EARLIER_TURNS_LEFT_OUT,
+  toAnthropicConversation,
+} from "../../../src/services/providers/serializers/anthropic.js";
+import { toChatMessages } from "../../../src/services/providers/serializers/openaiChat.js";
+import { toResponsesInput } from "../../../src/services/providers/serializers/openaiResponses.js";
+import { API_KEY, CASES, type ProviderCase, request } from "../../support/fakeServers/cases.js";
+import type { FakeServer } from "../../support/fakeServers/shared.js";
+import { lookupTool, useRuntimeHarness } from "../../support/runtimeHarness.js";
 
 /**
  * The serializers, proven by sending through the real SDKs to servers that validate pairing the

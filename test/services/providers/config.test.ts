@@ -5,7 +5,7 @@ import {
   makeProvider,
   ProviderConfigError,
   resolveProviderConfig,
-} from "../../src/services/providers/config.js";
+} from "../../../src/services/providers/config.js";
 
 /** Choosing the provider, model, endpoint and key from options and the environment. */
 

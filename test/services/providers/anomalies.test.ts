@@ -1,10 +1,10 @@
 import { Effect, Either } from "effect";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ModelResponse } from "../../src/domain/index.js";
-import { MAX_ARGUMENT_DEPTH } from "../../src/services/providers/streamAssembly.js";
-import { CASES, request } from "../support/fakeServers/cases.js";
-import { deepArgumentsReply, deepJson } from "../support/fakeServers/malformed.js";
-import type { FakeServer, ScriptedReply } from "../support/fakeServers/shared.js";
+import type { ModelResponse } from "../../../src/domain/index.js";
+import { MAX_ARGUMENT_DEPTH } from "../../../src/services/providers/streamAssembly.js";
+import { CASES, request } from "../../support/fakeServers/cases.js";
+import { deepArgumentsReply, deepJson } from "../../support/fakeServers/malformed.js";
+import type { FakeServer, ScriptedReply } from "../../support/fakeServers/shared.js";
 
 /** Every protocol irregularity each adapter must name (ledger: provider_anomaly), per wire protocol. */
 
