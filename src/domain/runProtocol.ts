@@ -76,6 +76,32 @@ export interface Verdict {
   readonly correction?: string | undefined;
 }
 
+/**
+ * What the ledger says of a run that was interrupted: its step, its receipts and call log, its
+ * correction and repair counts, the last durable row, and the calls of its last step whose
+ * tool_call rows are durable but that never reported and may run now (never started, or
+ * uncertain but observe or idempotent). Calls that may not were given `cancelled` receipts
+ * (`side_effect_unknown`) before the run resumed.
+ */
+export interface ResumePoint {
+  readonly step: number;
+  readonly lastSequence: number;
+  readonly receipts: ReadonlyArray<ExecutionReceipt>;
+  readonly callLog: ReadonlyArray<CallFingerprint>;
+  readonly protocolRepairs: number;
+  readonly correctionTurns: number;
+  readonly rerun: ReadonlyArray<PlannedCall>;
+}
+
+/**
+ * Rows are numbered from the last durable one, which the run machine keeps: each write command
+ * carries it (`after`) and each write's answer brings the new one back (`lastSequence`), so the
+ * numbering is data the machine owns rather than state hidden in the I/O.
+ */
+export interface AfterSequence {
+  readonly after: number;
+}
+
 export interface OpenRunInput {
   readonly runId: string;
   readonly sessionId: string;
@@ -117,15 +143,15 @@ export interface EventSink<E> {
 
 /** What the run machine (and its tool batch) ask the I/O actor to do. */
 export type RunCommand =
-  | ({ readonly type: "OPEN" } & OpenRunInput)
+  | ({ readonly type: "OPEN" } & OpenRunInput & AfterSequence)
   | { readonly type: "SAMPLE"; readonly step: number; readonly toolChoice: ToolChoice }
   /** Leaving `sampling` before the answer came: interrupt the provider call. */
   | { readonly type: "STOP_SAMPLE" }
-  | ({ readonly type: "RECORD_CALLS" } & LedgerWriteInput)
-  | ({ readonly type: "RECORD_TURN" } & LedgerWriteInput)
-  | ({ readonly type: "RECORD_RESULTS" } & ToolResultsInput)
+  | ({ readonly type: "RECORD_CALLS" } & LedgerWriteInput & AfterSequence)
+  | ({ readonly type: "RECORD_TURN" } & LedgerWriteInput & AfterSequence)
+  | ({ readonly type: "RECORD_RESULTS" } & ToolResultsInput & AfterSequence)
   | ({ readonly type: "VERIFY" } & VerifyInput)
-  | ({ readonly type: "FINISH" } & FinishRunInput)
+  | ({ readonly type: "FINISH" } & FinishRunInput & AfterSequence)
   | {
       readonly type: "EXECUTE";
       readonly runId: string;
@@ -142,12 +168,13 @@ export type RunCommand =
 
 /** The I/O actor's answers to the run machine. Expected failures are answers too. */
 export type RunReply =
-  | { readonly type: "OPENED" }
+  | { readonly type: "OPENED"; readonly lastSequence: number }
   | { readonly type: "SAMPLED"; readonly outcome: SampleOutcome }
-  | { readonly type: "CALLS_RECORDED" }
-  | { readonly type: "TURN_RECORDED" }
+  | { readonly type: "CALLS_RECORDED"; readonly lastSequence: number }
+  | { readonly type: "TURN_RECORDED"; readonly lastSequence: number }
   | {
       readonly type: "RESULTS_RECORDED";
+      readonly lastSequence: number;
       readonly receipts: ReadonlyArray<ExecutionReceipt>;
       /** sha256 of each result's output, in call order (for the no-progress detector). */
       readonly resultHashes: ReadonlyArray<string>;

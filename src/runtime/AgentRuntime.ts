@@ -1,8 +1,5 @@
-import { randomUUID } from "node:crypto";
-import { Cause, Effect, Layer, ManagedRuntime } from "effect";
-import { createActor } from "xstate";
-import { type AgentRunResult, HostApprovalDecision, type LoopEvent, NONE_CONTRACT } from "../domain/index.js";
-import type { ResumePoint } from "../machines/run/context.js";
+import { Effect, Layer, ManagedRuntime } from "effect";
+import { HostApprovalDecision } from "../domain/index.js";
 import type { RecoveredRun } from "../persistence/AgentRunStore.js";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
 import { recordApprovalDecision } from "../persistence/approvals.js";
@@ -13,13 +10,10 @@ import { layer as memoryTurnStoreLayer } from "../persistence/MemoryTurnStore.js
 import { memoryServiceLayer } from "../services/memory/MemoryService.js";
 import { loggingEnabled, loggingLayer } from "../services/observability/logging.js";
 import { metricsText } from "../services/observability/prometheus.js";
-import { observeRun } from "../services/observability/tracing.js";
 import { type EndedStrayProcess, endStrayToolProcesses } from "../services/processes/processLedger.js";
-import { DEFAULT_RETRY_POLICY } from "../services/providers/retry.js";
 import { DEFAULT_TOOL_TIMEOUT_MS } from "../services/tools/callPlanner.js";
-import { EventStream } from "./eventStream.js";
-import { provideRunMachine } from "./runIO.js";
-import { type RunOperations, runOperations } from "./runOperations.js";
+import { openRunSession, type RunSession, type RunSessionHost, type RunSessionOptions } from "./runSession.js";
+import { providerOf, type RunSettings, resolveRunSettings, toolsOf } from "./runSettings.js";
 import type {
   AgentRuntimeConfig,
   LedgerReader,
@@ -28,10 +22,17 @@ import type {
   RuntimeServices,
   StartRunOptions,
 } from "./runtimeConfig.js";
-import { DEFAULT_SHUTDOWN_TIMEOUT_MS, type InFlightRun, ownerSettings, parsedContract } from "./runtimeConfig.js";
-import { runView } from "./runView.js";
-import { makeRunRegistry, makeTranscriptStore, type RunRegistry } from "./stores.js";
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS, ownerSettings } from "./runtimeConfig.js";
+import { makeRunRegistry, type RunRegistry } from "./stores.js";
 import { type SupervisorSettings, startSupervisor, takeOverRun } from "./supervisor.js";
+
+/** Why the ledger refused a host's decision, in the host's words. */
+const DECISION_REFUSED: Readonly<Record<string, string>> = {
+  already_decided: "it has a decision already",
+  decision_without_request: "no such call waits for approval",
+  call_already_settled: "the call has settled already",
+  run_not_running: "the run has ended",
+};
 
 export type {
   AgentRuntimeConfig,
@@ -47,13 +48,11 @@ export type {
 /** The composed runtime: one ManagedRuntime over the ledger layer, many concurrent run actors. */
 export class AgentRuntime {
   readonly registry: RunRegistry = makeRunRegistry();
-  /** The I/O of each run in flight, by run id: what the machine's actors call. */
-  private readonly operations = new Map<string, RunOperations>();
-  private readonly inFlight = new Map<string, InFlightRun>();
+  /** The runs in flight on this runtime, each one scoped session. */
+  private readonly sessions = new Map<string, RunSession>();
   /** Tools approved with scope `session`, by session id: this runtime's memory only. */
   private readonly sessionGrants = new Map<string, Set<string>>();
   private disposal: Promise<void> | undefined;
-  private machine: ReturnType<typeof provideRunMachine> | undefined;
 
   private constructor(
     private readonly config: AgentRuntimeConfig,
@@ -131,7 +130,7 @@ export class AgentRuntime {
   };
 
   startRun(options: StartRunOptions): RunHandle {
-    return this.launch(options);
+    return this.open(resolveRunSettings(this.config, options), options).handle;
   }
 
   /**
@@ -144,226 +143,67 @@ export class AgentRuntime {
    */
   async resumeRun(runId: string, options: ResumeRunOptions = {}): Promise<RunHandle> {
     if (this.disposal) throw new Error("this AgentRuntime is disposed: resume runs on a new one");
-    if (this.inFlight.has(runId)) throw new Error(`run ${runId} is already in flight on this runtime`);
-    const provider = options.provider ?? this.config.provider;
-    if (!provider) throw new Error("resumeRun needs a provider: pass one in the runtime config or the options");
-    const toolList = options.tools ?? this.config.tools ?? [];
-    const tools = new Map(toolList.map((tool) => [tool.name, tool]));
-    const defaultToolTimeoutMs = this.config.defaultToolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
-    const plan = await this.run(
+    if (this.sessions.has(runId)) throw new Error(`run ${runId} is already in flight on this runtime`);
+    providerOf(this.config, options, "resumeRun");
+    const { tools } = toolsOf(this.config, options);
+    const { run, plan } = await this.run(
       takeOverRun(runId, {
         tools,
-        defaultToolTimeoutMs,
+        defaultToolTimeoutMs: this.config.defaultToolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
         force: options.force === true,
         skipLocked: options.skipLocked === true,
       }),
     );
-    return this.launch(
-      {
-        sessionId: plan.run.sessionId,
-        input: plan.plan.input,
-        contract: plan.run.contract,
-        tools: toolList,
-        allowedTools: options.allowedTools,
-        provider,
-        history: [...(options.history ?? []), ...plan.plan.transcript],
-        maxSteps: options.maxSteps,
-        locale: options.locale,
-        runId,
-        traceId: plan.run.traceId ?? undefined,
-        signal: options.signal,
-        approval: options.approval,
-      },
-      {
-        resumedAfter: plan.plan.lastSequence,
-        point: {
-          step: plan.plan.step,
-          receipts: plan.plan.receipts,
-          callLog: plan.plan.callLog,
-          protocolRepairs: plan.plan.protocolRepairs,
-          correctionTurns: plan.plan.correctionTurns,
-          rerun: plan.plan.rerun,
-        },
-      },
-    );
+    const settings = resolveRunSettings(this.config, {
+      ...options,
+      runId,
+      sessionId: run.sessionId,
+      input: plan.input,
+      contract: run.contract,
+      history: [...(options.history ?? []), ...plan.transcript],
+    });
+    return this.open(settings, { traceId: run.traceId ?? undefined, signal: options.signal, resume: plan.point })
+      .handle;
   }
 
-  private launch(options: StartRunOptions, resume?: { resumedAfter: number; point: ResumePoint }): RunHandle {
+  private open(settings: RunSettings, options: RunSessionOptions): RunSession {
     if (this.disposal) throw new Error("this AgentRuntime is disposed: start runs on a new one");
-    const provider = options.provider ?? this.config.provider;
-    if (!provider) throw new Error("startRun needs a provider: pass one in the runtime config or the run options");
-    const runId = options.runId ?? `run_${randomUUID()}`;
-    const toolList = options.tools ?? this.config.tools ?? [];
-    const tools = new Map(toolList.map((tool) => [tool.name, tool]));
-    const allowedTools = new Set(options.allowedTools ?? tools.keys());
-    const contract = options.contract ? parsedContract(options.contract) : NONE_CONTRACT;
-    // the run's root span; its trace id is the run's trace id unless the host chose one
-    const observer = observeRun({
-      runtime: this.managed,
-      runId,
-      sessionId: options.sessionId,
-      traceId: options.traceId,
-      parentSpan: options.parentSpan,
-      provider,
-      contract,
-      history: options.history ?? [],
-      toolsOffered: provider.capabilities.toolCalling
-        ? toolList.filter((t) => allowedTools.has(t.name)).map((t) => t.name)
-        : [],
-      logging: loggingEnabled(this.config),
-      tracing: this.config.tracing !== undefined || options.parentSpan !== undefined,
-    });
-    const traceId = observer.traceId;
-    const transcript = makeTranscriptStore(options.history ?? []);
-
-    const operations = runOperations({
-      runId,
-      provider,
-      tools,
-      allowedTools,
-      transcript,
-      retry: this.config.retry ?? DEFAULT_RETRY_POLICY,
-      defaultToolTimeoutMs: this.config.defaultToolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
-      now: () => new Date().toISOString(),
-      receiptVerification: this.config.receiptVerification ?? "enforce",
-      claimJudge: this.config.claimJudge ?? false,
-      observer,
-      resumedAfter: resume?.resumedAfter,
-      approval: options.approval ?? this.config.approval,
-      approvalPollMs: this.config.approval?.pollMs,
-      payloadCapBytes: this.config.payloadCapBytes,
-      sessionGrants: this.sessionGrantsOf(options.sessionId),
-    });
-    this.operations.set(runId, operations);
-    this.machine ??= provideRunMachine(this.managed, (id) => {
-      const operations = this.operations.get(id);
-      if (!operations) throw new Error(`no run ${id} in flight on this runtime`);
-      return operations;
-    });
-    const actor = createActor(this.machine, {
-      id: runId,
-      ...(this.config.inspect ? { inspect: this.config.inspect } : {}),
-      input: {
-        runId,
-        traceId,
-        sessionId: options.sessionId,
-        input: options.input,
-        contract,
-        toolKinds: Object.fromEntries(toolList.map((tool) => [tool.name, tool.kind])),
-        maxSteps: options.maxSteps ?? this.config.maxSteps ?? 24,
-        doomLoopThreshold: this.config.doomLoopThreshold ?? 3,
-        maxProtocolRepairs: this.config.maxProtocolRepairs ?? 1,
-        toolConcurrency: Math.max(1, Math.floor(this.config.toolConcurrency ?? 4)),
-        locale: options.locale ?? this.config.locale ?? "en",
-        capabilities: provider.capabilities,
-        receiptVerification: this.config.receiptVerification ?? "enforce",
-        ...(resume
-          ? {
-              resume: { ...resume.point, rerun: resume.point.rerun.map((planned) => operations.withApproval(planned)) },
-            }
-          : {}),
-      },
-    });
-
-    const events = new EventStream<LoopEvent>();
-    actor.on("*", (event) => {
-      events.push(event as LoopEvent);
-      if (event.type === "done") events.close();
-    });
-    const cancel = () => actor.send({ type: "CANCEL" });
-    const { signal } = options;
-    signal?.addEventListener("abort", cancel, { once: true });
-    // Resolves when the run reaches its final state. A run parked by `dispose()` while it waits
-    // for approval never does on this runtime: its ledger keeps it open for a resume.
-    const reachedEnd = new Promise<AgentRunResult>((resolve, reject) => {
-      actor.subscribe({
-        complete: () => {
-          const snapshot = actor.getSnapshot();
-          if (snapshot.status === "done") resolve(snapshot.output);
-        },
-        error: reject,
-      });
-    });
-    const result = observer.ended(reachedEnd).finally(() => {
-      signal?.removeEventListener("abort", cancel);
-      this.operations.delete(runId);
-      this.inFlight.delete(runId);
-      events.close();
-      this.registry.trigger.ended({ runId });
-    });
-    const park = () => {
-      actor.stop();
-      signal?.removeEventListener("abort", cancel);
-      this.operations.delete(runId);
-      this.inFlight.delete(runId);
-      events.close();
-      this.registry.trigger.ended({ runId });
-    };
-    this.inFlight.set(runId, { actor, result, park });
-    this.registry.trigger.started({
-      run: { runId, traceId, sessionId: options.sessionId, startedAt: new Date().toISOString(), status: "running" },
-    });
-    actor.start();
-    if (signal?.aborted) cancel();
-    const decide = (callId: string, decision: HostApprovalDecision) => this.decide(runId, callId, decision);
-    return {
-      runId,
-      traceId,
-      actor: runView(actor),
-      events,
-      result,
-      transcript,
-      cancel,
-      trace: observer.trace,
-      approve: (callId, approveOptions = {}) =>
-        decide(callId, {
-          decision: "approved",
-          scope: approveOptions.scope ?? "once",
-          ...(approveOptions.arguments !== undefined ? { arguments: approveOptions.arguments } : {}),
-          decidedBy: approveOptions.decidedBy ?? "host",
-          decidedAt: new Date().toISOString(),
-        }),
-      deny: (callId, denyOptions = {}) =>
-        decide(callId, {
-          decision: "denied",
-          message: denyOptions.message ?? "",
-          decidedBy: denyOptions.decidedBy ?? "host",
-          decidedAt: new Date().toISOString(),
-        }),
-    };
+    const session = openRunSession(settings, this.sessionHost(settings.sessionId), options);
+    this.sessions.set(session.runId, session);
+    return session;
   }
 
-  private sessionGrantsOf(sessionId: string): Set<string> {
+  private sessionHost(sessionId: string): RunSessionHost {
     let grants = this.sessionGrants.get(sessionId);
     if (!grants) {
       grants = new Set();
       this.sessionGrants.set(sessionId, grants);
     }
-    return grants;
+    return {
+      managed: this.managed,
+      registry: this.registry,
+      sessionGrants: grants,
+      logging: loggingEnabled(this.config),
+      tracing: this.config.tracing !== undefined,
+      inspect: this.config.inspect,
+      decide: (runId, callId, decision) => this.recordDecision(runId, callId, decision),
+      closed: (runId) => this.sessions.delete(runId),
+    };
   }
 
-  /** The decision lands in the ledger first; then the run in flight hears of it at once (not at its next poll). */
-  private async decide(runId: string, callId: string, input: HostApprovalDecision): Promise<void> {
+  /** The decision lands in the ledger first; the run in flight then hears of it at once (not at its next poll). */
+  private async recordDecision(runId: string, callId: string, input: HostApprovalDecision) {
     const parsed = HostApprovalDecision.safeParse(input);
     if (!parsed.success) throw new Error(`invalid approval decision: ${parsed.error.issues[0]?.message ?? "?"}`);
     const decision = parsed.data;
-    const exit = await this.managed.runPromiseExit(recordApprovalDecision(runId, callId, decision));
-    if (exit._tag === "Failure") {
-      const error = Cause.squash(exit.cause) as { reason?: string; message?: string };
-      const why =
-        error.reason === "already_decided"
-          ? "it has a decision already"
-          : error.reason === "decision_without_request"
-            ? "no such call waits for approval"
-            : error.reason === "call_already_settled"
-              ? "the call has settled already"
-              : error.reason === "run_not_running"
-                ? "the run has ended"
-                : (error.message ?? "the ledger refused the decision");
-      throw new Error(`cannot ${decision.decision === "approved" ? "approve" : "deny"} ${callId} of ${runId}: ${why}`);
+    const outcome = await this.run(Effect.either(recordApprovalDecision(runId, callId, decision)));
+    if (outcome._tag === "Left") {
+      const verb = decision.decision === "approved" ? "approve" : "deny";
+      throw new Error(
+        `cannot ${verb} ${callId} of ${runId}: ${DECISION_REFUSED[outcome.left.reason] ?? outcome.left.message}`,
+      );
     }
-    this.operations.get(runId)?.noteDecision(exit.value.toolName, decision);
-    this.inFlight.get(runId)?.actor.send({ type: "APPROVAL_DECIDED", callId, decision });
+    return { toolName: outcome.right.toolName };
   }
 
   /**
@@ -384,30 +224,30 @@ export class AgentRuntime {
   private supervise(settings: SupervisorSettings<RunHandle>): void {
     this.stopSupervisor = startSupervisor(settings, {
       managed: this.managed,
-      inFlight: (runId) => this.inFlight.has(runId),
+      inFlight: (runId) => this.sessions.has(runId),
       disposed: () => this.disposal !== undefined,
       resume: (runId) => this.resumeRun(runId, { skipLocked: true }),
     });
   }
 
-  private stopSupervisor: (() => void) | undefined;
+  private stopSupervisor: (() => Promise<void>) | undefined;
 
   private async shutdown(): Promise<void> {
-    this.stopSupervisor?.();
-    const all = [...this.inFlight.values()];
+    await this.stopSupervisor?.();
+    const all = [...this.sessions.values()];
     // A run waiting for approval is parked, not cancelled: its request is durable, the next
     // runtime's recovery leaves it open, and `resumeRun` brings it back to the same wait.
-    const parked = all.filter((run) => run.actor.getSnapshot().matches({ active: { approval: "awaitingApproval" } }));
-    for (const run of parked) run.park();
-    const runs = all.filter((run) => !parked.includes(run));
-    for (const run of runs) run.actor.send({ type: "CANCEL" });
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const deadline = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, this.config.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
-    });
-    await Promise.race([Promise.allSettled(runs.map((run) => run.result)), deadline]);
-    clearTimeout(timer);
-    for (const run of runs) run.actor.stop();
+    const parked = all.filter((session) => session.waitingForApproval());
+    await Promise.all(parked.map((session) => session.close()));
+    const runs = all.filter((session) => !parked.includes(session));
+    for (const session of runs) session.handle.cancel();
+    await this.managed.runPromise(
+      Effect.promise(() => Promise.allSettled(runs.map((session) => session.handle.result))).pipe(
+        Effect.timeout(this.config.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS),
+        Effect.ignore,
+      ),
+    );
+    await Promise.all(runs.map((session) => session.close()));
     await this.managed.dispose();
   }
 }

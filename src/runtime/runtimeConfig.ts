@@ -1,6 +1,6 @@
 import type { SqlClient } from "@effect/sql";
 import type { Layer, Logger, Tracer } from "effect";
-import type { Actor, InspectionEvent } from "xstate";
+import type { InspectionEvent } from "xstate";
 import {
   type AgentRunResult,
   type ApprovalScope,
@@ -15,7 +15,6 @@ import {
   type ReceiptVerificationMode,
   type RunRecord,
 } from "../domain/index.js";
-import type { runMachine } from "../machines/run/machine.js";
 import type { AgentRunStore, RunListFilter } from "../persistence/AgentRunStore.js";
 import type { LedgerSignals } from "../persistence/ledgerSignals.js";
 import type { MemoryItemStore } from "../persistence/MemoryItemStore.js";
@@ -131,8 +130,6 @@ export interface ResumeRunOptions
   readonly skipLocked?: boolean | undefined;
 }
 
-export type RunActor = Actor<typeof runMachine>;
-
 /** Parsed contracts by the object a host passed: hosts reuse one contract object for many runs. */
 const contracts = new WeakMap<CompletionContractInput, CompletionContract>();
 export function parsedContract(input: CompletionContractInput): CompletionContract {
@@ -214,11 +211,5 @@ export interface LedgerReader {
   findRunByTrace(traceId: string): Promise<RunRecord | undefined>;
 }
 
-export interface InFlightRun {
-  readonly actor: RunActor;
-  readonly result: Promise<AgentRunResult>;
-  /** Stops the run without ending it (it waits for approval; `dispose()` parks it). */
-  readonly park: () => void;
-}
 
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;

@@ -1,4 +1,4 @@
-import { Effect, FiberId, type ManagedRuntime, Stream } from "effect";
+import { Effect, Fiber, type ManagedRuntime, Queue, Schedule, Stream } from "effect";
 import type { RunRecord } from "../domain/index.js";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
 import { listApprovals } from "../persistence/approvals.js";
@@ -74,39 +74,36 @@ export interface SupervisorHost<Handle> {
 
 /**
  * Scans for abandoned runs now, then on every poll and every owner-ended signal, resuming each;
- * a run another replica claims first is skipped. Returns the function that stops it.
+ * a run another replica claims first is skipped. Scans never overlap (one fiber runs them, a
+ * signal that comes during a scan asks for one more). Returns the function that stops it.
  */
 export function startSupervisor<Handle>(
   settings: SupervisorSettings<Handle>,
   host: SupervisorHost<Handle>,
-): () => void {
-  let scanning = false;
-  const scan = async () => {
-    if (scanning || host.disposed()) return;
-    scanning = true;
-    try {
-      const abandoned = await host.managed.runPromise(
-        Effect.flatMap(AgentRunStore, (store) => store.findAbandonedRuns()),
-      );
-      for (const { run } of abandoned) {
-        if (host.disposed() || host.inFlight(run.runId)) continue;
-        const handle = await host.resume(run.runId).catch(() => undefined);
-        if (handle) settings.onResumed?.(handle);
-      }
-    } catch {
-      // A failed scan (the database briefly unreachable) is retried at the next poll.
-    } finally {
-      scanning = false;
+): () => Promise<void> {
+  const scan = Effect.gen(function* () {
+    if (host.disposed()) return;
+    const abandoned = yield* Effect.flatMap(AgentRunStore, (store) => store.findAbandonedRuns());
+    for (const { run } of abandoned) {
+      if (host.disposed() || host.inFlight(run.runId)) continue;
+      const handle = yield* Effect.promise(() => host.resume(run.runId).catch(() => undefined));
+      if (handle) settings.onResumed?.(handle);
     }
-  };
-  const timer = setInterval(() => void scan(), settings.intervalMs ?? DEFAULT_SUPERVISE_INTERVAL_MS);
-  timer.unref();
-  const listener = host.managed.runFork(
-    Effect.flatMap(LedgerSignals, (signals) => Stream.runForEach(signals.ownerEnded, () => Effect.promise(scan))),
+  }).pipe(
+    // A failed scan (the database briefly unreachable) is retried at the next poll.
+    Effect.catchAllCause(() => Effect.void),
   );
-  void scan();
-  return () => {
-    clearInterval(timer);
-    listener.unsafeInterruptAsFork(FiberId.none);
-  };
+  const supervising = Effect.gen(function* () {
+    const wake = yield* Queue.sliding<void>(1);
+    const signals = yield* LedgerSignals;
+    yield* Effect.forkScoped(Stream.runForEach(signals.ownerEnded, () => Queue.offer(wake, undefined)));
+    yield* Effect.forkScoped(
+      Queue.offer(wake, undefined).pipe(
+        Effect.repeat(Schedule.spaced(settings.intervalMs ?? DEFAULT_SUPERVISE_INTERVAL_MS)),
+      ),
+    );
+    return yield* Queue.take(wake).pipe(Effect.zipRight(scan), Effect.forever);
+  }).pipe(Effect.scoped);
+  const fiber = host.managed.runFork(supervising);
+  return () => host.managed.runPromise(Fiber.interrupt(fiber)).then(() => undefined);
 }

@@ -6,6 +6,7 @@ import type {
   JsonValue,
   LedgerEvent,
   PlannedCall,
+  ResumePoint,
 } from "../domain/index.js";
 import type { EventToAppend, RunLedgerRecord, ToolStartRecord } from "../persistence/AgentRunStore.js";
 import { canonicalJson, inputFingerprint, sha256 } from "./tools/fingerprint.js";
@@ -28,14 +29,8 @@ import { projectRuns } from "./transcriptProjector.js";
 
 export interface ResumePlan {
   readonly input: string;
-  readonly lastSequence: number;
-  readonly step: number;
-  readonly receipts: ReadonlyArray<ExecutionReceipt>;
-  readonly callLog: ReadonlyArray<CallFingerprint>;
-  readonly protocolRepairs: number;
-  readonly correctionTurns: number;
-  /** Uncertain calls that run again as the resumed run's first work. */
-  readonly rerun: ReadonlyArray<PlannedCall>;
+  /** Where the run machine starts again. */
+  readonly point: ResumePoint;
   /** Rows for the uncertain calls that may not run again: tool_result events and their receipts. */
   readonly settle: {
     readonly events: ReadonlyArray<EventToAppend>;
@@ -185,13 +180,15 @@ export function planResume(ledger: RunLedgerRecord, options: ResumeOptions): Res
   };
   return {
     input,
-    lastSequence: lastSequence + settleEvents.length,
-    step,
-    receipts: allReceipts,
-    callLog,
-    protocolRepairs,
-    correctionTurns,
-    rerun,
+    point: {
+      lastSequence: lastSequence + settleEvents.length,
+      step,
+      receipts: allReceipts,
+      callLog,
+      protocolRepairs,
+      correctionTurns,
+      rerun,
+    },
     settle: { events: settleEvents, receipts: settleReceipts },
     transcript: projectRuns([settledLedger], () => "protocol", {
       pending: new Set(rerun.map((planned) => planned.call.id)),

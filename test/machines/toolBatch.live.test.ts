@@ -27,7 +27,7 @@ interface Execution {
 }
 
 /**
- * A fake I/O actor. Like runIO, it reports CALL_STARTED as soon as it gets an EXECUTE
+ * A fake I/O actor. Like the run's I/O bridge, it reports CALL_STARTED as soon as it gets an EXECUTE
  * (unless `autoStart` is off, to hold a call between dispatch and start); the test settles calls.
  */
 function fakeIO(clock: SimulatedClock, { autoStart = true } = {}) {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SqlClient } from "@effect/sql";
-import { Effect, ManagedRuntime } from "effect";
+import { Effect, Exit, ManagedRuntime, Scope } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AnyMachineSnapshot, createActor, type EventObject, toPromise } from "xstate";
 import type {
@@ -19,9 +19,11 @@ import type { RunInput } from "../../src/machines/run/context.js";
 import { runMachine } from "../../src/machines/run/machine.js";
 import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
 import * as Ledger from "../../src/persistence/ledger.js";
-import { provideRunMachine } from "../../src/runtime/runIO.js";
-import { type RunOperations, runOperations } from "../../src/runtime/runOperations.js";
+import { approvalDesk } from "../../src/runtime/approvalDesk.js";
+import { provideRunMachine } from "../../src/runtime/commandBridge.js";
+import { type CommandHandlers, commandHandlers } from "../../src/runtime/commandHandlers.js";
 import { makeTranscriptStore } from "../../src/runtime/stores.js";
+import { passthroughObserver } from "../../src/services/observability/tracing.js";
 import { scriptedProvider } from "../../src/services/providers/scripted.js";
 import { canonicalJson } from "../../src/services/tools/fingerprint.js";
 import { fixtureTool } from "../../src/services/tools/fixtureTool.js";
@@ -249,9 +251,6 @@ const OBSERVE_INPUT = runInput(OBSERVE_LOOKUP, { receiptVerification: "observe",
 
 let dir: string;
 let managed: ManagedRuntime.ManagedRuntime<AgentRunStore | SqlClient.SqlClient, unknown>;
-let machine: ReturnType<typeof provideRunMachine>;
-/** The I/O of each run in flight, by run id (what the I/O actor performs). */
-const wired = new Map<string, RunOperations>();
 let runs = 0;
 
 beforeAll(async () => {
@@ -261,11 +260,6 @@ beforeAll(async () => {
     unknown
   >;
   await managed.runtime();
-  machine = provideRunMachine(managed, (runId) => {
-    const operations = wired.get(runId);
-    if (!operations) throw new Error(`no run ${runId} in flight`);
-    return operations;
-  });
 });
 
 afterAll(async () => {
@@ -281,25 +275,15 @@ const readLedger = (runId: string): Promise<RunLedger> =>
   );
 
 /** Makes the first `write` command answer LEDGER_FAILED without writing anything (as a refused write does). */
-function refusingOnce(operations: RunOperations, write: RefusableWrite): RunOperations {
+function refusingOnce(handlers: CommandHandlers, write: RefusableWrite): CommandHandlers {
   let refused = false;
-  const once =
-    <I, A>(perform: (input: I) => Effect.Effect<A, never, AgentRunStore>) =>
-    (input: I): Effect.Effect<A, never, AgentRunStore> => {
-      if (refused) return perform(input);
-      refused = true;
-      return Effect.succeed({ type: "LEDGER_FAILED", detail: LEDGER_DOWN } as A);
-    };
-  switch (write) {
-    case "RECORD_CALLS":
-      return { ...operations, recordCalls: once(operations.recordCalls) };
-    case "RECORD_TURN":
-      return { ...operations, recordTurn: once(operations.recordTurn) };
-    case "RECORD_RESULTS":
-      return { ...operations, recordResults: once(operations.recordResults) };
-    case "FINISH":
-      return { ...operations, finish: once(operations.finish) };
-  }
+  const handle = handlers[write] as (...args: Parameters<CommandHandlers[typeof write]>) => Effect.Effect<unknown>;
+  const once = (...args: Parameters<CommandHandlers[typeof write]>) => {
+    if (refused) return handle(...args);
+    refused = true;
+    return Effect.succeed({ type: "LEDGER_FAILED", detail: LEDGER_DOWN });
+  };
+  return { ...handlers, [write]: once } as CommandHandlers;
 }
 
 interface Replay {
@@ -309,7 +293,7 @@ interface Replay {
   readonly toolTimeoutMs?: number;
   readonly refuse?: RefusableWrite;
   /** Called with the live actor once it runs (to send it CANCEL …). */
-  readonly drive?: (actor: ReturnType<typeof createActor<typeof machine>>) => void;
+  readonly drive?: (actor: ReturnType<typeof createActor<typeof runMachine>>) => void;
 }
 
 /** Runs one live run through the real I/O actor and ledger; returns its result and its ledger. */
@@ -322,26 +306,35 @@ async function replay({ steps, outcomes, input = INPUT, toolTimeoutMs = TOOL_TIM
     timeoutMs: toolTimeoutMs,
     ...(outcomes.length > 0 ? { outcomes: [...outcomes] } : {}),
   });
-  const operations = runOperations({
+  const tools = new Map([[TOOL, tool]]);
+  const now = () => new Date().toISOString();
+  const handlers = commandHandlers({
     runId,
     provider: scriptedProvider(steps, { capabilities: input.capabilities }),
-    tools: new Map([[TOOL, tool]]),
+    tools,
     allowedTools: new Set([TOOL]),
     transcript: makeTranscriptStore([]),
     retry: { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 },
     defaultToolTimeoutMs: toolTimeoutMs,
-    now: () => new Date().toISOString(),
+    now,
     receiptVerification: input.receiptVerification,
+    approvals: approvalDesk({ runId, now, tools }),
   });
-  wired.set(runId, refuse ? refusingOnce(operations, refuse) : operations);
+  const scope = managed.runSync(Scope.make());
   try {
+    const machine = provideRunMachine({
+      runtime: managed,
+      handlers: refuse ? refusingOnce(handlers, refuse) : handlers,
+      observer: passthroughObserver(),
+      scope,
+    });
     const actor = createActor(machine, { input: { ...input, runId } });
-    drive?.(actor);
+    drive?.(actor as unknown as ReturnType<typeof createActor<typeof runMachine>>);
     actor.start();
     const result = await toPromise(actor);
     return { result, ledger: await readLedger(runId) };
   } finally {
-    wired.delete(runId);
+    await managed.runPromise(Scope.close(scope, Exit.void));
   }
 }
 

@@ -116,6 +116,7 @@ const RESUMED: ModelGraph = {
       maxSteps: 2,
       resume: {
         step: 1,
+        lastSequence: 2,
         receipts: [],
         callLog: [],
         protocolRepairs: 0,
@@ -145,6 +146,7 @@ const APPROVAL: ModelGraph = {
       maxSteps: 2,
       resume: {
         step: 1,
+        lastSequence: 3,
         receipts: [],
         callLog: [],
         protocolRepairs: 0,
@@ -712,9 +714,9 @@ describe("run machine: the ledger it writes", () => {
     "makes only ledger writes the ledger accepts, and leaves every closed run with a well-formed ledger (%s)",
     (_, model) => {
       // Walks every complete path, replaying each write the I/O actor reports done (the pending
-      // command's rows, numbered as runOperations numbers them) against a model of the ledger's
+      // command's rows, numbered as the command handlers number them) against a model of the ledger's
       // triggers. A refused write (LEDGER_FAILED) writes nothing; a terminal write after a ledger
-      // failure that the ledger refuses uses runOperations' fallback. A closed run's output
+      // failure that the ledger refuses uses the FINISH handler's fallback. A closed run's output
       // receipts must be exactly the receipts the ledger holds.
       const graph = graphOf(model);
       const key = keyOf(model.options);

@@ -260,7 +260,7 @@ const APPROVAL_EVENT_TYPES = ["APPROVAL_REQUESTED", "APPROVAL_SETTLED", "APPROVA
 export const batchStatuses = (cancelRequested: boolean): ReceiptStatus[] =>
   cancelRequested ? ["ok", "cancelled"] : ["ok", "error", "timed_out"];
 
-/** A receipt for a settlement, stamped as runOperations' recordResults stamps it (an observe tool). */
+/** A receipt for a settlement, stamped as the RECORD_RESULTS handler stamps it (an observe tool). */
 export function receiptOf(runId: string, settlement: ToolSettlement): ExecutionReceipt {
   const outputJson = canonicalJson(settlement.output);
   return {
@@ -283,7 +283,7 @@ export function receiptOf(runId: string, settlement: ToolSettlement): ExecutionR
 }
 
 /**
- * The receipts FINISH writes while closing, as runOperations writes them: a `cancelled` receipt
+ * The receipts FINISH writes while closing, as the FINISH handler writes them: a `cancelled` receipt
  * for each unsettled call (`cancelled_by_user` when the user cancelled, else `interrupted`).
  */
 export function closingReceiptsOf(finish: FinishRunInput): ExecutionReceipt[] {
@@ -389,17 +389,18 @@ export function repliesTo(command: RunCommand): EventObject[] {
   const refused = reply({ type: "LEDGER_FAILED", detail: LEDGER_DOWN });
   switch (command.type) {
     case "OPEN":
-      return [reply({ type: "OPENED" }), refused];
+      return [reply({ type: "OPENED", lastSequence: command.resumed ? command.after : 1 }), refused];
     case "SAMPLE":
       return SAMPLE_CHOICES.map((choice) => reply({ type: "SAMPLED", outcome: choice.outcome(command.step) }));
     case "RECORD_CALLS":
-      return [reply({ type: "CALLS_RECORDED" }), refused];
+      return [reply({ type: "CALLS_RECORDED", lastSequence: command.after + command.events.length }), refused];
     case "RECORD_TURN":
-      return [reply({ type: "TURN_RECORDED" }), refused];
+      return [reply({ type: "TURN_RECORDED", lastSequence: command.after + command.events.length }), refused];
     case "RECORD_RESULTS": {
       const receipts = command.settlements.map((settlement) => receiptOf(command.runId, settlement));
       const resultHashes = receipts.map((receipt) => receipt.evidence.output_sha256 as string);
-      return [reply({ type: "RESULTS_RECORDED", receipts, resultHashes }), refused];
+      const lastSequence = command.after + command.settlements.length;
+      return [reply({ type: "RESULTS_RECORDED", lastSequence, receipts, resultHashes }), refused];
     }
     case "VERIFY":
       return [
@@ -593,9 +594,13 @@ export interface ModelLedger {
   readonly receipts: ReadonlyArray<string>;
 }
 
-/** The rows and receipt call ids a ledger write asks for, numbered after `ledger`'s last row (as runOperations numbers them). */
+/**
+ * The rows and receipt call ids a ledger write asks for, numbered after the sequence the command
+ * carries (as the command handlers number them): a machine that lost count writes a gap or a
+ * duplicate, which the model ledger refuses as the real one does.
+ */
 function requestedWrite(command: RunCommand, ledger: ModelLedger): ModelLedger | undefined {
-  let sequence = ledger.rows[ledger.rows.length - 1]?.sequence ?? 0;
+  let sequence = "after" in command ? command.after : (ledger.rows[ledger.rows.length - 1]?.sequence ?? 0);
   const row = (type: string, payload: unknown): LedgerRow => ({ sequence: ++sequence, type, payload });
   const rowsOf = (events: ReadonlyArray<PendingEvent>) => events.map((event) => row(event.type, event.payload));
   switch (command.type) {
@@ -625,9 +630,9 @@ function requestedWrite(command: RunCommand, ledger: ModelLedger): ModelLedger |
 }
 
 /**
- * What the ledger write `command` leaves when it succeeds, as runOperations writes it: the
+ * What the ledger write `command` leaves when it succeeds, as the command handlers write it: the
  * requested rows, or — for a terminal write after a ledger failure that the ledger refuses —
- * runOperations' fallback (receipts for the step's calls whose tool_call row is durable and that
+ * the FINISH handler's fallback (receipts for the step's calls whose tool_call row is durable and that
  * have none, then the terminal event). `refused` names the ledger rule a write breaks; undefined:
  * the command writes nothing.
  */

@@ -13,6 +13,7 @@ export const openCommand = (context: RunContext): Command<"OPEN"> => ({
   traceId: context.traceId,
   contract: context.contract,
   input: context.input,
+  after: context.lastSequence,
   ...(context.resume ? { resumed: true } : {}),
 });
 
@@ -20,6 +21,7 @@ export const openCommand = (context: RunContext): Command<"OPEN"> => ({
 export const recordCallsCommand = (context: RunContext): Command<"RECORD_CALLS"> => ({
   type: "RECORD_CALLS",
   runId: context.runId,
+  after: context.lastSequence,
   events: toolStepEvents(context),
   transcript: toolStepTranscript(context),
 });
@@ -27,11 +29,18 @@ export const recordCallsCommand = (context: RunContext): Command<"RECORD_CALLS">
 export const recordResultsCommand = (
   context: RunContext,
   settlements: ReadonlyArray<ToolSettlement>,
-): Command<"RECORD_RESULTS"> => ({ type: "RECORD_RESULTS", runId: context.runId, step: context.step, settlements });
+): Command<"RECORD_RESULTS"> => ({
+  type: "RECORD_RESULTS",
+  runId: context.runId,
+  after: context.lastSequence,
+  step: context.step,
+  settlements,
+});
 
 export const recordTurnCommand = (context: RunContext): Command<"RECORD_TURN"> => ({
   type: "RECORD_TURN",
   runId: context.runId,
+  after: context.lastSequence,
   events: context.turn.events,
   transcript: context.turn.transcript,
 });
@@ -52,6 +61,7 @@ export function finishCommand(context: RunContext): Command<"FINISH"> {
   return {
     type: "FINISH",
     runId: context.runId,
+    after: context.lastSequence,
     events: context.closing.events,
     unsettled: unsettledCalls(context),
     terminal: {

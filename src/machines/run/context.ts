@@ -9,6 +9,7 @@ import type {
   PlannedCall,
   ProviderCapabilities,
   ReceiptVerificationMode,
+  ResumePoint,
   ToolKind,
   Verdict,
 } from "../../domain/index.js";
@@ -33,21 +34,6 @@ export interface RunInput {
   readonly resume?: ResumePoint | undefined;
 }
 
-/**
- * What the ledger says of a run that was interrupted: its step, its receipts and call log, its
- * correction and repair counts, and the calls of its last step whose tool_call rows are durable
- * but that never reported and may safely run again (observe or idempotent tools). Calls that
- * may not were given `cancelled` receipts (`side_effect_unknown`) before the run resumed.
- */
-export interface ResumePoint {
-  readonly step: number;
-  readonly receipts: ReadonlyArray<ExecutionReceipt>;
-  readonly callLog: ReadonlyArray<CallFingerprint>;
-  readonly protocolRepairs: number;
-  readonly correctionTurns: number;
-  readonly rerun: ReadonlyArray<PlannedCall>;
-}
-
 /** At most one correction turn per run. */
 export const MAX_CORRECTION_TURNS = 1;
 
@@ -61,6 +47,8 @@ export const NO_ROWS: Rows = { events: [], transcript: [] };
 
 export interface RunContext extends RunInput {
   readonly step: number;
+  /** The run's last durable ledger row: write commands number their rows after it. */
+  readonly lastSequence: number;
   readonly receipts: ReadonlyArray<ExecutionReceipt>;
   readonly callLog: ReadonlyArray<CallFingerprint>;
   readonly protocolRepairs: number;
@@ -86,6 +74,7 @@ export interface RunContext extends RunInput {
 export const initialContext = (input: RunInput): RunContext => ({
   ...input,
   step: input.resume?.step ?? 0,
+  lastSequence: input.resume?.lastSequence ?? 0,
   receipts: input.resume?.receipts ?? [],
   callLog: input.resume?.callLog ?? [],
   protocolRepairs: input.resume?.protocolRepairs ?? 0,

@@ -58,6 +58,10 @@ export interface RunIOInput {
 /** A CANCEL came while work was in flight. */
 const cancelRequested = stateIn({ active: { cancellation: "requested" } });
 
+/** What a host may ask of a run's snapshot (`snapshot.hasTag(...)`). */
+export const RUN_WAITING_FOR_APPROVAL = "waitingForApproval";
+export type RunTag = typeof RUN_WAITING_FOR_APPROVAL;
+
 const CANCELLED: Outcome = { state: "cancelled", reason: "cancelled_by_user", detail: null };
 
 export const runMachine = setup({
@@ -67,6 +71,7 @@ export const runMachine = setup({
     events: {} as RunEvent,
     emitted: {} as LoopEvent,
     output: {} as AgentRunResult,
+    tags: {} as RunTag,
   },
   actors: {
     /** Provided by the runtime: performs RunCommands, answers with RunReply events. */
@@ -89,6 +94,10 @@ export const runMachine = setup({
     noApprovalWaiting: ({ context }) => !Object.values(context.approvals).includes("waiting"),
   },
   actions: {
+    /** A write's answer carries the run's new last durable row. */
+    noteSequence: assign({
+      lastSequence: ({ context, event }) => ("lastSequence" in event ? event.lastSequence : context.lastSequence),
+    }),
     requestOpen: sendTo("io", ({ context }) => openCommand(context)),
     decideOpened: enqueueActions(({ enqueue, check }) => {
       enqueue.raise(afterOpened({ cancelled: check(cancelRequested) }));
@@ -278,10 +287,10 @@ export const runMachine = setup({
               on: {
                 OPENED: [
                   // Cancelled while opening: decided as for any run (a resumed run's calls get closing receipts).
-                  { guard: "cancelRequested", actions: "decideOpened" },
+                  { guard: "cancelRequested", actions: ["noteSequence", "decideOpened"] },
                   // Resumed: the interrupted step's re-runnable calls run first, then the run goes on.
-                  { guard: "resumedWithCallsToRerun", target: "executingTools" },
-                  { actions: "decideOpened" },
+                  { guard: "resumedWithCallsToRerun", target: "executingTools", actions: "noteSequence" },
+                  { actions: ["noteSequence", "decideOpened"] },
                 ],
               },
             },
@@ -302,9 +311,9 @@ export const runMachine = setup({
                   {
                     guard: "cancelRequested",
                     target: "recordingResults",
-                    actions: ["markCallsRecorded", "recordCallsCancelled"],
+                    actions: ["noteSequence", "markCallsRecorded", "recordCallsCancelled"],
                   },
-                  { target: "executingTools", actions: "markCallsRecorded" },
+                  { target: "executingTools", actions: ["noteSequence", "markCallsRecorded"] },
                 ],
               },
             },
@@ -338,7 +347,7 @@ export const runMachine = setup({
             },
             recordingResults: {
               on: {
-                RESULTS_RECORDED: { actions: "acceptResults" },
+                RESULTS_RECORDED: { actions: ["noteSequence", "acceptResults"] },
               },
             },
             verifying: {
@@ -359,7 +368,7 @@ export const runMachine = setup({
             recordingTurn: {
               entry: "requestTurnRecord",
               on: {
-                TURN_RECORDED: { actions: "decideAfterTurn" },
+                TURN_RECORDED: { actions: ["noteSequence", "decideAfterTurn"] },
               },
             },
           },
@@ -385,6 +394,7 @@ export const runMachine = setup({
               },
             },
             awaitingApproval: {
+              tags: [RUN_WAITING_FOR_APPROVAL],
               always: { guard: "noApprovalWaiting", target: "idle" },
               on: { APPROVAL_REQUESTED: { guard: "approvalStillOpen", actions: "announceApprovalRequest" } },
             },

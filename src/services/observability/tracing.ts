@@ -3,12 +3,11 @@ import type {
   AgentRunResult,
   CompletionContract,
   ContextMessage,
-  ExecutorResult,
-  FinishRunInput,
   LedgerEvent,
   LedgerWriteInput,
-  SampleOutcome,
-  ToolResultsInput,
+  PendingEvent,
+  RunCommand,
+  RunReply,
   ToolSettlement,
 } from "../../domain/index.js";
 import { AgentRunStore } from "../../persistence/AgentRunStore.js";
@@ -49,43 +48,173 @@ export interface RunObservationInit {
 
 type Wrap = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>;
 
-/** What the run's actors call around their Effects (see runActors). */
+/** What the run's I/O bridge calls around each command's handler. */
 export interface RunObserver {
   readonly traceId: string;
   readonly rootSpan: Tracer.Span | undefined;
   /** The root span and its tracer, for deliveries after the run (undefined without tracing). */
   readonly trace: RunTrace | undefined;
-  readonly open: Wrap;
-  readonly sample: (
-    step: number,
-  ) => <E, R>(effect: Effect.Effect<SampleOutcome, E, R>) => Effect.Effect<SampleOutcome, E, R>;
-  readonly tool: (input: {
-    readonly step: number;
-    readonly callId: string;
-    readonly toolName: string;
-  }) => <E, R>(effect: Effect.Effect<ExecutorResult, E, R>) => Effect.Effect<ExecutorResult, E, R>;
-  readonly append: (input: LedgerWriteInput) => Wrap;
-  readonly toolResults: (input: ToolResultsInput) => Wrap;
-  readonly finish: (input: FinishRunInput) => Wrap;
+  /** The command's span (for the commands that have one), its log lines and metric facts. */
+  readonly command: (command: RunCommand) => Wrap;
   /** Settles with the run: metrics, the final log line, the root span's end. Never changes the result. */
   readonly ended: (result: Promise<AgentRunResult>) => Promise<AgentRunResult>;
 }
 
 const identity: Wrap = (effect) => effect;
 
-/** For wiring without observability (tests of the actors alone): every wrapper is the identity. */
+/** For wiring without observability (tests of the I/O alone): every command passes through. */
 export const passthroughObserver = (traceId = ""): RunObserver => ({
   traceId,
   rootSpan: undefined,
   trace: undefined,
-  open: identity,
-  sample: () => identity,
-  tool: () => identity,
-  append: () => identity,
-  toolResults: () => identity,
-  finish: () => identity,
+  command: () => identity,
   ended: (result) => result,
 });
+
+type CommandOf<K extends RunCommand["type"]> = Extract<RunCommand, { type: K }>;
+
+/** What a command's span may do around its handler: log before, note and annotate after. */
+interface Observation {
+  readonly log: (message: string, fields: Record<string, unknown>) => Effect.Effect<void>;
+  readonly annotate: (attributes: Record<string, unknown>) => Effect.Effect<void>;
+  readonly noteWritten: (events: ReadonlyArray<Pick<PendingEvent, "type" | "payload">>) => Effect.Effect<void>;
+  readonly started: Effect.Effect<void>;
+}
+
+interface CommandSpan<K extends RunCommand["type"]> {
+  readonly name: string;
+  readonly kind?: Tracer.SpanKind;
+  readonly attributes: (command: CommandOf<K>) => Record<string, unknown>;
+  readonly before?: (command: CommandOf<K>, observation: Observation) => Effect.Effect<void>;
+  /** Called with the handler's answer (a RunReply or, for EXECUTE, the batch's CALL_SETTLED). */
+  readonly after?: (command: CommandOf<K>, reply: unknown, observation: Observation) => Effect.Effect<void>;
+}
+
+const stepOf = (events: ReadonlyArray<PendingEvent>): Record<string, unknown> => {
+  for (const event of events) {
+    const step = (event.payload as { step?: unknown } | null)?.step;
+    if (typeof step === "number") return { "agentloop.step": step };
+  }
+  return {};
+};
+
+const isReply = <T extends RunReply["type"]>(reply: unknown, type: T): reply is Extract<RunReply, { type: T }> =>
+  (reply as { type?: unknown } | undefined)?.type === type;
+
+const appendSpan = <K extends "RECORD_CALLS" | "RECORD_TURN">(): CommandSpan<K> => ({
+  name: SPAN.append,
+  attributes: ({ events }: LedgerWriteInput) => ({ ...stepOf(events), "agentloop.ledger.rows": events.length }),
+  after: ({ events }: LedgerWriteInput, reply, { noteWritten }) =>
+    isReply(reply, "LEDGER_FAILED") ? Effect.void : noteWritten(events),
+});
+
+/** The commands that make a span, with their attributes and what they log: the rest pass through. */
+const COMMAND_SPANS: { readonly [K in RunCommand["type"]]?: CommandSpan<K> } = {
+  OPEN: {
+    name: SPAN.open,
+    attributes: () => ({}),
+    before: (_command, { started }) => started,
+  },
+  SAMPLE: {
+    name: SPAN.provider,
+    kind: "client",
+    attributes: (command) => ({ "gen_ai.operation.name": "chat", "agentloop.step": command.step }),
+    after: (command, reply, { annotate, log }) => {
+      if (!isReply(reply, "SAMPLED")) return Effect.void;
+      const { outcome } = reply;
+      return outcome.type === "response"
+        ? Effect.zipRight(
+            annotate({
+              // An array, as the GenAI conventions say (the OTel bridge exports it JSON-encoded).
+              "gen_ai.response.finish_reasons": [outcome.finishReason],
+              "agentloop.tool_calls.parsed": outcome.calls.length,
+              "agentloop.tool_calls.malformed": outcome.malformed.length,
+              "agentloop.anomalies": outcome.anomalies.map((anomaly) => anomaly.code),
+              ...(outcome.usage
+                ? {
+                    "gen_ai.usage.input_tokens": outcome.usage.inputTokens,
+                    "gen_ai.usage.output_tokens": outcome.usage.outputTokens,
+                  }
+                : {}),
+            }),
+            log("provider.response", {
+              step: command.step,
+              finishReason: outcome.finishReason,
+              parsedToolCalls: outcome.calls.length,
+              toolNames: outcome.calls.map((planned) => planned.call.name),
+              malformedToolCalls: outcome.malformed.length,
+              anomalies: outcome.anomalies.map((anomaly) => anomaly.code),
+              textChars: outcome.text.length,
+              streamed: outcome.streamed,
+            }),
+          )
+        : Effect.zipRight(
+            annotate({ "error.type": outcome.reason }),
+            log("provider.failure", { step: command.step, reason: outcome.reason, detail: outcome.message }),
+          );
+    },
+  },
+  EXECUTE: {
+    name: SPAN.tool,
+    attributes: (command) => ({
+      "gen_ai.operation.name": "execute_tool",
+      "gen_ai.tool.name": command.planned.call.name,
+      "gen_ai.tool.call.id": command.planned.call.id,
+      "agentloop.step": command.step,
+    }),
+    after: (_command, reply, { annotate }) => {
+      const result = (reply as { result?: { status: string; reason?: string } } | undefined)?.result;
+      return result
+        ? annotate({
+            "agentloop.tool.status": result.status,
+            ...(result.reason ? { "error.type": result.reason } : {}),
+          })
+        : Effect.void;
+    },
+  },
+  RECORD_CALLS: appendSpan(),
+  RECORD_TURN: appendSpan(),
+  RECORD_RESULTS: {
+    name: SPAN.toolResults,
+    attributes: (command) => ({ "agentloop.step": command.step, "agentloop.ledger.rows": command.settlements.length }),
+    after: (command, reply, { log }) =>
+      isReply(reply, "LEDGER_FAILED")
+        ? Effect.void
+        : Effect.forEach(
+            command.settlements,
+            (settlement) => log("tool.result", settlementLog(command.step, settlement)),
+            {
+              discard: true,
+            },
+          ),
+  },
+  FINISH: {
+    name: SPAN.finish,
+    attributes: (command) => ({
+      "agentloop.step": command.terminal.steps,
+      "agentloop.terminal_state": command.terminal.terminalState,
+      "agentloop.terminal_reason": command.terminal.reason,
+    }),
+    after: (command, reply, { log, noteWritten }) =>
+      isReply(reply, "LEDGER_FAILED")
+        ? Effect.void
+        : Effect.zipRight(
+            noteWritten([...command.events, { type: "terminal", payload: command.terminal }]),
+            Effect.forEach(
+              command.unsettled,
+              (planned) =>
+                log("tool.result", {
+                  step: command.terminal.steps,
+                  callId: planned.call.id,
+                  toolName: planned.call.name,
+                  status: "cancelled",
+                  reason: command.terminal.reason === "cancelled_by_user" ? "cancelled_by_user" : "interrupted",
+                }),
+              { discard: true },
+            ),
+          ),
+  },
+};
 
 const randomHex = (bytes: number) =>
   Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (byte) => byte.toString(16).padStart(2, "0")).join("");
@@ -188,131 +317,42 @@ export function observeRun(init: RunObservationInit): RunObserver {
 
   // The metrics' ledger facts, from the rows this run's writes committed (same fold as the CLI's).
   const written = noEventFacts();
-  const noteWritten = (events: ReadonlyArray<{ readonly type: LedgerEvent["type"]; readonly payload: unknown }>) =>
-    Effect.sync(() => {
-      for (const event of events) addEventFact(written, event as Pick<LedgerEvent, "type" | "payload">);
-    });
-
-  const stepOf = (events: LedgerWriteInput["events"]): Record<string, unknown> => {
-    for (const event of events) {
-      const step = (event.payload as { step?: unknown } | null)?.step;
-      if (typeof step === "number") return { "agentloop.step": step };
-    }
-    return {};
+  const observation: Observation = {
+    log,
+    annotate: (attributes) => (rootSpan === undefined ? Effect.void : Effect.annotateCurrentSpan(attributes)),
+    noteWritten: (events) =>
+      Effect.sync(() => {
+        for (const event of events) addEventFact(written, event as Pick<LedgerEvent, "type" | "payload">);
+      }),
+    started: log("run.started", {
+      apiFamily: init.provider.apiFamily,
+      contract: {
+        evidenceMode: init.contract.evidenceMode,
+        requiredToolNames: init.contract.requiredToolNames,
+        source: init.contract.source,
+      },
+      contextSources: contextSources(init.history),
+      toolsOffered: init.toolsOffered,
+    }),
   };
 
-  const annotateSpan = (attributes: Record<string, unknown>) =>
-    rootSpan === undefined ? Effect.void : Effect.annotateCurrentSpan(attributes);
+  const command =
+    (command: RunCommand): Wrap =>
+    (effect) => {
+      const spec = COMMAND_SPANS[command.type] as CommandSpan<RunCommand["type"]> | undefined;
+      if (!spec) return annotated(effect);
+      const observed = Effect.zipRight(
+        spec.before?.(command, observation) ?? Effect.void,
+        Effect.tap(effect, (reply) => spec.after?.(command, reply, observation) ?? Effect.void),
+      );
+      return observed.pipe(span(spec.name, spec.attributes(command), spec.kind));
+    };
 
   const observer: RunObserver = {
     traceId,
     rootSpan,
     trace,
-    open: (effect) =>
-      log("run.started", {
-        apiFamily: init.provider.apiFamily,
-        contract: {
-          evidenceMode: init.contract.evidenceMode,
-          requiredToolNames: init.contract.requiredToolNames,
-          source: init.contract.source,
-        },
-        contextSources: contextSources(init.history),
-        toolsOffered: init.toolsOffered,
-      }).pipe(Effect.zipRight(effect), span(SPAN.open)),
-    sample: (step) => (effect) =>
-      effect.pipe(
-        Effect.tap((outcome) =>
-          outcome.type === "response"
-            ? Effect.zipRight(
-                annotateSpan({
-                  // An array, as the GenAI conventions say (the OTel bridge exports it JSON-encoded).
-                  "gen_ai.response.finish_reasons": [outcome.finishReason],
-                  "agentloop.tool_calls.parsed": outcome.calls.length,
-                  "agentloop.tool_calls.malformed": outcome.malformed.length,
-                  "agentloop.anomalies": outcome.anomalies.map((anomaly) => anomaly.code),
-                  ...(outcome.usage
-                    ? {
-                        "gen_ai.usage.input_tokens": outcome.usage.inputTokens,
-                        "gen_ai.usage.output_tokens": outcome.usage.outputTokens,
-                      }
-                    : {}),
-                }),
-                log("provider.response", {
-                  step,
-                  finishReason: outcome.finishReason,
-                  parsedToolCalls: outcome.calls.length,
-                  toolNames: outcome.calls.map((planned) => planned.call.name),
-                  malformedToolCalls: outcome.malformed.length,
-                  anomalies: outcome.anomalies.map((anomaly) => anomaly.code),
-                  textChars: outcome.text.length,
-                  streamed: outcome.streamed,
-                }),
-              )
-            : Effect.zipRight(
-                annotateSpan({ "error.type": outcome.reason }),
-                log("provider.failure", { step, reason: outcome.reason, detail: outcome.message }),
-              ),
-        ),
-        span(SPAN.provider, { "gen_ai.operation.name": "chat", "agentloop.step": step }, "client"),
-      ),
-    tool: (input) => (effect) =>
-      effect.pipe(
-        Effect.tap((result) =>
-          annotateSpan({
-            "agentloop.tool.status": result.status,
-            ...(result.reason ? { "error.type": result.reason } : {}),
-          }),
-        ),
-        span(SPAN.tool, {
-          "gen_ai.operation.name": "execute_tool",
-          "gen_ai.tool.name": input.toolName,
-          "gen_ai.tool.call.id": input.callId,
-          "agentloop.step": input.step,
-        }),
-      ),
-    append: (input) => (effect) =>
-      effect.pipe(
-        Effect.tap(() => noteWritten(input.events)),
-        span(SPAN.append, { ...stepOf(input.events), "agentloop.ledger.rows": input.events.length }),
-      ),
-    toolResults: (input) => (effect) =>
-      effect.pipe(
-        Effect.tap(() =>
-          init.logging
-            ? Effect.forEach(
-                input.settlements,
-                (settlement) => log("tool.result", settlementLog(input.step, settlement)),
-                {
-                  discard: true,
-                },
-              )
-            : Effect.void,
-        ),
-        span(SPAN.toolResults, { "agentloop.step": input.step, "agentloop.ledger.rows": input.settlements.length }),
-      ),
-    finish: (input) => (effect) =>
-      effect.pipe(
-        Effect.tap(() => noteWritten([...input.events, { type: "terminal", payload: input.terminal }])),
-        Effect.tap(() =>
-          Effect.forEach(
-            input.unsettled,
-            (planned) =>
-              log("tool.result", {
-                step: input.terminal.steps,
-                callId: planned.call.id,
-                toolName: planned.call.name,
-                status: "cancelled",
-                reason: input.terminal.reason === "cancelled_by_user" ? "cancelled_by_user" : "interrupted",
-              }),
-            { discard: true },
-          ),
-        ),
-        span(SPAN.finish, {
-          "agentloop.step": input.terminal.steps,
-          "agentloop.terminal_state": input.terminal.terminalState,
-          "agentloop.terminal_reason": input.terminal.reason,
-        }),
-      ),
+    command,
     ended: async (pending) => {
       let result: AgentRunResult;
       try {

@@ -1,7 +1,10 @@
 import type { SqlClient } from "@effect/sql";
-import { Cause, Effect } from "effect";
+import { Cause, Effect, FiberMap } from "effect";
 import type {
+  ApprovalDecided,
+  BatchReply,
   ContextMessage,
+  EventSink,
   ExecutionReceipt,
   ExecutorResult,
   FinishRunInput,
@@ -20,25 +23,26 @@ import type {
 } from "../domain/index.js";
 import { AgentRunStore, type AgentRunStoreShape, type EventToAppend } from "../persistence/AgentRunStore.js";
 import { judgeClaims } from "../services/claimJudge.js";
-import { passthroughObserver, type RunObserver } from "../services/observability/tracing.js";
 import { toolProcessLog } from "../services/processes/processLedger.js";
 import { type Provider, terminalReasonFor } from "../services/providers/Provider.js";
 import { type RetryPolicy, withProviderRetry } from "../services/providers/retry.js";
-import type { ApprovalPolicy } from "../services/tools/approvalPolicy.js";
 import { planCalls } from "../services/tools/callPlanner.js";
 import { invokeTool } from "../services/tools/invokeTool.js";
 import { type ReceiptContext, receiptOf, toolResultRecords } from "../services/tools/resultRecords.js";
 import { type AnyToolDefinition, describeTool, mayRepeat } from "../services/tools/Tool.js";
 import { callIdsOf } from "../services/transcriptProjector.js";
 import { readClaimsYielding, uncertainSentencesYielding, verifyAnswer } from "../services/verification.js";
-import { approvalOperations } from "./approvalOperations.js";
+import type { ApprovalDesk } from "./approvalDesk.js";
 import type { TranscriptStore } from "./stores.js";
 import { fitTerminal } from "./terminalRow.js";
 
 /**
- * The I/O of one run, as Effects the run's I/O actor performs (see runIO.ts). None fails: an
- * expected failure (a ledger refusal, a provider error) is an answer the machine decides on.
- * The ledger's sequence numbers are assigned here, where the rows are written.
+ * The I/O of one run: one handler per command the run machine (or its tool batch) sends, in a
+ * table whose type names every command, so a command without a handler does not compile. The
+ * bridge (commandBridge.ts) forks each handler in the run's scope and delivers its answer. No
+ * handler fails: an expected failure (a ledger refusal, a provider error) is an answer the
+ * machine decides on, and a defect becomes the answer that stands for it. Rows are numbered
+ * after the `after` sequence the command carries; the answer brings the new last one back.
  */
 
 export interface RunWiring {
@@ -53,35 +57,64 @@ export interface RunWiring {
   readonly receiptVerification: ReceiptVerificationMode;
   /** Ask the run's provider about sentences the claim detector was unsure of (off by default). */
   readonly claimJudge?: boolean | undefined;
-  /** Spans (children of the run's root span, when tracing is on), run logs and metric facts. */
-  readonly observer?: RunObserver | undefined;
-  /** A resumed run: its rows exist up to this sequence, and OPEN writes nothing. */
-  readonly resumedAfter?: number | undefined;
-  /** Which calls wait for approval, besides tools that require it themselves. */
-  readonly approval?: ApprovalPolicy | undefined;
-  /** Tools approved for the whole session (scope `session`): shared by the session's runs. */
-  readonly sessionGrants?: Set<string> | undefined;
-  /** How often a waiting run reads the ledger for decisions (default 250 ms). */
-  readonly approvalPollMs?: number | undefined;
+  /** The run's approvals: its policy, requests, waiting calls and grants. */
+  readonly approvals: ApprovalDesk;
   /** The ledger's payload cap, which the terminal row's text is cut to fit (default the ledger's default). */
   readonly payloadCapBytes?: number | undefined;
 }
 
 type Reply<T extends RunReply["type"]> = Extract<RunReply, { type: T }>;
 type LedgerReply<T extends RunReply["type"]> = Reply<T> | Reply<"LEDGER_FAILED">;
+export type CommandOf<K extends RunCommand["type"]> = Extract<RunCommand, { type: K }>;
+
+/** What each command answers: an event for the run, one for the batch that sent it, or nothing. */
+export interface CommandReplies {
+  readonly OPEN: LedgerReply<"OPENED">;
+  readonly SAMPLE: Reply<"SAMPLED">;
+  readonly STOP_SAMPLE: undefined;
+  readonly RECORD_CALLS: LedgerReply<"CALLS_RECORDED">;
+  readonly RECORD_TURN: LedgerReply<"TURN_RECORDED">;
+  readonly RECORD_RESULTS: LedgerReply<"RESULTS_RECORDED">;
+  readonly VERIFY: Reply<"VERIFIED"> | Reply<"VERIFY_FAILED">;
+  readonly FINISH: LedgerReply<"FINISHED">;
+  readonly EXECUTE: Extract<BatchReply, { type: "CALL_SETTLED" }> | undefined;
+  readonly ABORT: undefined;
+  readonly REQUEST_APPROVAL: LedgerReply<"APPROVAL_REQUESTED">;
+  readonly APPROVAL_CLOSED: Reply<"APPROVAL_SETTLED">;
+}
+
+/** What a handler may do besides answering: tell the run or a batch something midway, and own interruptible fibers. */
+export interface CommandIO {
+  readonly tellRun: (event: RunReply | ApprovalDecided) => void;
+  readonly tell: <E>(sink: EventSink<E>, event: E) => void;
+  /** The run's interruptible work, by key (`sample`, `tool:<callId>`, `approvals`). */
+  readonly fibers: FiberMap.FiberMap<string>;
+}
+
+export type CommandHandlers<R = AgentRunStore | SqlClient.SqlClient> = {
+  readonly [K in RunCommand["type"]]: (
+    command: CommandOf<K>,
+    io: CommandIO,
+  ) => Effect.Effect<CommandReplies[K], never, R>;
+};
+
+/** The key an interruptible command's fiber runs under (others run to the end unless the run's scope closes). */
+export const fiberKeyOf = (command: RunCommand): string | undefined =>
+  command.type === "SAMPLE" ? "sample" : command.type === "EXECUTE" ? `tool:${command.planned.call.id}` : undefined;
 
 const failureText = (error: unknown) =>
   error instanceof Error ? error.message : String((error as { message?: unknown })?.message ?? error);
 
-/** A ledger write's expected failure becomes the machine's LEDGER_FAILED. */
+/** A ledger write's failure, expected or not, becomes the machine's LEDGER_FAILED. */
 const orLedgerFailed = <A extends RunReply, R>(
   effect: Effect.Effect<A, unknown, R>,
 ): Effect.Effect<A | Reply<"LEDGER_FAILED">, never, R> =>
-  Effect.catchAll(effect, (error) => Effect.succeed({ type: "LEDGER_FAILED" as const, detail: failureText(error) }));
+  effect.pipe(
+    Effect.catchAll((error) => Effect.succeed({ type: "LEDGER_FAILED" as const, detail: failureText(error) })),
+    Effect.catchAllDefect((defect) => Effect.succeed({ type: "LEDGER_FAILED" as const, detail: failureText(defect) })),
+  );
 
-export type RunOperations = ReturnType<typeof runOperations>;
-
-export function runOperations(wiring: RunWiring) {
+export function commandHandlers(wiring: RunWiring): CommandHandlers {
   const { transcript } = wiring;
   const descriptors = wiring.provider.capabilities.toolCalling
     ? [...wiring.tools.values()].filter((tool) => wiring.allowedTools.has(tool.name)).map(describeTool)
@@ -90,27 +123,23 @@ export function runOperations(wiring: RunWiring) {
   // repeat ids from turn to turn): planCalls renames such a call `<id>_<n>`.
   const usedCallIds = callIdsOf(transcript.getSnapshot().context.messages);
   const retry = withProviderRetry(wiring.retry);
-  const observe = wiring.observer ?? passthroughObserver();
-  /** Last sequence number durable in this run's ledger. */
-  let lastSequence = 0;
   /** When each call started, for receipts of calls that never reported (closing receipts). */
   const callStartedAt = new Map<string, string>();
   /** What each call noted while it ran (an MCP call's server and request id), for the same receipts. */
   const notedEvidence = new Map<string, Record<string, JsonValue>>();
-  const approvals = approvalOperations(wiring);
 
   const append = (messages: ReadonlyArray<ContextMessage>) => transcript.trigger.append({ messages });
-  const numbered = (events: ReadonlyArray<PendingEvent>, first = lastSequence + 1): EventToAppend[] =>
+  const numbered = (events: ReadonlyArray<PendingEvent>, first: number): EventToAppend[] =>
     events.map((event, index) => ({ sequence: first + index, type: event.type, payload: event.payload }));
 
-  const open = (input: OpenRunInput): Effect.Effect<LedgerReply<"OPENED">, never, AgentRunStore> =>
+  const open = (
+    input: OpenRunInput & { readonly after: number },
+  ): Effect.Effect<LedgerReply<"OPENED">, never, AgentRunStore> =>
     orLedgerFailed(
       Effect.gen(function* () {
         const store = yield* AgentRunStore;
-        if (wiring.resumedAfter !== undefined) {
-          lastSequence = wiring.resumedAfter;
-          return { type: "OPENED" } as const;
-        }
+        // A resumed run's rows exist already: opening writes none.
+        if (input.resumed) return { type: "OPENED", lastSequence: input.after } as const;
         yield* store.createRun(
           {
             runId: input.runId,
@@ -124,10 +153,9 @@ export function runOperations(wiring: RunWiring) {
           },
           [{ sequence: 1, type: "user_input", payload: { text: input.input, origin: "user" } }],
         );
-        lastSequence = 1;
         append([{ role: "user", content: input.input }]);
-        return { type: "OPENED" } as const;
-      }).pipe(observe.open),
+        return { type: "OPENED", lastSequence: 1 } as const;
+      }),
     );
 
   const sample = (command: Extract<RunCommand, { type: "SAMPLE" }>): Effect.Effect<Reply<"SAMPLED">> =>
@@ -155,7 +183,7 @@ export function runOperations(wiring: RunWiring) {
               allowed: wiring.allowedTools,
               defaultTimeoutMs: wiring.defaultToolTimeoutMs,
               usedCallIds,
-              approvalFor: approvals.approvalFor,
+              approvalFor: wiring.approvals.approvalFor,
             }),
           }),
         ),
@@ -166,20 +194,28 @@ export function runOperations(wiring: RunWiring) {
             message: error.message,
           }),
         ),
-        observe.sample(command.step),
+        Effect.catchAllDefect((defect) =>
+          Effect.succeed<SampleOutcome>({
+            type: "failure",
+            reason: "provider_error",
+            message: `provider actor crashed: ${failureText(defect)}`,
+          }),
+        ),
         Effect.map((outcome) => ({ type: "SAMPLED" as const, outcome })),
       );
 
-  const writeRows = <T extends "CALLS_RECORDED" | "TURN_RECORDED">(type: T, input: LedgerWriteInput) =>
+  const writeRows = <T extends "CALLS_RECORDED" | "TURN_RECORDED">(
+    type: T,
+    input: LedgerWriteInput & { readonly after: number },
+  ) =>
     orLedgerFailed(
       Effect.gen(function* () {
         const store = yield* AgentRunStore;
-        const events = numbered(input.events);
+        const events = numbered(input.events, input.after + 1);
         yield* store.appendEvents(input.runId, events);
-        lastSequence += events.length;
         append(input.transcript);
-        return { type } as Reply<T>;
-      }).pipe(observe.append(input)),
+        return { type, lastSequence: input.after + events.length } as Reply<T>;
+      }),
     );
 
   /**
@@ -192,7 +228,7 @@ export function runOperations(wiring: RunWiring) {
     command: Extract<RunCommand, { type: "EXECUTE" }>,
     signal: AbortSignal,
     onStarted: (startedAt: string) => void,
-  ): Effect.Effect<ExecutorResult, unknown, AgentRunStore> => {
+  ): Effect.Effect<ExecutorResult, never, AgentRunStore> => {
     const { call } = command.planned;
     const tool = wiring.tools.get(call.name)!;
     const invoke = (startedAt: string, store: AgentRunStoreShape) =>
@@ -227,7 +263,7 @@ export function runOperations(wiring: RunWiring) {
         }),
         Effect.catchAllCause((cause) =>
           Cause.isInterruptedOnly(cause)
-            ? Effect.failCause(cause)
+            ? Effect.interrupt
             : Effect.succeed<ExecutorResult>({
                 status: "error",
                 reason: "tool_threw",
@@ -260,7 +296,7 @@ export function runOperations(wiring: RunWiring) {
       callStartedAt.set(call.id, startedAt);
       onStarted(startedAt);
       return yield* invoke(startedAt, store);
-    }).pipe(observe.tool({ step: command.step, callId: call.id, toolName: call.name }));
+    });
   };
 
   const receiptContext = (finishedAt: string): ReceiptContext => ({
@@ -275,21 +311,21 @@ export function runOperations(wiring: RunWiring) {
     toolResultRecords(runId, step, settlements, first, receiptContext(wiring.now()));
 
   const recordResults = (
-    input: ToolResultsInput,
+    input: ToolResultsInput & { readonly after: number },
   ): Effect.Effect<LedgerReply<"RESULTS_RECORDED">, never, AgentRunStore> =>
     orLedgerFailed(
       Effect.gen(function* () {
         const store = yield* AgentRunStore;
-        const records = resultRecords(input.runId, input.step, input.settlements, lastSequence + 1);
+        const records = resultRecords(input.runId, input.step, input.settlements, input.after + 1);
         yield* store.appendEvents(input.runId, records.events, records.receipts);
-        lastSequence += records.events.length;
         append(records.messages);
         return {
           type: "RESULTS_RECORDED" as const,
+          lastSequence: input.after + records.events.length,
           receipts: records.receipts,
           resultHashes: records.receipts.map((receipt) => receipt.evidence.output_sha256 as string),
         };
-      }).pipe(observe.toolResults(input)),
+      }),
     );
 
   const verify = (input: VerifyInput): Effect.Effect<Reply<"VERIFIED"> | Reply<"VERIFY_FAILED">> =>
@@ -360,24 +396,25 @@ export function runOperations(wiring: RunWiring) {
         terminal: input.terminal,
         failureDetail: input.detail,
       });
-      lastSequence = sequence;
       return { type: "FINISHED" as const, receipts };
     });
 
   /** Not interruptible by the run: the terminal row must land once decided. */
-  const finish = (input: FinishRunInput): Effect.Effect<LedgerReply<"FINISHED">, never, AgentRunStore> =>
+  const finish = (
+    input: FinishRunInput & { readonly after: number },
+  ): Effect.Effect<LedgerReply<"FINISHED">, never, AgentRunStore> =>
     orLedgerFailed(
       Effect.gen(function* () {
         const store = yield* AgentRunStore;
-        const leading = numbered(input.events);
+        const leading = numbered(input.events, input.after + 1);
         const unsettled = resultRecords(
           input.runId,
           Math.max(1, input.terminal.steps),
           input.unsettled.map(unsettledSettlement(input.terminal)),
-          lastSequence + 1 + leading.length,
+          input.after + 1 + leading.length,
         );
         const events = [...leading, ...unsettled.events];
-        const sequence = lastSequence + 1 + events.length;
+        const sequence = input.after + 1 + events.length;
         yield* store.finishRun(input.runId, {
           sequence,
           events,
@@ -385,47 +422,46 @@ export function runOperations(wiring: RunWiring) {
           terminal: fitTerminal(input.terminal, wiring.payloadCapBytes),
           failureDetail: input.detail,
         });
-        lastSequence = sequence;
         append([...input.transcript, ...unsettled.messages]);
         return { type: "FINISHED" as const, receipts: unsettled.receipts };
       }).pipe(
         Effect.catchAll((error) =>
           input.terminal.reason === "ledger_write_failed" ? closeAfterLedgerFailure(input) : Effect.fail(error),
         ),
-        observe.finish(input),
         Effect.uninterruptible,
       ),
     );
 
-  const requestApproval = (
-    command: Extract<RunCommand, { type: "REQUEST_APPROVAL" }>,
-  ): Effect.Effect<LedgerReply<"APPROVAL_REQUESTED">, never, SqlClient.SqlClient> =>
-    orLedgerFailed(approvals.requestApproval(command));
-
-  /**
-   * A resumed call that never started and has no approval request of its own goes through this
-   * run's approval policy as a new call would (the process may have stopped before asking).
-   */
-  const withApproval = (planned: PlannedCall): PlannedCall => {
-    if (planned.approval || planned.disposition !== "run") return planned;
-    const tool = wiring.tools.get(planned.call.name);
-    const approval = tool ? approvals.approvalFor(planned.call, tool) : undefined;
-    return approval ? { ...planned, approval } : planned;
-  };
-
   return {
-    withApproval,
-    approvalPollMs: approvals.approvalPollMs,
-    requestApproval,
-    pollDecisions: approvals.pollDecisions,
-    noteDecision: approvals.noteDecision,
-    open,
-    sample,
-    recordCalls: (input: LedgerWriteInput) => writeRows("CALLS_RECORDED", input),
-    recordTurn: (input: LedgerWriteInput) => writeRows("TURN_RECORDED", input),
-    execute,
-    recordResults,
-    verify,
-    finish,
+    OPEN: (command) => open(command),
+    SAMPLE: (command) => sample(command),
+    STOP_SAMPLE: (_command, io) => FiberMap.remove(io.fibers, "sample").pipe(Effect.as(undefined)),
+    RECORD_CALLS: (command) => writeRows("CALLS_RECORDED", command),
+    RECORD_TURN: (command) => writeRows("TURN_RECORDED", command),
+    RECORD_RESULTS: (command) => recordResults(command),
+    VERIFY: (command) => verify(command),
+    FINISH: (command) => finish(command),
+    EXECUTE: (command, io) => {
+      const abort = new AbortController();
+      const { call } = command.planned;
+      // The batch and the host hear that the call started only once its start record is durable.
+      const started = (startedAt: string) => {
+        io.tell(command.replyTo, { type: "CALL_STARTED", index: command.index, at: Date.now(), startedAt });
+        io.tellRun({ type: "TOOL_STARTED", step: command.step, callId: call.id, toolName: call.name });
+      };
+      return execute(command, abort.signal, started).pipe(
+        Effect.map((result) => ({ type: "CALL_SETTLED" as const, index: command.index, at: Date.now(), result })),
+        // Interrupted (the batch gave up on the call, or the run stopped): the tool is told.
+        Effect.onInterrupt(() => Effect.sync(() => abort.abort())),
+      );
+    },
+    // The batch has settled the call already (it timed out): its fiber is interrupted, no answer follows.
+    ABORT: (command, io) => FiberMap.remove(io.fibers, `tool:${command.callId}`).pipe(Effect.as(undefined)),
+    REQUEST_APPROVAL: (command, io) => orLedgerFailed(wiring.approvals.request(command, io.fibers, io.tellRun)),
+    APPROVAL_CLOSED: (command) =>
+      Effect.sync(() => {
+        wiring.approvals.close(command.callId);
+        return { type: "APPROVAL_SETTLED" as const, callId: command.callId, outcome: command.outcome };
+      }),
   };
 }
