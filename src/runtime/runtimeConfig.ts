@@ -211,5 +211,4 @@ export interface LedgerReader {
   findRunByTrace(traceId: string): Promise<RunRecord | undefined>;
 }
 
-
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
