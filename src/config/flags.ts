@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { Data } from "effect";
 import { z } from "zod";
 import type { DeliveryPolicy } from "../domain/delivery.js";
+import { errorText } from "../domain/errorText.js";
 import { AgentloopFlags, DEFAULT_FLAGS, ROLLOUT_STAGES, type RolloutStage } from "./rollout.js";
 
 export * from "./rollout.js";
@@ -141,7 +142,7 @@ export function loadFlags(options: LoadFlagsOptions = {}): AgentloopFlags {
     } catch (error) {
       throw new FlagsError({
         reason: "file_not_json",
-        message: `flags file ${options.file} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+        message: `flags file ${options.file} is not valid JSON: ${errorText(error)}`,
       });
     }
     fromFile = flagsFromObject(parsed, `flags file ${options.file}`);

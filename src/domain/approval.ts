@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { errorText } from "./errorText.js";
 import { JsonValue, nestedDeeperThan } from "./json.js";
 import { controlCharacterIn } from "./printable.js";
 
@@ -35,7 +36,7 @@ export function editedArgumentsProblem(value: unknown): string | undefined {
   try {
     json = JSON.stringify(value);
   } catch (error) {
-    return `are not JSON: ${error instanceof Error ? error.message : String(error)}`;
+    return `are not JSON: ${errorText(error)}`;
   }
   if (json === undefined) return "are not JSON";
   const bytes = new TextEncoder().encode(json).length;

@@ -3,6 +3,7 @@ export * from "./cassette.js";
 export * from "./context.js";
 export * from "./contract.js";
 export * from "./correction.js";
+export * from "./errorText.js";
 export * from "./events.js";
 export * from "./evidence.js";
 export * from "./json.js";

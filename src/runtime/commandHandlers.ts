@@ -1,14 +1,13 @@
 import type { SqlClient } from "@effect/sql";
-import { Cause, Effect, FiberMap } from "effect";
+import { Effect, FiberMap } from "effect";
+import { errorText } from "../domain/errorText.js";
 import type {
   ApprovalDecided,
   BatchReply,
   ContextMessage,
   EventSink,
   ExecutionReceipt,
-  ExecutorResult,
   FinishRunInput,
-  JsonValue,
   LedgerWriteInput,
   OpenRunInput,
   PendingEvent,
@@ -21,20 +20,19 @@ import type {
   ToolSettlement,
   VerifyInput,
 } from "../domain/index.js";
-import { AgentRunStore, type AgentRunStoreShape, type EventToAppend } from "../persistence/AgentRunStore.js";
+import { AgentRunStore, type EventToAppend } from "../persistence/AgentRunStore.js";
 import { judgeClaims } from "../services/claimJudge.js";
-import { toolProcessLog } from "../services/processes/processLedger.js";
 import { type Provider, terminalReasonFor } from "../services/providers/Provider.js";
 import { type RetryPolicy, withProviderRetry } from "../services/providers/retry.js";
 import { planCalls } from "../services/tools/callPlanner.js";
-import { invokeTool } from "../services/tools/invokeTool.js";
 import { type ReceiptContext, receiptOf, toolResultRecords } from "../services/tools/resultRecords.js";
-import { type AnyToolDefinition, describeTool, mayRepeat } from "../services/tools/Tool.js";
+import { type AnyToolDefinition, describeTool } from "../services/tools/Tool.js";
 import { callIdsOf } from "../services/transcriptProjector.js";
 import { readClaimsYielding, uncertainSentencesYielding, verifyAnswer } from "../services/verification.js";
 import type { ApprovalDesk } from "./approvalDesk.js";
 import type { TranscriptStore } from "./stores.js";
 import { fitTerminal } from "./terminalRow.js";
+import { callBook, executeCall } from "./toolExecution.js";
 
 /**
  * The I/O of one run: one handler per command the run machine (or its tool batch) sends, in a
@@ -102,16 +100,13 @@ export type CommandHandlers<R = AgentRunStore | SqlClient.SqlClient> = {
 export const fiberKeyOf = (command: RunCommand): string | undefined =>
   command.type === "SAMPLE" ? "sample" : command.type === "EXECUTE" ? `tool:${command.planned.call.id}` : undefined;
 
-const failureText = (error: unknown) =>
-  error instanceof Error ? error.message : String((error as { message?: unknown })?.message ?? error);
-
 /** A ledger write's failure, expected or not, becomes the machine's LEDGER_FAILED. */
 const orLedgerFailed = <A extends RunReply, R>(
   effect: Effect.Effect<A, unknown, R>,
 ): Effect.Effect<A | Reply<"LEDGER_FAILED">, never, R> =>
   effect.pipe(
-    Effect.catchAll((error) => Effect.succeed({ type: "LEDGER_FAILED" as const, detail: failureText(error) })),
-    Effect.catchAllDefect((defect) => Effect.succeed({ type: "LEDGER_FAILED" as const, detail: failureText(defect) })),
+    Effect.catchAll((error) => Effect.succeed({ type: "LEDGER_FAILED" as const, detail: errorText(error) })),
+    Effect.catchAllDefect((defect) => Effect.succeed({ type: "LEDGER_FAILED" as const, detail: errorText(defect) })),
   );
 
 export function commandHandlers(wiring: RunWiring): CommandHandlers {
@@ -123,10 +118,8 @@ export function commandHandlers(wiring: RunWiring): CommandHandlers {
   // repeat ids from turn to turn): planCalls renames such a call `<id>_<n>`.
   const usedCallIds = callIdsOf(transcript.getSnapshot().context.messages);
   const retry = withProviderRetry(wiring.retry);
-  /** When each call started, for receipts of calls that never reported (closing receipts). */
-  const callStartedAt = new Map<string, string>();
-  /** What each call noted while it ran (an MCP call's server and request id), for the same receipts. */
-  const notedEvidence = new Map<string, Record<string, JsonValue>>();
+  const calls = callBook();
+  const execute = executeCall({ tools: wiring.tools, now: wiring.now, calls });
 
   const append = (messages: ReadonlyArray<ContextMessage>) => transcript.trigger.append({ messages });
   const numbered = (events: ReadonlyArray<PendingEvent>, first: number): EventToAppend[] =>
@@ -198,7 +191,7 @@ export function commandHandlers(wiring: RunWiring): CommandHandlers {
           Effect.succeed<SampleOutcome>({
             type: "failure",
             reason: "provider_error",
-            message: `provider actor crashed: ${failureText(defect)}`,
+            message: `provider actor crashed: ${errorText(defect)}`,
           }),
         ),
         Effect.map((outcome) => ({ type: "SAMPLED" as const, outcome })),
@@ -218,92 +211,11 @@ export function commandHandlers(wiring: RunWiring): CommandHandlers {
       }),
     );
 
-  /**
-   * The call's start record is written — fenced by the run's lease — before the executor is
-   * invoked, and `onStarted` hears of it only then. A refused start (the lease moved or expired,
-   * or the ledger is out of reach) means the executor is never invoked: the call settles
-   * `cancelled` / `start_refused`, and whoever drives the run now finds it never started.
-   */
-  const execute = (
-    command: Extract<RunCommand, { type: "EXECUTE" }>,
-    signal: AbortSignal,
-    onStarted: (startedAt: string) => void,
-  ): Effect.Effect<ExecutorResult, never, AgentRunStore> => {
-    const { call } = command.planned;
-    const tool = wiring.tools.get(call.name)!;
-    const invoke = (startedAt: string, store: AgentRunStoreShape) =>
-      invokeTool(tool, call.arguments, {
-        runId: command.runId,
-        callId: call.id,
-        step: command.step,
-        signal,
-        noteEvidence: (evidence) => notedEvidence.set(call.id, { ...notedEvidence.get(call.id), ...evidence }),
-        processes: toolProcessLog(store, command.runId, call.id, wiring.now),
-      }).pipe(
-        Effect.map((invocation): ExecutorResult => {
-          if (invocation.kind === "invalid_arguments") {
-            return {
-              status: "error",
-              reason: "invalid_arguments",
-              output: { error: invocation.problem },
-              evidence: {},
-              startedAt,
-              finishedAt: wiring.now(),
-            };
-          }
-          const { result } = invocation;
-          return {
-            status: result.status,
-            ...(result.status === "error" ? { reason: "tool_error" as const } : {}),
-            output: result.output,
-            evidence: { ...(result.evidence ?? {}) },
-            startedAt,
-            finishedAt: wiring.now(),
-          };
-        }),
-        Effect.catchAllCause((cause) =>
-          Cause.isInterruptedOnly(cause)
-            ? Effect.interrupt
-            : Effect.succeed<ExecutorResult>({
-                status: "error",
-                reason: "tool_threw",
-                output: { error: failureText(Cause.squash(cause)) },
-                evidence: {},
-                startedAt,
-                finishedAt: wiring.now(),
-              }),
-        ),
-      );
-    return Effect.gen(function* () {
-      const store = yield* AgentRunStore;
-      const startedAt = wiring.now();
-      const recorded = yield* Effect.either(
-        store.startCalls(command.runId, [
-          { callId: call.id, toolName: call.name, mayRepeat: mayRepeat(tool), startedAt },
-        ]),
-      );
-      if (recorded._tag === "Left") {
-        const refusedAt = wiring.now();
-        return {
-          status: "cancelled",
-          reason: "start_refused",
-          output: { error: `the call was not started: ${recorded.left.message}` },
-          evidence: { started: false, refusal: recorded.left.reason },
-          startedAt: refusedAt,
-          finishedAt: refusedAt,
-        } satisfies ExecutorResult;
-      }
-      callStartedAt.set(call.id, startedAt);
-      onStarted(startedAt);
-      return yield* invoke(startedAt, store);
-    });
-  };
-
   const receiptContext = (finishedAt: string): ReceiptContext => ({
     finishedAt,
-    startedAtOf: (callId) => callStartedAt.get(callId),
+    startedAtOf: (callId) => calls.startedAt.get(callId),
     toolOf: (name) => wiring.tools.get(name),
-    notedEvidenceOf: (callId) => notedEvidence.get(callId),
+    notedEvidenceOf: (callId) => calls.notedEvidence.get(callId),
   });
   const toReceipt = (runId: string, settlement: ToolSettlement, finishedAt: string): ExecutionReceipt =>
     receiptOf(runId, settlement, receiptContext(finishedAt));
@@ -346,9 +258,7 @@ export function commandHandlers(wiring: RunWiring): CommandHandlers {
       return judged.length === 0 ? verdict : verifyAnswer({ ...input, capabilities, judged }, reading);
     }).pipe(
       Effect.map((verdict) => ({ type: "VERIFIED" as const, verdict })),
-      Effect.catchAllDefect((defect) =>
-        Effect.succeed({ type: "VERIFY_FAILED" as const, detail: failureText(defect) }),
-      ),
+      Effect.catchAllDefect((defect) => Effect.succeed({ type: "VERIFY_FAILED" as const, detail: errorText(defect) })),
     );
 
   /**

@@ -1,4 +1,4 @@
-import { Effect, Fiber, type ManagedRuntime, Queue, Schedule, Stream } from "effect";
+import { Data, Effect, Fiber, type ManagedRuntime, Queue, Schedule, Stream } from "effect";
 import type { RunRecord } from "../domain/index.js";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
 import { listApprovals } from "../persistence/approvals.js";
@@ -21,6 +21,12 @@ export interface SupervisorSettings<Handle> {
 
 const DEFAULT_SUPERVISE_INTERVAL_MS = 2_000;
 
+/** Why a run cannot be taken over: it is not in the ledger, it ended, or a live runtime drives it. */
+export class TakeOverRefused extends Data.TaggedError("TakeOverRefused")<{
+  readonly reason: "no_such_run" | "run_ended" | "lease_held";
+  readonly message: string;
+}> {}
+
 export interface TakeOverOptions {
   readonly tools: ReadonlyMap<string, AnyToolDefinition>;
   readonly defaultToolTimeoutMs: number;
@@ -38,9 +44,12 @@ export const takeOverRun = (runId: string, options: TakeOverOptions) =>
   Effect.gen(function* () {
     const store = yield* AgentRunStore;
     const run = yield* store.getRun(runId);
-    if (!run) return yield* Effect.fail(new Error(`no run ${runId} in the ledger`));
+    if (!run) return yield* new TakeOverRefused({ reason: "no_such_run", message: `no run ${runId} in the ledger` });
     if (run.terminalState !== "running") {
-      return yield* Effect.fail(new Error(`run ${runId} already ended ${run.terminalState}`));
+      return yield* new TakeOverRefused({
+        reason: "run_ended",
+        message: `run ${runId} already ended ${run.terminalState}`,
+      });
     }
     const abandoned = (yield* store.findAbandonedRuns()).find((candidate) => candidate.run.runId === runId);
     const epoch = yield* store.acquireLease(runId, {
@@ -48,7 +57,10 @@ export const takeOverRun = (runId: string, options: TakeOverOptions) =>
       skipLocked: options.skipLocked,
     });
     if (epoch === undefined) {
-      return yield* Effect.fail(new Error(`run ${runId} is driven by a live runtime (its lease has not expired)`));
+      return yield* new TakeOverRefused({
+        reason: "lease_held",
+        message: `run ${runId} is driven by a live runtime (its lease has not expired)`,
+      });
     }
     const [ledger] = yield* store.loadRunLedgers([run]);
     const approvals = yield* listApprovals(runId);

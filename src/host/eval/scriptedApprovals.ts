@@ -1,3 +1,4 @@
+import { errorText } from "../../domain/errorText.js";
 import type { Cassette } from "../../domain/index.js";
 import type { RunHandle } from "../../runtime/AgentRuntime.js";
 
@@ -22,7 +23,7 @@ export function scriptDecisions(handle: RunHandle, cassette: Cassette, failures:
             decidedBy: decision!.decidedBy ?? "eval",
           })
         : handle.deny(callId, { message: decision!.message ?? "", decidedBy: decision!.decidedBy ?? "eval" })
-      ).catch((error: unknown) => failures.push(error instanceof Error ? error.message : String(error)));
+      ).catch((error: unknown) => failures.push(errorText(error)));
     timers.push(setTimeout(decide, decision!.delayMs ?? 0));
   };
   const subscription = handle.actor.on("approval_requested", (event) => onRequest(event.callId));

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Effect } from "effect";
+import { errorText } from "../../domain/errorText.js";
 import type { RuntimeServices } from "../../runtime/runtimeConfig.js";
 import { PROMETHEUS_CONTENT_TYPE, renderFamilies } from "../../services/observability/prometheus.js";
 import { SSE_PATH, sseHandler } from "../channels/sse.js";
@@ -67,7 +68,7 @@ const html = (response: ServerResponse, status: number, body: string) =>
 const json = (response: ServerResponse, status: number, body: unknown) =>
   send(response, status, "application/json; charset=utf-8", JSON.stringify(body));
 
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error)).split("\n")[0]!;
+const messageOf = (error: unknown) => errorText(error, { firstLine: true });
 
 class BadRequest extends Error {}
 

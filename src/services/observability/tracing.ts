@@ -1,4 +1,5 @@
 import { Clock, Effect, Exit, type ManagedRuntime, Tracer } from "effect";
+import { errorText } from "../../domain/errorText.js";
 import type {
   AgentRunResult,
   CompletionContract,
@@ -361,7 +362,7 @@ export function observeRun(init: RunObservationInit): RunObserver {
         await runtime
           .runPromise(
             Effect.gen(function* () {
-              yield* log("run.crashed", { error: error instanceof Error ? error.message : String(error) });
+              yield* log("run.crashed", { error: errorText(error) });
               rootSpan?.end(yield* Clock.currentTimeNanos, Exit.die(error));
             }),
           )

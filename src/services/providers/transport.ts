@@ -1,4 +1,5 @@
 import { Effect } from "effect";
+import { errorText } from "../../domain/errorText.js";
 import { redactText } from "../../persistence/payloadHygiene.js";
 import { ProviderError, type ProviderErrorReason, reasonForStatus } from "./Provider.js";
 
@@ -186,7 +187,7 @@ export function toProviderError(label: string, error: unknown, sdk: SdkErrorClas
       message: oneLine(`${label}: malformed response: ${error.message}`),
     });
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorText(error);
   return new ProviderError({ reason: "invalid_response", message: oneLine(`${label}: ${message}`) });
 }
 

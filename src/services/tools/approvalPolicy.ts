@@ -1,3 +1,4 @@
+import { errorText } from "../../domain/errorText.js";
 import type { JsonValue, ToolCall, ToolKind } from "../../domain/index.js";
 import type { AnyToolDefinition } from "./Tool.js";
 
@@ -48,6 +49,6 @@ export function approvalReason(
     if (verdict === true) return `the run's policy asks approval for this ${call.name} call`;
     return typeof verdict === "string" && verdict.length > 0 ? verdict : undefined;
   } catch (error) {
-    return `the approval policy threw (${error instanceof Error ? error.message : String(error)}), so the call waits`;
+    return `the approval policy threw (${errorText(error)}), so the call waits`;
   }
 }

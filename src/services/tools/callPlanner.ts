@@ -1,3 +1,4 @@
+import { errorText } from "../../domain/errorText.js";
 import type { CallDisposition, PlannedCall, ToolCall } from "../../domain/index.js";
 import { redactText } from "../../persistence/payloadHygiene.js";
 import { inputFingerprint, sha256 } from "./fingerprint.js";
@@ -23,7 +24,7 @@ export function checkArgumentsSafely(tool: AnyToolDefinition, args: unknown): Ar
   } catch (error) {
     return {
       ok: false,
-      problem: `the tool's validator threw: ${error instanceof Error ? error.message : String(error)}`,
+      problem: `the tool's validator threw: ${errorText(error)}`,
     };
   }
 }

@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { Effect } from "effect";
 import { z } from "zod";
+import { errorText } from "../../domain/errorText.js";
 import type { SkillManifest } from "../../domain/index.js";
 import { parseSkillManifest, skillLoadedKind } from "../contracts.js";
 import { resolveInWorkspace } from "../tools/builtin/workspacePaths.js";
@@ -50,7 +51,7 @@ export function scanSkills(workspace: string): { skills: SkillEntry[]; problems:
     try {
       skills.push({ manifest: parseSkillManifest(readFileSync(path, "utf8"), entry.name), path });
     } catch (error) {
-      const message = (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
+      const message = errorText(error, { firstLine: true });
       problems.push({ path: relative(workspace, path).split(sep).join("/"), message });
     }
   }

@@ -4,6 +4,7 @@ import { mkdir, open, readdir, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { Effect } from "effect";
 import { z } from "zod";
+import { errorText } from "../../../domain/errorText.js";
 import { defineTool, type ToolResult } from "../Tool.js";
 import { resolveInWorkspace } from "./workspacePaths.js";
 
@@ -12,7 +13,7 @@ const MAX_READ_BYTES = 64 * 1024;
 
 const refuse = (error: unknown): ToolResult => ({
   status: "error",
-  output: { error: error instanceof Error ? error.message : String(error) },
+  output: { error: errorText(error) },
 });
 
 /**

@@ -2,6 +2,7 @@ import type {
   JsonSchemaType,
   jsonSchemaValidator as SdkSchemaValidators,
 } from "@modelcontextprotocol/sdk/validation/types.js";
+import { errorText } from "../../../domain/errorText.js";
 import type { JsonSchemaValidator } from "../Tool.js";
 
 /**
@@ -59,7 +60,7 @@ function dropReference(node: unknown, missing: string, base: string): number {
   return dropped;
 }
 
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error)).split("\n")[0]!;
+const messageOf = (error: unknown) => errorText(error, { firstLine: true });
 
 /**
  * The check of `schema`'s arguments. `shared` compiles schemas without an `$id`; a schema that

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { Data } from "effect";
+import { errorText } from "../../../domain/errorText.js";
 import type { JsonValue, ToolKind } from "../../../domain/index.js";
 import { canonicalJson, sha256 } from "../fingerprint.js";
 import { type AnyToolDefinition, defineTool, type JsonSchemaValidator, jsonSchemaInput } from "../Tool.js";
@@ -100,7 +101,7 @@ function packageVersion(): string {
   }
 }
 
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+const messageOf = (error: unknown) => errorText(error);
 
 function checkOptions(options: McpToolsOptions): void {
   const fail = (message: string) => {
