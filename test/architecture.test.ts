@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
@@ -227,5 +227,39 @@ describe("architecture: imports point down the layers", () => {
       1,
     );
     expect(checkFile("somewhere/example.ts", "").violations).toHaveLength(1);
+  });
+});
+
+const TEST = fileURLToPath(new URL("./", import.meta.url));
+/** Test folders that are suites of their own (path coverage, fuzz smoke, cassettes, the packed package, helpers), not mirrors of a src folder. */
+const SUITES = new Set(["paths", "support", "fuzz", "eval", "package", "fixtures"]);
+/** The project-wide checks that sit at the top of test/. */
+const TOP_LEVEL = new Set(["architecture.test.ts", "bench.test.ts"]);
+
+function testFolders(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .flatMap((entry) => {
+      const path = relative(TEST, join(dir, entry.name)).split(sep).join("/");
+      return SUITES.has(path.split("/")[0]!) ? [] : [path, ...testFolders(join(dir, entry.name))];
+    });
+}
+
+describe("architecture: test/ mirrors src/", () => {
+  it("every test folder is a src folder or one of the named suites", () => {
+    const orphans = testFolders(TEST).filter((folder) => !existsSync(join(SRC, folder)));
+    expect(orphans).toEqual([]);
+  });
+
+  it("only the project-wide checks sit at the top of test/", () => {
+    const files = readdirSync(TEST, { withFileTypes: true })
+      .filter((entry) => entry.isFile() && entry.name.endsWith(".ts"))
+      .map((entry) => entry.name);
+    expect(files.filter((name) => !TOP_LEVEL.has(name))).toEqual([]);
+  });
+
+  it("the mirror check sees a folder that mirrors nothing", () => {
+    expect(existsSync(join(SRC, "services/channels"))).toBe(false);
+    expect(testFolders(TEST).length).toBeGreaterThan(10);
   });
 });

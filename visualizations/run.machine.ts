@@ -39,14 +39,21 @@ export const runMachine = createMachine({
                 "OPENED": [
                   {
                     "guard": "cancelRequested",
-                    "actions": "decideOpened"
+                    "actions": [
+                      "noteSequence",
+                      "decideOpened"
+                    ]
                   },
                   {
                     "guard": "resumedWithCallsToRerun",
-                    "target": "executingTools"
+                    "target": "executingTools",
+                    "actions": "noteSequence"
                   },
                   {
-                    "actions": "decideOpened"
+                    "actions": [
+                      "noteSequence",
+                      "decideOpened"
+                    ]
                   }
                 ]
               }
@@ -86,13 +93,17 @@ export const runMachine = createMachine({
                     "guard": "cancelRequested",
                     "target": "recordingResults",
                     "actions": [
+                      "noteSequence",
                       "markCallsRecorded",
                       "recordCallsCancelled"
                     ]
                   },
                   {
                     "target": "executingTools",
-                    "actions": "markCallsRecorded"
+                    "actions": [
+                      "noteSequence",
+                      "markCallsRecorded"
+                    ]
                   }
                 ]
               }
@@ -134,7 +145,10 @@ export const runMachine = createMachine({
             "recordingResults": {
               "on": {
                 "RESULTS_RECORDED": {
-                  "actions": "acceptResults"
+                  "actions": [
+                    "noteSequence",
+                    "acceptResults"
+                  ]
                 }
               }
             },
@@ -169,7 +183,10 @@ export const runMachine = createMachine({
               "entry": "requestTurnRecord",
               "on": {
                 "TURN_RECORDED": {
-                  "actions": "decideAfterTurn"
+                  "actions": [
+                    "noteSequence",
+                    "decideAfterTurn"
+                  ]
                 }
               }
             }
@@ -204,6 +221,9 @@ export const runMachine = createMachine({
               }
             },
             "awaitingApproval": {
+              "tags": [
+                "waitingForApproval"
+              ],
               "always": {
                 "guard": "noApprovalWaiting",
                 "target": "idle"

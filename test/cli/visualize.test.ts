@@ -10,12 +10,12 @@ import {
   renderMachineExports,
   renderMachinePicture,
   writeVisualizations,
-} from "../src/cli/visualize.js";
-import { machineGraph } from "../src/host/charts/graph.js";
-import { layoutGraph } from "../src/host/charts/layout.js";
-import { chartSvg } from "../src/host/charts/svg.js";
+} from "../../src/cli/visualize.js";
+import { machineGraph } from "../../src/host/charts/graph.js";
+import { layoutGraph } from "../../src/host/charts/layout.js";
+import { chartSvg } from "../../src/host/charts/svg.js";
 
-const VISUALIZATIONS = new URL("../visualizations/", import.meta.url);
+const VISUALIZATIONS = new URL("../../visualizations/", import.meta.url);
 const STALE = "is out of date with the machine: run `npm run visualize` and commit visualizations/";
 
 type Kind = "guards" | "actions" | "actors" | "delays";
