@@ -36,26 +36,13 @@ export const runMachine = createMachine({
             "opening": {
               "entry": "requestOpen",
               "on": {
-                "OPENED": [
-                  {
-                    "guard": "cancelRequested",
-                    "actions": [
-                      "noteSequence",
-                      "decideOpened"
-                    ]
-                  },
-                  {
-                    "guard": "resumedWithCallsToRerun",
-                    "target": "executingTools",
-                    "actions": "noteSequence"
-                  },
-                  {
-                    "actions": [
-                      "noteSequence",
-                      "decideOpened"
-                    ]
-                  }
-                ]
+                "OPENED": {
+                  "actions": [
+                    "noteSequence",
+                    "decideOpened"
+                  ]
+                },
+                "RUN_CALLS": "executingTools"
               }
             },
             "sampling": {
@@ -76,7 +63,7 @@ export const runMachine = createMachine({
                   "target": "verifying",
                   "actions": "acceptAnswer"
                 },
-                "CANCEL": {
+                "CANCEL_REQUESTED": {
                   "target": "#run.finalizing",
                   "actions": [
                     "stopSample",
@@ -88,24 +75,18 @@ export const runMachine = createMachine({
             "recordingCalls": {
               "entry": "requestCallsRecord",
               "on": {
-                "CALLS_RECORDED": [
-                  {
-                    "guard": "cancelRequested",
-                    "target": "recordingResults",
-                    "actions": [
-                      "noteSequence",
-                      "markCallsRecorded",
-                      "recordCallsCancelled"
-                    ]
-                  },
-                  {
-                    "target": "executingTools",
-                    "actions": [
-                      "noteSequence",
-                      "markCallsRecorded"
-                    ]
-                  }
-                ]
+                "CALLS_RECORDED": {
+                  "actions": [
+                    "noteSequence",
+                    "markCallsRecorded",
+                    "decideCallsRecorded"
+                  ]
+                },
+                "RUN_CALLS": "executingTools",
+                "CANCEL_CALLS": {
+                  "target": "recordingResults",
+                  "actions": "recordCallsCancelled"
+                }
               }
             },
             "executingTools": {
@@ -137,7 +118,7 @@ export const runMachine = createMachine({
                 "APPROVAL_DECIDED": {
                   "actions": "forwardDecision"
                 },
-                "CANCEL": {
+                "CANCEL_REQUESTED": {
                   "actions": "cancelToolBatch"
                 }
               }
@@ -173,7 +154,7 @@ export const runMachine = createMachine({
                     }
                   }
                 },
-                "CANCEL": {
+                "CANCEL_REQUESTED": {
                   "target": "#run.finalizing",
                   "actions": "decideCancelled"
                 }
@@ -197,7 +178,10 @@ export const runMachine = createMachine({
           "states": {
             "idle": {
               "on": {
-                "CANCEL": "requested"
+                "CANCEL": {
+                  "target": "requested",
+                  "actions": "announceCancel"
+                }
               }
             },
             "requested": {}

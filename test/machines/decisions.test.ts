@@ -15,6 +15,7 @@ import {
 } from "../../src/domain/index.js";
 import { initialContext, type Rows, type RunContext } from "../../src/machines/run/context.js";
 import {
+  afterCallsRecorded,
   afterOpened,
   afterToolResults,
   afterTurn,
@@ -485,11 +486,27 @@ describe("afterTurn", () => {
 });
 
 describe("afterOpened", () => {
-  it("samples once the run is open, unless a CANCEL came meanwhile", () => {
-    expect(afterOpened({ cancelled: false })).toEqual({ type: "CONTINUE" });
-    expect(afterOpened({ cancelled: true })).toEqual({
-      type: "STOP",
-      outcome: { state: "cancelled", reason: "cancelled_by_user", detail: null },
-    });
+  const fresh = { callsRecorded: false, stepCalls: [] };
+  const resumed = { callsRecorded: true, stepCalls: [planned] };
+
+  it("samples once a fresh run is open", () => {
+    expect(afterOpened(fresh, { cancelled: false })).toEqual({ type: "CONTINUE" });
+  });
+
+  it("runs a resumed run's durable calls first", () => {
+    expect(afterOpened(resumed, { cancelled: false })).toEqual({ type: "RUN_CALLS" });
+  });
+
+  it("ends the run cancelled when a CANCEL came while it opened, resumed or not", () => {
+    const cancelled = { type: "STOP", outcome: { state: "cancelled", reason: "cancelled_by_user", detail: null } };
+    expect(afterOpened(fresh, { cancelled: true })).toEqual(cancelled);
+    expect(afterOpened(resumed, { cancelled: true })).toEqual(cancelled);
+  });
+});
+
+describe("afterCallsRecorded", () => {
+  it("runs the recorded calls, or cancels them all when a CANCEL came while they were recorded", () => {
+    expect(afterCallsRecorded({ cancelled: false })).toEqual({ type: "RUN_CALLS" });
+    expect(afterCallsRecorded({ cancelled: true })).toEqual({ type: "CANCEL_CALLS" });
   });
 });

@@ -343,6 +343,8 @@ export const DECISION_TYPES: ReadonlyArray<RunDecision["type"]> = [
   "ANSWER",
   "CORRECT",
   "CONTINUE",
+  "RUN_CALLS",
+  "CANCEL_CALLS",
   "STOP",
 ];
 
@@ -478,6 +480,8 @@ export function runImpossible(snapshot: AnyMachineSnapshot): string[] {
   const offered = new Set(runEvents(snapshot).map((event) => event.type));
   return [
     ...DECISION_TYPES,
+    // Raised by the cancellation region when it takes a CANCEL, never sent.
+    "CANCEL_REQUESTED",
     ...(pending && LEDGER_WRITES.includes(pending.type) ? [] : ["LEDGER_FAILED"]),
     // Only calls that wait for approval bring these, and only while the batch runs.
     ...APPROVAL_EVENT_TYPES.filter((type) => !offered.has(type)),

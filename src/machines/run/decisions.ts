@@ -43,6 +43,10 @@ export type RunDecision =
   /** The verifier asks for the one correction turn. */
   | { readonly type: "CORRECT"; readonly turn: Rows }
   | { readonly type: "CONTINUE" }
+  /** The step's calls are durable: run them (a resumed run's re-runnable calls run first). */
+  | { readonly type: "RUN_CALLS" }
+  /** Cancelled while the step's calls were being recorded: none runs, each gets a cancelled result. */
+  | { readonly type: "CANCEL_CALLS" }
   /** The run ends with this outcome; `closing` rows land with the terminal event. */
   | { readonly type: "STOP"; readonly outcome: Outcome; readonly closing?: Rows; readonly answer?: string };
 
@@ -172,9 +176,21 @@ export interface Checkpoint {
   readonly cancelled: boolean;
 }
 
-/** After the run's opening rows are durable. */
-export const afterOpened = ({ cancelled }: Checkpoint): RunDecision =>
-  cancelled ? stop("cancelled", "cancelled_by_user") : { type: "CONTINUE" };
+/**
+ * After the run's opening rows are durable: a resumed run whose interrupted step left calls that
+ * may run goes on with them; a cancelled one ends (its calls get closing receipts); any other samples.
+ */
+export function afterOpened(
+  context: Pick<RunContext, "callsRecorded" | "stepCalls">,
+  { cancelled }: Checkpoint,
+): RunDecision {
+  if (cancelled) return stop("cancelled", "cancelled_by_user");
+  return context.callsRecorded && context.stepCalls.length > 0 ? { type: "RUN_CALLS" } : { type: "CONTINUE" };
+}
+
+/** After the step's tool_call rows are durable: run the calls, unless a CANCEL came meanwhile. */
+export const afterCallsRecorded = ({ cancelled }: Checkpoint): RunDecision =>
+  cancelled ? { type: "CANCEL_CALLS" } : { type: "RUN_CALLS" };
 
 /** After a repair or correction turn is durable: sample again unless cancelled or out of steps. */
 export function afterTurn(context: RunContext, { cancelled }: Checkpoint): RunDecision {

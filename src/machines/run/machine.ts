@@ -1,4 +1,4 @@
-import { assign, emit, enqueueActions, fromCallback, sendTo, setup, stateIn } from "xstate";
+import { assign, emit, enqueueActions, fromCallback, raise, sendTo, setup, stateIn } from "xstate";
 import type {
   AgentRunResult,
   ApprovalDecided,
@@ -22,6 +22,7 @@ import {
 } from "./commands.js";
 import { initialContext, NO_ROWS, type RunContext, type RunInput } from "./context.js";
 import {
+  afterCallsRecorded,
   afterOpened,
   afterToolResults,
   afterTurn,
@@ -39,15 +40,21 @@ import { finalText, fingerprints } from "./records.js";
  * never depend on guard order. "The model stopped calling tools" is never success by itself: a
  * text answer goes through `verifying`.
  *
- * A CANCEL while a ledger write or the tool batch is in flight is remembered in the
- * `cancellation` region and honoured when that work reports back (the batch is told at once).
+ * CANCEL is taken in one place, the `cancellation` region, which remembers it and raises
+ * CANCEL_REQUESTED: sampling and verifying end the run at once, the tool batch is told at once,
+ * and a ledger write in flight is let finish — its answer's decision sees the flag.
  *
  * While calls of the tool step wait for approval the `approval` region is in
  * `awaitingApproval`: entered when a call's request is durable (the host is told then, with
  * `approval_requested`), left when no call waits any more. Decisions go to the tool batch.
  */
 
-export type RunEvent = { readonly type: "CANCEL" } | RunReply | RunDecision | ApprovalDecided;
+export type RunEvent =
+  | { readonly type: "CANCEL" }
+  | { readonly type: "CANCEL_REQUESTED" }
+  | RunReply
+  | RunDecision
+  | ApprovalDecided;
 
 type ApprovalRequested = Extract<RunReply, { type: "APPROVAL_REQUESTED" }>;
 
@@ -86,8 +93,6 @@ export const runMachine = setup({
     outcomeCancelled: ({ context }) => context.outcome?.state === "cancelled",
     outcomeFailed: ({ context }) => context.outcome?.state === "failed",
     ledgerFailureNotDecided: ({ context }) => context.outcome?.reason !== "ledger_write_failed",
-    /** A resumed run whose last step left calls that may run again. */
-    resumedWithCallsToRerun: ({ context }) => context.callsRecorded && context.stepCalls.length > 0,
     /** A request that arrives after its call's wait already ended (a short expiry, a cancel) is not announced. */
     approvalStillOpen: ({ context, event }) =>
       event.type === "APPROVAL_REQUESTED" && context.approvals[event.callId] !== "settled",
@@ -99,9 +104,14 @@ export const runMachine = setup({
       lastSequence: ({ context, event }) => ("lastSequence" in event ? event.lastSequence : context.lastSequence),
     }),
     requestOpen: sendTo("io", ({ context }) => openCommand(context)),
-    decideOpened: enqueueActions(({ enqueue, check }) => {
-      enqueue.raise(afterOpened({ cancelled: check(cancelRequested) }));
+    decideOpened: enqueueActions(({ context, enqueue, check }) => {
+      enqueue.raise(afterOpened(context, { cancelled: check(cancelRequested) }));
     }),
+    decideCallsRecorded: enqueueActions(({ enqueue, check }) => {
+      enqueue.raise(afterCallsRecorded({ cancelled: check(cancelRequested) }));
+    }),
+    /** CANCEL is taken in one place, the `cancellation` region; the work in progress hears of it by this event. */
+    announceCancel: raise({ type: "CANCEL_REQUESTED" }),
     requestSample: enqueueActions(({ context, enqueue }) => {
       const step = context.step + 1;
       enqueue.assign({ step });
@@ -273,7 +283,6 @@ export const runMachine = setup({
       type: "parallel",
       on: { LEDGER_FAILED: { target: "finalizing", actions: "failLedger" } },
       states: {
-        // `work` comes first: where a state ends the run on CANCEL at once, its transition wins.
         work: {
           initial: "opening",
           // Decisions that end the run or sample again mean the same in every state that raises them.
@@ -285,13 +294,8 @@ export const runMachine = setup({
             opening: {
               entry: "requestOpen",
               on: {
-                OPENED: [
-                  // Cancelled while opening: decided as for any run (a resumed run's calls get closing receipts).
-                  { guard: "cancelRequested", actions: ["noteSequence", "decideOpened"] },
-                  // Resumed: the interrupted step's re-runnable calls run first, then the run goes on.
-                  { guard: "resumedWithCallsToRerun", target: "executingTools", actions: "noteSequence" },
-                  { actions: ["noteSequence", "decideOpened"] },
-                ],
+                OPENED: { actions: ["noteSequence", "decideOpened"] },
+                RUN_CALLS: "executingTools",
               },
             },
             sampling: {
@@ -301,20 +305,15 @@ export const runMachine = setup({
                 CALLS: { target: "recordingCalls", actions: "acceptCalls" },
                 REPAIR: { target: "recordingTurn", actions: "acceptRepair" },
                 ANSWER: { target: "verifying", actions: "acceptAnswer" },
-                CANCEL: { target: "#run.finalizing", actions: ["stopSample", "decideCancelled"] },
+                CANCEL_REQUESTED: { target: "#run.finalizing", actions: ["stopSample", "decideCancelled"] },
               },
             },
             recordingCalls: {
               entry: "requestCallsRecord",
               on: {
-                CALLS_RECORDED: [
-                  {
-                    guard: "cancelRequested",
-                    target: "recordingResults",
-                    actions: ["noteSequence", "markCallsRecorded", "recordCallsCancelled"],
-                  },
-                  { target: "executingTools", actions: ["noteSequence", "markCallsRecorded"] },
-                ],
+                CALLS_RECORDED: { actions: ["noteSequence", "markCallsRecorded", "decideCallsRecorded"] },
+                RUN_CALLS: "executingTools",
+                CANCEL_CALLS: { target: "recordingResults", actions: "recordCallsCancelled" },
               },
             },
             executingTools: {
@@ -342,7 +341,7 @@ export const runMachine = setup({
               on: {
                 TOOL_STARTED: { actions: "emitToolStarted" },
                 APPROVAL_DECIDED: { actions: "forwardDecision" },
-                CANCEL: { actions: "cancelToolBatch" },
+                CANCEL_REQUESTED: { actions: "cancelToolBatch" },
               },
             },
             recordingResults: {
@@ -362,7 +361,7 @@ export const runMachine = setup({
                     params: { state: "failed", reason: "internal_error", detail: "verifier crashed" },
                   },
                 },
-                CANCEL: { target: "#run.finalizing", actions: "decideCancelled" },
+                CANCEL_REQUESTED: { target: "#run.finalizing", actions: "decideCancelled" },
               },
             },
             recordingTurn: {
@@ -376,7 +375,7 @@ export const runMachine = setup({
         cancellation: {
           initial: "idle",
           states: {
-            idle: { on: { CANCEL: "requested" } },
+            idle: { on: { CANCEL: { target: "requested", actions: "announceCancel" } } },
             requested: {},
           },
         },
