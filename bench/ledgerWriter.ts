@@ -25,11 +25,11 @@ import Sqlite from "better-sqlite3";
 import { Effect, type Layer, ManagedRuntime } from "effect";
 import type { ExecutionReceipt } from "../src/domain/index.js";
 import type { EventToAppend, LedgerError, NewRun, RunClosure } from "../src/persistence/AgentRunStore.js";
-import { migrateDatabase } from "../src/persistence/database.js";
+import * as SqliteLayer from "../src/persistence/engine/sqlite/client.js";
+import * as Ledger from "../src/persistence/ledger.js";
 import { MIGRATIONS } from "../src/persistence/migrations/index.js";
 import { DEFAULT_PAYLOAD_CAP_BYTES, sha256Hex } from "../src/persistence/payloadHygiene.js";
 import * as SqlAgentRunStore from "../src/persistence/SqlAgentRunStore.js";
-import * as SqliteLayer from "../src/persistence/sqlite.js";
 import { makeForkWrites, sqliteClientLayer } from "./lib/forkLedger.js";
 import { stat } from "./lib/measure.js";
 import { W10_CONTRACT } from "./workloads/w10.js";
@@ -163,8 +163,8 @@ async function subject<R>(
 async function openSubjects(dir: string): Promise<Subject[]> {
   const oldFile = join(dir, "old.db");
   const newFile = join(dir, "new.db");
-  await Effect.runPromise(migrateDatabase(oldFile));
-  await Effect.runPromise(migrateDatabase(newFile));
+  await Effect.runPromise(Ledger.migrate(oldFile));
+  await Effect.runPromise(Ledger.migrate(newFile));
   return [
     await subject("old", sqliteClientLayer({ filename: oldFile }), makeForkWrites(DEFAULT_PAYLOAD_CAP_BYTES, now)),
     await subject("new", SqliteLayer.layer({ filename: newFile }), SqlAgentRunStore.make()),
@@ -276,7 +276,7 @@ async function closeBench(): Promise<void> {
       ["schema 5 (0005 trigger)", MIGRATIONS],
     ] as const) {
       const file = join(dir, `${label.slice(0, 8).replace(" ", "")}.db`);
-      await Effect.runPromise(migrateDatabase(file, { migrations }));
+      await Effect.runPromise(Ledger.migrate(file, { migrations }));
       const db = new Sqlite(file);
       db.pragma("journal_mode = WAL");
       db.pragma("synchronous = NORMAL");

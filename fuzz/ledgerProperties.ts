@@ -44,9 +44,11 @@ import type {
 import { NONE_CONTRACT } from "../src/domain/index.js";
 import type { AgentRunStoreShape, EventToAppend, RecoveredRun } from "../src/persistence/AgentRunStore.js";
 import { LedgerError } from "../src/persistence/AgentRunStore.js";
-import { migrateDatabase } from "../src/persistence/database.js";
+import { Dialect } from "../src/persistence/engine/Dialect.js";
+import { CONNECTION_PRAGMAS } from "../src/persistence/engine/sqlite/client.js";
+import * as SqliteDialect from "../src/persistence/engine/sqlite/dialect.js";
+import * as Ledger from "../src/persistence/ledger.js";
 import * as SqlAgentRunStore from "../src/persistence/SqlAgentRunStore.js";
-import { CONNECTION_PRAGMAS } from "../src/persistence/sqlite.js";
 import type { FuzzReport } from "./report.js";
 
 // --- The generated operations (symbolic: resolved against the model when they run) -------------
@@ -884,10 +886,9 @@ function openStore(file: string, now: () => string): { driver: FaultyDriver; sto
         compiler: Statement.makeCompilerSqlite(),
         spanAttributes: [],
       });
-      return yield* Effect.provideService(
-        SqlAgentRunStore.make({ payloadCapBytes: CAP_BYTES, now }),
-        SqlClient.SqlClient,
-        client,
+      return yield* SqlAgentRunStore.make({ payloadCapBytes: CAP_BYTES, now }).pipe(
+        Effect.provideService(SqlClient.SqlClient, client),
+        Effect.provideService(Dialect, SqliteDialect.make(client)),
       );
     }).pipe(Effect.provideServiceEffect(Reactivity.Reactivity, Reactivity.make)),
   );
@@ -1439,7 +1440,7 @@ export async function runLedgerProperties(options: LedgerPropertiesOptions): Pro
   const violations: string[] = [];
   try {
     const template = join(dir, "template.db");
-    await Effect.runPromise(migrateDatabase(template));
+    await Effect.runPromise(Ledger.migrate(template));
     let index = 0;
     const properties: ReadonlyArray<readonly [string, boolean]> = [
       ["sequences without faults", false],

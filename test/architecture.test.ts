@@ -263,3 +263,79 @@ describe("architecture: test/ mirrors src/", () => {
     expect(testFolders(TEST).length).toBeGreaterThan(10);
   });
 });
+
+/**
+ * Persistence owns its engines: the database drivers are imported only by the engine folders of
+ * `src/persistence/engine/`, nothing outside persistence writes SQL (no `@effect/sql` in services,
+ * host or cli) nor asks the client which dialect it speaks, and the CLI's default ledger is named
+ * once.
+ */
+const ENGINE_PACKAGES: Readonly<Record<string, string>> = {
+  "better-sqlite3": "persistence/engine/sqlite/",
+  "@effect/sql-sqlite-node": "persistence/engine/sqlite/",
+  pg: "persistence/engine/postgres/",
+  "@effect/sql-pg": "persistence/engine/postgres/",
+};
+const NO_SQL_LAYERS: ReadonlyArray<Layer> = ["services", "host", "cli"];
+/** A statement on one of the ledger's tables, as SQL text would name it. */
+const LEDGER_SQL = /\b(FROM|INTO|UPDATE|JOIN)\s+(agent_[a-z_]+|memory_turns|memory_items|run_leases)\b/;
+
+/** What a file (`path` relative to src/, with `/`) does against the rules on engines and SQL. */
+function engineViolations(path: string, text: string): string[] {
+  const layer = layerOf(path);
+  const found: string[] = [];
+  for (const site of importsOf(path, text)) {
+    const pkg = site.specifier === undefined ? undefined : packageOf(site.specifier);
+    if (pkg === undefined) continue;
+    const home = ENGINE_PACKAGES[pkg];
+    if (home !== undefined && !path.startsWith(home)) found.push(`src/${path}:${site.line}: ${pkg} outside ${home}`);
+    if (pkg === "@effect/sql" && layer !== undefined && NO_SQL_LAYERS.includes(layer)) {
+      found.push(`src/${path}:${site.line}: @effect/sql in ${layer} (ledger SQL lives in persistence)`);
+    }
+  }
+  if (!path.startsWith("persistence/")) {
+    text.split("\n").forEach((line, index) => {
+      if (LEDGER_SQL.test(line)) found.push(`src/${path}:${index + 1}: SQL on a ledger table outside persistence`);
+    });
+  }
+  if (/\bonDialect(OrElse)?\b/.test(text)) found.push(`src/${path}: asks the client for its dialect`);
+  return found;
+}
+
+describe("architecture: persistence owns its engines", () => {
+  const files = sourceFiles(SRC)
+    .sort()
+    .map((file) => ({ path: relative(SRC, file).split(sep).join("/"), text: readFileSync(file, "utf8") }));
+
+  it("drivers only in their engine folder, SQL only in persistence, no dialect sniffing", () => {
+    expect(files.flatMap(({ path, text }) => engineViolations(path, text))).toEqual([]);
+  });
+
+  it("defines the CLI's default ledger once", () => {
+    const definitions = files.flatMap(({ path, text }) =>
+      [...text.matchAll(/\b(?:const|let|var)\s+DEFAULT_DB\b/g)].map(() => `src/${path}`),
+    );
+    expect(definitions).toEqual(["src/cli/dbOption.ts"]);
+  });
+
+  it("the engine checker sees each kind of violation", () => {
+    const text = [
+      'import Sqlite from "better-sqlite3";',
+      'import { PgClient } from "@effect/sql-pg";',
+      'import { SqlClient } from "@effect/sql";',
+      "const rows = sql`SELECT * FROM agent_runs`;",
+      "sql.onDialectOrElse({ pg: () => 1, orElse: () => 2 });",
+    ].join("\n");
+    expect(engineViolations("cli/example.ts", text)).toEqual([
+      "src/cli/example.ts:1: better-sqlite3 outside persistence/engine/sqlite/",
+      "src/cli/example.ts:2: @effect/sql-pg outside persistence/engine/postgres/",
+      "src/cli/example.ts:3: @effect/sql in cli (ledger SQL lives in persistence)",
+      "src/cli/example.ts:4: SQL on a ledger table outside persistence",
+      "src/cli/example.ts: asks the client for its dialect",
+    ]);
+    expect(engineViolations("persistence/engine/sqlite/example.ts", text.split("\n").slice(0, 1).join("\n"))).toEqual(
+      [],
+    );
+    expect(engineViolations("persistence/ledger.ts", text.split("\n").slice(0, 1).join("\n"))).toHaveLength(1);
+  });
+});

@@ -1,16 +1,16 @@
 /**
  * The ledger through raw better-sqlite3 prepared statements: a file migrated by the project's own
- * `migrateDatabase` (so the same tables and triggers apply), the runtime's pragmas (WAL,
+ * `Ledger.migrate` (so the same tables and triggers apply), the runtime's pragmas (WAL,
  * synchronous NORMAL, foreign keys on). The physical reference the runtime is compared with.
  */
 import Sqlite from "better-sqlite3";
 import { Effect } from "effect";
 import type { ExecutionReceipt, TerminalPayload } from "../../src/domain/index.js";
 import type { EventToAppend, NewRun } from "../../src/persistence/AgentRunStore.js";
-import { migrateDatabase } from "../../src/persistence/database.js";
+import * as Ledger from "../../src/persistence/ledger.js";
 
 export async function migrateFile(filename: string): Promise<void> {
-  await Effect.runPromise(migrateDatabase(filename));
+  await Effect.runPromise(Ledger.migrate(filename));
 }
 
 export interface RawLedger {

@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import { userInfo } from "node:os";
 import { Effect, Either } from "effect";
 import {
@@ -12,7 +11,6 @@ import {
 } from "../domain/index.js";
 import { recordApprovalDecision } from "../persistence/approvals.js";
 import * as Ledger from "../persistence/ledger.js";
-import * as Postgres from "../persistence/postgres.js";
 import { CliFailure, type CliIO, terminalText } from "./output.js";
 
 /**
@@ -63,18 +61,18 @@ async function decide(io: CliIO, runId: string, callId: string, input: HostAppro
   const checked = HostApprovalDecision.safeParse(input);
   if (!checked.success) throw new CliFailure(`cannot ${verb}: ${checked.error.issues[0]?.message ?? "?"}`, 2);
   const decision = checked.data;
-  if (!Postgres.isPostgresUrl(options.db) && !existsSync(options.db)) {
-    throw new CliFailure(`no ledger database at ${options.db}`);
-  }
+  // `write`: a ledger file that does not exist is named, not created.
   const outcome = await Effect.runPromise(
     Effect.either(
       recordApprovalDecision(runId, callId, decision).pipe(
-        Effect.provide(Ledger.layer({ filename: options.db, owner: false })),
+        Effect.provide(Ledger.layer({ filename: options.db, access: "write", owner: false })),
       ),
     ),
   );
   if (Either.isLeft(outcome)) {
-    const error = outcome.left as { reason?: string; message: string };
+    const error = outcome.left;
+    // A ledger that cannot be opened says so as every command does; a refusal names the call.
+    if (error._tag === "DatabaseError") throw new CliFailure(error.message);
     throw new CliFailure(
       `cannot ${verb} ${terminalText(callId)} of ${terminalText(runId)}: ${REFUSAL_TEXT[error.reason ?? ""] ?? error.message}`,
     );

@@ -1,5 +1,5 @@
 import { createInterface, type Interface } from "node:readline";
-import { editedArgumentsProblem, type JsonValue, type LoopEvent } from "../domain/index.js";
+import { editedArgumentsProblem, errorText, type JsonValue, type LoopEvent } from "../domain/index.js";
 import type { RunHandle } from "../runtime/AgentRuntime.js";
 import { cliDecider } from "./approvalCommands.js";
 import { CliFailure, terminalText } from "./output.js";
@@ -68,7 +68,7 @@ export function decideApprovals(
   const decidedBy = cliDecider();
   const reader = lineReader(io.input);
   let chain = Promise.resolve();
-  const report = (error: unknown) => io.err(terminalText(error instanceof Error ? error.message : String(error)));
+  const report = (error: unknown) => io.err(terminalText(errorText(error)));
   const ask = async (request: Request): Promise<void> => {
     // The tool's name, the model's arguments and the policy's reason are escaped: the prompt is a terminal's.
     const args = terminalText(JSON.stringify(request.arguments));

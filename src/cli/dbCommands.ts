@@ -1,23 +1,12 @@
-import { Effect, Either, Logger, LogLevel } from "effect";
+import { Effect, Logger, LogLevel } from "effect";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
-import { migrateDatabase } from "../persistence/database.js";
 import * as Ledger from "../persistence/ledger.js";
-import * as Postgres from "../persistence/postgres.js";
 import { describeStray, endStrayToolProcesses } from "../services/processes/processLedger.js";
-import { CliFailure, type CliIO, terminalText } from "./output.js";
-
-async function runOrFail<A>(effect: Effect.Effect<A, { readonly message: string }>): Promise<A> {
-  const result = await Effect.runPromise(Effect.either(effect));
-  if (Either.isLeft(result)) throw new CliFailure(result.left.message);
-  return result.right;
-}
+import { type CliIO, terminalText } from "./output.js";
+import { runEffect } from "./runEffect.js";
 
 export async function migrateCommand(io: CliIO, options: { db: string; json?: boolean }): Promise<number> {
-  const report = await runOrFail(
-    Postgres.isPostgresUrl(options.db)
-      ? Postgres.migrate(options.db).pipe(Effect.provide(Postgres.layer({ url: options.db })))
-      : migrateDatabase(options.db),
-  );
+  const report = await runEffect(Ledger.migrate(options.db));
   if (options.json) {
     io.out(JSON.stringify(report));
     return 0;
@@ -29,7 +18,7 @@ export async function migrateCommand(io: CliIO, options: { db: string; json?: bo
 }
 
 export async function recoverCommand(io: CliIO, options: { db: string; json?: boolean }): Promise<number> {
-  const { recovered, live, processes } = await runOrFail(
+  const { recovered, live, processes } = await runEffect(
     Effect.flatMap(AgentRunStore, (store) =>
       Effect.all({
         recovered: store.recoverInterrupted(),

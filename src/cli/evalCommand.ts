@@ -4,8 +4,8 @@ import { writeHtmlReport } from "../host/eval/htmlReport.js";
 import { CassetteError, loadCassettes } from "../host/eval/loadCassettes.js";
 import { type CaseResult, type EvalReport, runEval } from "../host/eval/runEval.js";
 import { runMachine } from "../machines/run/machine.js";
+import * as Ledger from "../persistence/ledger.js";
 import { AgentRuntime } from "../runtime/AgentRuntime.js";
-import { sqliteWatermark } from "./ledgerWatermark.js";
 import { CliFailure, type CliIO, terminalText } from "./output.js";
 import { closeOnShutdown } from "./shutdown.js";
 
@@ -68,7 +68,7 @@ export async function evalCommand(
     throw error;
   }
   // The report draws each case's path; the recorder sees every run actor from its first microstep.
-  const watermark = options.report ? sqliteWatermark(options.db) : undefined;
+  const watermark = options.report ? Ledger.watermark(options.db) : undefined;
   const recorder = new RunPathRecorder(runMachine.id, watermark?.read);
   const runtime = await AgentRuntime.make({
     database: options.db,

@@ -1,8 +1,7 @@
 import { type Command, Option } from "commander";
 import { TerminalState } from "../domain/terminal.js";
+import { dbOption } from "./dbOption.js";
 import type { CliIO } from "./output.js";
-
-const DEFAULT_DB = "./agentloop.db";
 
 /**
  * `agentloop inspect RUN_ID` and `agentloop runs`: the ledger, read-only. Only the commands'
@@ -13,7 +12,7 @@ export function registerInspectCommands(program: Command, io: CliIO, setExit: (c
     .command("inspect")
     .description("a run's timeline from the ledger: events, receipts, terminal state")
     .argument("<runId>", "run id")
-    .addOption(new Option("--db <file>", "SQLite ledger file or postgres:// URL").default(DEFAULT_DB))
+    .addOption(dbOption())
     .option("--json", "machine-readable output")
     .action(async (runId: string, options: { db: string; json?: boolean }) => {
       const { inspectCommand } = await import("./inspectImpl.js");
@@ -23,7 +22,7 @@ export function registerInspectCommands(program: Command, io: CliIO, setExit: (c
   program
     .command("runs")
     .description("list runs with state, reason, steps and duration")
-    .addOption(new Option("--db <file>", "SQLite ledger file or postgres:// URL").default(DEFAULT_DB))
+    .addOption(dbOption())
     .option("--session <id>", "only this session")
     .addOption(new Option("--state <state>", "only this state").choices(["running", ...TerminalState.options]))
     .option("--limit <n>", "at most this many (newest first)", "50")

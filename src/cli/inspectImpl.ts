@@ -1,9 +1,9 @@
-import type { SqlClient } from "@effect/sql";
 import { Effect } from "effect";
 import type { ApprovalRecord, LedgerEvent } from "../domain/index.js";
 import { describeApproval, describeEvent } from "../host/eval/describeEvent.js";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
 import { listApprovals } from "../persistence/approvals.js";
+import type { LedgerServices } from "../persistence/ledger.js";
 import { CliFailure, type CliIO, terminalText } from "./output.js";
 import { readLedger } from "./readLedger.js";
 
@@ -15,7 +15,7 @@ import { readLedger } from "./readLedger.js";
 /** Runs `use` on the ledger's store, opened read-only: inspecting never creates or migrates the file. */
 const withStore = <A>(
   db: string,
-  use: (store: AgentRunStore["Type"]) => Effect.Effect<A, { message: string }, SqlClient.SqlClient>,
+  use: (store: AgentRunStore["Type"]) => Effect.Effect<A, { message: string }, LedgerServices>,
 ) => readLedger(db, Effect.flatMap(AgentRunStore, use));
 
 function durationMs(startedAt: string, endedAt: string | null): number | null {

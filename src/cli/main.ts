@@ -1,15 +1,14 @@
 import { Command, CommanderError, Option } from "commander";
 import { PROVIDER_NAMES } from "../services/providers/names.js";
+import { dbOption } from "./dbOption.js";
 import { registerInspectCommands } from "./inspectCommands.js";
 import { registerMemoryCommands } from "./memoryCommands.js";
 import { registerObservabilityCommands } from "./observabilityCommands.js";
-import { CliFailure, type CliIO, firstLine, processIO, terminalText } from "./output.js";
+import { CliFailure, type CliIO, errorLine, processIO } from "./output.js";
 import { type RunCommandOptions, registerRunCommand } from "./runCommand.js";
 import { registerServeCommand } from "./serveCommand.js";
 import { readPackageVersion } from "./version.js";
 import { registerWorkspaceCommands } from "./workspaceCommands.js";
-
-const DEFAULT_DB = "./agentloop.db";
 
 /**
  * Builds the command tree; each action resolves to the process exit code.
@@ -26,7 +25,7 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
     .configureOutput({
       writeOut: (text) => io.out(text.trimEnd()),
       writeErr: (text) => io.err(text.trimEnd()),
-      outputError: (text, write) => write(`agentloop: ${firstLine(text.replace(/^error: /, ""))}`),
+      outputError: (text, write) => write(errorLine(text.replace(/^error: /, ""))),
     })
     .showSuggestionAfterError(true)
     // `--db ""` would make SQLite open a temporary database and throw the run's ledger away.
@@ -58,7 +57,7 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
   program
     .command("recover")
     .description("close runs left open by a crashed process as failed/interrupted, or with --resume continue them")
-    .addOption(new Option("--db <file>", "SQLite database file or postgres:// URL").default(DEFAULT_DB))
+    .addOption(dbOption())
     .option("--json", "machine-readable output")
     .option("--resume", "continue each abandoned run from its ledger instead of closing it")
     .addOption(new Option("--provider <name>", "with --resume: the model provider").choices(PROVIDER_NAMES))
@@ -86,7 +85,7 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
     .description("approve a call that waits for approval in a run driven elsewhere (a ledger row it picks up)")
     .argument("<runId>", "the run")
     .argument("<callId>", "the waiting call")
-    .addOption(new Option("--db <file>", "SQLite ledger file or postgres:// URL").default(DEFAULT_DB))
+    .addOption(dbOption())
     .addOption(
       new Option("--scope <scope>", "once, or every call of the tool in the run / session").choices([
         "once",
@@ -109,7 +108,7 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
     .description("deny a call that waits for approval in a run driven elsewhere; the model is told")
     .argument("<runId>", "the run")
     .argument("<callId>", "the waiting call")
-    .addOption(new Option("--db <file>", "SQLite ledger file or postgres:// URL").default(DEFAULT_DB))
+    .addOption(dbOption())
     .option("--message <text>", "why (the model is shown it)")
     .option("--by <name>", "who decided (default cli:<user>)")
     .option("--json", "machine-readable output")
@@ -124,7 +123,7 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
     .command("eval")
     .description("run evaluation cassettes through the real runtime (default: the built-in suite)")
     .argument("[paths...]", "cassette files or directories")
-    .addOption(new Option("--db <file>", "SQLite ledger file or postgres:// URL").default(DEFAULT_DB))
+    .addOption(dbOption())
     .option("--json", "machine-readable output")
     .option("--report <dir>", "write a self-contained HTML report (summary, timelines, statechart paths)")
     .action(
@@ -169,11 +168,7 @@ export async function main(argv: ReadonlyArray<string>, io: CliIO = processIO): 
       // Help and version are exits with code 0; usage errors were already printed as one line.
       return error.exitCode === 0 ? 0 : 2;
     }
-    if (error instanceof CliFailure) {
-      io.err(`agentloop: ${terminalText(firstLine(error.message))}`);
-      return error.exitCode;
-    }
-    io.err(`agentloop: ${terminalText(firstLine(error))}`);
-    return 1;
+    io.err(errorLine(error));
+    return error instanceof CliFailure ? error.exitCode : 1;
   }
 }

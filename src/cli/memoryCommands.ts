@@ -1,7 +1,6 @@
 import { type Command, Option } from "commander";
+import { dbOption } from "./dbOption.js";
 import type { CliIO } from "./output.js";
-
-const DEFAULT_DB = "./agentloop.db";
 
 /**
  * `agentloop memory list|approve|reject|markdown`: the admin surface for pending candidates.
@@ -9,7 +8,6 @@ const DEFAULT_DB = "./agentloop.db";
  */
 export function registerMemoryCommands(program: Command, io: CliIO, setExit: (code: number) => void): void {
   const memory = program.command("memory").description("memory items with provenance: review pending candidates");
-  const dbOption = () => new Option("--db <file>", "SQLite database file or postgres:// URL").default(DEFAULT_DB);
 
   memory
     .command("list")

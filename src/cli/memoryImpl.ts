@@ -1,10 +1,11 @@
-import { Effect, Either, Layer } from "effect";
+import { Effect, Layer } from "effect";
 import { MemoryVerificationStatus } from "../domain/index.js";
 import * as Ledger from "../persistence/ledger.js";
 import { MemoryItemStore, layer as memoryItemStoreLayer } from "../persistence/MemoryItemStore.js";
 import { renderMemoryMarkdown } from "../services/memory/retrieval.js";
 import { recordMemoryRejected } from "../services/observability/metrics.js";
 import { CliFailure, type CliIO } from "./output.js";
+import { runEffect } from "./runEffect.js";
 
 /**
  * The implementations of `agentloop memory list|approve|reject|markdown`, loaded only when one of
@@ -16,11 +17,7 @@ async function withItems<A>(
   use: (items: MemoryItemStore["Type"]) => Effect.Effect<A, { message: string }>,
 ) {
   const layer = memoryItemStoreLayer.pipe(Layer.provide(Ledger.layer({ filename: db, owner: false })));
-  const result = await Effect.runPromise(
-    Effect.either(Effect.flatMap(MemoryItemStore, use).pipe(Effect.provide(layer))),
-  );
-  if (Either.isLeft(result)) throw new CliFailure(result.left.message);
-  return result.right;
+  return runEffect(Effect.flatMap(MemoryItemStore, use).pipe(Effect.provide(layer)));
 }
 
 /** `agentloop memory list`: memory items (default: pending candidates). */

@@ -1,8 +1,7 @@
-import { type Command, Option } from "commander";
+import type { Command } from "commander";
 import { type AgentloopFlags, ROLLOUT_STAGES } from "../config/rollout.js";
+import { dbOption } from "./dbOption.js";
 import { CliFailure, type CliIO } from "./output.js";
-
-const DEFAULT_DB = "./agentloop.db";
 
 // --- flags ----------------------------------------------------------------------------------
 
@@ -17,8 +16,6 @@ function flagsLines(flags: AgentloopFlags): string[] {
  * `--stage` help needs only the stage names of src/config/rollout.ts.
  */
 export function registerObservabilityCommands(program: Command, io: CliIO, setExit: (code: number) => void): void {
-  const dbOption = () => new Option("--db <file>", "SQLite ledger file or postgres:// URL").default(DEFAULT_DB);
-
   program
     .command("metrics")
     .description("print the seed's metrics in Prometheus text format, computed from the ledger")

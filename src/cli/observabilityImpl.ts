@@ -1,8 +1,7 @@
-import { SqlClient } from "@effect/sql";
 import { Effect } from "effect";
 import type { ExecutionReceipt, LedgerEvent, RunRecord } from "../domain/index.js";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
-import { jsonTextIfValid, tableNames } from "../persistence/dialect.js";
+import { type DeliveryRow, LedgerReads } from "../persistence/LedgerReads.js";
 import { redactText } from "../persistence/payloadHygiene.js";
 import { computeHealth, type HealthReport, parseWindow } from "../services/observability/health.js";
 import { ledgerMetricFamilies } from "../services/observability/ledgerMetrics.js";
@@ -62,16 +61,6 @@ export function describeEvent(event: LedgerEvent, receipts: ReadonlyMap<string, 
   }
 }
 
-interface DeliveryRow {
-  readonly channel_id: string;
-  readonly kind: string;
-  readonly status: string;
-  readonly attempt: number;
-  readonly message_id: string | null;
-  readonly error: string | null;
-  readonly created_at: string;
-}
-
 export interface TraceView {
   readonly run: RunRecord;
   readonly events: ReadonlyArray<LedgerEvent & { readonly summary: string }>;
@@ -92,21 +81,14 @@ export interface TraceView {
 const loadTrace = (id: string) =>
   Effect.gen(function* () {
     const store = yield* AgentRunStore;
-    const sql = yield* SqlClient.SqlClient;
+    const reads = yield* LedgerReads;
     const run = (yield* store.findRunByTrace(id)) ?? (yield* store.getRun(id));
     if (!run) return undefined;
     const events = yield* store.listRunEvents(run.runId);
     const receipts = yield* store.listReceipts(run.runId);
     const byCall = new Map(receipts.map((receipt) => [receipt.callId, receipt]));
-    const tables = new Set((yield* sql<{ name: string }>`${tableNames(sql)}`).map((row) => row.name));
-    const visible = tables.has("memory_turns")
-      ? yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM memory_turns
-          WHERE ${jsonTextIfValid(sql, "metadata", "runId")} = ${run.runId}`
-      : [];
-    const deliveries = tables.has("agent_channel_deliveries")
-      ? yield* sql<DeliveryRow>`SELECT channel_id, kind, status, attempt, message_id, error, created_at
-          FROM agent_channel_deliveries WHERE run_id = ${run.runId} ORDER BY id`
-      : null;
+    const visibleTurns = yield* reads.visibleTurns(run.runId);
+    const deliveries = yield* reads.runDeliveries(run.runId);
     const calls = events.filter((event) => event.type === "tool_call");
     const terminal = events.find((event) => event.type === "terminal");
     const terminalState = (terminal?.payload as { terminalState?: string } | undefined)?.terminalState ?? null;
@@ -124,7 +106,7 @@ const loadTrace = (id: string) =>
           .filter((callId) => !byCall.has(callId)),
         terminalEvent: terminalState,
         runRowMatchesTerminal: terminalState !== null && terminalState === run.terminalState,
-        visibleTurns: visible[0] ? Number(visible[0].n) : null,
+        visibleTurns,
       },
       deliveries,
     };

@@ -1,3 +1,4 @@
+import { errorText } from "../domain/errorText.js";
 import { terminalText } from "../domain/printable.js";
 
 export { controlCharacterIn, terminalText } from "../domain/printable.js";
@@ -35,9 +36,17 @@ export class CliFailure extends Error {
   }
 }
 
+/**
+ * What the CLI shows of any failure: the first line of its message — an Error's, a tagged
+ * failure's (`{ message }`), or the text itself.
+ */
 export function firstLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.split("\n")[0] ?? "unknown error";
+  return errorText(error, { firstLine: true }) || "unknown error";
+}
+
+/** A failure as the CLI writes it on stderr: one `agentloop: …` line, escaped for the terminal. */
+export function errorLine(error: unknown): string {
+  return `agentloop: ${terminalText(firstLine(error))}`;
 }
 
 /**
@@ -50,7 +59,7 @@ export function exitQuietlyOnBrokenPipe(stream: NodeJS.WritableStream = process.
   stream.on("error", (error: NodeJS.ErrnoException) => {
     if (error.code === "EPIPE") process.exit(0);
     // Reporting a failure of stderr on stderr could only fail again.
-    if (stream !== process.stderr) process.stderr.write(`agentloop: ${firstLine(error)}\n`);
+    if (stream !== process.stderr) process.stderr.write(`${errorLine(error)}\n`);
     process.exit(1);
   });
 }

@@ -1,9 +1,11 @@
 import { type Command, Option } from "commander";
 import { EvidenceMode as EvidenceModes } from "../domain/contract.js";
-import type { Environment } from "../services/providers/config.js";
 import { PROVIDER_NAMES } from "../services/providers/names.js";
-import type { RetryPolicy } from "../services/providers/retry.js";
+import { dbOption } from "./dbOption.js";
 import type { CliIO } from "./output.js";
+import { POLICIES, type RunCommandOptions } from "./runOptions.js";
+
+export type { RunCommandOptions } from "./runOptions.js";
 
 /**
  * `agentloop run`: the command's definition. It loads only light modules, so `--help` and usage
@@ -11,41 +13,7 @@ import type { CliIO } from "./output.js";
  * imported when the command runs.
  */
 
-const DEFAULT_DB = "./agentloop.db";
-
-export interface RunCommandOptions {
-  readonly provider?: string;
-  readonly model?: string;
-  readonly baseUrl?: string;
-  readonly db?: string;
-  readonly contract?: string;
-  readonly json?: boolean;
-  /** Commander's `--no-stream` sets this false. */
-  readonly stream?: boolean;
-  readonly timeoutMs?: number;
-  /** For tests: the environment to read keys from (default process.env). */
-  readonly env?: Environment;
-  /** For tests: the runtime's retry policy. */
-  readonly retry?: RetryPolicy;
-  /** A workspace: its AGENTS.md/SOUL.md/USER.md and skill catalog join the prompt; the built-in tools act on it. */
-  readonly workspace?: string;
-  /** Continue this session (its earlier turns are replayed from the ledger). */
-  readonly session?: string;
-  /** Deliver through the console channel with this policy instead of printing the final text once. */
-  readonly policy?: string;
-  /** MCP servers whose tools the run may use: command lines to spawn (stdio) or http(s) URLs. */
-  readonly mcp?: ReadonlyArray<string>;
-  /** Kind overrides for MCP tools, `toolName=kind` by MCP tool name, applied to every `--mcp` server. */
-  readonly mcpKind?: ReadonlyArray<string>;
-  /** mutate and deliver tools wait for approval; `ask` asks on the terminal, `always`/`never` decide at once. */
-  readonly approve?: string;
-  /** For tests: where `--approve ask` reads its answers (default stdin). */
-  readonly input?: NodeJS.ReadableStream;
-}
-
 const collect = (value: string, previous: ReadonlyArray<string> | undefined): string[] => [...(previous ?? []), value];
-
-export const POLICIES = ["final_only", "progress_updates", "silent_tool_status"] as const;
 
 /**
  * `agentloop run "TASK"`: one run against a real provider. Prints the run's final text (for any
@@ -69,7 +37,7 @@ export function registerRunCommand(program: Command, io: CliIO, setExit: (code: 
     .addOption(new Option("--provider <name>", "model provider (default: AGENTLOOP_PROVIDER)").choices(PROVIDER_NAMES))
     .option("--model <model>", "model name (default: AGENTLOOP_MODEL or the provider's default)")
     .option("--base-url <url>", "API base URL (default: OPENAI_BASE_URL / ANTHROPIC_BASE_URL)")
-    .addOption(new Option("--db <file>", "SQLite ledger file or postgres:// URL").default(DEFAULT_DB))
+    .addOption(dbOption())
     .addOption(new Option("--contract <mode>", "completion contract").choices(EvidenceModes.options))
     .option("--no-stream", "ask for whole responses instead of streams")
     .option("--workspace <dir>", "workspace: prompt files, skills and the built-in tools act on it")

@@ -14,19 +14,17 @@ import type { McpToolset } from "../services/tools/mcp/mcpTools.js";
 import { buildSystemPrompt } from "../services/workspace/prompt.js";
 import { scanSkills } from "../services/workspace/skills.js";
 import { approveModeOf, decideApprovals } from "./approvalPrompt.js";
+import { DEFAULT_DB } from "./dbOption.js";
 import { openMcpServers } from "./mcpServers.js";
 import { CliFailure, type CliIO, terminalText } from "./output.js";
-import { POLICIES, type RunCommandOptions } from "./runCommand.js";
+import { POLICIES, type RunCommandOptions } from "./runOptions.js";
 import { closeOnShutdown } from "./shutdown.js";
 
 /**
  * The implementation of `agentloop run`, loaded only when the command runs (src/cli/runCommand.ts
- * holds the command's definition and loads this module from its action).
+ * holds the command's definition and loads this module from its action; the options both share are
+ * src/cli/runOptions.ts, so this module imports nothing back from the definition).
  */
-
-const DEFAULT_DB = "./agentloop.db";
-/** C0, DEL and C1: what a terminal would act on instead of showing. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
 
 function policyOf(name: string | undefined): (typeof POLICIES)[number] | undefined {
   if (name === undefined) return undefined;

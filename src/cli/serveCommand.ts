@@ -1,7 +1,6 @@
-import { type Command, Option } from "commander";
+import type { Command } from "commander";
+import { dbOption } from "./dbOption.js";
 import type { CliIO } from "./output.js";
-
-const DEFAULT_DB = "./agentloop.db";
 
 /**
  * `agentloop serve`: a local, read-only web app over the ledger. Only the command's definition;
@@ -11,7 +10,7 @@ export function registerServeCommand(program: Command, io: CliIO, setExit: (code
   program
     .command("serve")
     .description("a local web app over the ledger: runs, a run's timeline and statechart path (live), metrics, health")
-    .addOption(new Option("--db <file>", "SQLite ledger file or postgres:// URL").default(DEFAULT_DB))
+    .addOption(dbOption())
     .option("--port <n>", "port to listen on (0: any free port)", "7878")
     .option("--host <address>", "address to bind (anything but loopback exposes the ledger)", "127.0.0.1")
     .option("--poll <ms>", "how often open pages look for ledger changes", "300")

@@ -1,34 +1,17 @@
-import { existsSync } from "node:fs";
-import { Cause, Effect, Exit, Layer, ManagedRuntime } from "effect";
-import type { LedgerRead, LedgerServices } from "../host/serve/ledgerViews.js";
+import { Cause, Effect, Exit } from "effect";
+import type { LedgerRead } from "../host/serve/ledgerViews.js";
 import { startServe } from "../host/serve/server.js";
-import * as Postgres from "../persistence/postgres.js";
-import * as SqlAgentRunStore from "../persistence/SqlAgentRunStore.js";
+import * as Ledger from "../persistence/ledger.js";
 import { CliFailure, type CliIO, firstLine } from "./output.js";
-import { readLedger, removeEmptyWalCompanions } from "./readLedger.js";
+import { valueOrFailure } from "./runEffect.js";
 
 /**
- * `agentloop serve`. On a SQLite file every page and poll is one `readLedger` call — a read-only
- * connection opened for that read and closed after it (the same path as `agentloop inspect`), so
- * the server holds no connection between reads, never writes the file and leaves no -wal/-shm
- * behind that were not there. On PostgreSQL, whose connections cost a round trip each, one small
- * read-only pool serves every read (after `readLedger` checked the schema once). Runs until
- * SIGINT or SIGTERM (`signal` in tests).
+ * `agentloop serve`: the ledger through a long-lived read-only reader (Ledger.reader). On a SQLite
+ * file every page and poll opens a read-only connection for that read and closes it after (the
+ * same path as `agentloop inspect`), so the server holds no connection between reads, never writes
+ * the file and leaves no -wal/-shm behind that were not there; on PostgreSQL one small read-only
+ * pool serves every read. Runs until SIGINT or SIGTERM (`signal` in tests).
  */
-
-/** A pool whose every transaction is read-only, kept for the server's life. */
-function postgresReader(url: string): { readonly read: LedgerRead; readonly close: () => Promise<void> } {
-  const runtime = ManagedRuntime.make(
-    SqlAgentRunStore.layer().pipe(Layer.provideMerge(Postgres.layer({ url, readonly: true, maxConnections: 4 }))),
-  );
-  const read: LedgerRead = async <A>(effect: Effect.Effect<A, { readonly message: string }, LedgerServices>) => {
-    const exit = await runtime.runPromiseExit(effect);
-    if (Exit.isSuccess(exit)) return exit.value;
-    const cause = Cause.squash(exit.cause);
-    throw new Error(firstLine(typeof cause === "object" && cause && "message" in cause ? cause.message : cause));
-  };
-  return { read, close: () => runtime.dispose() };
-}
 
 function wholeNumber(name: string, text: string, min: number, max: number): number {
   const value = Number(text);
@@ -56,23 +39,32 @@ export async function serveCommand(
   const pollIntervalMs = wholeNumber("--poll", options.poll, 50, 60_000);
   if (options.host.trim() === "") throw new CliFailure("--host needs an address", 2);
   const db = options.db;
-  const postgres = Postgres.isPostgresUrl(db);
-  const hadWalCompanions = !postgres && [`${db}-wal`, `${db}-shm`].some((file) => existsSync(file));
+  const reader = Ledger.reader(db, { maxConnections: 4 });
   // Refuses a missing file or one without the ledger before anything listens.
-  await readLedger(db, Effect.void);
-  const dbLabel = postgres ? Postgres.displayUrl(db) : db;
-  const pool = postgres ? postgresReader(db) : undefined;
+  try {
+    valueOrFailure(await reader.read(Effect.void));
+  } catch (error) {
+    await reader.close();
+    throw error;
+  }
+  const dbLabel = Ledger.label(db);
+  // A page's read that fails is shown on the page, as one line.
+  const read: LedgerRead = async (effect) => {
+    const exit = await reader.read(effect);
+    if (Exit.isSuccess(exit)) return exit.value;
+    throw new Error(firstLine(Cause.squash(exit.cause)));
+  };
   let handle: Awaited<ReturnType<typeof startServe>>;
   try {
     handle = await startServe({
-      read: pool?.read ?? ((effect) => readLedger(db, effect)),
+      read,
       dbLabel,
       host: options.host,
       port,
       pollIntervalMs,
     });
   } catch (error) {
-    await pool?.close();
+    await reader.close();
     throw listenFailure(error, options.host, port);
   }
   io.out(`agentloop serve: ${handle.url}/ (ledger ${dbLabel}, read-only; Ctrl-C to stop)`);
@@ -85,7 +77,7 @@ export async function serveCommand(
     const onSignal = () => {
       handle.server.closeAllConnections();
       handle.server.close();
-      if (!postgres && !hadWalCompanions) removeEmptyWalCompanions(db);
+      reader.tidy();
       stop();
     };
     process.once("SIGINT", onSignal);
@@ -98,8 +90,7 @@ export async function serveCommand(
     });
   });
   await handle.close();
-  await pool?.close();
-  if (!postgres && !hadWalCompanions) removeEmptyWalCompanions(db);
+  await reader.close();
   io.out("agentloop serve: stopped");
   return 0;
 }

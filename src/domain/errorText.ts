@@ -5,10 +5,6 @@
  */
 export function errorText(error: unknown, options: { readonly firstLine?: boolean } = {}): string {
   const text =
-    error instanceof Error
-      ? error.message
-      : typeof (error as { message?: unknown } | null)?.message === "string"
-        ? (error as { message: string }).message
-        : String(error);
+    typeof error === "object" && error !== null && "message" in error ? String(error.message) : String(error);
   return options.firstLine ? (text.split("\n")[0] ?? "") : text;
 }

@@ -16,7 +16,7 @@ import {
   type NewRun,
   type RunListFilter,
 } from "./AgentRunStore.js";
-import { jsonText, limit } from "./dialect.js";
+import { Dialect } from "./engine/Dialect.js";
 import type { LeaseBook } from "./leaseBook.js";
 import * as LedgerRecovery from "./ledgerRecovery.js";
 import * as LedgerWriter from "./ledgerWriter.js";
@@ -111,15 +111,17 @@ function toReceipt(row: ReceiptRow): ExecutionReceipt {
 }
 
 /**
- * The AgentRunStore over whatever SqlClient is provided — SQLite (`sqlite.ts`: a file or
- * `:memory:`) or PostgreSQL (`postgres.ts`); the few differences come from `dialect.ts`.
- * Writes go through the ledger writer (one transaction per batch); reads are plain queries.
+ * The AgentRunStore over whatever SqlClient is provided — SQLite (`engine/sqlite`: a file or
+ * `:memory:`) or PostgreSQL (`engine/postgres`); the few differences come from the Dialect
+ * provided beside the client. Writes go through the ledger writer (one transaction per batch);
+ * reads are plain queries.
  */
 export const make = (
   options: SqlAgentRunStoreOptions = {},
-): Effect.Effect<AgentRunStoreShape, never, SqlClient.SqlClient> =>
+): Effect.Effect<AgentRunStoreShape, never, SqlClient.SqlClient | Dialect> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient;
+    const dialect = yield* Dialect;
     const capBytes = options.payloadCapBytes ?? DEFAULT_PAYLOAD_CAP_BYTES;
     const now = options.now ?? (() => new Date().toISOString());
     const leaseMs = options.leaseMs ?? LedgerWriter.DEFAULT_LEASE_MS;
@@ -253,12 +255,14 @@ export const make = (
         refuse(`listRunEvents ${runId}`),
       );
 
+    // In the order of their calls: the database refuses a receipt without its tool_call event and a
+    // second tool_call of one call id (migration 0002), so each receipt has exactly one sequence.
     const listReceipts: AgentRunStoreShape["listReceipts"] = (runId) =>
       sql<ReceiptRow>`
         SELECT r.* FROM agent_execution_receipts r
         LEFT JOIN agent_run_events e ON e.run_id = r.run_id AND e.event_type IN ('tool_call', 'tool_result')
-          AND e.event_type = 'tool_call' AND ${jsonText(sql, "e.payload_json", "callId")} = r.call_id
-        WHERE r.run_id = ${runId} ORDER BY e.sequence, r.rowid`.pipe(
+          AND e.event_type = 'tool_call' AND ${dialect.jsonText("e.payload_json", "callId")} = r.call_id
+        WHERE r.run_id = ${runId} ORDER BY e.sequence, r.call_id`.pipe(
         Effect.map((rows) => rows.map(toReceipt)),
         refuse(`listReceipts ${runId}`),
       );
@@ -272,9 +276,11 @@ export const make = (
         ...(filter.reason ? [sql`failure_code = ${filter.reason}`] : []),
         ...(filter.endedOnly ? [sql`terminal_state <> 'running'`] : []),
       ];
-      const order = filter.newestFirst ? sql.unsafe("started_at DESC, rowid DESC") : sql.unsafe("started_at, rowid");
+      const order = filter.newestFirst
+        ? sql`started_at DESC, ${dialect.runInsertOrder} DESC`
+        : sql`started_at, ${dialect.runInsertOrder}`;
       return sql<RunRow>`SELECT * FROM agent_runs WHERE ${sql.and(conditions)}
-        ORDER BY ${order} ${limit(sql, filter.limit)}`.pipe(
+        ORDER BY ${order} ${dialect.limit(filter.limit)}`.pipe(
         Effect.map((rows) => rows.map(toRunRecord)),
         refuse("listRuns"),
       );
@@ -283,7 +289,8 @@ export const make = (
     const listSessionRuns: AgentRunStoreShape["listSessionRuns"] = (sessionId) => listRuns({ sessionId });
 
     const findOpenRuns: AgentRunStoreShape["findOpenRuns"] = () =>
-      sql<RunRow>`SELECT * FROM agent_runs WHERE terminal_state = 'running' ORDER BY started_at, rowid`.pipe(
+      sql<RunRow>`SELECT * FROM agent_runs WHERE terminal_state = 'running'
+        ORDER BY started_at, ${dialect.runInsertOrder}`.pipe(
         Effect.map((rows) => rows.map(toRunRecord)),
         refuse("findOpenRuns"),
       );
@@ -323,9 +330,10 @@ export const make = (
         }));
       }).pipe(refuse("loadRunLedgers"));
 
-    const { acquireLease } = RunLeases.make({ sql, writer, ownerId: options.ownerId, leaseMs });
+    const { acquireLease } = RunLeases.make({ sql, dialect, writer, ownerId: options.ownerId, leaseMs });
     const { recoverInterrupted, findLiveRuns, findAbandonedRuns } = LedgerRecovery.make({
       sql,
+      dialect,
       writer,
       now,
       ownerId: options.ownerId,
@@ -358,5 +366,6 @@ export const make = (
   });
 
 /** The store as a layer over whatever SqlClient is provided. */
-export const layer = (options: SqlAgentRunStoreOptions = {}): Layer.Layer<AgentRunStore, never, SqlClient.SqlClient> =>
-  Layer.effect(AgentRunStore, make(options));
+export const layer = (
+  options: SqlAgentRunStoreOptions = {},
+): Layer.Layer<AgentRunStore, never, SqlClient.SqlClient | Dialect> => Layer.effect(AgentRunStore, make(options));

@@ -1,16 +1,20 @@
-import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
-import { dirname, resolve } from "node:path";
-import { Migrator, SqlClient } from "@effect/sql";
-import BetterSqlite from "better-sqlite3";
+import { Migrator, SqlClient, type SqlError } from "@effect/sql";
 import { Data, Effect } from "effect";
-import { LATEST_SCHEMA_VERSION, MIGRATIONS_TABLE, migrationLoader } from "./migrations/index.js";
-import * as Sqlite from "./sqlite.js";
+import { Dialect } from "./engine/Dialect.js";
+import { LATEST_SCHEMA_VERSION, MIGRATIONS_TABLE } from "./migrations/index.js";
+
+/**
+ * The ledger's schema, the same for both engines: which version a database carries, refusing one
+ * written by a newer agentloop or one without the run ledger, and migrating — with one wording of
+ * each refusal and one mapping of the Migrator's failures, whichever engine holds the database.
+ */
 
 export type DatabaseErrorReason =
   | "not_sqlite"
   | "corrupt"
   | "newer_schema"
   | "not_found"
+  | "no_ledger"
   | "open_failed"
   | "backup_failed"
   | "migration_failed";
@@ -21,138 +25,12 @@ export class DatabaseError extends Data.TaggedError("DatabaseError")<{
   readonly cause?: unknown;
 }> {}
 
-export const MEMORY_DB = ":memory:";
-const SQLITE_HEADER = "SQLite format 3\u0000";
-
-export interface DatabaseInspection {
-  readonly filename: string;
-  readonly exists: boolean;
-  /** 0 for a new/empty database, 1 for a host database that predates agentloop, else the recorded migration id. */
-  readonly schemaVersion: number;
-}
-
-function readHeader(filename: string): string {
-  const fd = openSync(filename, "r");
-  try {
-    const buffer = Buffer.alloc(16);
-    const read = readSync(fd, buffer, 0, 16, 0);
-    return buffer.subarray(0, read).toString("latin1");
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function errorText(cause: unknown): string {
+export function errorText(cause: unknown): string {
   return cause instanceof Error ? cause.message : String(cause);
 }
 
-/**
- * Looks at a database file without changing it: is it SQLite, is it readable, which schema
- * version does it carry. Every refusal is a DatabaseError with a one-line message.
- */
-export const inspectDatabase = (filename: string): Effect.Effect<DatabaseInspection, DatabaseError> =>
-  Effect.try({
-    try: (): DatabaseInspection => {
-      if (filename !== MEMORY_DB && !existsSync(dirname(resolve(filename)))) {
-        throw new DatabaseError({ reason: "not_found", message: `the directory of ${filename} does not exist` });
-      }
-      if (filename === MEMORY_DB || !existsSync(filename) || statSync(filename).size === 0) {
-        return { filename, exists: false, schemaVersion: 0 };
-      }
-      if (statSync(filename).isDirectory()) {
-        throw new DatabaseError({ reason: "not_sqlite", message: `${filename} is a directory, not a SQLite database` });
-      }
-      if (readHeader(filename) !== SQLITE_HEADER) {
-        throw new DatabaseError({ reason: "not_sqlite", message: `${filename} is not a SQLite database` });
-      }
-      let db: BetterSqlite.Database | undefined;
-      try {
-        db = new BetterSqlite(filename, { readonly: true, fileMustExist: true });
-        const tables = new Set(
-          (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map(
-            (row) => row.name,
-          ),
-        );
-        let schemaVersion = 0;
-        if (tables.has(MIGRATIONS_TABLE)) {
-          const row = db.prepare(`SELECT MAX(migration_id) AS version FROM ${MIGRATIONS_TABLE}`).get() as {
-            version: number | null;
-          };
-          schemaVersion = row.version ?? 0;
-        }
-        // A host database, or one whose first migration was interrupted (the migrations table is
-        // created outside the migration transaction, so it can exist and be empty).
-        if (schemaVersion === 0 && tables.has("memory_turns")) {
-          schemaVersion = 1;
-        }
-        return { filename, exists: true, schemaVersion };
-      } catch (cause) {
-        throw new DatabaseError({
-          reason: "corrupt",
-          message: `${filename} cannot be read as a SQLite database: ${errorText(cause)}`,
-          cause,
-        });
-      } finally {
-        db?.close();
-      }
-    },
-    catch: (cause) =>
-      cause instanceof DatabaseError
-        ? cause
-        : new DatabaseError({ reason: "open_failed", message: `cannot open ${filename}: ${errorText(cause)}`, cause }),
-  });
-
-/** Refuses a database written by a newer agentloop before anything opens it for writing. */
-export const assertSupportedVersion = (inspection: DatabaseInspection) =>
-  inspection.schemaVersion > LATEST_SCHEMA_VERSION
-    ? Effect.fail(
-        new DatabaseError({
-          reason: "newer_schema",
-          message: `${inspection.filename} has schema version ${inspection.schemaVersion}, newer than this agentloop supports (${LATEST_SCHEMA_VERSION}); upgrade agentloop`,
-        }),
-      )
-    : Effect.void;
-
-export function backupPath(filename: string, from: number, to: number, now = new Date()): string {
-  const stamp = now
-    .toISOString()
-    .replace(/[-:]/g, "")
-    .replace(/\.\d+Z$/, "Z");
-  const base = `${filename}.bak-${from}-${to}-${stamp}`;
-  // A retry within the same second (after a failed migration) must not collide with the first backup.
-  let candidate = base;
-  for (let n = 2; existsSync(candidate); n++) candidate = `${base}-${n}`;
-  return candidate;
-}
-
-/** A consistent copy through SQLite's own `VACUUM INTO`, taken from a read-only connection. */
-export const backupDatabase = (filename: string, destination: string) =>
-  Effect.try({
-    try: () => {
-      const db = new BetterSqlite(filename, { readonly: true, fileMustExist: true });
-      try {
-        db.prepare("VACUUM INTO ?").run(destination);
-      } finally {
-        db.close();
-      }
-      return destination;
-    },
-    catch: (cause) =>
-      new DatabaseError({
-        reason: "backup_failed",
-        message: `backup of ${filename} failed: ${errorText(cause)}`,
-        cause,
-      }),
-  });
-
-export const LATEST_VERSION_CHECK = {
-  latest: LATEST_SCHEMA_VERSION,
-  /** An existing database that a migration is about to change is copied first. */
-  needsBackup: (inspection: DatabaseInspection) =>
-    inspection.exists && inspection.schemaVersion > 0 && inspection.schemaVersion < LATEST_SCHEMA_VERSION,
-} as const;
-
 export interface MigrationReport {
+  /** The database as messages name it: the file, or the URL without its password. */
   readonly filename: string;
   readonly fromVersion: number;
   readonly toVersion: number;
@@ -160,80 +38,85 @@ export interface MigrationReport {
   readonly backupPath: string | null;
 }
 
-type MigrationRecord = Parameters<typeof Migrator.fromRecord>[0];
+export type MigrationRecord = Parameters<typeof Migrator.fromRecord>[0];
+
+/** The first schema version with the run ledger (migration 0002). */
+export const LEDGER_SCHEMA_VERSION = 2;
+
+/** The recorded schema version over a connection (0 for a database agentloop never migrated). */
+export const schemaVersion: Effect.Effect<number, SqlError.SqlError, SqlClient.SqlClient | Dialect> = Effect.gen(
+  function* () {
+    const sql = yield* SqlClient.SqlClient;
+    const dialect = yield* Dialect;
+    const tables = yield* sql<{ name: string }>`${dialect.tableNames}`;
+    if (!tables.some((table) => table.name === MIGRATIONS_TABLE)) return 0;
+    const rows = yield* sql<{
+      version: number | null;
+    }>`SELECT MAX(migration_id) AS version FROM ${sql(MIGRATIONS_TABLE)}`;
+    return Number(rows[0]?.version ?? 0);
+  },
+);
+
+/** Refuses a database written by a newer agentloop before anything writes to it. */
+export const refuseNewerSchema = (label: string, version: number): Effect.Effect<void, DatabaseError> =>
+  version > LATEST_SCHEMA_VERSION
+    ? Effect.fail(
+        new DatabaseError({
+          reason: "newer_schema",
+          message: `${label} has schema version ${version}, newer than this agentloop supports (${LATEST_SCHEMA_VERSION}); upgrade agentloop`,
+        }),
+      )
+    : Effect.void;
+
+/** Refuses, for a reader that must not migrate, a database that does not hold the run ledger yet. */
+export const requireRunLedger = (label: string, version: number): Effect.Effect<void, DatabaseError> =>
+  version < LEDGER_SCHEMA_VERSION
+    ? Effect.fail(
+        new DatabaseError({
+          reason: "no_ledger",
+          message: `${label} has no run ledger (schema version ${version}); run agentloop migrate --db ${label}`,
+        }),
+      )
+    : Effect.void;
+
+/** What an SqlError says: the driver's own message when it has one. */
+const sqlErrorText = (error: SqlError.SqlError): string =>
+  (error.cause as { message?: string } | undefined)?.message || error.message;
+
+const migrationFailed = (detail: string, cause: unknown) =>
+  new DatabaseError({ reason: "migration_failed", message: `migration failed: ${detail}`, cause });
 
 /**
- * Brings the database to the latest schema. Runs inside the Migrator's single transaction, so an
- * interrupted migration leaves the previous version intact and can simply be run again.
- * `migrations` is replaceable only so tests can inject a failing migration.
+ * Brings the database to the latest schema with the engine's migrations. Runs inside the
+ * Migrator's single transaction (on PostgreSQL it also locks the migrations table: replicas
+ * starting together migrate once), so an interrupted migration leaves the previous version intact
+ * and can simply be run again. `migrations` is replaceable only so tests can inject a failing
+ * migration. Every failure is a DatabaseError `migration_failed`.
  */
 export const runMigrations = (migrations?: MigrationRecord) =>
   Effect.gen(function* () {
-    const loader = migrations ? Migrator.fromRecord(migrations) : migrationLoader;
-    const applied = yield* Migrator.make({})({ loader, table: MIGRATIONS_TABLE }).pipe(
-      Effect.catchAllDefect((defect) =>
-        Effect.fail(
-          new DatabaseError({
-            reason: "migration_failed",
-            message: `migration failed: ${errorText(defect)}`,
-            cause: defect,
-          }),
-        ),
-      ),
-      Effect.catchTags({
-        MigrationError: (error) =>
-          Effect.fail(
-            new DatabaseError({
-              reason: "migration_failed",
-              message: `migration failed: ${error.message}`,
-              cause: error,
-            }),
-          ),
-        SqlError: (error) =>
-          Effect.fail(
-            new DatabaseError({
-              reason: "migration_failed",
-              message: `migration failed: ${errorText(error.cause)}`,
-              cause: error,
-            }),
-          ),
-      }),
-    );
+    const dialect = yield* Dialect;
+    const loader = migrations ? Migrator.fromRecord(migrations) : dialect.migrations;
+    const applied = yield* Migrator.make({})({ loader, table: MIGRATIONS_TABLE });
     return applied.map(([id, name]) => `${String(id).padStart(4, "0")}_${name}`);
-  });
-
-export const currentSchemaVersion = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient;
-  const rows = yield* sql<{
-    version: number | null;
-  }>`SELECT MAX(migration_id) AS version FROM ${sql(MIGRATIONS_TABLE)}`;
-  return rows[0]?.version ?? 0;
-}).pipe(Effect.orDie);
+  }).pipe(
+    Effect.catchAllDefect((defect) => Effect.fail(migrationFailed(errorText(defect), defect))),
+    Effect.catchTags({
+      MigrationError: (error) => Effect.fail(migrationFailed(error.message, error)),
+      SqlError: (error) => Effect.fail(migrationFailed(sqlErrorText(error), error)),
+    }),
+  );
 
 /**
- * Inspects, backs up (when an existing file will change) and migrates `filename`.
- * Provides its own connection; the database stays closed afterwards.
+ * Over an open connection: refuses a newer schema (`fromVersion` when the engine read it before
+ * connecting, else read here), then migrates. The version it started from and what it applied.
  */
-export const migrateDatabase = (filename: string, options: { migrations?: MigrationRecord; now?: Date } = {}) =>
+export const migrateSchema = (label: string, options: { fromVersion?: number; migrations?: MigrationRecord } = {}) =>
   Effect.gen(function* () {
-    const inspection = yield* inspectDatabase(filename);
-    yield* assertSupportedVersion(inspection);
-    const backup = LATEST_VERSION_CHECK.needsBackup(inspection)
-      ? yield* backupDatabase(
-          filename,
-          backupPath(filename, inspection.schemaVersion, LATEST_SCHEMA_VERSION, options.now),
-        )
-      : null;
-    const { applied, toVersion } = yield* Effect.gen(function* () {
-      const applied = yield* runMigrations(options.migrations);
-      return { applied, toVersion: yield* currentSchemaVersion };
-    }).pipe(Effect.provide(Sqlite.layer({ filename })));
-    const report: MigrationReport = {
-      filename,
-      fromVersion: inspection.schemaVersion,
-      toVersion,
-      applied,
-      backupPath: backup,
-    };
-    return report;
+    const fromVersion =
+      options.fromVersion ??
+      (yield* schemaVersion.pipe(Effect.mapError((error) => migrationFailed(sqlErrorText(error), error))));
+    yield* refuseNewerSchema(label, fromVersion);
+    const applied = yield* runMigrations(options.migrations);
+    return { fromVersion, applied };
   });

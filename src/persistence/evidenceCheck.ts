@@ -1,24 +1,23 @@
 import { SqlClient } from "@effect/sql";
 import { Effect } from "effect";
 import type { LedgerError } from "./AgentRunStore.js";
-import { isPostgres } from "./dialect.js";
+import { Dialect } from "./engine/Dialect.js";
 import { toLedgerError } from "./ledgerWriter.js";
-import { SQLITE_EVIDENCE_MET } from "./migrations/0009_tool_starts_and_evidence.js";
 
 /**
  * Whether the database finds a run's receipts meeting its stored contract — the very check its
  * triggers apply to a `completed` terminal (migration 0009). Inspection and the tests that hold
  * the database to the runtime's verifier read it here; undefined for an unknown run.
  */
-export const runEvidenceMet = (runId: string): Effect.Effect<boolean | undefined, LedgerError, SqlClient.SqlClient> =>
+export const runEvidenceMet = (
+  runId: string,
+): Effect.Effect<boolean | undefined, LedgerError, SqlClient.SqlClient | Dialect> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient;
-    const rows = isPostgres(sql)
-      ? yield* sql<{
-          met: boolean;
-        }>`SELECT agentloop_evidence_met(run_id) AS met FROM agent_runs WHERE run_id = ${runId}`
-      : yield* sql<{ met: number }>`SELECT ${sql.unsafe(SQLITE_EVIDENCE_MET)} AS met FROM agent_runs r
-          WHERE r.run_id = ${runId}`;
+    const dialect = yield* Dialect;
+    const rows = yield* sql<{
+      met: boolean | number;
+    }>`SELECT ${dialect.evidenceMet} AS met FROM agent_runs r WHERE r.run_id = ${runId}`;
     const met = rows[0]?.met;
     return met === undefined ? undefined : met === true || Number(met) === 1;
   }).pipe(Effect.mapError((error) => toLedgerError(error, `runEvidenceMet ${runId}`)));

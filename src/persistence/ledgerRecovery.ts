@@ -2,7 +2,7 @@ import { SqlClient, type SqlError } from "@effect/sql";
 import { Effect, Schedule } from "effect";
 import type { ExecutionReceipt, JsonValue, RunRecord } from "../domain/index.js";
 import type { AbandonedRun, AgentRunStoreShape, LedgerError, LiveRun, RecoveredRun } from "./AgentRunStore.js";
-import { jsonText } from "./dialect.js";
+import type { DialectShape } from "./engine/Dialect.js";
 import * as LedgerWriter from "./ledgerWriter.js";
 import { judgeOwner, type LivenessProbe, openRunOwners, processAlive, thisHost } from "./runOwners.js";
 
@@ -21,6 +21,7 @@ export interface OwnerLiveness {
 
 export interface RecoveryOptions {
   readonly sql: SqlClient.SqlClient;
+  readonly dialect: DialectShape;
   readonly writer: LedgerWriter.LedgerWriter;
   readonly now: () => string;
   readonly ownerId: string | undefined;
@@ -34,7 +35,7 @@ const BUSY_RETRY = Schedule.exponential("10 millis").pipe(Schedule.intersect(Sch
 export const make = (
   options: RecoveryOptions,
 ): Pick<AgentRunStoreShape, "recoverInterrupted" | "findLiveRuns" | "findAbandonedRuns"> => {
-  const { sql, writer, now, findOpenRuns } = options;
+  const { sql, dialect, writer, now, findOpenRuns } = options;
   const refuse =
     (context: string) =>
     <A, R>(effect: Effect.Effect<A, SqlError.SqlError, R>) =>
@@ -82,15 +83,15 @@ export const make = (
         created_at: string;
         first_start: string | null;
       }>`
-          SELECT ${jsonText(sql, "e.payload_json", "callId")} AS call_id,
-                 ${jsonText(sql, "e.payload_json", "toolName")} AS tool_name,
-                 ${jsonText(sql, "e.payload_json", "inputFingerprint")} AS fingerprint, e.created_at,
+          SELECT ${dialect.jsonText("e.payload_json", "callId")} AS call_id,
+                 ${dialect.jsonText("e.payload_json", "toolName")} AS tool_name,
+                 ${dialect.jsonText("e.payload_json", "inputFingerprint")} AS fingerprint, e.created_at,
                  (SELECT MIN(s.started_at) FROM agent_tool_starts s
-                   WHERE s.run_id = e.run_id AND s.call_id = ${jsonText(sql, "e.payload_json", "callId")}) AS first_start
+                   WHERE s.run_id = e.run_id AND s.call_id = ${dialect.jsonText("e.payload_json", "callId")}) AS first_start
           FROM agent_run_events e
           WHERE e.run_id = ${run.runId} AND e.event_type IN ('tool_call', 'tool_result') AND e.event_type = 'tool_call'
             AND NOT EXISTS (SELECT 1 FROM agent_execution_receipts r
-              WHERE r.run_id = e.run_id AND r.call_id = ${jsonText(sql, "e.payload_json", "callId")})
+              WHERE r.run_id = e.run_id AND r.call_id = ${dialect.jsonText("e.payload_json", "callId")})
           ORDER BY e.sequence`;
       const fenced = yield* sql<{ epoch: number }>`
           UPDATE run_leases SET epoch = epoch + 1 WHERE run_id = ${run.runId} RETURNING epoch`;

@@ -1,11 +1,10 @@
-import * as PgClient from "@effect/sql-pg/PgClient";
-import { Context, Effect, Layer, Stream } from "effect";
-import { OWNER_ENDED_CHANNEL } from "./runOwners.js";
+import { Context, Layer, Stream } from "effect";
 
 /**
- * What other runtimes on the same ledger announce: on PostgreSQL, an owner that shuts
- * down NOTIFYs, and supervisors LISTENing react at once instead of at their next poll. SQLite has
- * no such channel: its stream never emits, and polling is all there is.
+ * What other runtimes on the same ledger announce: on PostgreSQL, an owner that shuts down
+ * NOTIFYs, and supervisors LISTENing react at once instead of at their next poll
+ * (engine/postgres/signals.ts). SQLite has no such channel: its stream never emits, and polling is
+ * all there is.
  */
 export interface LedgerSignalsShape {
   /** Owner ids of runtimes that just shut down (their open runs can be taken over now). */
@@ -14,12 +13,7 @@ export interface LedgerSignalsShape {
 
 export class LedgerSignals extends Context.Tag("agentloop/LedgerSignals")<LedgerSignals, LedgerSignalsShape>() {}
 
-export const none: Layer.Layer<LedgerSignals> = Layer.succeed(LedgerSignals, { ownerEnded: Stream.never });
+/** The PostgreSQL NOTIFY channel on which an owner that shuts down announces itself. */
+export const OWNER_ENDED_CHANNEL = "agentloop_owner_ended";
 
-/** LISTEN on its own connection; a lost connection ends the stream quietly (polling goes on). */
-export const postgres: Layer.Layer<LedgerSignals, never, PgClient.PgClient> = Layer.effect(
-  LedgerSignals,
-  Effect.map(PgClient.PgClient, (client) => ({
-    ownerEnded: client.listen(OWNER_ENDED_CHANNEL).pipe(Stream.catchAll(() => Stream.empty)),
-  })),
-);
+export const none: Layer.Layer<LedgerSignals> = Layer.succeed(LedgerSignals, { ownerEnded: Stream.never });

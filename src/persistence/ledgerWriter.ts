@@ -10,7 +10,9 @@ import {
   type RunClosure,
   type ToolStart,
 } from "./AgentRunStore.js";
-import { nowMillis } from "./dialect.js";
+import { Dialect } from "./engine/Dialect.js";
+import { postgresRefusal } from "./engine/postgres/refusals.js";
+import { sqliteRefusal } from "./engine/sqlite/refusals.js";
 import { type LeaseBook, makeLeaseBook } from "./leaseBook.js";
 import { sanitizedJson, sanitizeText } from "./payloadHygiene.js";
 
@@ -76,40 +78,10 @@ const refusalSet: ReadonlySet<string> = new Set(LEDGER_REFUSALS);
 export const DEFAULT_LEASE_MS = 30_000;
 
 /**
- * Constraint violations that stand for a ledger refusal: the schema enforces these itself, so the
- * triggers do not repeat them (migration 0005). Matched on SQLite's extended result code and its
- * message, which names the constraint's columns.
- */
-const CONSTRAINT_REFUSALS: ReadonlyArray<readonly [code: string, message: RegExp, reason: LedgerRefusal]> = [
-  // The only foreign keys are the ledger tables' run_id → agent_runs(run_id).
-  ["SQLITE_CONSTRAINT_FOREIGNKEY", /./, "unknown_run"],
-  ["SQLITE_CONSTRAINT_PRIMARYKEY", /\bagent_runs\.run_id\b/, "duplicate_run"],
-  ["SQLITE_CONSTRAINT_UNIQUE", /\bagent_run_events\.run_id, agent_run_events\.sequence\b/, "duplicate_sequence"],
-  // The unique partial index of terminal events: a second terminal event of a run.
-  ["SQLITE_CONSTRAINT_UNIQUE", /\bagent_run_events\.run_id$/, "event_after_terminal"],
-  [
-    "SQLITE_CONSTRAINT_UNIQUE",
-    /\bagent_execution_receipts\.run_id, agent_execution_receipts\.call_id\b/,
-    "duplicate_receipt",
-  ],
-  ["SQLITE_CONSTRAINT_PRIMARYKEY", /\bagent_execution_receipts\.receipt_id\b/, "duplicate_receipt"],
-];
-
-/** PostgreSQL's constraint violations (SQLSTATE 23503 / 23505), by the constraint's name. */
-const PG_CONSTRAINT_REFUSALS: ReadonlyArray<readonly [code: string, constraint: RegExp, reason: LedgerRefusal]> = [
-  ["23503", /^agent_(run_events|execution_receipts|run_owners)_run_id_fkey$|^run_leases_run_id_fkey$/, "unknown_run"],
-  ["23505", /^agent_runs_pkey$/, "duplicate_run"],
-  ["23505", /^agent_run_events_run_id_sequence_key$/, "duplicate_sequence"],
-  ["23505", /^idx_agent_run_events_terminal$/, "event_after_terminal"],
-  ["23505", /^agent_execution_receipts_(run_id_call_id_key|pkey)$/, "duplicate_receipt"],
-];
-
-/** PostgreSQL refusing a malformed value: a CHECK, text that is not JSON, an out-of-range number. */
-const PG_INVALID_INPUT = new Set(["23514", "22P02", "22003", "23502"]);
-
-/**
  * Maps a trigger's `ledger:<reason>` or a constraint violation onto a typed LedgerError. `error` is
- * what SQLite threw, directly or (as @effect/sql reports it) in an SqlError's `cause`.
+ * what the driver threw, directly or (as @effect/sql reports it) in an SqlError's `cause`. The
+ * engines' error codes do not overlap (SQLite's are names, PostgreSQL's SQLSTATE digits), so each
+ * engine's reading is asked in turn.
  */
 export function toLedgerError(error: unknown, context: string): LedgerError {
   const wrapped = error as {
@@ -127,23 +99,13 @@ export function toLedgerError(error: unknown, context: string): LedgerError {
       cause: error,
     });
   }
-  // A CHECK constraint (e.g. `sequence >= 1`) refuses a malformed row: the caller's input, not the disk.
-  if (cause.code === "SQLITE_CONSTRAINT_CHECK") {
-    return new LedgerError({ reason: "invalid_payload", message: `${context}: ${text}`, cause: error });
+  const reason =
+    sqliteRefusal(cause.code, text) ?? postgresRefusal(cause.code, (cause as { constraint?: string }).constraint);
+  if (reason === "invalid_payload") {
+    return new LedgerError({ reason, message: `${context}: ${text}`, cause: error });
   }
-  if (cause.code && PG_INVALID_INPUT.has(cause.code)) {
-    return new LedgerError({ reason: "invalid_payload", message: `${context}: ${text}`, cause: error });
-  }
-  const constraintName = (cause as { constraint?: string }).constraint ?? "";
-  const constraint =
-    CONSTRAINT_REFUSALS.find(([code, message]) => cause.code === code && message.test(text)) ??
-    PG_CONSTRAINT_REFUSALS.find(([code, name]) => cause.code === code && name.test(constraintName));
-  if (constraint) {
-    return new LedgerError({
-      reason: constraint[2],
-      message: `${context}: ledger refused (${constraint[2]})`,
-      cause: error,
-    });
+  if (reason) {
+    return new LedgerError({ reason, message: `${context}: ledger refused (${reason})`, cause: error });
   }
   return new LedgerError({ reason: "storage_failure", message: `${context}: ${text}`, cause: error });
 }
@@ -181,8 +143,8 @@ export function evidenceColumns(receipt: ExecutionReceipt) {
   };
 }
 
-export const make = (options: LedgerWriterOptions): Effect.Effect<LedgerWriter, never, SqlClient.SqlClient> =>
-  Effect.map(SqlClient.SqlClient, (sql) => {
+export const make = (options: LedgerWriterOptions): Effect.Effect<LedgerWriter, never, SqlClient.SqlClient | Dialect> =>
+  Effect.map(Effect.all([SqlClient.SqlClient, Dialect]), ([sql, dialect]) => {
     const { capBytes, now } = options;
     type Write = Effect.Effect<unknown, SqlError.SqlError>;
     const leases = options.leases ?? makeLeaseBook();
@@ -277,7 +239,7 @@ export const make = (options: LedgerWriterOptions): Effect.Effect<LedgerWriter, 
             ? [
                 sql`INSERT INTO agent_run_owners ${sql.insert({ run_id: run.runId, owner_id: options.ownerId })}`,
                 sql`INSERT INTO run_leases (run_id, owner_id, epoch, expires_at)
-                    VALUES (${run.runId}, ${options.ownerId}, 1, ${nowMillis(sql)} + ${options.leaseMs ?? DEFAULT_LEASE_MS})`,
+                    VALUES (${run.runId}, ${options.ownerId}, 1, ${dialect.nowMillis} + ${options.leaseMs ?? DEFAULT_LEASE_MS})`,
               ]
             : []),
           ...rows(run.runId, events, [], startedAt),

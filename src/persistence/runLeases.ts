@@ -1,7 +1,7 @@
 import { type SqlClient, SqlError } from "@effect/sql";
 import { Effect } from "effect";
 import type { AgentRunStoreShape } from "./AgentRunStore.js";
-import { isPostgres, nowMillis } from "./dialect.js";
+import type { DialectShape } from "./engine/Dialect.js";
 import * as LedgerWriter from "./ledgerWriter.js";
 import { judgeOwner, type OwnerRecord, processAlive, thisHost } from "./runOwners.js";
 
@@ -18,6 +18,7 @@ import { judgeOwner, type OwnerRecord, processAlive, thisHost } from "./runOwner
 
 export interface LeaseOptions {
   readonly sql: SqlClient.SqlClient;
+  readonly dialect: DialectShape;
   readonly writer: LedgerWriter.LedgerWriter;
   readonly ownerId: string | undefined;
   readonly leaseMs: number;
@@ -40,8 +41,7 @@ interface OwnerRow {
 }
 
 export const make = (options: LeaseOptions): Pick<AgentRunStoreShape, "acquireLease"> => {
-  const { sql, writer, ownerId, leaseMs } = options;
-  const postgres = isPostgres(sql);
+  const { sql, dialect, writer, ownerId, leaseMs } = options;
 
   /** Whether the owner that holds the lease right now is gone, judged on its row read now. */
   const holderGone = (holder: string) =>
@@ -70,22 +70,22 @@ export const make = (options: LeaseOptions): Pick<AgentRunStoreShape, "acquireLe
         terminal_state: string;
       }>`SELECT terminal_state FROM agent_runs WHERE run_id = ${runId}`;
       if (state[0]?.terminal_state !== "running") return undefined;
-      // PostgreSQL: the lease row is locked while this replica decides; a supervisor's scan skips
-      // a row another replica is deciding on rather than waiting for it.
-      const lock = postgres ? (skipLocked ? "FOR UPDATE SKIP LOCKED" : "FOR UPDATE") : "";
+      // Where rows can be locked (PostgreSQL), the lease row is locked while this replica decides;
+      // a supervisor's scan skips a row another replica is deciding on rather than waiting for it.
       const leases = yield* sql<LeaseRow>`
-        SELECT owner_id, epoch, (expires_at < ${nowMillis(sql)}) AS expired FROM run_leases
-        WHERE run_id = ${runId} ${sql.unsafe(lock)}`;
+        SELECT owner_id, epoch, (expires_at < ${dialect.nowMillis}) AS expired FROM run_leases
+        WHERE run_id = ${runId} ${dialect.lockRows(skipLocked)}`;
       const lease = leases[0];
       let taken: ReadonlyArray<{ epoch: number }>;
       if (lease === undefined) {
-        if (postgres && skipLocked) {
+        // A row skipped because another replica holds its lock reads as no row at all.
+        if (dialect.locksRows && skipLocked) {
           const exists = yield* sql<{ run_id: string }>`SELECT run_id FROM run_leases WHERE run_id = ${runId}`;
           if (exists.length > 0) return undefined;
         }
         taken = yield* sql<{ epoch: number }>`
           INSERT INTO run_leases (run_id, owner_id, epoch, expires_at)
-          VALUES (${runId}, ${owner}, 1, ${nowMillis(sql)} + ${leaseMs})
+          VALUES (${runId}, ${owner}, 1, ${dialect.nowMillis} + ${leaseMs})
           ON CONFLICT (run_id) DO NOTHING
           RETURNING epoch`;
       } else {
@@ -96,7 +96,7 @@ export const make = (options: LeaseOptions): Pick<AgentRunStoreShape, "acquireLe
           (force && (yield* holderGone(lease.owner_id)));
         if (!mayTake) return undefined;
         taken = yield* sql<{ epoch: number }>`
-          UPDATE run_leases SET owner_id = ${owner}, epoch = epoch + 1, expires_at = ${nowMillis(sql)} + ${leaseMs}
+          UPDATE run_leases SET owner_id = ${owner}, epoch = epoch + 1, expires_at = ${dialect.nowMillis} + ${leaseMs}
           WHERE run_id = ${runId} AND epoch = ${lease.epoch} AND owner_id = ${lease.owner_id}
           RETURNING epoch`;
       }

@@ -2,8 +2,9 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { SqlClient, type SqlError } from "@effect/sql";
 import { Effect, type Scope } from "effect";
-import { isPostgres, nowMillis } from "./dialect.js";
+import { Dialect } from "./engine/Dialect.js";
 import type { LeaseBook } from "./leaseBook.js";
+import { OWNER_ENDED_CHANNEL } from "./ledgerSignals.js";
 
 /**
  * Run ownership on a ledger shared by several processes: each runtime that
@@ -20,9 +21,6 @@ export interface OwnerSettings {
 }
 
 export const DEFAULT_OWNER_SETTINGS: OwnerSettings = { heartbeatMs: 5_000, expiryMs: 30_000 };
-
-/** The PostgreSQL NOTIFY channel on which an owner that shuts down announces itself. */
-export const OWNER_ENDED_CHANNEL = "agentloop_owner_ended";
 
 /** What recovery knows about the owner of an open run (null: no owner recorded). */
 export interface OwnerRecord {
@@ -91,9 +89,10 @@ export const registerOwner = (
   settings: OwnerSettings,
   leases: LeaseBook,
   now: () => Date = () => new Date(),
-): Effect.Effect<string, SqlError.SqlError, SqlClient.SqlClient | Scope.Scope> =>
+): Effect.Effect<string, SqlError.SqlError, SqlClient.SqlClient | Dialect | Scope.Scope> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient;
+    const dialect = yield* Dialect;
     const ownerId = `owner_${randomUUID()}`;
     const lease = () => {
       const at = now();
@@ -115,7 +114,7 @@ export const registerOwner = (
     const renewLeases = Effect.gen(function* () {
       const startedAt = Date.now();
       const renewed = yield* sql<{ run_id: string; epoch: number }>`
-        UPDATE run_leases SET expires_at = ${nowMillis(sql)} + ${settings.expiryMs}
+        UPDATE run_leases SET expires_at = ${dialect.nowMillis} + ${settings.expiryMs}
         WHERE owner_id = ${ownerId} RETURNING run_id, epoch`;
       const unconfirmed = leases.unconfirmed(
         startedAt,
@@ -140,9 +139,7 @@ export const registerOwner = (
     yield* Effect.addFinalizer(() =>
       sql`UPDATE agent_ledger_owners SET ended_at = ${now().toISOString()} WHERE owner_id = ${ownerId}`.pipe(
         // Supervisors on PostgreSQL listen: runs this owner left open can be taken over now.
-        Effect.zipRight(
-          isPostgres(sql) ? Effect.asVoid(sql`SELECT pg_notify(${OWNER_ENDED_CHANNEL}, ${ownerId})`) : Effect.void,
-        ),
+        Effect.zipRight(dialect.notify(OWNER_ENDED_CHANNEL, ownerId)),
         Effect.ignore,
       ),
     );

@@ -6,7 +6,7 @@ import Sqlite from "better-sqlite3";
 import { Effect } from "effect";
 import { main } from "../../src/cli/main.js";
 import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
-import { migrateDatabase } from "../../src/persistence/database.js";
+import * as Ledger from "../../src/persistence/ledger.js";
 import { LATEST_SCHEMA_VERSION, MIGRATIONS } from "../../src/persistence/migrations/index.js";
 import {
   createHostDatabase,
@@ -108,7 +108,7 @@ describe("agentloop migrate / recover (in-process)", () => {
   it.effect("migrate on an up-to-date file says so", () =>
     Effect.gen(function* () {
       const file = tmp.path("new.db");
-      yield* migrateDatabase(file);
+      yield* Ledger.migrate(file);
       const result = yield* runInProcess(["migrate", "--db", file]);
       expect(result.out).toEqual([`${file}: schema version ${LATEST_SCHEMA_VERSION}`, "already up to date"]);
     }),

@@ -10,7 +10,7 @@ import {
 } from "../../src/domain/index.js";
 import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
 import { listApprovals, recordApprovalDecision, recordApprovalRequest } from "../../src/persistence/approvals.js";
-import { migrateDatabase } from "../../src/persistence/database.js";
+import * as Ledger from "../../src/persistence/ledger.js";
 import { MIGRATIONS } from "../../src/persistence/migrations/index.js";
 import { BACKENDS, ledgerOn, noticePostgresSkipped } from "../support/backends.js";
 import { dumpTable, newRun, receipt, toolCall, userInput, useTempDir } from "../support/tempDir.js";
@@ -73,10 +73,10 @@ describe("migration 0008_tool_approvals on a version-7 ledger with receipts", ()
   it.effect("keeps every receipt row as it was (rowids too) and widens the status check to denied and expired", () =>
     Effect.gen(function* () {
       const file = tmp.path("v7.db");
-      yield* migrateDatabase(file, { migrations: UP_TO_0007 });
+      yield* Ledger.migrate(file, { migrations: UP_TO_0007 });
       seedVersion7(file);
       const before = dumpTable(file, "agent_execution_receipts");
-      const report = yield* migrateDatabase(file, { migrations: UP_TO_0008 });
+      const report = yield* Ledger.migrate(file, { migrations: UP_TO_0008 });
       expect(report.applied).toEqual(["0008_tool_approvals"]);
       expect(dumpTable(file, "agent_execution_receipts")).toEqual(before);
       const db = new Sqlite(file);

@@ -9,10 +9,9 @@ import Sqlite from "better-sqlite3";
 import { Effect } from "effect";
 import Pg from "pg";
 import { afterEach } from "vitest";
-import { migrateDatabase } from "../../src/persistence/database.js";
+import * as Ledger from "../../src/persistence/ledger.js";
 import { toLedgerError } from "../../src/persistence/ledgerWriter.js";
 import { MIGRATIONS } from "../../src/persistence/migrations/index.js";
-import * as Postgres from "../../src/persistence/postgres.js";
 import { BACKENDS, type BackendName, freshPostgresDatabase, noticePostgresSkipped } from "../support/backends.js";
 import { FINGERPRINT, useTempDir } from "../support/tempDir.js";
 
@@ -33,7 +32,7 @@ const TABLES = ["agent_runs", "agent_run_events", "agent_execution_receipts", "r
 
 async function openSqlite(): Promise<RawLedger> {
   const file = tmp.path("ledger.db");
-  await Effect.runPromise(migrateDatabase(file));
+  await Effect.runPromise(Ledger.migrate(file));
   const db = new Sqlite(file);
   return {
     backend: "sqlite",
@@ -48,7 +47,7 @@ async function openSqlite(): Promise<RawLedger> {
 
 async function openPostgres(): Promise<RawLedger> {
   const url = await freshPostgresDatabase();
-  await Effect.runPromise(Postgres.migrate(url).pipe(Effect.provide(Postgres.layer({ url }))));
+  await Effect.runPromise(Ledger.migrate(url));
   const client = new Pg.Client({ connectionString: url });
   await client.connect();
   const numbered = (statement: string) => {
@@ -56,9 +55,9 @@ async function openPostgres(): Promise<RawLedger> {
     return statement.replace(/\?/g, () => `$${++n}`);
   };
   const order: Record<(typeof TABLES)[number], string> = {
-    agent_runs: "rowid",
+    agent_runs: "insert_order",
     agent_run_events: "event_id",
-    agent_execution_receipts: "rowid",
+    agent_execution_receipts: "run_id, call_id",
     run_leases: "run_id",
   };
   return {
@@ -416,7 +415,7 @@ describe.each(BACKENDS)("ledger invariants at the SQL level on %s", (backend) =>
 const seededSqliteFile = Effect.acquireRelease(
   Effect.gen(function* () {
     const file = tmp.path("plan.db");
-    yield* migrateDatabase(file);
+    yield* Ledger.migrate(file);
     return new Sqlite(file);
   }),
   (db) => Effect.sync(() => db.close()),
@@ -497,7 +496,7 @@ describe("the close check (agent_runs_close_once)", () => {
   it.effect("walked every event of the run through the (run_id, sequence) index before 0005", () =>
     Effect.gen(function* () {
       const file = tmp.path("v4.db");
-      yield* migrateDatabase(file, { migrations: UP_TO_0004 });
+      yield* Ledger.migrate(file, { migrations: UP_TO_0004 });
       const db = new Sqlite(file);
       try {
         expect(closeCheck(db)).toEqual({

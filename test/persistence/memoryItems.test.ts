@@ -1,7 +1,6 @@
 import { describe, expect, it } from "@effect/vitest";
 import Sqlite from "better-sqlite3";
 import { Effect, Layer } from "effect";
-import { migrateDatabase } from "../../src/persistence/database.js";
 import * as Ledger from "../../src/persistence/ledger.js";
 import { MemoryItemStore, layer as memoryItemStoreLayer } from "../../src/persistence/MemoryItemStore.js";
 import { LATEST_SCHEMA_VERSION, MIGRATIONS } from "../../src/persistence/migrations/index.js";
@@ -45,7 +44,7 @@ interface ItemRow {
 /** A database at schema version 3 with old-style memory_items rows. */
 const databaseAtVersion3 = (file: string) =>
   Effect.gen(function* () {
-    const report = yield* migrateDatabase(file, { migrations: UP_TO_0003 });
+    const report = yield* Ledger.migrate(file, { migrations: UP_TO_0003 });
     expect(report.toVersion).toBe(3);
     const db = new Sqlite(file);
     try {
@@ -80,7 +79,7 @@ describe("migration 0004_memory_provenance on a version-3 database", () => {
     Effect.gen(function* () {
       const file = tmp.path("v3.db");
       yield* databaseAtVersion3(file);
-      yield* migrateDatabase(file);
+      yield* Ledger.migrate(file);
       expect(columns(file)).toEqual(expect.arrayContaining(NEW_COLUMNS));
     }),
   );
@@ -89,7 +88,7 @@ describe("migration 0004_memory_provenance on a version-3 database", () => {
     Effect.gen(function* () {
       const file = tmp.path("v3.db");
       yield* databaseAtVersion3(file);
-      const report = yield* migrateDatabase(file);
+      const report = yield* Ledger.migrate(file);
       expect([report.fromVersion, report.toVersion, report.applied]).toEqual([
         3,
         LATEST_SCHEMA_VERSION,
@@ -104,7 +103,7 @@ describe("migration 0004_memory_provenance on a version-3 database", () => {
       const file = tmp.path("v3.db");
       yield* databaseAtVersion3(file);
       const before = rows(file).map((row) => row.id);
-      yield* migrateDatabase(file);
+      yield* Ledger.migrate(file);
       expect(rows(file).map((row) => row.id)).toEqual(before);
     }),
   );
@@ -115,7 +114,7 @@ describe("migration 0004_memory_provenance on a version-3 database", () => {
       Effect.gen(function* () {
         const file = tmp.path("v3.db");
         yield* databaseAtVersion3(file);
-        yield* migrateDatabase(file);
+        yield* Ledger.migrate(file);
         const consolidated = rows(file).filter((row) => row.source === "consolidation");
         expect(consolidated.map((row) => [row.id, row.provenance, row.verification_status, row.confidence])).toEqual([
           ["c-1", "consolidation", "legacy_unverified", 0.3],
@@ -129,7 +128,7 @@ describe("migration 0004_memory_provenance on a version-3 database", () => {
       const file = tmp.path("v3.db");
       yield* databaseAtVersion3(file);
       const before = rowById(file, "u-1");
-      yield* migrateDatabase(file);
+      yield* Ledger.migrate(file);
       expect(rowById(file, "u-1")).toEqual({
         ...before,
         provenance: "legacy",
@@ -157,7 +156,7 @@ describe("migration 0004_memory_provenance on a version-3 database", () => {
         updated_at,
       });
       const before = rows(file).map(pick);
-      yield* migrateDatabase(file);
+      yield* Ledger.migrate(file);
       expect(rows(file).map(pick)).toEqual(before);
     }),
   );
@@ -166,7 +165,7 @@ describe("migration 0004_memory_provenance on a version-3 database", () => {
     Effect.gen(function* () {
       const file = tmp.path("v3.db");
       yield* databaseAtVersion3(file);
-      yield* migrateDatabase(file);
+      yield* Ledger.migrate(file);
       const db = new Sqlite(file, { readonly: true });
       try {
         const index = db
@@ -183,7 +182,7 @@ describe("migration 0004_memory_provenance on a version-3 database", () => {
     Effect.gen(function* () {
       const file = tmp.path("v3.db");
       yield* databaseAtVersion3(file);
-      yield* migrateDatabase(file);
+      yield* Ledger.migrate(file);
       const items = yield* Effect.flatMap(MemoryItemStore, (store) => store.list()).pipe(
         Effect.provide(storeLayer(file)),
       );

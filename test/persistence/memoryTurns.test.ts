@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest";
 import { Effect } from "effect";
+import * as Sqlite from "../../src/persistence/engine/sqlite/client.js";
 import * as MemoryTurnStore from "../../src/persistence/MemoryTurnStore.js";
 import { REDACTED, sha256Hex } from "../../src/persistence/payloadHygiene.js";
-import * as Sqlite from "../../src/persistence/sqlite.js";
 import { dumpTable, useTempDir, withLedger } from "../support/tempDir.js";
 
 const tmp = useTempDir("agentloop-memory-turns-");

@@ -6,7 +6,8 @@ import { describe, expect, it } from "@effect/vitest";
 import Sqlite from "better-sqlite3";
 import { Effect } from "effect";
 import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
-import { DatabaseError, migrateDatabase } from "../../src/persistence/database.js";
+import { DatabaseError } from "../../src/persistence/database.js";
+import * as Ledger from "../../src/persistence/ledger.js";
 import { LEDGER_DDL } from "../../src/persistence/migrations/0002_run_ledger.js";
 import { DELIVERY_DDL } from "../../src/persistence/migrations/0003_channel_deliveries.js";
 import { RUN_LEASES_DDL } from "../../src/persistence/migrations/0007_run_leases.js";
@@ -82,7 +83,7 @@ describe("migrateDatabase on a new file", () => {
   it.effect("creates the host tables, the ledger and delivery log tables and the migrations table", () =>
     Effect.gen(function* () {
       const file = tmp.path("fresh.db");
-      yield* migrateDatabase(file);
+      yield* Ledger.migrate(file);
       expect(tableNames(file)).toEqual([...ADDED_TABLES, "effect_sql_migrations", ...HOST_TABLES].sort());
     }),
   );
@@ -90,7 +91,7 @@ describe("migrateDatabase on a new file", () => {
   it.effect("creates every named index of the host schema, the ledger, the delivery log and memory provenance", () =>
     Effect.gen(function* () {
       const file = tmp.path("fresh.db");
-      yield* migrateDatabase(file);
+      yield* Ledger.migrate(file);
       const named = schemaObjects(file, "index").filter((name) => !name.startsWith("sqlite_autoindex"));
       expect(named).toEqual([
         "idx_agent_approvals_decision",
@@ -118,7 +119,7 @@ describe("migrateDatabase on a new file", () => {
     () =>
       Effect.gen(function* () {
         const file = tmp.path("fresh.db");
-        yield* migrateDatabase(file);
+        yield* Ledger.migrate(file);
         const declared = [
           ...LEDGER_DDL,
           ...DELIVERY_DDL,
@@ -136,7 +137,7 @@ describe("migrateDatabase on a new file", () => {
   it.effect("reports the latest schema version, every migration applied and no backup", () =>
     Effect.gen(function* () {
       const file = tmp.path("fresh.db");
-      const report = yield* migrateDatabase(file);
+      const report = yield* Ledger.migrate(file);
       expect(report).toEqual({
         filename: file,
         fromVersion: 0,
@@ -152,9 +153,9 @@ describe("migrateDatabase on a new file", () => {
   it.effect("applies nothing and changes no schema object when run a second time", () =>
     Effect.gen(function* () {
       const file = tmp.path("fresh.db");
-      yield* migrateDatabase(file);
+      yield* Ledger.migrate(file);
       const schemaBefore = dumpTable(file, "sqlite_master", "name");
-      const report = yield* migrateDatabase(file);
+      const report = yield* Ledger.migrate(file);
       expect(report).toMatchObject({ fromVersion: LATEST, toVersion: LATEST, applied: [], backupPath: null });
       expect(dumpTable(file, "sqlite_master", "name")).toEqual(schemaBefore);
       expect(listDir(tmp.dir()).filter((name) => name.includes(".bak-"))).toEqual([]);
@@ -173,7 +174,7 @@ describe.each(HOST_VARIANTS)("migrateDatabase on a 0001 host database $label", (
       const file = tmp.path("host.db");
       createHostDatabase(file, { recorded });
       const before = tableNames(file);
-      yield* migrateDatabase(file);
+      yield* Ledger.migrate(file);
       const added = tableNames(file).filter((name) => !before.includes(name));
       expect(added).toEqual(recorded ? ADDED_TABLES : [...ADDED_TABLES, "effect_sql_migrations"].sort());
       expect(before.every((name) => tableNames(file).includes(name))).toBe(true);
@@ -185,7 +186,7 @@ describe.each(HOST_VARIANTS)("migrateDatabase on a 0001 host database $label", (
       const file = tmp.path("host.db");
       createHostDatabase(file, { recorded });
       const before = hostRows(file);
-      yield* migrateDatabase(file);
+      yield* Ledger.migrate(file);
       const after = hostRows(file);
       expect(before.turns).toHaveLength(3);
       expect(before.items).toHaveLength(2);
@@ -198,7 +199,7 @@ describe.each(HOST_VARIANTS)("migrateDatabase on a 0001 host database $label", (
     Effect.gen(function* () {
       const file = tmp.path("host.db");
       createHostDatabase(file, { recorded });
-      const report = yield* migrateDatabase(file);
+      const report = yield* Ledger.migrate(file);
       expect(report).toMatchObject({ fromVersion: 1, toVersion: LATEST, applied });
       expect(recordedMigrations(file)).toEqual(ALL_VERSIONS);
     }),
@@ -210,7 +211,7 @@ describe.each(HOST_VARIANTS)("migrateDatabase on a 0001 host database $label", (
       createHostDatabase(file, { recorded });
       const before = hostRows(file);
       const tablesBefore = tableNames(file);
-      const report = yield* migrateDatabase(file, { now: NOW });
+      const report = yield* Ledger.migrate(file, { now: NOW });
       expect(report.backupPath).toBe(`${file}.bak-1-${LATEST}-20240506T070809Z`);
       expect(existsSync(report.backupPath!)).toBe(true);
       expect(hostRows(report.backupPath!)).toEqual(before);
@@ -223,7 +224,7 @@ it.effect("names the backup with the current UTC time when no clock is given", (
   Effect.gen(function* () {
     const file = tmp.path("host.db");
     createHostDatabase(file);
-    const report = yield* migrateDatabase(file);
+    const report = yield* Ledger.migrate(file);
     expect(report.backupPath).toMatch(new RegExp(`/host\\.db\\.bak-1-${LATEST}-\\d{8}T\\d{6}Z$`));
     expect(listDir(tmp.dir())).toEqual(["host.db", report.backupPath!.split("/").pop()]);
   }),
@@ -282,10 +283,10 @@ describe("migration 0005_ledger_exact_checks on a version-4 ledger with runs", (
   it.effect("applies only 0005 and later, backs the file up and keeps every ledger row", () =>
     Effect.gen(function* () {
       const file = tmp.path("v4.db");
-      yield* migrateDatabase(file, { migrations: UP_TO_0004 });
+      yield* Ledger.migrate(file, { migrations: UP_TO_0004 });
       seedVersion4Ledger(file);
       const { effect_sql_migrations: _before, ...rowsBefore } = dumpAll(file);
-      const report = yield* migrateDatabase(file, { now: NOW });
+      const report = yield* Ledger.migrate(file, { now: NOW });
       expect(report).toEqual({
         filename: file,
         fromVersion: 4,
@@ -319,7 +320,7 @@ describe("migration 0005_ledger_exact_checks on a version-4 ledger with runs", (
   it.effect("keeps its runs writable and closable through the store", () =>
     Effect.gen(function* () {
       const file = tmp.path("v4.db");
-      yield* migrateDatabase(file, { migrations: UP_TO_0004 });
+      yield* Ledger.migrate(file, { migrations: UP_TO_0004 });
       seedVersion4Ledger(file);
       const closedState = yield* Effect.gen(function* () {
         const store = yield* AgentRunStore;
@@ -349,7 +350,7 @@ const failingRecord = (how: "die" | "fail") => ({
 describe.each(["die", "fail"] as const)("a 0002 migration that fails (%s) after its first DDL", (how) => {
   it.effect("fails with DatabaseError migration_failed", () =>
     Effect.gen(function* () {
-      const error = yield* Effect.flip(migrateDatabase(tmp.path("fresh.db"), { migrations: failingRecord(how) }));
+      const error = yield* Effect.flip(Ledger.migrate(tmp.path("fresh.db"), { migrations: failingRecord(how) }));
       expect(error).toBeInstanceOf(DatabaseError);
       expect(error.reason).toBe("migration_failed");
     }),
@@ -358,7 +359,7 @@ describe.each(["die", "fail"] as const)("a 0002 migration that fails (%s) after 
   it.effect("leaves no ledger table and no migration row behind", () =>
     Effect.gen(function* () {
       const file = tmp.path("fresh.db");
-      yield* Effect.flip(migrateDatabase(file, { migrations: failingRecord(how) }));
+      yield* Effect.flip(Ledger.migrate(file, { migrations: failingRecord(how) }));
       expect(tableNames(file)).toEqual(["effect_sql_migrations"]);
       expect(recordedMigrations(file)).toEqual([]);
     }),
@@ -367,8 +368,8 @@ describe.each(["die", "fail"] as const)("a 0002 migration that fails (%s) after 
   it.effect("is followed by a normal migrate that reaches the latest version", () =>
     Effect.gen(function* () {
       const file = tmp.path("fresh.db");
-      yield* Effect.flip(migrateDatabase(file, { migrations: failingRecord(how) }));
-      const report = yield* migrateDatabase(file);
+      yield* Effect.flip(Ledger.migrate(file, { migrations: failingRecord(how) }));
+      const report = yield* Ledger.migrate(file);
       expect(report).toMatchObject({ toVersion: LATEST, applied: ALL_MIGRATIONS });
       expect(tableNames(file)).toEqual(expect.arrayContaining(ADDED_TABLES));
     }),
@@ -381,7 +382,7 @@ describe("a failed migration of a host database", () => {
       const file = tmp.path("host.db");
       createHostDatabase(file);
       const before = hostRows(file);
-      yield* Effect.flip(migrateDatabase(file, { migrations: failingRecord("die") }));
+      yield* Effect.flip(Ledger.migrate(file, { migrations: failingRecord("die") }));
       expect(hostRows(file)).toEqual(before);
       expect(tableNames(file)).not.toContain("agent_runs");
       expect(recordedMigrations(file)).toEqual([]);
@@ -392,8 +393,8 @@ describe("a failed migration of a host database", () => {
     Effect.gen(function* () {
       const file = tmp.path("host.db");
       createHostDatabase(file);
-      yield* Effect.flip(migrateDatabase(file, { migrations: failingRecord("die") }));
-      const report = yield* migrateDatabase(file);
+      yield* Effect.flip(Ledger.migrate(file, { migrations: failingRecord("die") }));
+      const report = yield* Ledger.migrate(file);
       expect(report.fromVersion).toBe(1);
       expect(report.backupPath).not.toBeNull();
     }),
@@ -403,8 +404,8 @@ describe("a failed migration of a host database", () => {
     Effect.gen(function* () {
       const file = tmp.path("host.db");
       createHostDatabase(file);
-      yield* Effect.flip(migrateDatabase(file, { migrations: failingRecord("die"), now: NOW }));
-      const report = yield* migrateDatabase(file, { now: NOW });
+      yield* Effect.flip(Ledger.migrate(file, { migrations: failingRecord("die"), now: NOW }));
+      const report = yield* Ledger.migrate(file, { now: NOW });
       expect(report.backupPath).toBe(`${file}.bak-1-${LATEST}-20240506T070809Z-2`);
       expect(listDir(tmp.dir()).filter((name) => name.includes(".bak-"))).toHaveLength(2);
     }),
@@ -452,7 +453,7 @@ describe("a migration killed (SIGKILL) in the middle of 0002", () => {
         const file = tmp.path("fresh.db");
         expect(yield* killMidMigration(file)).toBe("SIGKILL");
         expect(tableNames(file)).not.toContain("agent_runs");
-        const report = yield* migrateDatabase(file);
+        const report = yield* Ledger.migrate(file);
         expect(report).toMatchObject({ toVersion: LATEST, applied: ALL_MIGRATIONS });
         expect(recordedMigrations(file)).toEqual(ALL_VERSIONS);
       }),
@@ -468,7 +469,7 @@ describe("a migration killed (SIGKILL) in the middle of 0002", () => {
         const before = hostRows(file);
         expect(yield* killMidMigration(file)).toBe("SIGKILL");
         expect(tableNames(file)).not.toContain("agent_runs");
-        const report = yield* migrateDatabase(file);
+        const report = yield* Ledger.migrate(file);
         expect(report).toMatchObject({ fromVersion: 1, toVersion: LATEST });
         expect(hostRows(file)).toEqual(before);
         expect(tableNames(file)).toEqual(expect.arrayContaining(ADDED_TABLES));

@@ -3,9 +3,11 @@ import { describe, expect, it } from "@effect/vitest";
 import Sqlite from "better-sqlite3";
 import { Context, Deferred, Effect, Fiber, FiberRef, FiberRefs, Option } from "effect";
 import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
-import { MEMORY_DB, migrateDatabase, runMigrations } from "../../src/persistence/database.js";
+import { runMigrations } from "../../src/persistence/database.js";
+import * as SqliteLayer from "../../src/persistence/engine/sqlite/client.js";
+import { MEMORY_DB } from "../../src/persistence/engine/sqlite/file.js";
+import * as Ledger from "../../src/persistence/ledger.js";
 import * as SqlAgentRunStore from "../../src/persistence/SqlAgentRunStore.js";
-import * as SqliteLayer from "../../src/persistence/sqlite.js";
 import {
   closure,
   dumpAll,
@@ -222,7 +224,7 @@ describe("runMigrations over Sqlite.layer", () => {
   it.effect("migrates :memory: and a file to the same schema", () =>
     Effect.gen(function* () {
       const file = tmp.path("file.db");
-      yield* migrateDatabase(file);
+      yield* Ledger.migrate(file);
       const schema = (sql: SqlClient.SqlClient) =>
         sql<{ type: string; name: string; sql: string | null }>`
           SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name`;

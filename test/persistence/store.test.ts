@@ -1,9 +1,10 @@
 import { describe, expect, it } from "@effect/vitest";
 import { Effect } from "effect";
 import { AgentRunStore, type AgentRunStoreShape, LedgerError } from "../../src/persistence/AgentRunStore.js";
-import { MEMORY_DB, runMigrations } from "../../src/persistence/database.js";
+import { runMigrations } from "../../src/persistence/database.js";
+import * as Sqlite from "../../src/persistence/engine/sqlite/client.js";
+import { MEMORY_DB } from "../../src/persistence/engine/sqlite/file.js";
 import * as SqlAgentRunStore from "../../src/persistence/SqlAgentRunStore.js";
-import * as Sqlite from "../../src/persistence/sqlite.js";
 import { BACKENDS, dumpLedger, ledgerOn, noticePostgresSkipped } from "../support/backends.js";
 import {
   closure,

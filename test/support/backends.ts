@@ -95,7 +95,7 @@ export const dumpLedger = Effect.gen(function* () {
   const dump: Record<string, unknown[]> = {};
   for (const [table, order] of DUMP_ORDER) {
     const rows = yield* sql.unsafe<Record<string, unknown>>(`SELECT * FROM ${table} ORDER BY ${order}`);
-    dump[table] = rows.map(({ rowid: _rowid, event_id: _eventId, ...row }) => row);
+    dump[table] = rows.map(({ rowid: _rowid, insert_order: _insertOrder, event_id: _eventId, ...row }) => row);
   }
   return dump;
 }).pipe(Effect.orDie);

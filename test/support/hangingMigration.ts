@@ -5,7 +5,7 @@
  */
 import { SqlClient } from "@effect/sql";
 import { Effect } from "effect";
-import { migrateDatabase } from "../../src/persistence/database.js";
+import * as Ledger from "../../src/persistence/ledger.js";
 import { LEDGER_DDL } from "../../src/persistence/migrations/0002_run_ledger.js";
 import { MIGRATIONS } from "../../src/persistence/migrations/index.js";
 
@@ -23,7 +23,7 @@ const hangingLedger = Effect.gen(function* () {
 });
 
 await Effect.runPromise(
-  migrateDatabase(file, {
+  Ledger.migrate(file, {
     migrations: { "0001_host_schema": MIGRATIONS["0001_host_schema"], "0002_run_ledger": hangingLedger },
   }),
 );

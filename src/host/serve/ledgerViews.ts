@@ -1,7 +1,7 @@
-import { SqlClient } from "@effect/sql";
 import { Effect } from "effect";
 import { type ExecutionReceipt, type LedgerEvent, type RunRecord, TerminalState } from "../../domain/index.js";
 import { AgentRunStore, type RunListFilter } from "../../persistence/AgentRunStore.js";
+import { LedgerReads } from "../../persistence/LedgerReads.js";
 import { computeHealth, type HealthReport, parseWindow } from "../../services/observability/health.js";
 import { ledgerMetricFamilies } from "../../services/observability/ledgerMetrics.js";
 import type { MetricFamily } from "../../services/observability/prometheus.js";
@@ -10,11 +10,11 @@ import { ledgerPath } from "./ledgerPath.js";
 
 /**
  * What the serve pages show, read from the ledger: plain data for the HTML (views.ts) and the
- * JSON API. Every read is a SELECT through AgentRunStore or SqlClient; nothing here writes.
+ * JSON API. Every read goes through AgentRunStore or LedgerReads; nothing here writes.
  */
 
 /** What a ledger read needs; the server is given a function that runs such effects read-only. */
-export type LedgerServices = AgentRunStore | SqlClient.SqlClient;
+export type LedgerServices = AgentRunStore | LedgerReads;
 export type LedgerRead = <A>(effect: Effect.Effect<A, { readonly message: string }, LedgerServices>) => Promise<A>;
 
 export const DEFAULT_LIST_LIMIT = 100;
@@ -144,15 +144,7 @@ export const loadRunDetail = (runId: string) =>
  * A cheap fingerprint of the whole ledger: it changes whenever a run starts, a row is appended
  * (event ids only grow) or a run closes. The live stream reads only this until it changes.
  */
-export const ledgerSignature = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient;
-  const rows = yield* sql<{ runs: number | string; open: number | string; last_event: number | string | null }>`
-    SELECT (SELECT COUNT(*) FROM agent_runs) AS runs,
-      (SELECT COUNT(*) FROM agent_runs WHERE terminal_state = 'running') AS open,
-      (SELECT MAX(event_id) FROM agent_run_events) AS last_event`;
-  const row = rows[0];
-  return row ? `${row.runs}/${row.open}/${row.last_event ?? 0}` : "0/0/0";
-});
+export const ledgerSignature = Effect.flatMap(LedgerReads, (reads) => reads.signature());
 
 export interface ObservabilityView {
   readonly windowText: string;

@@ -21,7 +21,7 @@ import { Effect } from "effect";
  *   tool_call, and the trigger's `receipt_without_call` would otherwise answer first.
  *
  * The foreign keys are enforced on connections with `PRAGMA foreign_keys = ON` — every agentloop
- * connection (see sqlite.ts) and better-sqlite3's default; the sqlite3 shell needs the pragma.
+ * connection (see engine/sqlite/client.ts) and better-sqlite3's default; the sqlite3 shell needs the pragma.
  */
 export const LEDGER_EXACT_CHECKS_DDL: ReadonlyArray<string> = [
   `CREATE UNIQUE INDEX idx_agent_run_events_terminal ON agent_run_events(run_id) WHERE event_type = 'terminal'`,

@@ -67,8 +67,11 @@ const PG_DDL: ReadonlyArray<string> = [
 
 export const RUN_LEASES_DDL = { sqlite: SQLITE_DDL, pg: PG_DDL } as const;
 
-export default Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient;
-  const statements = sql.onDialectOrElse({ pg: () => PG_DDL, orElse: () => SQLITE_DDL });
-  for (const statement of statements) yield* sql.unsafe(statement);
-});
+const run = (statements: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient;
+    for (const statement of statements) yield* sql.unsafe(statement);
+  });
+
+/** The migration of each engine (migrations/index.ts and migrations/pg/index.ts pick theirs). */
+export default { sqlite: run(SQLITE_DDL), pg: run(PG_DDL) } as const;

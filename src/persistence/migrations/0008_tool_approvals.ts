@@ -138,9 +138,11 @@ const widenSqliteReceipts = Effect.gen(function* () {
   for (const dependent of dependents) yield* sql.unsafe(dependent.sql);
 });
 
-export default Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient;
-  const postgres = sql.onDialectOrElse({ pg: () => true, orElse: () => false });
-  if (!postgres) yield* widenSqliteReceipts;
-  for (const statement of postgres ? PG_DDL : SQLITE_DDL) yield* sql.unsafe(statement);
-});
+const run = (statements: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient;
+    for (const statement of statements) yield* sql.unsafe(statement);
+  });
+
+/** The migration of each engine (migrations/index.ts and migrations/pg/index.ts pick theirs). */
+export default { sqlite: Effect.zipRight(widenSqliteReceipts, run(SQLITE_DDL)), pg: run(PG_DDL) } as const;

@@ -9,8 +9,12 @@ import runLeases from "./0007_run_leases.js";
 import toolApprovals from "./0008_tool_approvals.js";
 import toolStartsAndEvidence from "./0009_tool_starts_and_evidence.js";
 import toolProcesses from "./0010_tool_processes.js";
+import runInsertOrder from "./0011_run_insert_order.js";
 
-/** Forward-only migrations, in order. Keys must match `^(\d+)_(.+)$` or the Migrator skips them. */
+/**
+ * SQLite's forward-only migrations, in order (PostgreSQL's are migrations/pg/index.ts, under the
+ * same keys). Keys must match `^(\d+)_(.+)$` or the Migrator skips them.
+ */
 export const MIGRATIONS = {
   "0001_host_schema": hostSchema,
   "0002_run_ledger": runLedger,
@@ -18,13 +22,14 @@ export const MIGRATIONS = {
   "0004_memory_provenance": memoryProvenance,
   "0005_ledger_exact_checks": ledgerExactChecks,
   "0006_run_owners": runOwners,
-  "0007_run_leases": runLeases,
-  "0008_tool_approvals": toolApprovals,
-  "0009_tool_starts_and_evidence": toolStartsAndEvidence,
+  "0007_run_leases": runLeases.sqlite,
+  "0008_tool_approvals": toolApprovals.sqlite,
+  "0009_tool_starts_and_evidence": toolStartsAndEvidence.sqlite,
   "0010_tool_processes": toolProcesses,
+  "0011_run_insert_order": runInsertOrder.sqlite,
 } as const;
 
-export const LATEST_SCHEMA_VERSION = 10;
+export const LATEST_SCHEMA_VERSION = 11;
 export const MIGRATIONS_TABLE = "effect_sql_migrations";
 
 export const migrationLoader = Migrator.fromRecord(MIGRATIONS);

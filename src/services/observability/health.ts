@@ -1,7 +1,7 @@
-import { SqlClient, type SqlError } from "@effect/sql";
 import { Effect } from "effect";
 import { STABLE_ID_KEYS } from "../../domain/index.js";
-import { jsonText } from "../../persistence/dialect.js";
+import type { LedgerError } from "../../persistence/AgentRunStore.js";
+import { LedgerReads, type OkReceiptRow } from "../../persistence/LedgerReads.js";
 import { type LedgerRunFacts, loadRunFacts } from "./ledgerMetrics.js";
 
 /**
@@ -87,19 +87,6 @@ export function parseWindow(text: string): number {
 const percent = (value: number) => `${(value * 100).toFixed(1)}%`;
 const firstIds = (ids: Iterable<string>) => [...new Set(ids)].slice(0, 20);
 
-interface OrphanRow {
-  readonly run_id: string;
-  readonly call_id: string | null;
-  readonly kind: string;
-}
-
-interface OkReceiptRow {
-  readonly run_id: string;
-  readonly call_id: string;
-  readonly tool_name: string;
-  readonly evidence_json: string;
-}
-
 const stableIdIn = (evidenceJson: string): boolean => {
   try {
     const evidence = JSON.parse(evidenceJson) as Record<string, unknown>;
@@ -161,11 +148,9 @@ function ledgerFailureCheck(runs: ReadonlyArray<LedgerRunFacts>): HealthCheck {
 }
 
 /** Computes every check over [now − window, now], comparing with the window before it where needed. */
-export const computeHealth = (
-  options: HealthOptions,
-): Effect.Effect<HealthReport, SqlError.SqlError, SqlClient.SqlClient> =>
+export const computeHealth = (options: HealthOptions): Effect.Effect<HealthReport, LedgerError, LedgerReads> =>
   Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient;
+    const reads = yield* LedgerReads;
     const thresholds = { ...DEFAULT_HEALTH_THRESHOLDS, ...options.thresholds };
     const to = (options.now ?? new Date()).getTime();
     const window = {
@@ -176,49 +161,23 @@ export const computeHealth = (
     const current = yield* loadRunFacts({ endedAfter: window.from, endedAtOrBefore: window.to });
     const previous = yield* loadRunFacts({ endedAfter: window.previousFrom, endedAtOrBefore: window.from });
 
-    const callIdOf = (alias: string) => jsonText(sql, `${alias}.payload_json`, "callId");
-    const inWindow = sql`r.terminal_state <> 'running' AND r.ended_at > ${window.from} AND r.ended_at <= ${window.to}`;
-    const orphans = yield* sql<OrphanRow>`
-      SELECT r.run_id, ${callIdOf("c")} AS call_id, 'tool_call without receipt' AS kind
-        FROM agent_runs r JOIN agent_run_events c ON c.run_id = r.run_id AND c.event_type = 'tool_call'
-        WHERE ${inWindow} AND NOT EXISTS (SELECT 1 FROM agent_execution_receipts x
-          WHERE x.run_id = r.run_id AND x.call_id = ${callIdOf("c")})
-      UNION ALL
-      SELECT r.run_id, ${callIdOf("c")}, 'tool_call without tool_result'
-        FROM agent_runs r JOIN agent_run_events c ON c.run_id = r.run_id AND c.event_type = 'tool_call'
-        WHERE ${inWindow} AND NOT EXISTS (SELECT 1 FROM agent_run_events t
-          WHERE t.run_id = r.run_id AND t.event_type = 'tool_result'
-            AND ${callIdOf("t")} = ${callIdOf("c")})
-      UNION ALL
-      SELECT r.run_id, ${callIdOf("t")}, 'tool_result without tool_call'
-        FROM agent_runs r JOIN agent_run_events t ON t.run_id = r.run_id AND t.event_type = 'tool_result'
-        WHERE ${inWindow} AND NOT EXISTS (SELECT 1 FROM agent_run_events c
-          WHERE c.run_id = r.run_id AND c.event_type = 'tool_call'
-            AND ${callIdOf("c")} = ${callIdOf("t")})
-      UNION ALL
-      SELECT r.run_id, x.call_id, 'receipt without tool_call'
-        FROM agent_runs r JOIN agent_execution_receipts x ON x.run_id = r.run_id
-        WHERE ${inWindow} AND NOT EXISTS (SELECT 1 FROM agent_run_events c
-          WHERE c.run_id = r.run_id AND c.event_type = 'tool_call'
-            AND ${callIdOf("c")} = x.call_id)`;
+    const closedInWindow = { endedAfter: window.from, endedAtOrBefore: window.to };
+    const orphans = yield* reads.replayOrphans(closedInWindow);
     const orphanKinds = new Map<string, number>();
     for (const row of orphans) orphanKinds.set(row.kind, (orphanKinds.get(row.kind) ?? 0) + 1);
 
-    const okReceipts = yield* sql<OkReceiptRow>`
-      SELECT x.run_id, x.call_id, x.tool_name, x.evidence_json
-        FROM agent_runs r JOIN agent_execution_receipts x ON x.run_id = r.run_id
-        WHERE ${inWindow} AND x.status = 'ok'`;
+    const okReceipts = yield* reads.okReceipts(closedInWindow);
     const deliverTools = new Set(options.deliverTools ?? DEFAULT_DELIVER_TOOLS);
     const runsById = new Map(current.map((run) => [run.runId, run]));
     const isDeliver = (receipt: OkReceiptRow) => {
-      const contract = runsById.get(receipt.run_id)?.contract;
+      const contract = runsById.get(receipt.runId)?.contract;
       return (
-        deliverTools.has(receipt.tool_name) ||
-        (contract?.evidenceMode === "deliver" && (contract.requiredToolNames ?? []).includes(receipt.tool_name))
+        deliverTools.has(receipt.toolName) ||
+        (contract?.evidenceMode === "deliver" && (contract.requiredToolNames ?? []).includes(receipt.toolName))
       );
     };
-    const unstableReceipts = okReceipts.filter((receipt) => isDeliver(receipt) && !stableIdIn(receipt.evidence_json));
-    const stableRuns = new Set(okReceipts.filter((receipt) => stableIdIn(receipt.evidence_json)).map((r) => r.run_id));
+    const unstableReceipts = okReceipts.filter((receipt) => isDeliver(receipt) && !stableIdIn(receipt.evidenceJson));
+    const stableRuns = new Set(okReceipts.filter((receipt) => stableIdIn(receipt.evidenceJson)).map((r) => r.runId));
     const completedWithout = current.filter(
       (run) => run.terminalState === "completed" && run.evidenceMode === "deliver" && !stableRuns.has(run.runId),
     );
@@ -236,14 +195,14 @@ export const computeHealth = (
             ? "no dangling tool calls, orphan results or receipts without a call in closed runs; fires at > 0"
             : `${[...orphanKinds].map(([kind, n]) => `${n} ${kind}`).join(", ")} in closed runs; fires at > 0`,
         value: orphans.length,
-        runIds: firstIds(orphans.map((row) => row.run_id)),
+        runIds: firstIds(orphans.map((row) => row.runId)),
       },
       {
         name: "deliveries_without_stable_receipt",
         status: unstable > 0 ? "firing" : "ok",
         summary: `${unstableReceipts.length} ok delivery receipt(s) without ${STABLE_ID_KEYS.slice(0, 3).join("/")}…, ${completedWithout.length} completed deliver run(s) without one; fires at > 0`,
         value: unstable,
-        runIds: firstIds([...unstableReceipts.map((r) => r.run_id), ...completedWithout.map((run) => run.runId)]),
+        runIds: firstIds([...unstableReceipts.map((r) => r.runId), ...completedWithout.map((run) => run.runId)]),
       },
     ];
     return { window, runs: current.length, checks, firing: checks.some((check) => check.status === "firing") };

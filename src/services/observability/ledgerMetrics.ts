@@ -1,7 +1,7 @@
-import { SqlClient, type SqlError } from "@effect/sql";
 import { Effect } from "effect";
 import type { LedgerEvent, TerminalPayload } from "../../domain/index.js";
-import { columnNamesOf, jsonText, jsonTextIfValid, tableNames as tableNamesQuery } from "../../persistence/dialect.js";
+import type { LedgerError } from "../../persistence/AgentRunStore.js";
+import { type EndedWindow, LedgerReads } from "../../persistence/LedgerReads.js";
 import { METRICS, type MetricInfo, RUN_DURATION_BUCKETS, RUN_STEPS_BUCKETS, type RunEndFacts } from "./metrics.js";
 import { emptyFamily, type HistogramSeries, type MetricFamily, type ValueSeries, withCatalogue } from "./prometheus.js";
 
@@ -93,20 +93,6 @@ export interface LedgerRunFacts extends RunEndFacts {
   readonly contract: { readonly evidenceMode?: string; readonly requiredToolNames?: ReadonlyArray<string> };
 }
 
-interface RunRow {
-  readonly run_id: string;
-  readonly trace_id: string | null;
-  readonly session_id: string;
-  readonly terminal_state: string;
-  readonly failure_code: string | null;
-  readonly started_at: string;
-  readonly ended_at: string | null;
-  readonly contract: string;
-  readonly terminal: string | null;
-  readonly tool_calls: number;
-  readonly protocol_invalid: number;
-}
-
 const parseJson = <A>(text: string | null, fallback: A): A => {
   if (text === null) return fallback;
   try {
@@ -116,57 +102,34 @@ const parseJson = <A>(text: string | null, fallback: A): A => {
   }
 };
 
-export interface RunWindow {
-  /** Only runs that ended after this ISO time (exclusive). */
-  readonly endedAfter?: string;
-  /** Only runs that ended at or before this ISO time. */
-  readonly endedAtOrBefore?: string;
-}
-
-/** Every closed run (optionally: ended within a window) with its facts, in two queries' worth of SQL. */
+/** Every closed run (optionally: ended within a window) with its facts. */
 export const loadRunFacts = (
-  window: RunWindow = {},
-): Effect.Effect<ReadonlyArray<LedgerRunFacts>, SqlError.SqlError, SqlClient.SqlClient> =>
+  window: EndedWindow = {},
+): Effect.Effect<ReadonlyArray<LedgerRunFacts>, LedgerError, LedgerReads> =>
   Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient;
-    const conditions = [
-      sql`r.terminal_state <> 'running'`,
-      ...(window.endedAfter ? [sql`r.ended_at > ${window.endedAfter}`] : []),
-      ...(window.endedAtOrBefore ? [sql`r.ended_at <= ${window.endedAtOrBefore}`] : []),
-    ];
-    const rows = yield* sql<RunRow>`
-      SELECT r.run_id, r.trace_id, r.session_id, r.terminal_state, r.failure_code, r.started_at, r.ended_at,
-        r.completion_contract_json AS contract, t.payload_json AS terminal,
-        (SELECT COUNT(*) FROM agent_run_events e
-          WHERE e.run_id = r.run_id AND e.event_type = 'tool_call') AS tool_calls,
-        (SELECT COUNT(*) FROM agent_run_events e
-          WHERE e.run_id = r.run_id AND e.event_type = 'provider_anomaly'
-            AND ${jsonText(sql, "e.payload_json", "code")} = ${PROTOCOL_INVALID_CODE}) AS protocol_invalid
-      FROM agent_runs r
-      LEFT JOIN agent_run_events t ON t.run_id = r.run_id AND t.event_type = 'terminal'
-      WHERE ${sql.and(conditions)}
-      ORDER BY r.ended_at, r.run_id`;
+    const reads = yield* LedgerReads;
+    const rows = yield* reads.closedRuns(window, PROTOCOL_INVALID_CODE);
     return rows.map((row): LedgerRunFacts => {
-      const terminal = parseJson<Partial<TerminalPayload>>(row.terminal, {});
-      const contract = parseJson<LedgerRunFacts["contract"]>(row.contract, {});
+      const terminal = parseJson<Partial<TerminalPayload>>(row.terminalJson, {});
+      const contract = parseJson<LedgerRunFacts["contract"]>(row.contractJson, {});
       const facts = runEndFacts({
-        terminalState: row.terminal_state,
-        reason: terminal.reason ?? row.failure_code ?? "unknown",
+        terminalState: row.terminalState,
+        reason: terminal.reason ?? row.failureCode ?? "unknown",
         steps: terminal.steps ?? 0,
         correctionTurns: terminal.correctionTurns ?? 0,
         verification: terminal.verification,
         evidenceMode: contract.evidenceMode ?? "none",
-        toolCalls: Number(row.tool_calls),
-        protocolInvalid: Number(row.protocol_invalid),
-        durationSeconds: seconds(row.started_at, row.ended_at),
+        toolCalls: row.toolCalls,
+        protocolInvalid: row.anomalies,
+        durationSeconds: seconds(row.startedAt, row.endedAt),
       });
       return {
         ...facts,
-        runId: row.run_id,
-        traceId: row.trace_id,
-        sessionId: row.session_id,
-        startedAt: row.started_at,
-        endedAt: row.ended_at,
+        runId: row.runId,
+        traceId: row.traceId,
+        sessionId: row.sessionId,
+        startedAt: row.startedAt,
+        endedAt: row.endedAt,
         contract,
       };
     });
@@ -248,42 +211,21 @@ const liveOnlyFamily = (info: MetricInfo): MetricFamily => ({
   series: [],
 });
 
-const tableNames = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-  Effect.map(sql<{ name: string }>`${tableNamesQuery(sql)}`, (rows) => new Set(rows.map((row) => row.name))),
-);
-
-const columnNames = (table: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.map(sql<{ name: string }>`${columnNamesOf(sql, table)}`, (rows) => new Set(rows.map((row) => row.name))),
-  );
-
 /**
  * Memory families from `memory_items` as it is now: candidates agentloop created by provenance and
  * current status; `rejected` items as reason `admin_reject`, items still `pending` as
  * `needs_evidence`; items the observe-mode gate marked `would_block`.
  */
 const memoryFamilies = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient;
+  const counts = yield* Effect.flatMap(LedgerReads, (reads) => reads.memoryItemCounts());
   const candidates = new Tally();
   const rejected = new Tally();
   const wouldBlock = new Tally();
-  const columns = yield* columnNames("memory_items");
-  if (columns.has("provenance") && columns.has("verification_status")) {
-    const rows = yield* sql<{ provenance: string; status: string; n: number }>`
-      SELECT provenance, verification_status AS status, COUNT(*) AS n FROM memory_items
-      WHERE source = 'agentloop' GROUP BY provenance, verification_status`;
-    for (const row of rows) candidates.add({ provenance: row.provenance, status: row.status }, Number(row.n));
-    const states = yield* sql<{ status: string; n: number }>`
-      SELECT verification_status AS status, COUNT(*) AS n FROM memory_items
-      WHERE verification_status IN ('rejected', 'pending') GROUP BY verification_status`;
-    for (const row of states) {
-      rejected.add({ reason: row.status === "rejected" ? "admin_reject" : "needs_evidence" }, Number(row.n));
-    }
-    const [gated] = yield* sql<{ n: number }>`
-      SELECT COUNT(*) AS n FROM memory_items 
-      WHERE ${jsonTextIfValid(sql, "evidence", "gate")} = 'would_block'`;
-    if (gated && Number(gated.n) > 0) wouldBlock.add({}, Number(gated.n));
+  for (const row of counts.candidates) candidates.add({ provenance: row.provenance, status: row.status }, row.count);
+  for (const row of counts.rejectedOrPending) {
+    rejected.add({ reason: row.status === "rejected" ? "admin_reject" : "needs_evidence" }, row.count);
   }
+  if (counts.wouldBlock > 0) wouldBlock.add({}, counts.wouldBlock);
   return [
     candidates.family(METRICS.memoryCandidate),
     rejected.family(METRICS.memoryRejected),
@@ -293,20 +235,11 @@ const memoryFamilies = Effect.gen(function* () {
 
 /** The router's delivery counters, from `agent_channel_deliveries` (when the table exists). */
 const deliveryFamilies = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient;
+  const counts = yield* Effect.flatMap(LedgerReads, (reads) => reads.deliveryCounts());
   const attempts = new Tally();
-  const rows = yield* sql<{ channel_id: string; status: string; n: number }>`
-    SELECT channel_id, status, COUNT(*) AS n FROM agent_channel_deliveries GROUP BY channel_id, status`;
-  for (const row of rows) attempts.add({ channel: row.channel_id, status: row.status }, Number(row.n));
+  for (const row of counts.attempts) attempts.add({ channel: row.channelId, status: row.status }, row.count);
   const undeliverable = new Tally();
-  const finals = yield* sql<{ channel_id: string; n: number }>`
-    SELECT channel_id, COUNT(*) AS n FROM (
-      SELECT run_id, channel_id FROM agent_channel_deliveries WHERE kind = 'final'
-      GROUP BY run_id, channel_id
-      HAVING SUM(CASE WHEN status = 'sent' THEN 1 ELSE 0 END) = 0
-        AND SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END) > 0) AS finals
-    GROUP BY channel_id`;
-  for (const row of finals) undeliverable.add({ channel: row.channel_id }, Number(row.n));
+  for (const row of counts.undeliverableFinals) undeliverable.add({ channel: row.channelId }, row.count);
   return [
     attempts.family(
       { name: "agent_channel_deliveries_total", type: "counter", help: "channel send attempts by outcome", labels: [] },
@@ -325,14 +258,12 @@ const deliveryFamilies = Effect.gen(function* () {
 });
 
 /** Every metric of the catalogue computed from the ledger file alone (`agentloop metrics`). */
-export const ledgerMetricFamilies: Effect.Effect<MetricFamily[], SqlError.SqlError, SqlClient.SqlClient> = Effect.gen(
-  function* () {
-    const tables = yield* tableNames;
-    const families: MetricFamily[] = [];
-    if (tables.has("agent_runs")) families.push(...familiesFromRunFacts(yield* loadRunFacts()));
-    if (tables.has("memory_items")) families.push(...(yield* memoryFamilies));
-    if (tables.has("agent_channel_deliveries")) families.push(...(yield* deliveryFamilies));
-    families.push(liveOnlyFamily(METRICS.historyLegacyFallback), liveOnlyFamily(METRICS.channelProgressSuppressed));
-    return withCatalogue(families);
-  },
-);
+export const ledgerMetricFamilies: Effect.Effect<MetricFamily[], LedgerError, LedgerReads> = Effect.gen(function* () {
+  const tables = yield* Effect.flatMap(LedgerReads, (reads) => reads.tableNames());
+  const families: MetricFamily[] = [];
+  if (tables.has("agent_runs")) families.push(...familiesFromRunFacts(yield* loadRunFacts()));
+  if (tables.has("memory_items")) families.push(...(yield* memoryFamilies));
+  if (tables.has("agent_channel_deliveries")) families.push(...(yield* deliveryFamilies));
+  families.push(liveOnlyFamily(METRICS.historyLegacyFallback), liveOnlyFamily(METRICS.channelProgressSuppressed));
+  return withCatalogue(families);
+});

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { BUILTIN_SUITE } from "../../../src/cli/evalCommand.js";
-import { sqliteWatermark } from "../../../src/cli/ledgerWatermark.js";
 import { machineGraph } from "../../../src/host/charts/graph.js";
 import { RunPathRecorder } from "../../../src/host/charts/pathRecorder.js";
 import { loadCassettes } from "../../../src/host/eval/loadCassettes.js";
 import { runEval } from "../../../src/host/eval/runEval.js";
 import { runMachine } from "../../../src/machines/run/machine.js";
+import * as Ledger from "../../../src/persistence/ledger.js";
 import { useRuntimeHarness } from "../../support/runtimeHarness.js";
 
 const harness = useRuntimeHarness("agentloop-path-recorder-");
@@ -36,7 +36,7 @@ function writtenIn(type: string, origin: unknown): ReadonlyArray<string> {
 describe("RunPathRecorder with a SQLite watermark", () => {
   it("puts every ledger event of every built-in case in the state whose command wrote it, once", async () => {
     const db = harness.dbFile();
-    const watermark = sqliteWatermark(db)!;
+    const watermark = Ledger.watermark(db)!;
     const recorder = new RunPathRecorder(runMachine.id, watermark.read);
     const runtime = await harness.makeRuntime({ inspect: recorder.inspect });
     try {
@@ -95,13 +95,13 @@ describe("RunPathRecorder with a SQLite watermark", () => {
   });
 
   it("a watermark on a missing ledger reads nothing instead of failing", () => {
-    const watermark = sqliteWatermark(harness.path("absent.db"))!;
+    const watermark = Ledger.watermark(harness.path("absent.db"))!;
     expect(watermark.read("run_x")).toBeUndefined();
     watermark.close();
   });
 
   it("PostgreSQL and in-memory ledgers have no watermark", () => {
-    expect(sqliteWatermark("postgres://localhost/agentloop")).toBeUndefined();
-    expect(sqliteWatermark(":memory:")).toBeUndefined();
+    expect(Ledger.watermark("postgres://localhost/agentloop")).toBeUndefined();
+    expect(Ledger.watermark(":memory:")).toBeUndefined();
   });
 });

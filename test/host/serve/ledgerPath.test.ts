@@ -2,7 +2,6 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LedgerWatermark, sqliteWatermark } from "../../../src/cli/ledgerWatermark.js";
 import type { LedgerEvent } from "../../../src/domain/index.js";
 import { machineGraph } from "../../../src/host/charts/graph.js";
 import { highlightOf } from "../../../src/host/charts/highlight.js";
@@ -12,6 +11,7 @@ import { loadCassettes } from "../../../src/host/eval/loadCassettes.js";
 import { type CaseDetail, type CaseResult, runEval } from "../../../src/host/eval/runEval.js";
 import { ledgerPath, RUN_STATES } from "../../../src/host/serve/ledgerPath.js";
 import { runMachine } from "../../../src/machines/run/machine.js";
+import * as Ledger from "../../../src/persistence/ledger.js";
 import { AgentRuntime } from "../../../src/runtime/AgentRuntime.js";
 import { FAST_RETRY } from "../../support/runtimeHarness.js";
 
@@ -24,13 +24,13 @@ import { FAST_RETRY } from "../../support/runtimeHarness.js";
 
 let dir: string;
 let runtime: AgentRuntime;
-let watermark: LedgerWatermark;
+let watermark: Ledger.LedgerWatermark;
 let cases: ReadonlyArray<{ readonly result: CaseResult; readonly detail: CaseDetail }>;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "agentloop-ledgerpath-"));
   const db = join(dir, "ledger.db");
-  watermark = sqliteWatermark(db)!;
+  watermark = Ledger.watermark(db)!;
   const recorder = new RunPathRecorder(runMachine.id, watermark.read);
   runtime = await AgentRuntime.make({ database: db, retry: FAST_RETRY, inspect: recorder.inspect });
   const files = readdirSync("eval")

@@ -6,8 +6,8 @@ import { Effect } from "effect";
  * 0002 and 0005), enforced by PostgreSQL itself — constraints and PL/pgSQL triggers that raise
  * the same `ledger:<reason>` messages, so the store maps both engines' refusals the same way.
  *
- * - `rowid` is an identity column: the insertion order SQLite's rowid gives, under the same name,
- *   so the store's ORDER BY is one text for both engines.
+ * - `rowid` is an identity column: the insertion order SQLite's rowid gives. Migration 0011
+ *   renames it `insert_order` on runs and drops it on receipts.
  * - The events guard locks the run row (FOR UPDATE): appends to one run are serialized, so the
  *   sequence and pairing checks see every committed row before them.
  */

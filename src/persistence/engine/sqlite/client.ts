@@ -1,6 +1,8 @@
 import { SqlClient } from "@effect/sql";
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient";
 import { Effect, Layer } from "effect";
+import { Dialect } from "../Dialect.js";
+import * as SqliteDialect from "./dialect.js";
 
 /**
  * The ledger's SQLite connection: @effect/sql-sqlite-node's `SqliteClient` (one better-sqlite3
@@ -37,12 +39,15 @@ const configure = Effect.gen(function* () {
   for (const pragma of CONNECTION_PRAGMAS) yield* sql.unsafe(pragma);
 }).pipe(Effect.orDie);
 
+const dialect = Layer.effect(Dialect, Effect.map(SqlClient.SqlClient, SqliteDialect.make));
+
 /**
  * SqlClient (and SqliteClient) over `filename` — a file or `:memory:` — WAL (unless read-only),
- * synchronous NORMAL, foreign keys on, a busy timeout. A file that cannot be opened is a defect.
+ * synchronous NORMAL, foreign keys on, a busy timeout; with SQLite's Dialect beside it. A file that
+ * cannot be opened is a defect.
  */
-export const layer = (options: SqliteOptions): Layer.Layer<SqliteClient.SqliteClient | SqlClient.SqlClient> =>
-  Layer.effectDiscard(configure).pipe(
+export const layer = (options: SqliteOptions): Layer.Layer<SqliteClient.SqliteClient | SqlClient.SqlClient | Dialect> =>
+  Layer.mergeAll(Layer.effectDiscard(configure), dialect).pipe(
     Layer.provideMerge(
       SqliteClient.layer({
         filename: options.filename,
