@@ -127,6 +127,8 @@ interface RunRows {
 
 interface LedgerReader {
   readonly read: (runId: string) => Promise<RunRows>;
+  /** The run's event types in order, its approval rows and its lease, for a stall report. */
+  readonly describe: (runId: string) => Promise<string>;
   readonly close: () => Promise<void>;
 }
 
@@ -182,7 +184,17 @@ async function ledgerReader(database: string, postgres: boolean): Promise<Ledger
       approved: approved!.map((row) => String(row.call_id)),
     };
   };
-  return { read, close: rowsOf.close };
+  const describe = async (runId: string) => {
+    const [events, approvals, lease] = await Promise.all([
+      rowsOf.all("SELECT sequence, event_type FROM agent_run_events WHERE run_id = $1 ORDER BY sequence", runId),
+      rowsOf.all("SELECT call_id, kind FROM agent_approvals WHERE run_id = $1", runId),
+      rowsOf.all("SELECT * FROM run_leases WHERE run_id = $1", runId),
+    ]);
+    return `events ${events.map((row) => row.event_type).join(",")}; approvals ${approvals
+      .map((row) => `${row.call_id}:${row.kind}`)
+      .join(",")}; lease ${JSON.stringify(lease[0] ?? null)}`;
+  };
+  return { read, describe, close: rowsOf.close };
 }
 
 async function freshPostgresDatabase(serverUrl: string): Promise<string> {
@@ -227,12 +239,15 @@ export async function runRaceFuzz(options: RaceOptions): Promise<RaceReport> {
     replicaKills: 0,
     takeovers: 0,
     approvals: 0,
+    approvalRetries: 0,
     executions: 0,
     calls: 0,
     receipts: 0,
     uncertainReceipts: 0,
     roundsTimedOut: 0,
     ownersNotStarted: 0,
+    ownersFencedEarly: 0,
+    approvedStartsFenced: 0,
   };
   const scenarioCounts: Record<string, number> = {};
   const terminalCounts: Record<string, number> = {};
@@ -259,17 +274,23 @@ export async function runRaceFuzz(options: RaceOptions): Promise<RaceReport> {
     }
     return replica;
   };
-  /** Keeps the pool at strength: a replica killed by a round is replaced (one respawn at a time). */
+  /**
+   * Keeps the pool at strength: a replica killed by a round is replaced (one respawn at a time).
+   * The in-flight respawn is cleared by identity, because a pool already at strength settles the
+   * loop synchronously, before the assignment that would otherwise leave a settled promise behind
+   * and stop every later refill.
+   */
   let refilling: Promise<void> | undefined;
-  const refill = () => {
-    refilling ??= (async () => {
-      try {
-        while (liveReplicas().length < replicaCount) await spawnReplica();
-      } finally {
-        refilling = undefined;
-      }
-    })();
-    return refilling;
+  const refill = (): Promise<void> => {
+    if (refilling) return refilling;
+    if (liveReplicas().length >= replicaCount) return Promise.resolve();
+    const pending = (async () => {
+      while (liveReplicas().length < replicaCount) await spawnReplica();
+    })().finally(() => {
+      if (refilling === pending) refilling = undefined;
+    });
+    refilling = pending;
+    return pending;
   };
   for (let index = 0; index < replicaCount; index++) await spawnReplica();
   const liveReplicas = () => replicas.filter((replica) => replica.alive);
@@ -285,15 +306,44 @@ export async function runRaceFuzz(options: RaceOptions): Promise<RaceReport> {
       ),
       sleep(timeoutMs).then(() => undefined),
     ]);
+  /**
+   * An operator's approval, which must not be lost to the chaos: a replica killed by another
+   * round before it recorded the decision says nothing, so the decision is asked of another live
+   * replica until one answers (recorded, or refused because the call has one already).
+   */
   const approve = async (runId: string) => {
-    const replica = anyReplica();
-    if (!replica) return;
     figures.approvals += 1;
-    replica.process.stdin!.write(`approve ${runId} c1\n`);
-    await replica.waitFor((line) => line.startsWith(`decided ${runId} c1`), 10_000);
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const replica = anyReplica();
+      if (!replica) {
+        await sleep(500);
+        continue;
+      }
+      replica.process.stdin!.write(`approve ${runId} c1\n`);
+      const said = await Promise.race([
+        replica.waitFor((line) => line.startsWith(`decided ${runId} c1`), 10_000),
+        replica.exited.then(() => undefined),
+      ]);
+      if (said !== undefined) return;
+      figures.approvalRetries += 1;
+    }
+    violations.push(`${runId}: no live replica recorded the approval in 10 attempts`);
   };
 
   const reader = await ledgerReader(database, postgres);
+
+  /** The run's rows once it closed, or as they stand 90 s on. */
+  const settledRows = async (runId: string) => {
+    let rows = await reader.read(runId);
+    const deadline = Date.now() + 90_000;
+    while ((rows.state === "running" || rows.state === undefined) && Date.now() < deadline) {
+      await sleep(200);
+      rows = await reader.read(runId);
+    }
+    // The terminal event and the run row's state commit together: once the state is seen closed,
+    // one more read sees every row of the run (the reads above are not one snapshot).
+    return reader.read(runId);
+  };
 
   const round = async (index: number) => {
     const scenario: Scenario = SCENARIOS[index % SCENARIOS.length]!;
@@ -312,8 +362,24 @@ export async function runRaceFuzz(options: RaceOptions): Promise<RaceReport> {
     scenarioCounts[scenario] = (scenarioCounts[scenario] ?? 0) + 1;
     const trigger =
       scenario === "kill-sampling" ? `sampling ${runId}` : withApproval ? `waiting ${runId} c1` : `tool ${runId} c1`;
-    const seen = await owner.waitFor((line) => line === trigger, 120_000);
-    if (seen === undefined) {
+    const seen = await owner.waitFor((line) => line === trigger || line.startsWith(`finished ${runId} `), 120_000);
+    if (seen?.startsWith(`finished ${runId} failed ledger_write_failed`)) {
+      // The owner was too slow to renew its lease (a loaded machine) and a replica took the run over
+      // before the kill point: its writes were fenced off. The round still checks the run below.
+      figures.ownersFencedEarly += 1;
+      owner.signal("SIGKILL");
+      await owner.exited;
+      const rows = await settledRows(runId);
+      figures.rounds += 1;
+      if (rows.state === "running" || rows.state === undefined) {
+        figures.roundsTimedOut += 1;
+        stalls.push(`${runId} (${scenario}): still ${rows.state ?? "absent"} 90 s after its owner was fenced off`);
+        return;
+      }
+      check(runId, scenario, rows);
+      return;
+    }
+    if (seen === undefined || seen.startsWith(`finished ${runId} `)) {
       // An owner that printed nothing in two minutes did not get a core on a loaded machine: the
       // round did not happen (counted). One that failed or printed an error is a finding.
       owner.signal("SIGKILL");
@@ -367,21 +433,22 @@ export async function runRaceFuzz(options: RaceOptions): Promise<RaceReport> {
       owner.signal("SIGKILL");
     }
     await killer;
-    let rows = await reader.read(runId);
-    const deadline = Date.now() + 90_000;
-    while ((rows.state === "running" || rows.state === undefined) && Date.now() < deadline) {
-      await sleep(200);
-      rows = await reader.read(runId);
-    }
-    // The terminal event and the run row's state commit together: once the state is seen closed,
-    // one more read sees every row of the run (the reads above are not one snapshot).
-    rows = await reader.read(runId);
+    const rows = await settledRows(runId);
     owner.signal("SIGKILL");
     await owner.exited;
     figures.rounds += 1;
     if (rows.state === "running" || rows.state === undefined) {
       figures.roundsTimedOut += 1;
-      stalls.push(`${runId} (${scenario}): still ${rows.state ?? "absent"} 90 s after the kill`);
+      // What each process said about the run, and where its ledger stands: the stall's story.
+      const said = everyReplica
+        .map((replica, index) => {
+          const lines = replica.lines.filter((line) => line.includes(runId));
+          return lines.length > 0 ? `replica ${index}${replica.alive ? "" : " (dead)"}: ${lines.join(" | ")}` : "";
+        })
+        .filter((line) => line !== "");
+      stalls.push(
+        `${runId} (${scenario}): still ${rows.state ?? "absent"} 90 s after the kill — owner: ${owner.lines.join(" | ")}; ${said.join("; ") || "no replica mentioned it"}; calls ${rows.calls.length}, starts ${rows.starts.length}, receipts ${rows.receipts.length}, approved ${rows.approved.length}; ${await reader.describe(runId)}`,
+      );
       return;
     }
     check(runId, scenario, rows);
@@ -415,9 +482,18 @@ export async function runRaceFuzz(options: RaceOptions): Promise<RaceReport> {
         }
       }
       // The call waited for approval when the owner was stopped: it had not started, so an approval
-      // recorded for it must make it run — once.
-      if (scenario.includes("approval") && rows.approved.includes(callId) && executions !== 1) {
-        violations.push(`${runId}/${callId} (${scenario}): approved, executed ${executions} times`);
+      // recorded for it must make it run — once. The one honest exception: the driving replica's own
+      // lease lapsed (a loaded machine) as it went to start the call, and the fence refused the start.
+      const fenced = receipts.some(
+        (receipt) => receipt.evidence.started === false && typeof receipt.evidence.refusal === "string",
+      );
+      if (scenario.includes("approval") && rows.approved.includes(callId)) {
+        if (executions === 0 && fenced) figures.approvedStartsFenced += 1;
+        else if (executions !== 1) {
+          violations.push(
+            `${runId}/${callId} (${scenario}): approved, executed ${executions} times; receipts ${JSON.stringify(receipts)}`,
+          );
+        }
       }
     }
   };
