@@ -36,7 +36,20 @@ export function answerContext(
     sentences: Math.max(sentences.length, written),
     relayed: sentences.some((sentence) => (sentence.language === "zh" ? ZH_RELAYS : EN_RELAYS).test(sentence.plain)),
     othersAct: sentences.some((sentence) => sentence.language === "en" && EN_OTHERS_ACT.test(sentence.plain)),
+    names: namesOf(sentences),
   };
+}
+
+/** A capitalised word after a lower-case word or a comma is a name ("…, Marta confirmed", "Agent Marta"). */
+const MID_SENTENCE_NAME = /(?<=[\p{Ll}\d,;)]\s+)[A-Z][a-z]+(?:[A-Z][a-z]+)*\b/gu;
+
+function namesOf(sentences: ReadonlyArray<{ readonly language: Language; readonly plain: string }>): Set<string> {
+  const names = new Set<string>();
+  for (const sentence of sentences) {
+    if (sentence.language !== "en") continue;
+    for (const match of sentence.plain.slice(0, 2000).matchAll(MID_SENTENCE_NAME)) names.add(match[0]);
+  }
+  return names;
 }
 
 /** A person or an organisation as the subject of a completed verb. */
@@ -45,7 +58,7 @@ const EN_OTHERS_ACT =
 
 /** A sentence that frames the answer as relaying a source: a summary, a notice, what someone wrote. */
 const EN_RELAYS =
-  /^(?:according to\b|here(?:'s| is) (?:a |the )?(?:summary|recap|rundown|gist|timeline)\b|here(?:'s| is) what happened\b|what happened (?:is|was)\b|in short\b|in summary\b|to summari[sz]e\b|tl;?dr\b|(?:the|this|that|their|her|his|[A-Z][a-z]+'s) (?:report|document|doc|email|e-mail|article|paper|post|notice|announcement|memo|letter|thread|ticket|vendor|author|study|changelog|release notes|postmortem|update|message) (?:says|said|states|notes|explains|reports|argues|finds|found|mentions|claims|describes))/i;
+  /^(?:according to\b|here(?:'s| is) (?:a |the )?(?:summary|recap|rundown|gist|timeline|history|story|background)\b(?! of (?:what|the changes|my|our) )|here(?:'s| is) what (?:happened\b|(?!i\b|we\b)[^.:]{1,40}\b(?:said|says|wrote|found|decided|reported|agreed|concluded|did)\b)|what happened (?:is|was)\b|in short\b|in summary\b|to summari[sz]e\b|tl;?dr\b|(?:the|this|that|their|her|his|your|[a-z]+'s)\s+(?:[\w'-]+\s+){0,2}?(?:report|document|doc|email|e-mail|article|paper|post|notice|announcement|memo|letter|thread|ticket|vendor|author|study|changelog|release notes|postmortem|update|message|audit|review|investigation|survey|analysis|inspection|assessment|minutes|transcript|chat|call) (?:says|said|states|stated|notes|noted|explains|explained|reports|reported|argues|argued|finds|found|shows|showed|mentions|mentioned|claims|claimed|describes|described|concluded|confirms|confirmed))/i;
 const ZH_RELAYS =
   /^(?:这份|这篇|该|这个|这封|这条|报告|文章|公告|邮件|通知|年报|论文|纪要|新闻)[^，。]{0,12}(?:指出|提到|显示|称|说|写道|表示|认为|总结|介绍)|^(?:据|根据)[^，]{0,12}(?:说|称|报道|显示)|^[^，。]{1,10}(?:通知|公告|回复说|说)[:：]/;
 

@@ -22,6 +22,8 @@ export interface AnswerContext {
   readonly relayed: boolean;
   /** Someone other than the assistant acts in the answer ("the authors trained the model…"). */
   readonly othersAct: boolean;
+  /** Capitalised words the answer writes in mid-sentence: names of people, companies, products. */
+  readonly names: ReadonlySet<string>;
 }
 
 /** How a sentence names the doer of its verb, before anything else is weighed. */

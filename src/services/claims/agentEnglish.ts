@@ -22,6 +22,15 @@ const EN_FIRST_PERSON_ACTION =
   /\b(?:i|we)\s+(?:also\s+|just\s+|already\s+|then\s+|have\s+|'ve\s+)*(?:[a-z]{3,}ed|sent|made|wrote|set|put|ran|built|took|got|gave|left)\b/;
 const EN_HEADLINE =
   /^(?!(?:the|a|an|this|that|these|those|he|she|they|it|we|you|someone|everyone|nobody|one|both|all|each)\b)[a-z][\w'-]*(?:\s+[a-z0-9][\w'./-]*){0,3}$/;
+/** A direct object right after the verb: the verb is active, so what stands before it is its doer, not its object. */
+const EN_OBJECT_NEXT =
+  /^\s+(?:a|an|the|this|that|these|those|his|her|their|its|our|my|one|two|three|four|five|all|both|each|every|some|several|\d)\b/;
+/** A finite verb later in the clause makes the participle a modifier ("Files deleted from Drive stay in the Bin"). */
+const EN_FINITE_AFTER =
+  /^[^,;:.]*?\s(?:stay|stays|remain|remains|are|is|get|gets|go|goes|can|cannot|can't|will|won't|must|should|may|might|need|needs|take|takes|become|becomes|count|counts|appear|appears|show|shows|land|lands|end up|ends up)\b/;
+/** Adverbs between a subject and its verb ("UC then requested…", "Marta quickly escalated…"). */
+const EN_ADVERBS =
+  /(?:\s+(?:then|also|later|first|finally|eventually|initially|subsequently|originally|again|already|just|soon|\w+ly))*\s*$/;
 const EN_AUXILIARY = /\b(?:was|were|is|are|be|been|being|has|have|had|got|gets|did|does|do)\b/;
 const EN_PERFECT =
   /\b(?:has|have|'s)\s+(?:\w+ly\s+|now\s+|all\s+|also\s+|just\s+|already\s+)*been\s+(?:\w+ly\s+)?$|\b(?:is|are)\s+(?:now|all|already)\s+$/;
@@ -48,13 +57,13 @@ export function englishSubject(before: string, after: string): Subject {
 
 /** "…rolled back automatically by Argo Rollouts", "…was issued by Let's Encrypt". */
 const EN_BY_AGENT =
-  /^[^,;:—–]{0,48}?\bby\s+(?!me\b|us\b|myself\b|hand\b|default\b|mistake\b|accident\b|e-?mail\b|mail\b|phone\b|\d|about\b|around\b|roughly\b|over\b|more\b|less\b|half\b|a\s|the end\b|end\b|eod\b|\w+day\b|tomorrow\b|tonight\b|noon\b|midnight\b|then\b|now\b|running\b|using\b|adding\b|changing\b|setting\b|removing\b|updating\b|switching\b|moving\b|replacing\b)(\S+)/;
+  /^[^,;:—–]{0,48}?\bby\s+(?!me\b|us\b|myself\b|hand\b|default\b|mistake\b|accident\b|e-?mail\b|mail\b|phone\b|\d|about\b|around\b|roughly\b|over\b|more\b|less\b|half\b|a\s|the end\b|end\b|eod\b|\w+day\b|tomorrow\b|tonight\b|noon\b|midnight\b|then\b|now\b|\w+ing\b)(\S+)/;
 /** A person or a system as the subject right before the verb ("The customer confirmed…", "she cancelled…"). */
 const EN_ROLE_SUBJECT =
   /(?:^|[\s,;:(])(he|she|they|the (?:customer|client|user|team|vendor|maintainers?|company|bank|carrier|courier|landlord|author|authors|developers?|admins?|operator|manager|lead|support team|agent|recruiter|candidate|doctor|school|teacher|council|government|court|board|ceo|cto|cfo|sender|recipient|seller|buyer|host)|[a-z]+'s team)\s+(?:\w+ly\s+|also\s+|then\s+|already\s+|just\s+)*$/;
 /** What a source says — an email, a status page, a colleague — is reported, not done by the assistant. */
 const EN_REPORTED =
-  /\b(?:according to|reports? that|reported that|says?(?: that)?|said(?: that)?|states? that|stated that|wrote(?: that)?|writes(?: that)?|mentions? that|mentioned that|notes? that|noted that|confirms? that|claims? that|tl;?dr|summary of|in summary|in short|the gist|per the|as per)\b/;
+  /\b(?:according to|reports? that|reported that|says?(?: that)?|said(?: that)?|states? that|stated that|wrote(?: that)?|writes(?: that)?|mentions? that|mentioned that|notes? that|noted that|confirms? that|claims? that|tl;?dr|summary of|in summary|in short|the gist|per (?:the|your|their|his|her|its)|as per)\b/;
 /** A clause that opens with a consequence ("…, so every target was marked unhealthy"). */
 const EN_CONSEQUENCE = /(?:^|[,;]\s*|\s)(?:so|thus|hence|therefore|which)\s+[^,;:]*$/;
 const EN_AUTOMATIC = /\b(?:automatically|auto-?\w+ed|on its own|by itself|by themselves)\b/;
@@ -67,10 +76,13 @@ const EN_MONTH =
 /** A year of history, an era, or an event dated "on <day>": an event of the world, not a step of this task. */
 const EN_DATE = new RegExp(
   [
-    "\\b(?:in|on|of|since|during|around|circa|by|from)\\s+(?:the\\s+)?(?:early\\s+|late\\s+|mid-?)?(?:1[0-9]{3}|200[0-9]|201[0-5])s?\\b",
+    "\\b(?:by)\\s+(?:the\\s+)?(?:early\\s+|late\\s+|mid-?)?(?:1[0-9]{3}|200[0-9]|201[0-5])s?\\b",
+    // (A year after in/of/since…, any year: "filed for bankruptcy in June 2024", "in the fourth quarter of 2023".)
+    "\\b(?:in|on|of|since|during|around|circa|from|throughout)\\s+(?:the\\s+)?(?:early\\s+|late\\s+|mid-?)?(?:1[0-9]{3}|20[0-9]{2})s?\\b",
+    "\\bin\\s+(?:the\\s+)?(?:q[1-4]|(?:first|second|third|fourth|last) quarter|(?:first|second) half|spring|summer|autumn|fall|winter)\\s+(?:of\\s+)?(?:1[0-9]{3}|20[0-9]{2})\\b",
     `\\bon\\s+(?:\\w+day,?\\s+)?(?:${EN_MONTH}\\.?\\s+\\d{1,2}(?:st|nd|rd|th)?|\\d{1,2}(?:st|nd|rd|th)?\\s+(?:of\\s+)?${EN_MONTH})\\b`,
     "\\b\\d{1,4}\\s*(?:bc|ad|bce|ce)\\b",
-    `\\b(?:in|of|since|during|by)\\s+(?:early\\s+|late\\s+|mid-?)?${EN_MONTH}\\s+(?:1[0-9]{3}|200[0-9]|201[0-9])\\b`,
+    `\\b(?:in|of|since|during|by)\\s+(?:early\\s+|late\\s+|mid-?)?${EN_MONTH}\\s+(?:1[0-9]{3}|20[0-9]{2})\\b`,
     "\\bin\\s+the\\s+(?:\\d{1,2}(?:st|nd|rd|th)|[a-z]+(?:teenth|tieth))\\s+century\\b",
   ].join("|"),
 );
@@ -82,16 +94,39 @@ const EN_USER_ACTED =
 const EN_OTHER_ACTOR =
   /(?:^|[\s(])(?:(?!I\b|If\b|When\b|Once\b|After\b|Then\b|The\b|This\b|That\b|It\b|All\b|Both\b|Your\b|Our\b|My\b|Now\b|Also\b|Just\b|Done\b|Sure\b|Yes\b|OK\b|Ok\b|Okay\b)[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*|he|she|they|the (?:team|vendor|maintainers?|company|server|system|browser|kernel|compiler|scheduler|provider|bank|carrier|courier|customer|author|developers?|admins?|operator|controller|cluster|runtime|library|framework|pipeline|cron|bot|platform))\s+(?:\w+ly\s+)?(?:had\s+|has\s+|have\s+)?(?!been\b|said\b|used\b|needed\b|wanted\b|seemed\b|looked\b|based\b|called\b|named\b)(?:\w{2,}ed|ran|made|sent|set|put|wrote|gave|built|broke|took|threw|brought|found|lost|shut|cut|hit|began|chose|drove|froze|rose|fell|won|led|sold|paid|told|held|kept)\b/;
 
+/**
+ * A person, a company or a product named right before the verb ("Sofia approved…", "Per your
+ * message, Bob deployed…", "UC then requested an interference proceeding"): a capitalised name in
+ * the middle of a sentence, a name the answer uses elsewhere in mid-sentence, or any capitalised
+ * word whose verb takes a direct object — a headline's noun is the verb's object, never its doer.
+ */
+function namedSubject(plain: string, at: number, after: string, names: ReadonlySet<string>): string | undefined {
+  const head = plain.slice(0, at).replace(EN_ADVERBS, "");
+  const word = /(?:^|[\s,;:(—–"“])([A-Z][a-z]+(?:[A-Z][a-z]+)*|[A-Z]{2,5}s?)$/.exec(head);
+  if (
+    !word ||
+    word[1] === "I" ||
+    /^(?:The|This|That|These|Those|It|We|You|Your|Our|My|Also|Then|Now|Just|Done|All|Both)$/.test(word[1]!)
+  )
+    return undefined;
+  const name = word[1]!;
+  const initial = head.slice(0, head.length - name.length).trim() === "";
+  const capitalised = /^[A-Z][a-z]/.test(name);
+  if (capitalised && (!initial || names.has(name))) return name;
+  return EN_OBJECT_NEXT.test(after) ? name : undefined;
+}
+
 /** English: who performed the action `verb` names in `plain`. */
 export function englishAgent(plain: string, verb: string, context: AnswerContext, marked: boolean): Attribution {
   const { lower, before, after, at } = around("en", plain, verb);
   const subject = englishSubject(before, after);
   if (subject === "first person") return { agent: "assistant", reason: "first person" };
+  // "Auto-renewed by cert-manager": a passive agent names the doer even when no subject is written.
+  const byAgent = EN_BY_AGENT.exec(after);
+  if (byAgent) return { agent: "third party", reason: `passive agent: by ${byAgent[1]}` };
   if (subject === "left out") {
     return { agent: "assistant", reason: marked ? "done marker on its line" : "status line with the subject left out" };
   }
-  const byAgent = EN_BY_AGENT.exec(after);
-  if (byAgent) return { agent: "third party", reason: `passive agent: by ${byAgent[1]}` };
   // "…was announced by Steve Jobs in 2007 and released that June": the agent carries to the next verb.
   const earlierAgent = /\bby\s+(?!me\b|us\b|hand\b|default\b|\d)([a-z][\w'-]*)[^;:.]*\band\s+(?:\w+ly\s+)?$/.exec(
     before,
@@ -100,6 +135,8 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   if (EN_AUTOMATIC.test(lower)) return { agent: "third party", reason: "done automatically by a system" };
   if (EN_USER_BEFORE.test(before) || EN_USER_ACTED.test(before))
     return { agent: "user", reason: "the user as subject" };
+  const named = namedSubject(plain, at, after, context.names);
+  if (named) return { agent: "third party", reason: `someone named as subject: ${named}` };
   const otherActor = EN_OTHER_ACTOR.exec(plain.slice(0, at));
   if (otherActor) return { agent: "third party", reason: `someone else acted: ${otherActor[0].trim()}` };
   const role = EN_ROLE_SUBJECT.exec(before);
@@ -120,8 +157,15 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   }
   // "…, and I shared the link": the sentence's own first-person action.
   if (EN_FIRST_PERSON_ACTION.test(lower)) return { agent: "assistant", reason: "first person" };
+  if (context.relayed) return { agent: "third party", reason: "narrated in a summary of a source" };
   // "Column widths fixed", "Totals row added": a headline names the task's object and no actor.
-  if (EN_HEADLINE.test(clause.trim()) && !EN_AUXILIARY.test(clause)) {
+  // (Not with an object of its own, which makes it active, nor before a finite verb, which makes it a modifier.)
+  if (
+    EN_HEADLINE.test(clause.trim()) &&
+    !EN_AUXILIARY.test(clause) &&
+    !EN_OBJECT_NEXT.test(after) &&
+    !EN_FINITE_AFTER.test(after)
+  ) {
     return { agent: "assistant", reason: "headline status: the object and its done verb" };
   }
   // "Your package was shipped on Monday": a simple past with a time of its own is an earlier event.

@@ -311,10 +311,21 @@ export function chineseCue(plain: string): boolean {
 
 /** The action a Chinese sentence claims, if any. */
 export function chineseClaim(plain: string, marked: boolean, tableRow = false): ChineseMatch | undefined {
-  if (ZH_OUTSIDE_TASK.test(plain)) return undefined;
+  return chineseClaims(plain, marked, tableRow)[0];
+}
+
+/** Actions weighed per sentence: enough for a sentence that mixes others' actions with its own. */
+const MAX_MATCHES = 4;
+
+/**
+ * Every completed action of a sentence's clauses, in order (a status word or a result header yields
+ * one): whose each one is decides later (agent.ts), so 客服说已经加急处理了，我也帮您催了 still claims.
+ */
+export function chineseClaims(plain: string, marked: boolean, tableRow = false): ChineseMatch[] {
+  if (ZH_OUTSIDE_TASK.test(plain)) return [];
   // A status word on its own: 搞定！, 办妥。, 好的，完事了。
   if (/^(?:好的|好嘞|OK|ok)?[，,\s]*(?:搞定|搞掂|办妥|完事|弄好|全搞定)[了啦咯！!。.～~\s]*$/.test(plain)) {
-    return { kind: "mutate", verb: "搞定" };
+    return [{ kind: "mutate", verb: "搞定" }];
   }
   const clauses = clausesOf(plain);
   // A question asks only in its last clause: "配置已经改好，要我现在重启吗？" still reports.
@@ -327,31 +338,32 @@ export function chineseClaim(plain: string, marked: boolean, tableRow = false): 
   // (Its clauses count only with a marker or a first-person subject of their own: 刚刚推上去了，你拉一下就能看到.)
   const advice = clauses.some((clause) => ZH_ADVICE.test(clause.words.join("")));
   // 本周计划：上线新版收银台，下线… is a plan; 查询结果：… reports what the assistant looked up.
-  if (ZH_PLAN_HEADER.test(plain)) return undefined;
+  if (ZH_PLAN_HEADER.test(plain)) return [];
   const header = ZH_RESULT_HEADER.exec(plain);
   // (处理结果：待定: a result still to come.)
-  if (header && /^\s*(?:待定|待确认|暂无|未定|未知|还没有|尚未)/.test(plain.slice(header[0].length))) return undefined;
+  if (header && /^\s*(?:待定|待确认|暂无|未定|未知|还没有|尚未)/.test(plain.slice(header[0].length))) return [];
   if (header && !ZH_PASTED.test(plain)) {
     const verb = header[1]!;
-    return { kind: VERBS.find(([entry]) => entry === verb)?.[1] ?? "observe", verb };
+    return [{ kind: VERBS.find(([entry]) => entry === verb)?.[1] ?? "observe", verb }];
   }
   // What the user pasted is analysed, not acted on — up to a consequence (…，所以去 Kibana 搜了).
   const pastedUntil = ZH_PASTED.test(plain)
     ? clauses.findIndex((clause) => clause.leadingConnector && CONSEQUENCE.test(clause.leadingConnector))
     : 0;
-  if (pastedUntil < 0) return undefined;
+  if (pastedUntil < 0) return [];
   // `--hard`：三者都重置: a definition list's entry (a code term, then what it does) with no marker.
   // (Not under a summary of changes: `client.ts`：加上重试 reports a change.)
-  if (!marked && DEFINITION.test(plain) && !/[已了过]/.test(plain)) return undefined;
+  if (!marked && DEFINITION.test(plain) && !/[已了过]/.test(plain)) return [];
   const opening = clauses[0]?.words.join("") ?? "";
   const contrast = clauses.some((clause) => clause.leadingConnector && CONTRAST.test(clause.leadingConnector));
-  if (!contrast && (/没能|未能|无法/.test(opening) || /(?:失败了?|没有成功|不成功)$/.test(opening))) return undefined;
-  if (!contrast && clauses.some((clause) => /未能|没能/.test(clause.words.join("")))) return undefined;
-  if (endsIntro && /下面是|以下是|这是/.test(plain)) return undefined;
+  if (!contrast && (/没能|未能|无法/.test(opening) || /(?:失败了?|没有成功|不成功)$/.test(opening))) return [];
+  if (!contrast && clauses.some((clause) => /未能|没能/.test(clause.words.join("")))) return [];
+  if (endsIntro && /下面是|以下是|这是/.test(plain)) return [];
   let carriedBlock = false;
   let carriedDone = false;
   let carriedOther = false;
   let carriedTemporal = false;
+  const matches: ChineseMatch[] = [];
   for (const whole of clauses.slice(pastedUntil)) {
     // A predicate sits near its clause's start; a bounded prefix keeps the detector linear.
     const clause =
@@ -373,12 +385,17 @@ export function chineseClaim(plain: string, marked: boolean, tableRow = false): 
     // 候补订单兑现后，12306 短信通知: after a temporal clause, a status or a bare verb is a
     // sequence (what happens then), not a report; a completed verb (…之后，推上去了) still reports.
     carriedTemporal = carriedTemporal || /(?:后|之后|以后|时|的时候)$/.test(clause.words.join(""));
-    if (found && typeof found === "object") return found;
+    if (found && typeof found === "object") {
+      matches.push(found);
+      if (matches.length >= MAX_MATCHES) break;
+    }
     carriedDone = found === "marked";
     carriedOther = carriedOther || found === "other";
     carriedBlock = carriedBlock || opensBlock;
   }
-  return question || tableRow || marked ? undefined : evidencedReport(clauses);
+  if (matches.length > 0 || question || tableRow || marked) return matches;
+  const evidenced = evidencedReport(clauses);
+  return evidenced ? [evidenced] : [];
 }
 
 /**
