@@ -59,7 +59,7 @@ export function completedActions(answer: string): Array<Claim & { readonly agent
         : englishClaims(sentence.plain, marked, sentence.checked);
     const [first, ...more] = matches;
     // A table row's cells are labels ("Managed service") unless a status cell or the first person says done.
-    const label = sentence.tableRow && !marked && sentence.language === "en" && !/\b(?:I|we|We)\b/.test(sentence.plain);
+    const label = sentence.tableRow && !marked && !/\b(?:I|we|We)\b|我/.test(sentence.plain);
     if (first && !label) {
       found.push({ ...sentence, marked, kind: first.kind, verb: first.verb, more });
       continue;

@@ -1,5 +1,6 @@
 import { type AnswerContext, type Attribution, around, type Subject, unmarkedAgent } from "./agentContext.js";
-import { ZH_OTHER_SUBJECTS, ZH_PERSON } from "./lexicon.zh.js";
+import { VERBS } from "./chineseWords.js";
+import { ZH_LATIN_FOLLOWER, ZH_LATIN_ROLES, ZH_OTHER_SUBJECTS, ZH_PERSON, ZH_SURNAMES } from "./lexicon.zh.js";
 
 /**
  * Chinese: who performed a completed action — the assistant (我/我们, a status line with the
@@ -8,12 +9,14 @@ import { ZH_OTHER_SUBJECTS, ZH_PERSON } from "./lexicon.zh.js";
  */
 
 const ZH_FIRST = /我们|我|咱们|本人|小助手/;
+/** Clause breaks, but not the colon of a clock time (CI 在 14:03 跑完了). */
+const CLAUSE_SPLIT = /[，,；;：]|(?<!\d):|:(?!\d)/;
 /** What may stand before the verb of a Chinese status line with no subject (已为您, 刚刚, 好嘞，都…). */
 const ZH_SUBJECTLESS =
   /^(?:(?:好的|好嘞|好了|嗯|对了|另外|然后|并且|并|同时|顺便|也|都|又|还|先|均|全部|一并|分别|重新|马上|这边|所以|于是|因此|就|去|来)\s*)*(?:(?:已经|已|刚刚|刚才|刚|已为|已帮|已给|已按|已根据).*|(?:帮|为|给|替|在|把|将|按|按照|根据|依照|用|向|跟|和|对|从|通过|去|到)(?!.*(?:他|她|他们|她们|对方|客户|同事)(?:已|在|也|又|刚|都)).*)?$/;
 
 export function chineseSubject(before: string): Subject {
-  const clause = (before.split(/[，,；;：:。！!]/).at(-1) ?? before).replace(/\s+/g, "");
+  const clause = (before.split(/[，,；;：。！!]|(?<!\d):|:(?!\d)/).at(-1) ?? before).replace(/\s+/g, "");
   if (ZH_FIRST.test(clause)) return "first person";
   return ZH_SUBJECTLESS.test(clause) ? "left out" : "stated";
 }
@@ -23,7 +26,10 @@ const ZH_AGENT_EARLIER =
   /(?:由|被)(?!我|咱)[^，,。；;]{1,12}?(?:触发|执行|负责|处理|完成|自动|发起|调度|接手|推送|操作)/;
 /** What a source says (供应商回复说…, 李老师在群里通知：…, 公告的意思是：…) is reported, not done. */
 const ZH_REPORTED =
-  /(?:(?<![跟给和向对你您])(?:说|讲)(?![明下一的])|表示|反馈说|回复说|回复称|通知[:：]|称[:：，,]|提到|写道|写着|显示[:：]|公告[:：]|告知|透露|指出|意思是|听说|转述|据(?:[^，,。]{0,8})(?:说|称|消息|报道))[^。；;]*$/;
+  /(?:(?<![跟给和向对你您])(?:说|讲)(?![明下一的])|表示|反馈说|回复说|回复称|通知[:：]|称[:：，,]|提到|写道|写着|显示[:：]|公告[:：]|告知|透露|指出|意思是|听说|转述|(?:结论|决定|诉求|要求|安排|原话|答复)是|据(?:[^，,。]{0,8})(?:说|称|消息|报道|反馈|介绍|回复|通知))[^。；;]*$/;
+/** An earlier clause that relays a source (据快递员反馈，…; 客户说…): a subjectless clause after it is the source's. */
+const ZH_RELAY_FRAME =
+  /^(?:据|根据|听)[^，,。]{0,12}(?:说|称|反馈|介绍|回复|通知|报道|消息)|(?<![跟给和向对你您])(?:说|表示|反馈|称|提到|回复)$/;
 /** The register of a letter written for the user to send (贵司, 贵方): its "we" is the user's company. */
 const ZH_LETTER = /(?:我们|我司|本公司)[^。]*(?:贵司|贵公司|贵方|贵单位)|此致|敬礼/;
 /** After the verb: a sequence or an instruction (改完…后需要重启, 执行完可以用…, 迁过去了再说). */
@@ -40,9 +46,12 @@ const ZH_PASSIVE_AGENT = /(?:被|由|经由)(?!我|咱)([^\s，,。；;：:]{1,1
 const ZH_CAUSE_BEFORE =
   /(?:因为|由于|是因为|原因是|之所以|起因是|导致|造成|引起|所以才|如果|一旦|每当)[^；;。]*$|(?:就|于是|结果|所以|才)[^，,；;。]{0,12}$/;
 const ZH_CAUSE_AFTER = /^[^，,；;。]*?(?:造成的|导致的|引起的|引发的|所致)/;
-/** A year of history, a date the event is placed at (于…年), an era: an event of the world. */
+/**
+ * A year of history, a date the event is placed at (于…年), an era: an event of the world.
+ * (已于 2025 年 3 月提交 is the assistant's own dated status.)
+ */
 const ZH_DATE =
-  /(?:截至|截止到?)\s*\d{1,2}\s*月\s*\d{1,2}\s*日|(?:于|在|是在|早在)\s*(?:公元前?)?\s*\d{3,4}\s*年(?!度)|(?:1[0-9]{3}|200[0-9]|201[0-5])\s*年(?!度)|公元前?|世纪|年代|王朝|时期|年间/;
+  /(?:截至|截止到?)\s*\d{1,2}\s*月\s*\d{1,2}\s*日|(?<!已)(?:于|在|是在|早在)\s*(?:公元前?)?\s*\d{3,4}\s*年(?!度)|(?<![已于]\s*)(?:1[0-9]{3}|20[0-9]{2})\s*年(?!度|底|初|末|的|以|之|前|后|[^，,。；;]{0,8}的)|公元前?|世纪|年代|王朝|时期|年间/;
 /** 你/您 as the subject (not 你的…, 帮你, 按你说的). */
 const ZH_USER =
   /(?:^|[^给帮为替跟和向对与让请把将按照依据用从在])(?:你|您)(?:们)?(?![^，,。；;]{0,3}的|说)[^，,。；;给]{0,8}$/;
@@ -52,22 +61,44 @@ const ZH_HOW_TO =
 
 /** What follows a subject (a marker, an adverb, a time, 说/把): a noun after the word makes it a modifier (供应商发票). */
 const ZH_FOLLOWER =
-  /^\s*(?:已|均|都|在|于|也|又|刚|昨|今|上午|下午|说|把|将|给|会|还|就|先|自己|那边|这边|方面|早|一直|用|通过|对|向|从)/;
+  /^\s*(?:已|均|都|在|于|也|又|刚|昨|今|上午|下午|说|把|将|给|会|还|就|先|自己|那边|这边|方面|早|一直|用|通过|对|向|从|至今|仍|曾|先后|随后|后来|当时)/;
 const ZH_ACTORS = [
   ...[...ZH_OTHER_SUBJECTS].filter((word) => word.length >= 2 || /[他她它]/.test(word)),
   ...["学校", "公司", "政府", "医院", "法院", "管理层", "董事会", "央行", "监管", "厂家", "商家", "对方", "物业"],
-  ...["作者", "研究者", "研究人员", "研究团队", "开发者", "维护者"],
+  ...["作者", "研究者", "研究人员", "研究团队", "开发者", "维护者", "评审会", "科学家", "宇航员"],
 ];
+const HAN_NAME = new RegExp(`^[${ZH_SURNAMES}][\\u4e00-\\u9fff]{1,2}?(?=\\S)`);
+const LATIN_NAME = /^([A-Z][a-z][A-Za-z]{0,18}|[A-Z]{2,4})\s*/;
+
+/** A person's name, a role or a Latin name that acts at the start of a clause (王磊昨晚…, Google 发布…, DBA 事后…). */
+function namedActor(head: string): string | undefined {
+  const latin = LATIN_NAME.exec(head);
+  if (latin && (ZH_LATIN_ROLES.test(latin[1]!) || /[a-z]/.test(latin[1]!))) {
+    if (ZH_LATIN_FOLLOWER.test(head.slice(latin[0].length))) return latin[1];
+  }
+  for (const length of [2, 3]) {
+    const name = HAN_NAME.exec(head.slice(0, length))?.[0];
+    if (name?.length === length && ZH_LATIN_FOLLOWER.test(head.slice(length))) return name;
+  }
+  return undefined;
+}
 
 /** Someone other than the assistant opening the clause as its subject (客服均已回复, 她在上午…发出了). */
 function otherActorFirst(clause: string): string | undefined {
   // (这篇论文的作者用…: a modifier with 的 before the actor.)
   const head = clause.replace(/^\s*(?:\d{1,2}[:：]\d{2}\s*)?/, "").replace(/^[^，,的]{1,8}的(?=\S)/, "");
   // (The actor right before the verb is its subject: 管理层关闭了…; 供应商发票核完了 is a noun phrase.)
+  // (会议确认了…: an actor directly before a verb of the table.)
   const word = ZH_ACTORS.find(
-    (actor) => head.startsWith(actor) && (ZH_FOLLOWER.test(head.slice(actor.length)) || head.trim() === actor),
+    (actor) =>
+      head.startsWith(actor) &&
+      (ZH_FOLLOWER.test(head.slice(actor.length)) ||
+        head.trim() === actor ||
+        VERBS.some(([verb]) => head.startsWith(`${verb}了`, actor.length))),
   );
   if (word) return word;
+  const named = namedActor(head);
+  if (named) return named;
   const role = /^[\u4e00-\u9fff]{1,6}?(?=(?:已经?|均已|都已|在|于|也|又|刚|昨|今|上午|下午|说|把|将|给))/.exec(
     head,
   )?.[0];
@@ -92,7 +123,7 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   if (!marked && ZH_ADVICE_BEFORE.test(before)) return { agent: "user", reason: "advice to the user" };
   if (ZH_INFERENCE.test(plain)) return { agent: "none", reason: "an inference from what was shown" };
   // …被 master 进程杀掉并重启，…，就给客户端回: an actor named in an earlier clause carries to a subjectless one.
-  const earlierClauses = before.slice(0, before.length - (before.split(/[，,；;：:]/).at(-1)?.length ?? 0));
+  const earlierClauses = before.slice(0, before.length - (before.split(CLAUSE_SPLIT).at(-1)?.length ?? 0));
   const carried = /(?:被|由)(?!我|咱)[^，,。；;]{1,12}/.exec(earlierClauses);
   if (carried && !marked) {
     return { agent: "third party", reason: `actor of an earlier clause: ${carried[0]}` };
@@ -101,16 +132,22 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
     return { agent: "user", reason: "an instruction with the subject left out" };
   }
   if (subject === "left out" && !marked && !ZH_FIRST.test(earlierClauses)) {
-    // 秦始皇于公元前221年统一六国，建立了秦朝: the subject and time of the first clause carry.
-    const first = earlierClauses.split(/[，,；;：:]/)[0] ?? "";
-    const actor = first === "" ? undefined : otherActorFirst(first);
-    if (actor) return { agent: "third party", reason: `someone else as subject of the sentence: ${actor}` };
+    // 秦始皇于公元前221年统一六国，建立了秦朝: the subject and time of an earlier clause carry.
+    // (它至今仍在工作，已经累计完成了…: the nearest clause that names its subject.)
+    const earlierParts = earlierClauses.split(CLAUSE_SPLIT).filter((part) => part.trim() !== "");
+    for (const part of earlierParts.reverse()) {
+      const actor = otherActorFirst(part.trim());
+      if (actor) return { agent: "third party", reason: `someone else as subject of the sentence: ${actor}` };
+    }
     if (ZH_DATE.test(earlierClauses)) return { agent: "none", reason: "a dated event of the world" };
+    // 据快递员反馈，包裹…已经退回站点: what follows a relayed source is the source's.
+    if (earlierParts.some((part) => ZH_RELAY_FRAME.test(part.trim())))
+      return { agent: "third party", reason: "what a source reports" };
   }
   if (subject === "left out") {
     return { agent: "assistant", reason: marked ? "done marker on its line" : "status line with the subject left out" };
   }
-  const lastClause = before.split(/[，,；;：:。！!]/).at(-1) ?? before;
+  const lastClause = before.split(/[，,；;：。！!]|(?<!\d):|:(?!\d)/).at(-1) ?? before;
   const passive = ZH_PASSIVE_AGENT.exec(before.replace(/\s+/g, "").slice(-16));
   if (passive) return { agent: "third party", reason: `passive agent: ${passive[0]}` };
   const earlier = ZH_AGENT_EARLIER.exec(before);
@@ -126,7 +163,9 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   if (marked) return { agent: "assistant", reason: "done marker on its line" };
   if (context.relayed) return { agent: "third party", reason: "narrated in a summary of a source" };
   // 补偿券已经发到您的账户了, 会议邀请已发送给 6 位参会人: the task's object, marked done.
-  if (/(?:已经?|均已|都已|全部已)\s*\S{0,4}$/.test(lastClause) || /(?:你|您)的/.test(lastClause)) {
+  // (您的照片在 6 月 20 日 21:15 提交: the user's own step at a time of its own.)
+  const yours = /(?:你|您)的/.test(lastClause) && !/在\s*\d/.test(lastClause);
+  if (/(?:已经?|均已|都已|全部已)\s*\S{0,4}$/.test(lastClause) || yours) {
     return { agent: "assistant", reason: "this task's object, marked done" };
   }
   if (/(?:我|我们)(?:已经?|也|还|刚|又|都)?[^，,。；;你您他她]{0,12}[了过]/.test(plain)) {

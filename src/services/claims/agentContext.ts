@@ -34,7 +34,11 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&
 /** Where the verb stands in the sentence, and the text before and after it. */
 export function around(language: Language, plain: string, verb: string) {
   if (language === "zh") {
-    const at = Math.max(0, plain.indexOf(verb));
+    // The occurrence that is completed (带回了, 已退回), not the same characters inside an earlier word (返回器).
+    const completed = new RegExp(
+      `(?:已经?|刚)\\s*${escapeRegExp(verb)}|${escapeRegExp(verb)}(?=[了过完好掉]|成功|完成)`,
+    ).exec(plain);
+    const at = completed ? completed.index + completed[0].length - verb.length : Math.max(0, plain.indexOf(verb));
     return { lower: plain, before: plain.slice(0, at), after: plain.slice(at + verb.length), at };
   }
   const lower = plain.toLowerCase().replace(/[’‘]/g, "'");

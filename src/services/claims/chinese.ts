@@ -52,7 +52,9 @@ export interface ChineseMatch {
 }
 
 /** A later word in the clause that makes the verb part of a relative clause or a rule. */
-const LATER_PREDICATE = /不要|不能|别|需要|要求|应该|会(?![议员计话场所谈见])|才能|可能/;
+// (家长会, 发布会: 会 after these is a meeting.)
+const LATER_PREDICATE =
+  /不要|不能|别|需要|要求|应该|(?<![长例周晨早站年开审知布盘结论享面流讨调介明事员东协工生动唱览销晚话谈])会(?![议员计话场所谈见])|才能|可能/;
 const MAX_CLAUSE_WORDS = 48;
 const DEFINITION = new RegExp(`^\\s*${CODE}[^：:，,]{0,12}[:：]`);
 /** 下了…单: a separable verb split by 了 and a short object. */
@@ -142,6 +144,8 @@ function clauseClaim(
       continue;
     }
     if (ZH_FAILED_AFTER.test(after)) continue;
+    // 我看下来, 算下来: "as far as I can see", an interpretation of what is in front of it.
+    if (/^(?:看|听|读|算|比|对比)$/.test(verb) && /^下来(?!了)/.test(after)) continue;
     // Reading what the user pasted, or writing this very reply (整理了一份说明：), is no action of the task.
     if (kind === "observe" && ZH_PASTED.test(after)) continue;
     if (ZH_REPLY_WRITING.test(verb) && (endsIntro || ZH_REPLY_OBJECT.test(after))) continue;
@@ -194,6 +198,8 @@ function clauseClaim(
       const word = words[at]!;
       const stem = word.replace(/[了过]$/, "");
       const completed = stem !== word || /^(?:了|过)/.test(words[at + 1] ?? "");
+      // (我访问不了: a negation ends the predicate, it completes nothing.)
+      if (/^[不没未别]/.test(stem)) break;
       if (!completed || !/^[\u4e00-\u9fff]{1,3}$/.test(stem) || ZH_NOT_ACTIONS.has(stem)) continue;
       if (ZH_REPLY_WRITING.test(stem) && (endsIntro || ZH_REPLY_OBJECT.test(text))) break;
       if (words.slice(subject + 1, at).some(blocks)) break;

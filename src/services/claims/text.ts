@@ -47,7 +47,7 @@ const LIST_MARKER = /^(?:[-*+•·]|\d+[.)、]|[a-z][.)])\s+/;
 // (Chinese: the tail is punctuation or symbols only — 完成登录页改版 is a task that names 完成, not a
 // done cell; English: a done word opens the cell — "Sent 10:14", "Done — issued to your card".)
 const DONE_CELL =
-  /^(?:(?:done|completed?|finished|sent|shipped|deployed|merged|fixed|resolved|issued|approved|refunded|published|posted|submitted|booked|scheduled|cancell?ed|installed|uploaded|delivered|paid|closed|applied|renewed|rotated|restored|migrated|archived|removed|deleted)\b(?![- ](?:by|for|when|if|once|after)\b)|(?:✅|✔️?|已完成|完成|已发送|已提交|已修复|已部署|已上线|搞定)[\s\p{P}\p{S}]*$|已(?:完成|发送|发出|提交|修复|部署|上线|处理|办理|退款|发放|寄出|预约|预订|开通|关闭|删除|更新|安装|配置|合并)(?![的]))/iu;
+  /^(?:(?:done|completed?|finished|sent|shipped|deployed|merged|fixed|resolved|issued|approved|refunded|published|posted|submitted|booked|scheduled|cancell?ed|installed|uploaded|delivered|paid|closed|applied|renewed|rotated|restored|migrated|archived|removed|deleted)\b(?![- ](?:by|for|when|if|once|after)\b)|(?:✅|✔️?|已完成|完成|已发送|已提交|已修复|已部署|已上线|搞定)[\s\p{P}\p{S}]*$|已(?!被|经被|由|经?(?:过期|失效|满|超|到期|逾期|售罄|停产|下架))[\u4e00-\u9fff]{2}(?!的)|^[\u4e00-\u9fff]{0,6}(?<![未没不])(?:成功|完成|完毕|搞定|办妥)[\s\p{P}\p{S}]*$)/iu;
 
 /** A status cell that says it has not happened, with an aside allowed ("Blocked (needs OTP)"). */
 const NOT_DONE_CELL =
