@@ -1,9 +1,10 @@
 import type { ExecutionReceipt, ToolKind } from "../domain/index.js";
-import { type Agent, answerContext, attributeAgent } from "./claims/agent.js";
-import { chineseClaims, chineseCue } from "./claims/chinese.js";
-import { englishClaims, englishCue } from "./claims/english.js";
+import { attributedActions } from "./claims/actions.js";
+import type { Agent } from "./claims/agent.js";
+import { chineseCue } from "./claims/chinese.js";
+import { englishCue } from "./claims/english.js";
 import type { ClaimKind } from "./claims/kinds.js";
-import { selfMarkedLine, statusLine } from "./claims/statusLines.js";
+import { modelVeto } from "./claims/model.js";
 import { assertionSentences, type Language } from "./claims/text.js";
 
 /**
@@ -37,54 +38,21 @@ export interface Claim {
 /**
  * Every sentence that reports a completed action, with who performed it — the assistant's ones are
  * the answer's claims, the others (the user, a third party, history) are shown in reports as what
- * was set aside and why.
+ * was set aside and why. An assistant's action that the statistical check finds unlikely to be a
+ * claim of this task (claims/model.ts) is set aside too, with its probability as the reason.
  */
 export function completedActions(answer: string): Array<Claim & { readonly agent: Agent; readonly reason: string }> {
-  const sentences = assertionSentences(answer);
-  const found: Array<{
-    language: Language;
-    plain: string;
-    text: string;
-    marked: boolean;
-    kind: ClaimKind;
-    verb: string;
-    /** Later actions of the same sentence, weighed when the first is someone else's. */
-    more: ReadonlyArray<{ kind: ClaimKind; verb: string }>;
-  }> = [];
-  for (const sentence of sentences) {
-    const marked = sentence.doneMarker || sentence.doneRow;
-    const matches =
-      sentence.language === "zh"
-        ? chineseClaims(sentence.plain, marked, sentence.tableRow)
-        : englishClaims(sentence.plain, marked, sentence.checked);
-    const [first, ...more] = matches;
-    // A table row's cells are labels ("Managed service") unless a status cell or the first person says done.
-    const label = sentence.tableRow && !marked && !/\b(?:I|we|We)\b|我/.test(sentence.plain);
-    if (first && !label) {
-      found.push({ ...sentence, marked, kind: first.kind, verb: first.verb, more });
-      continue;
-    }
-    // A key: value line with a done value reports as a checked box does.
-    const status = sentence.tableRow ? undefined : statusLine(sentence.language, sentence.plain);
-    if (status) found.push({ ...sentence, marked: true, kind: status.kind, verb: status.verb, more: [] });
-    const self = status || sentence.language !== "zh" ? undefined : selfMarkedLine(sentence.plain, marked);
-    if (self) found.push({ ...sentence, marked: true, kind: self.kind, verb: self.verb, more: [] });
-  }
-  // The answer's length counts what was set aside too (a draft, a list written for the user).
-  const written = answer.split(/(?<=[.!?。！？])\s+|\n+/).filter((part) => /[\p{L}\p{N}]/u.test(part)).length;
-  const context = answerContext(sentences, written, found);
-  return found.map((match) => {
-    let claim = { kind: match.kind, verb: match.verb };
-    let { agent, reason } = attributeAgent(match.language, match.plain, match.verb, context, match.marked);
-    for (const next of match.more) {
-      if (agent === "assistant") break;
-      // (Only in the first person: a later status in a sentence framed as a definition or a source is the frame's.)
-      const attribution = attributeAgent(match.language, match.plain, next.verb, context, match.marked);
-      if (attribution.agent !== "assistant" || attribution.reason !== "first person") continue;
-      claim = next;
-      ({ agent, reason } = attribution);
-    }
-    return { ...claim, sentence: match.text, language: match.language, agent, reason };
+  const answerActions = attributedActions(answer);
+  return answerActions.actions.map((action) => {
+    const veto = action.agent === "assistant" ? modelVeto(action, answerActions) : undefined;
+    return {
+      kind: action.kind,
+      verb: action.verb,
+      sentence: action.sentence.text,
+      language: action.sentence.language,
+      agent: veto ? "none" : action.agent,
+      reason: veto ?? action.reason,
+    };
   });
 }
 

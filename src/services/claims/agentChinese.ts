@@ -10,7 +10,10 @@ import { ZH_LATIN_FOLLOWER, ZH_LATIN_ROLES, ZH_OTHER_SUBJECTS, ZH_PERSON, ZH_SUR
 
 const ZH_FIRST = /我们|我|咱们|本人|小助手/;
 /** Clause breaks, but not the colon of a clock time (CI 在 14:03 跑完了). */
-const CLAUSE_SPLIT = /[，,；;：]|(?<!\d):|:(?!\d)/;
+const CLAUSE_SPLIT = /[，,；;：]|(?<!\d):|:(?!\d)|\p{Extended_Pictographic}/u;
+/** 自动 before a verb: done by a system (自动执行了, 自动部署到了). */
+const ZH_AUTOMATIC =
+  /自动(?:地)?(?:执行|完成|触发|部署|重启|运行|发送|发出|推送|同步|续期|更新|删除|清理|切换|生成|扣|重试|回滚|扩容|缩容|备份|归档|合并|关闭|开启)/;
 /** What may stand before the verb of a Chinese status line with no subject (已为您, 刚刚, 好嘞，都…). */
 const ZH_SUBJECTLESS =
   /^(?:(?:好的|好嘞|好了|嗯|对了|另外|然后|并且|并|同时|顺便|也|都|又|还|先|均|全部|一并|分别|重新|马上|这边|所以|于是|因此|就|去|来)\s*)*(?:(?:已经|已|刚刚|刚才|刚|已为|已帮|已给|已按|已根据).*|(?:帮|为|给|替|在|把|将|按|按照|根据|依照|用|向|跟|和|对|从|通过|去|到)(?!.*(?:他|她|他们|她们|对方|客户|同事)(?:已|在|也|又|刚|都)).*)?$/;
@@ -26,7 +29,7 @@ const ZH_AGENT_EARLIER =
   /(?:由|被)(?!我|咱)[^，,。；;]{1,12}?(?:触发|执行|负责|处理|完成|自动|发起|调度|接手|推送|操作)/;
 /** What a source says (供应商回复说…, 李老师在群里通知：…, 公告的意思是：…) is reported, not done. */
 const ZH_REPORTED =
-  /(?:(?<![跟给和向对你您])(?:说|讲)(?![明下一的])|表示|反馈说|回复说|回复称|通知[:：]|称[:：，,]|提到|写道|写着|显示[:：]|公告[:：]|告知|透露|指出|意思是|听说|转述|(?:结论|决定|诉求|要求|安排|原话|答复)是|据(?:[^，,。]{0,8})(?:说|称|消息|报道|反馈|介绍|回复|通知))[^。；;]*$/;
+  /(?:(?<![跟给和向对你您])(?:说|讲)(?![明下一的])|表示|反馈说|回复说|回复称|通知[:：]|称[:：，,]|提到|写道|写着|显示[:：]|公告[:：]|告知|透露|指出|意思是|听说|转述|(?:结论|决定|诉求|要求|安排|原话|答复)是|(?:根据|据)[^，,。]{0,12}(?:日志|公告|文档|说明|报道|消息|通知|记录|新闻|官网)[，,]|据(?:[^，,。]{0,8})(?:说|称|消息|报道|反馈|介绍|回复|通知))[^。；;]*$/;
 /** An earlier clause that relays a source (据快递员反馈，…; 客户说…): a subjectless clause after it is the source's. */
 const ZH_RELAY_FRAME =
   /^(?:据|根据|听)[^，,。]{0,12}(?:说|称|反馈|介绍|回复|通知|报道|消息)|(?<![跟给和向对你您])(?:说|表示|反馈|称|提到|回复)$/;
@@ -44,7 +47,11 @@ const ZH_STATUS_AFTER = /^(?:完成|完毕|成功|办妥|搞定|好|妥)|^(?:结
 /** 被/由 + an agent other than the assistant before the verb. */
 const ZH_PASSIVE_AGENT = /(?:被|由|经由)(?!我|咱)([^\s，,。；;：:]{1,12}?)(?:自动|统一|直接|负责|手动|亲自)?$/;
 const ZH_CAUSE_BEFORE =
-  /(?:因为|由于|是因为|原因是|之所以|起因是|导致|造成|引起|所以才|如果|一旦|每当)[^；;。]*$|(?:就|于是|结果|所以|才)[^，,；;。]{0,12}$/;
+  /(?:因为|由于|是因为|原因是|之所以|起因是|导致|造成|引起|所以才|如果|一旦|每当)[^；;。]*$|(?:就|于是|结果|所以|才)[^，,；;。]{0,12}$|(?:时|的时候)[，,][^；;。]*$/;
+/** A time before this task (昨天, 上周, 去年…), written after a subject. */
+const ZH_EARLIER = /^[^，,。；;]{1,12}?(?:昨天|前天|上周|上星期|上个?月|去年|前年|前几天|几天前|早些时候|之前)/;
+/** A release the change shipped in (在 2.3.1 版本修复了, 在 Python 3.12 里已经修复): the software's history. */
+const ZH_VERSION = /在[^，,。；;]{0,16}?v?\d+(?:\.\d+)+[^，,。；;]{0,4}?(?:版本|版|里|中)/i;
 const ZH_CAUSE_AFTER = /^[^，,；;。]*?(?:造成的|导致的|引起的|引发的|所致)/;
 /**
  * A year of history, a date the event is placed at (于…年), an era: an event of the world.
@@ -128,6 +135,13 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   if (carried && !marked) {
     return { agent: "third party", reason: `actor of an earlier clause: ${carried[0]}` };
   }
+  // 迁移在部署过程中自动执行了: a system did it, whatever the subject (自动 as the verb's adverb,
+  // not in a noun: 关闭了会员自动续费).
+  const ownClause = `${before.split(CLAUSE_SPLIT).at(-1) ?? ""}${after.split(CLAUSE_SPLIT)[0] ?? ""}`;
+  if (!marked && ZH_AUTOMATIC.test(ownClause) && !ZH_FIRST.test(ownClause)) {
+    return { agent: "third party", reason: "done automatically by a system" };
+  }
+  if (!marked && ZH_VERSION.test(before)) return { agent: "none", reason: "fixed in a release of the software" };
   if (subject === "left out" && !completed && !marked && /要|需要|应该|可以|必须|记得|别|不要/.test(plain)) {
     return { agent: "user", reason: "an instruction with the subject left out" };
   }
@@ -162,6 +176,8 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   if (ZH_DATE.test(before)) return { agent: "none", reason: "a dated event of the world" };
   if (marked) return { agent: "assistant", reason: "done marker on its line" };
   if (context.relayed) return { agent: "third party", reason: "narrated in a summary of a source" };
+  // 补丁上周已经合入上游: a subject's event at a time of its own before this task.
+  if (ZH_EARLIER.test(lastClause)) return { agent: "none", reason: "an earlier event with a time of its own" };
   // 补偿券已经发到您的账户了, 会议邀请已发送给 6 位参会人: the task's object, marked done.
   // (您的照片在 6 月 20 日 21:15 提交: the user's own step at a time of its own.)
   const yours = /(?:你|您)的/.test(lastClause) && !/在\s*\d/.test(lastClause);

@@ -22,6 +22,8 @@ export interface AnswerContext {
   readonly relayed: boolean;
   /** Someone other than the assistant acts in the answer ("the authors trained the model…"). */
   readonly othersAct: boolean;
+  /** The answer tells the user what to do, step by step (Click…, Go to…, 打开…): a how-to. */
+  readonly instructions: boolean;
   /** Capitalised words the answer writes in mid-sentence: names of people, companies, products. */
   readonly names: ReadonlySet<string>;
 }

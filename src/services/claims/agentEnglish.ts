@@ -37,7 +37,7 @@ const EN_PERFECT =
 const EN_YOUR = /^(?:your|you're)\b/;
 
 const EN_PAST_ANCHOR =
-  /\b(?:on (?:mon|tues|wednes|thurs|fri|satur|sun)day|yesterday|last (?:week|month|night|year|time)|(?:\d+|two|three|four|a few|several) (?:days|weeks|months|years) ago|earlier this (?:week|month|year))\b/;
+  /\b(?:on (?:mon|tues|wednes|thurs|fri|satur|sun)day|yesterday|last (?:week|month|night|year|time)|(?:\d+|two|three|four|a few|several) (?:days|weeks|months|years) ago|earlier this (?:week|month|year)|on the \d{1,2}(?:st|nd|rd|th))\b/;
 
 /** "Committed: a change is recorded…": a term being defined, not a status. */
 const EN_DEFINITION = /^\s*:\s*(?:a|an|the|it|this|when|means|used|refers|your|its|their|some|one|any)\b/;
@@ -70,7 +70,12 @@ const EN_AUTOMATIC = /\b(?:automatically|auto-?\w+ed|on its own|by itself|by the
 /** The verb sits in a clause that explains a cause or a sequence of events ("because the cert expired"). */
 const EN_CAUSE_BEFORE =
   /\b(?:because|since|caused by|due to|as a result of|which (?:is )?why|that(?:'s| is) why|this happens when|when|whenever|after|once|until|if)\b[^;:]*$/;
-const EN_CAUSE_AFTER = /^[^;:]*\b(?:because|due to|as a result of)\b/;
+// ("Your account was locked after five failed attempts": a count of what triggered it.)
+const EN_CAUSE_AFTER =
+  /^[^;:]*\b(?:because|due to|as a result of|after (?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|several|multiple|too many|repeated)\b)/;
+/** What a present passive says always happens ("The changes are applied immediately"), not a report. */
+const EN_HABITUAL_AFTER =
+  /^\s*(?:immediately|automatically|instantly|right away|once|whenever|when|after|every|each|within|as soon as|by default|only)\b/;
 const EN_MONTH =
   "(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)";
 /** A year of history, an era, or an event dated "on <day>": an event of the world, not a step of this task. */
@@ -137,6 +142,9 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
     return { agent: "user", reason: "the user as subject" };
   const named = namedSubject(plain, at, after, context.names);
   if (named) return { agent: "third party", reason: `someone named as subject: ${named}` };
+  // "Python's GIL was introduced…", "Apple's first store opened…": a named owner's thing, not this task's.
+  const owner = /(?:^|[\s(])((?!Your\b|Our\b|My\b)[A-Z][\w.+#-]*)['’]s\s+[^,;:]*$/.exec(plain.slice(0, at));
+  if (owner && !EN_FIRST_PERSON.test(before)) return { agent: "none", reason: `something of ${owner[1]}'s` };
   const otherActor = EN_OTHER_ACTOR.exec(plain.slice(0, at));
   if (otherActor) return { agent: "third party", reason: `someone else acted: ${otherActor[0].trim()}` };
   const role = EN_ROLE_SUBJECT.exec(before);
@@ -147,6 +155,11 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   if (EN_DATE.test(lower)) return { agent: "none", reason: "a dated event of the world" };
   if (marked) return { agent: "assistant", reason: "done marker on its line" };
   if (EN_DEFINITION.test(after)) return { agent: "none", reason: "a term being defined" };
+  // "Click Save. The changes are applied immediately": what a step does, in a how-to or in general.
+  const present = /\b(?:is|are)\s+$/.test(before);
+  if (present && (context.instructions || EN_HABITUAL_AFTER.test(after))) {
+    return { agent: "none", reason: "what happens, described in general or in a how-to" };
+  }
   if (EN_CAUSE_AFTER.test(after)) return { agent: "none", reason: "an event explained by its cause" };
   const clause = before.split(/[;:—–]|\s-\s/).at(-1) ?? before;
   // "A full login was completed an hour later": an indefinite subject narrates an event.

@@ -137,6 +137,8 @@ export const CHINESE_VERBS: Readonly<Record<ClaimKind, ReadonlyArray<string>>> =
     "运行",
     "部署到本地",
     "备份",
+    "备注",
+    "标注",
     "标记",
     "锁定",
     "解锁",

@@ -148,7 +148,9 @@ function assertionLines(
     }
     seen = true;
     // An intro ends in a colon; only its tail is read, which keeps the test linear on a huge line.
-    if (/[:：]\s*$/.test(line) && CONTENT_INTRO.test(line.slice(-200))) {
+    // (An arrow pointing down ends an intro as a colon does: 维护公告草稿 ⬇️.)
+    const intro = line.replace(/\s*(?:⬇️?|👇|↓)+\s*$/u, ":");
+    if (/[:：]\s*$/.test(intro) && CONTENT_INTRO.test(intro.slice(-200))) {
       inContent = true;
       content = { lines: 0, list: false, blank: false, ruled: false };
       // The intro itself ("I wrote a draft:") may still assert something; keep it.
