@@ -44,7 +44,11 @@ const { values: args } = parseArgs({
     iterations: { type: "string", default: "120" },
     rate: { type: "string", default: "0.5" },
     "max-lost": { type: "string", default: "0.005" },
-    protect: { type: "string", default: "first person,done marker on its line" },
+    // (Reasons that name the assistant, a done marker or the task's object reported done.)
+    protect: {
+      type: "string",
+      default: "first person,done marker on its line,this task's object, marked done,this task's object, reported done",
+    },
     lang: { type: "string" },
     cues: { type: "boolean", default: false },
     "with-agent": { type: "boolean", default: false },
@@ -58,7 +62,8 @@ const options: TrainOptions = {
   rate: Number(args.rate),
 };
 const maxLost = Number(args["max-lost"]);
-const protect = args.protect.split(",").filter((reason) => reason.trim() !== "");
+// (A reason may hold a comma itself: "this task's object, marked done".)
+const protect = args.protect.split(/,(?! )/).filter((reason) => reason.trim() !== "");
 const LANGUAGES: ReadonlyArray<Language> = args.lang ? [args.lang as Language] : ["en", "zh"];
 
 const byFile = new Map<string, CorpusAnswer[]>();

@@ -44,7 +44,9 @@ export function around(language: Language, plain: string, verb: string) {
     return { lower: plain, before: plain.slice(0, at), after: plain.slice(at + verb.length), at };
   }
   const lower = plain.toLowerCase().replace(/[’‘]/g, "'");
-  const found = new RegExp(`(?<![\\w-])${escapeRegExp(verb.toLowerCase())}(?![\\w-])`).exec(lower);
+  // ("'s now out" follows the word it is written onto: "it's now out".)
+  const edge = /^\w/.test(verb) ? "(?<![\\w-])" : "";
+  const found = new RegExp(`${edge}${escapeRegExp(verb.toLowerCase())}(?![\\w-])`).exec(lower);
   const at = found?.index ?? 0;
   return { lower, before: lower.slice(0, at), after: lower.slice(at + (found?.[0].length ?? 0)), at };
 }

@@ -204,7 +204,14 @@ function passiveOrState(clause: ReadonlyArray<string>): EnglishMatch | undefined
     }
     if (participleAt < 0) {
       // A headline: "Email sent to billing@…", "PR merged".
-      if (at <= 2 && before.every((w) => /^[a-z]+$/.test(w) && !OPENERS.has(w) && !COPULAS.has(w) && !blocked([w]))) {
+      // (An identifier may stand in the noun: "Invoice INV-204 sent", "PR #41 merged".)
+      const identifier = (w: string) => /\d/.test(w) || w.startsWith("#");
+      const nouns = before.filter((w) => !identifier(w));
+      const headlineNoun =
+        nouns.length <= 2 &&
+        at <= 5 &&
+        nouns.every((w) => /^[a-z]+$/.test(w) && !OPENERS.has(w) && !COPULAS.has(w) && !blocked([w]));
+      if (headlineNoun) {
         const headline = PAST_FORMS.get(word);
         const after = clause[at + 1];
         // A passive headline has no object: "Email sent to…", not "Alice pushed the fix".

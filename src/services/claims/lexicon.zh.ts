@@ -259,6 +259,8 @@ export const CHINESE_VERBS: Readonly<Record<ClaimKind, ReadonlyArray<string>>> =
     "打上",
   ],
   deliver: [
+    "发放",
+    "退还",
     "发送",
     "发出",
     "发给",
@@ -456,6 +458,8 @@ export const ZH_PASTED =
 
 /** Completed words that state a thought or a state, not an action (我知道了, 我明白了). */
 export const ZH_NOT_ACTIONS: ReadonlySet<string> = new Set([
+  // Nouns that a resultative complement follows as their own change (数据出来了, 结果出来了).
+  ...["数据", "结果", "成绩", "名单", "分数", "消息", "报价", "天", "雨", "太阳", "价格", "排名"],
   "知道",
   "明白",
   "理解",

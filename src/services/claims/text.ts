@@ -61,12 +61,14 @@ const CONTENT_INTRO =
   /(?:\b(?:draft|template|sample|example|suggested|suggestion|version|option [a-z1-9]|wording|poem|haiku|limerick|verse|story|joke|translation|translated|rewrite|rewritten|macro|canned|boilerplate|reusable|plan|next steps|to-?do|message you can|text you can|reply you can|(?:you|they|he|she) (?:can|could|might|may) (?:post|send|paste|use|copy|adapt|forward|submit|file|sign|print|share|email|read out|say|give|hand in|reply with|respond with)|for you to (?:post|send|paste|use|copy|submit|sign|share)|something like)\b|\bhere(?:'s| is) (?:a|an|your|one)\s+(?:[\w-]+\s+){0,3}?(?:email|e-mail|message|letter|reply|response|complaint|note|post|announcement|memo|bio|script|speech|toast|caption|tweet|review|apology|invitation|notice|statement|introduction|pitch|agenda|appeal|cover letter|description|text)\b|草稿|稿|模板|示例|范文|范例|照着|计划|待办|下一步|接下来|方案|思路|步骤|需要(?:更新|修改|调整|补充|处理)的(?:点|地方|内容|项)|纪要|起草|文案|话术|发布说明|更新日志|可以直接(?:贴|发|用|复制)|可以(?:这样|这么|如下)(?:写|回复|说|回)|(?:参考|参照)(?:下面|以下|这)|下面这(?:封|段|条|篇)|的[\u4e00-\u9fff]{0,6}(?:邮件|短信|通知|公告|信|致辞|声明)|供你|供您|诗|翻译|译文|你可以(?:直接)?(?:发|用|贴|复制|提交)|您可以(?:直接)?(?:发|用|贴|复制|提交))[^\n]*[:：]\s*$/i;
 
 /**
- * A letter inside an answer (not its first line): its greeting opens content written for the user
- * to send, whose "I" and "we" are the user's, up to the sign-off and the name under it.
+ * A letter inside an answer (not its first line) or an email that opens with its subject line: its
+ * greeting opens content written for the user to send, whose "I" and "we" are the user's, up to
+ * the sign-off and the name under it.
  */
-const LETTER_OPEN = /^(?:dear\s[^.!?]{1,60}|to whom it may concern)[,:：]?\s*$|^尊敬的[^。！!？?]{1,30}[:：，,]\s*$/i;
+const LETTER_OPEN =
+  /^dear\s[^!?]{1,60}[,:：]\s*$|^to whom it may concern[,:：]?\s*$|^尊敬的[^。！!？?]{1,30}[:：，,]\s*$|^(?:subject|邮件主题|主题)\s*[:：]\s*\S/i;
 const SIGN_OFF =
-  /^(?:best|best regards|kind regards|warm regards|warmly|regards|sincerely|yours sincerely|yours faithfully|yours truly|many thanks|thanks again|respectfully|此致|敬礼|顺颂商祺|祝好|顺祝商祺)[,，!.。]?\s*$/i;
+  /^(?:best|best regards|kind regards|warm regards|warmly|regards|sincerely|yours sincerely|yours faithfully|yours truly|many thanks|thanks|thank you|thanks again|cheers|respectfully|此致|敬礼|顺颂商祺|祝好|顺祝商祺|谢谢|感谢|多谢)[,，!.。！]?\s*$/i;
 
 /**
  * A heading that sums up what was done (改动摘要：, 本次改动, Changes made:): the list under it
@@ -142,7 +144,8 @@ function assertionLines(
       else if (CLOSING.test(line)) letter = undefined;
       if (letter !== undefined) continue;
     }
-    if (seen && LETTER_OPEN.test(line.replace(/\*\*|__/g, ""))) {
+    const opening = line.replace(/\*\*|__/g, "");
+    if (LETTER_OPEN.test(opening) && (seen || /^(?:subject|邮件主题|主题)\s*[:：]/i.test(opening))) {
       letter = "body";
       continue;
     }
