@@ -239,17 +239,17 @@ export function chineseCue(plain: string): boolean {
 
 /** The action a Chinese sentence claims, if any. */
 export function chineseClaim(plain: string, marked: boolean, tableRow = false): ChineseMatch | undefined {
-  return chineseClaims(plain, marked, tableRow)[0];
+  return chineseClaims(plain, marked, tableRow, 1)[0];
 }
 
 /** Actions weighed per sentence: enough for a sentence that mixes others' actions with its own. */
-const MAX_MATCHES = 4;
+export const MAX_MATCHES = 4;
 
 /**
  * Every completed action of a sentence's clauses, in order (a status word or a result header yields
  * one): whose each one is decides later (agent.ts), so 客服说已经加急处理了，我也帮您催了 still claims.
  */
-export function chineseClaims(plain: string, marked: boolean, tableRow = false): ChineseMatch[] {
+export function chineseClaims(plain: string, marked: boolean, tableRow = false, limit = MAX_MATCHES): ChineseMatch[] {
   if (ZH_OUTSIDE_TASK.test(plain)) return [];
   // A status word on its own: 搞定！, 办妥。, 好的，完事了。
   if (/^(?:好的|好嘞|OK|ok)?[，,\s]*(?:搞定|搞掂|办妥|完事|弄好|全搞定)[了啦咯！!。.～~\s]*$/.test(plain)) {
@@ -315,7 +315,7 @@ export function chineseClaims(plain: string, marked: boolean, tableRow = false):
     carriedTemporal = carriedTemporal || /(?:后|之后|以后|时|的时候)$/.test(clause.words.join(""));
     if (found && typeof found === "object") {
       matches.push(found);
-      if (matches.length >= MAX_MATCHES) break;
+      if (matches.length >= limit) break;
     }
     carriedDone = found === "marked";
     carriedOther = carriedOther || found === "other";

@@ -115,7 +115,7 @@ const HEADLINE_NEXT = /^(?:to|in|into|on|onto|for|at|via|with|from|as|successful
 
 const MAX_CLAUSE_WORDS = 40;
 /** Actions weighed per sentence: enough for a sentence that mixes others' actions with its own. */
-const MAX_MATCHES = 4;
+export const MAX_MATCHES = 4;
 
 /** Base forms of the lexicon's verbs, for checked boxes written in the imperative. */
 const BASE_FORMS: ReadonlyMap<string, VerbForm> = new Map(
@@ -267,7 +267,7 @@ export function englishCue(plain: string): boolean {
 
 /** The action an English sentence claims, if any. */
 export function englishClaim(plain: string, marked: boolean, checked = false): EnglishMatch | undefined {
-  return englishClaims(plain, marked, checked)[0];
+  return englishClaims(plain, marked, checked, 1)[0];
 }
 
 /**
@@ -275,7 +275,7 @@ export function englishClaim(plain: string, marked: boolean, checked = false): E
  * sentence whose first action is someone else's can still claim one of its own ("Given that you
  * think it was compromised, I've disabled sign-in").
  */
-export function englishClaims(plain: string, marked: boolean, checked = false): EnglishMatch[] {
+export function englishClaims(plain: string, marked: boolean, checked = false, limit = MAX_MATCHES): EnglishMatch[] {
   if (/\?\s*$/.test(plain) || OUTSIDE_TASK.test(plain)) return [];
   const matches: EnglishMatch[] = [];
   let otherSubject = false;
@@ -290,7 +290,7 @@ export function englishClaims(plain: string, marked: boolean, checked = false): 
     const found = carriedModal && !ownSubject ? undefined : clauseClaim(clause, marked, otherSubject, checked);
     if (found) {
       matches.push(found);
-      if (matches.length >= MAX_MATCHES) break;
+      if (matches.length >= limit) break;
     }
     carriedModal = clause.some((word) => MODALS.has(word)) || (carriedModal && !ownSubject);
     otherSubject = someoneElseActed(clause) || (otherSubject && !clause.some((word) => FIRST_PERSON.has(word)));

@@ -133,6 +133,27 @@ const SECOND_PERSON = { en: /\b[Yy]ou(?:r|'ve|'re)?\b/, zh: /你|您/ } as const
 const YEAR = /(?<!\d)(?:1[0-9]{3}|20[0-9]{2})(?!\d)/;
 const IDENTIFIER = /#\d+|\b[A-Z]{2,}-\d+\b|\d{5,}/;
 
+/** What the whole answer shows, read once per answer and language however many actions it has. */
+const answerLevel = new WeakMap<
+  AnswerActions,
+  Map<Language, { firstPerson: boolean; year: boolean; othersActions: number }>
+>();
+
+function answerFeatures(answer: AnswerActions, language: Language) {
+  const byLanguage = answerLevel.get(answer) ?? new Map();
+  answerLevel.set(answer, byLanguage);
+  let found = byLanguage.get(language);
+  if (!found) {
+    found = {
+      firstPerson: answer.sentences.some((sentence) => FIRST_PERSON[language].test(sentence.plain)),
+      year: answer.sentences.some((sentence) => YEAR.test(sentence.plain)),
+      othersActions: answer.actions.filter((other) => other.agent !== "assistant").length,
+    };
+    byLanguage.set(language, found);
+  }
+  return found;
+}
+
 /**
  * The features of one attributed action: names, each counted once, with a weight (n-grams share
  * a unit of weight between them so that a long sentence does not outvote its rule features).
@@ -168,10 +189,10 @@ export function actionFeatureNames(
   if (SECOND_PERSON[language].test(plain)) add("sentence:second person");
   if (YEAR.test(plain)) add("sentence:year");
   if (IDENTIFIER.test(plain)) add("sentence:identifier");
-  const everywhere = answer.sentences.map((other) => other.plain).join("\n");
-  if (FIRST_PERSON[language].test(everywhere)) add("answer:first person");
-  if (YEAR.test(everywhere)) add("answer:year");
-  const others = answer.actions.filter((other) => other !== action && other.agent !== "assistant").length;
+  const whole = answerFeatures(answer, language);
+  if (whole.firstPerson) add("answer:first person");
+  if (whole.year) add("answer:year");
+  const others = whole.othersActions - (action.agent === "assistant" ? 0 : 1);
   add(`answer:others' actions:${Math.min(3, others)}`);
   const grams: string[] = [];
   if (language === "en") {

@@ -152,7 +152,7 @@ function assertionLines(
     seen = true;
     // An intro ends in a colon; only its tail is read, which keeps the test linear on a huge line.
     // (An arrow pointing down ends an intro as a colon does: 维护公告草稿 ⬇️.)
-    const intro = line.replace(/\s*(?:⬇️?|👇|↓)+\s*$/u, ":");
+    const intro = /[⬇👇↓]/u.test(line) ? line.replace(/\s*(?:⬇️?|👇|↓)+\s*$/u, ":") : line;
     if (/[:：]\s*$/.test(intro) && CONTENT_INTRO.test(intro.slice(-200))) {
       inContent = true;
       content = { lines: 0, list: false, blank: false, ruled: false };
