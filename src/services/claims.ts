@@ -1,9 +1,10 @@
 import type { ExecutionReceipt, ToolKind } from "../domain/index.js";
-import { type Agent, answerContext, attributeAgent } from "./claims/agent.js";
-import { chineseClaim, chineseCue } from "./claims/chinese.js";
-import { englishClaim, englishCue } from "./claims/english.js";
+import { attributedActions } from "./claims/actions.js";
+import type { Agent } from "./claims/agent.js";
+import { chineseCue } from "./claims/chinese.js";
+import { englishCue } from "./claims/english.js";
 import type { ClaimKind } from "./claims/kinds.js";
-import { selfMarkedLine, statusLine } from "./claims/statusLines.js";
+import { modelVeto } from "./claims/model.js";
 import { assertionSentences, type Language } from "./claims/text.js";
 
 /**
@@ -37,40 +38,21 @@ export interface Claim {
 /**
  * Every sentence that reports a completed action, with who performed it — the assistant's ones are
  * the answer's claims, the others (the user, a third party, history) are shown in reports as what
- * was set aside and why.
+ * was set aside and why. An assistant's action that the statistical check finds unlikely to be a
+ * claim of this task (claims/model.ts) is set aside too, with its probability as the reason.
  */
 export function completedActions(answer: string): Array<Claim & { readonly agent: Agent; readonly reason: string }> {
-  const sentences = assertionSentences(answer);
-  const found: Array<{
-    language: Language;
-    plain: string;
-    text: string;
-    marked: boolean;
-    kind: ClaimKind;
-    verb: string;
-  }> = [];
-  for (const sentence of sentences) {
-    const marked = sentence.doneMarker || sentence.doneRow;
-    const match =
-      sentence.language === "zh"
-        ? chineseClaim(sentence.plain, marked, sentence.tableRow)
-        : englishClaim(sentence.plain, marked, sentence.checked);
-    if (match) {
-      found.push({ ...sentence, marked, kind: match.kind, verb: match.verb });
-      continue;
-    }
-    // A key: value line with a done value reports as a checked box does.
-    const status = sentence.tableRow ? undefined : statusLine(sentence.language, sentence.plain);
-    if (status) found.push({ ...sentence, marked: true, kind: status.kind, verb: status.verb });
-    const self = status || sentence.language !== "zh" ? undefined : selfMarkedLine(sentence.plain, marked);
-    if (self) found.push({ ...sentence, marked: true, kind: self.kind, verb: self.verb });
-  }
-  // The answer's length counts what was set aside too (a draft, a list written for the user).
-  const written = answer.split(/(?<=[.!?。！？])\s+|\n+/).filter((part) => /[\p{L}\p{N}]/u.test(part)).length;
-  const context = answerContext(sentences, written, found);
-  return found.map((match) => {
-    const { agent, reason } = attributeAgent(match.language, match.plain, match.verb, context, match.marked);
-    return { kind: match.kind, verb: match.verb, sentence: match.text, language: match.language, agent, reason };
+  const answerActions = attributedActions(answer);
+  return answerActions.actions.map((action) => {
+    const veto = action.agent === "assistant" ? modelVeto(action, answerActions) : undefined;
+    return {
+      kind: action.kind,
+      verb: action.verb,
+      sentence: action.sentence.text,
+      language: action.sentence.language,
+      agent: veto ? "none" : action.agent,
+      reason: veto ?? action.reason,
+    };
   });
 }
 

@@ -83,9 +83,9 @@ export interface GroupFigures {
 export const flagRate = (figures: GroupFigures) => figures.flagged / Math.max(1, figures.nonClaims);
 
 /** Figures per group (a register, a length), in the groups' alphabetical order, with "all" first. */
-export function figuresBy(
-  answers: ReadonlyArray<LabelledAnswer>,
-  groupOf: (answer: LabelledAnswer) => string,
+export function figuresBy<Answer extends LabelledAnswer>(
+  answers: ReadonlyArray<Answer>,
+  groupOf: (answer: Answer) => string,
 ): GroupFigures[] {
   const groups = new Map<
     string,

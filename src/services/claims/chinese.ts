@@ -1,6 +1,6 @@
+import { bareVerbClaim, type ChineseMatch, evidencedReport, statusClaim } from "./chineseStatus.js";
 import {
   blocks,
-  type Clause,
   CONSEQUENCE,
   CONTRAST,
   carries,
@@ -10,15 +10,11 @@ import {
   VERBS,
   verbAt,
 } from "./chineseWords.js";
-import type { ClaimKind } from "./kinds.js";
 import {
   ZH_ADVICE,
-  ZH_BARE_AFTER_NOT,
-  ZH_BARE_VERBS,
   ZH_BLOCKERS,
   ZH_DONE_AFTER,
   ZH_DONE_BEFORE,
-  ZH_DONE_ID,
   ZH_FAILED_AFTER,
   ZH_FIRST_PERSON,
   ZH_NOT_ACTIONS,
@@ -30,9 +26,6 @@ import {
   ZH_REPLY_WRITING,
   ZH_RESULT_HEADER,
   ZH_SEPARABLE,
-  ZH_STATUS_END,
-  ZH_TOPIC_NOT,
-  ZH_UNMARKED_NOT,
 } from "./lexicon.zh.js";
 import { CODE } from "./text.js";
 
@@ -46,13 +39,12 @@ import { CODE } from "./text.js";
  * relative clause (已经推到远程的分支不要 rebase).
  */
 
-export interface ChineseMatch {
-  readonly kind: ClaimKind;
-  readonly verb: string;
-}
+export type { ChineseMatch } from "./chineseStatus.js";
 
 /** A later word in the clause that makes the verb part of a relative clause or a rule. */
-const LATER_PREDICATE = /不要|不能|别|需要|要求|应该|会(?![议员计话场所谈见])|才能|可能/;
+// (家长会, 发布会: 会 after these is a meeting.)
+const LATER_PREDICATE =
+  /不要|不能|别|需要|要求|应该|(?<![长例周晨早站年开审知布盘结论享面流讨调介明事员东协工生动唱览销晚话谈])会(?![议员计话场所谈见])|才能|可能/;
 const MAX_CLAUSE_WORDS = 48;
 const DEFINITION = new RegExp(`^\\s*${CODE}[^：:，,]{0,12}[:：]`);
 /** 下了…单: a separable verb split by 了 and a short object. */
@@ -142,6 +134,8 @@ function clauseClaim(
       continue;
     }
     if (ZH_FAILED_AFTER.test(after)) continue;
+    // 我看下来, 算下来: "as far as I can see", an interpretation of what is in front of it.
+    if (/^(?:看|听|读|算|比|对比)$/.test(verb) && /^下来(?!了)/.test(after)) continue;
     // Reading what the user pasted, or writing this very reply (整理了一份说明：), is no action of the task.
     if (kind === "observe" && ZH_PASTED.test(after)) continue;
     if (ZH_REPLY_WRITING.test(verb) && (endsIntro || ZH_REPLY_OBJECT.test(after))) continue;
@@ -194,6 +188,8 @@ function clauseClaim(
       const word = words[at]!;
       const stem = word.replace(/[了过]$/, "");
       const completed = stem !== word || /^(?:了|过)/.test(words[at + 1] ?? "");
+      // (我访问不了: a negation ends the predicate, it completes nothing.)
+      if (/^[不没未别]/.test(stem)) break;
       if (!completed || !/^[\u4e00-\u9fff]{1,3}$/.test(stem) || ZH_NOT_ACTIONS.has(stem)) continue;
       if (ZH_REPLY_WRITING.test(stem) && (endsIntro || ZH_REPLY_OBJECT.test(text))) break;
       if (words.slice(subject + 1, at).some(blocks)) break;
@@ -235,74 +231,6 @@ function clauseClaim(
   return someoneElse(words, words.length) ? undefined : "marked";
 }
 
-/** The kind of the first verb of the table in a clause, or `mutate`. */
-function kindIn(words: ReadonlyArray<string>): ClaimKind {
-  for (let at = 0; at < words.length; at++) {
-    const found = verbAt(words, at);
-    if (found) return found.kind;
-  }
-  return "mutate";
-}
-
-/**
- * Whether a clause with no completion marker may report by its status or a bare verb: not with a
- * marker of its own (the main rule decided), with no blocker (知会 and 评审会 hold 会 as a word
- * part), nor a rule, time, condition or interpretation word.
- */
-function unmarkedReport(words: ReadonlyArray<string>, text: string): boolean {
-  // (成功 at the end is the status itself: 热加载成功.)
-  if (words.slice(0, -1).some((word) => ZH_DONE_BEFORE.has(word) || /^[已刚]/.test(word))) return false;
-  const blocker = words.some(
-    (word, at) =>
-      (blocks(word) && !(word === "会" && at > 0 && MEETING.test(words[at - 1]!))) || /^(?:将|再|去|每)$/.test(word),
-  );
-  return !blocker && !ZH_UNMARKED_NOT.test(text.replace(/知会/g, "")) && !words.includes("自动");
-}
-
-/**
- * 派单完成, 热加载成功, 核对无误, Issue 开好, 缺的测试补上: a clause that ends in a completion
- * status after the task's object (a topic) reports it done.
- */
-function statusClaim(words: ReadonlyArray<string>, text: string, intro: boolean): ChineseMatch | "other" | undefined {
-  // (发票真伪查验通过（国家税务总局查验平台）: a parenthesis after the status is an aside.)
-  const status = ZH_STATUS_END.exec(text.replace(/[（(][^（()）]*[）)]$/, ""));
-  if (!status || status.index === 0 || !unmarkedReport(words, text)) return undefined;
-  // 内容改成：, 在 package.json 里加上：: an intro to what to write; deploy 完成：… still reports.
-  if (intro && !/^(?:完成|完毕|成功|办妥|搞定)/.test(status[0])) return undefined;
-  if (ZH_TOPIC_NOT.test(text.slice(0, status.index))) return undefined;
-  if (someoneElse(words, words.length)) return "other";
-  return { kind: kindIn(words), verb: status[0] };
-}
-
-/**
- * 网关路由删除, 文案修改合入 release, 推到 Harbor, 行程单打包发您邮箱: a topic, then a bare
- * verb of the table that ends its clause or leads to a destination (到/进/入/成/给/您) — a report
- * of the task's object, which a capability (支持一键发送) or a rule (录入截止到…) is not.
- */
-function bareVerbClaim(words: ReadonlyArray<string>, text: string): ChineseMatch | "other" | undefined {
-  if (!unmarkedReport(words, text)) return undefined;
-  for (let at = 1; at < words.length; at++) {
-    const found = verbAt(words, at);
-    if (!found || found.kind === "observe") continue;
-    const { verb, kind, after } = found;
-    // (通知销售团队停止在旧系统录入: a clause that opens with a verb is an instruction or a plan.)
-    if (verbAt(words, 0)) return undefined;
-    const topic = words.slice(0, at).join("");
-    if (!/[\p{L}\p{N}]/u.test(topic)) continue;
-    // (清洗并导入新 CRM: a topic that ends in 并/和 is a first verb, not an object.)
-    if (ZH_TOPIC_NOT.test(topic) || /[并和及再]$/.test(topic)) return undefined;
-    const ends = !/[\p{L}\p{N}]/u.test(after) && ZH_BARE_VERBS.has(verb);
-    const destination =
-      (/[到进入至给成]$/.test(verb) && after !== "") ||
-      /^[到进入至给成][^了过]/.test(after) ||
-      (kind === "deliver" && /^[你您]/.test(after));
-    if (!(ends || destination) || ZH_BARE_AFTER_NOT.test(after)) continue;
-    if (someoneElse(words, at)) return "other";
-    return { kind, verb };
-  }
-  return undefined;
-}
-
 /** Whether the sentence holds a completion marker and a verb of the table at all (the judge's band, see claims.ts). */
 export function chineseCue(plain: string): boolean {
   const head = plain.slice(0, 400);
@@ -311,10 +239,21 @@ export function chineseCue(plain: string): boolean {
 
 /** The action a Chinese sentence claims, if any. */
 export function chineseClaim(plain: string, marked: boolean, tableRow = false): ChineseMatch | undefined {
-  if (ZH_OUTSIDE_TASK.test(plain)) return undefined;
+  return chineseClaims(plain, marked, tableRow, 1)[0];
+}
+
+/** Actions weighed per sentence: enough for a sentence that mixes others' actions with its own. */
+export const MAX_MATCHES = 4;
+
+/**
+ * Every completed action of a sentence's clauses, in order (a status word or a result header yields
+ * one): whose each one is decides later (agent.ts), so 客服说已经加急处理了，我也帮您催了 still claims.
+ */
+export function chineseClaims(plain: string, marked: boolean, tableRow = false, limit = MAX_MATCHES): ChineseMatch[] {
+  if (ZH_OUTSIDE_TASK.test(plain)) return [];
   // A status word on its own: 搞定！, 办妥。, 好的，完事了。
   if (/^(?:好的|好嘞|OK|ok)?[，,\s]*(?:搞定|搞掂|办妥|完事|弄好|全搞定)[了啦咯！!。.～~\s]*$/.test(plain)) {
-    return { kind: "mutate", verb: "搞定" };
+    return [{ kind: "mutate", verb: "搞定" }];
   }
   const clauses = clausesOf(plain);
   // A question asks only in its last clause: "配置已经改好，要我现在重启吗？" still reports.
@@ -327,31 +266,32 @@ export function chineseClaim(plain: string, marked: boolean, tableRow = false): 
   // (Its clauses count only with a marker or a first-person subject of their own: 刚刚推上去了，你拉一下就能看到.)
   const advice = clauses.some((clause) => ZH_ADVICE.test(clause.words.join("")));
   // 本周计划：上线新版收银台，下线… is a plan; 查询结果：… reports what the assistant looked up.
-  if (ZH_PLAN_HEADER.test(plain)) return undefined;
+  if (ZH_PLAN_HEADER.test(plain)) return [];
   const header = ZH_RESULT_HEADER.exec(plain);
   // (处理结果：待定: a result still to come.)
-  if (header && /^\s*(?:待定|待确认|暂无|未定|未知|还没有|尚未)/.test(plain.slice(header[0].length))) return undefined;
+  if (header && /^\s*(?:待定|待确认|暂无|未定|未知|还没有|尚未)/.test(plain.slice(header[0].length))) return [];
   if (header && !ZH_PASTED.test(plain)) {
     const verb = header[1]!;
-    return { kind: VERBS.find(([entry]) => entry === verb)?.[1] ?? "observe", verb };
+    return [{ kind: VERBS.find(([entry]) => entry === verb)?.[1] ?? "observe", verb }];
   }
   // What the user pasted is analysed, not acted on — up to a consequence (…，所以去 Kibana 搜了).
   const pastedUntil = ZH_PASTED.test(plain)
     ? clauses.findIndex((clause) => clause.leadingConnector && CONSEQUENCE.test(clause.leadingConnector))
     : 0;
-  if (pastedUntil < 0) return undefined;
+  if (pastedUntil < 0) return [];
   // `--hard`：三者都重置: a definition list's entry (a code term, then what it does) with no marker.
   // (Not under a summary of changes: `client.ts`：加上重试 reports a change.)
-  if (!marked && DEFINITION.test(plain) && !/[已了过]/.test(plain)) return undefined;
+  if (!marked && DEFINITION.test(plain) && !/[已了过]/.test(plain)) return [];
   const opening = clauses[0]?.words.join("") ?? "";
   const contrast = clauses.some((clause) => clause.leadingConnector && CONTRAST.test(clause.leadingConnector));
-  if (!contrast && (/没能|未能|无法/.test(opening) || /(?:失败了?|没有成功|不成功)$/.test(opening))) return undefined;
-  if (!contrast && clauses.some((clause) => /未能|没能/.test(clause.words.join("")))) return undefined;
-  if (endsIntro && /下面是|以下是|这是/.test(plain)) return undefined;
+  if (!contrast && (/没能|未能|无法/.test(opening) || /(?:失败了?|没有成功|不成功)$/.test(opening))) return [];
+  if (!contrast && clauses.some((clause) => /未能|没能/.test(clause.words.join("")))) return [];
+  if (endsIntro && /下面是|以下是|这是/.test(plain)) return [];
   let carriedBlock = false;
   let carriedDone = false;
   let carriedOther = false;
   let carriedTemporal = false;
+  const matches: ChineseMatch[] = [];
   for (const whole of clauses.slice(pastedUntil)) {
     // A predicate sits near its clause's start; a bounded prefix keeps the detector linear.
     const clause =
@@ -373,26 +313,15 @@ export function chineseClaim(plain: string, marked: boolean, tableRow = false): 
     // 候补订单兑现后，12306 短信通知: after a temporal clause, a status or a bare verb is a
     // sequence (what happens then), not a report; a completed verb (…之后，推上去了) still reports.
     carriedTemporal = carriedTemporal || /(?:后|之后|以后|时|的时候)$/.test(clause.words.join(""));
-    if (found && typeof found === "object") return found;
+    if (found && typeof found === "object") {
+      matches.push(found);
+      if (matches.length >= limit) break;
+    }
     carriedDone = found === "marked";
     carriedOther = carriedOther || found === "other";
     carriedBlock = carriedBlock || opensBlock;
   }
-  return question || tableRow || marked ? undefined : evidencedReport(clauses);
-}
-
-/**
- * 续费阿里云 ECS 一年，订单号 2234019847712 / 给房东转 ¥6,500，招行流水号 2024…: a sentence that
- * opens with a bare verb of the table and gives the identifier only its being done produces
- * reports it; without such an id a verb-first clause reads as an instruction and is left alone.
- */
-function evidencedReport(clauses: ReadonlyArray<Clause>): ChineseMatch | undefined {
-  const first = clauses[0]?.words ?? [];
-  const text = clauses.map((clause) => clause.words.join("")).join("，");
-  if (!ZH_DONE_ID.test(text) || ZH_ADVICE.test(text) || ZH_PASTED.test(text)) return undefined;
-  // (给房东钱多多转…, 为阿姨周红添加…: the verb after a recipient of 给/为.)
-  const start = /^(?:给|为|帮|替)$/.test(first[0] ?? "") ? first.findIndex((_, at) => at > 0 && verbAt(first, at)) : 0;
-  const found = start >= 0 ? verbAt(first, start) : undefined;
-  if (!found || found.kind === "observe" || !unmarkedReport(first, first.join(""))) return undefined;
-  return { kind: found.kind, verb: found.verb };
+  if (matches.length > 0 || question || tableRow || marked) return matches;
+  const evidenced = evidencedReport(clauses);
+  return evidenced ? [evidenced] : [];
 }

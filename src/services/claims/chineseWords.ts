@@ -5,10 +5,13 @@ import {
   ZH_CARRIED_BLOCKERS,
   ZH_DONE_BEFORE,
   ZH_FIRST_PERSON,
+  ZH_LATIN_FOLLOWER,
+  ZH_LATIN_ROLES,
   ZH_NOUN_COMPOUNDS,
   ZH_OTHER_SUBJECTS,
   ZH_PERSON,
   ZH_SUBJECT_FOLLOWER,
+  ZH_SURNAMES,
 } from "./lexicon.zh.js";
 
 /**
@@ -55,7 +58,8 @@ export interface Clause {
 }
 
 export function clausesOf(plain: string): Clause[] {
-  const masked = plain.replace(NOUN_COMPOUND, MASK);
+  // (A clock time, 14:03, is one word: its colon breaks no clause.)
+  const masked = plain.replace(NOUN_COMPOUND, MASK).replace(/(\d):(?=\d)/g, "$1");
   const clauses: Array<{ words: string[]; leadingConnector: string | undefined }> = [
     { words: [], leadingConnector: undefined },
   ];
@@ -125,6 +129,26 @@ const OBJECT_MARKERS = new Set([
   "已帮",
 ]);
 
+/**
+ * How many words a person's name or an acting Latin name takes at `index` (0 if none): a surname
+ * and a given name of one or two characters before a subject's follower or a verb (王|磊|昨晚,
+ * 韩|冰|提了), a Latin role (DBA, CI), or a capitalised Latin name before a time, a report of
+ * speech or 把 (Tony 上周…, Google 发布…).
+ */
+export function nameAt(words: ReadonlyArray<string>, index: number): number {
+  const word = words[index] ?? "";
+  // (Not 已 alone after the name, which leaves it the task's object: 孙悦已经加进…群, PR 已提交.)
+  const acts = (length: number) => ZH_LATIN_FOLLOWER.test(words.slice(index + length, index + length + 4).join(""));
+  if (ZH_LATIN_ROLES.test(word) || /^[A-Z][a-z][A-Za-z]{0,18}$/.test(word)) return acts(1) ? 1 : 0;
+  for (const length of [2, 3]) {
+    const name = words.slice(index, index + length).join("");
+    if (name.length < 2 || name.length > 3 || !/^[\u4e00-\u9fff]+$/.test(name)) continue;
+    if (!ZH_SURNAMES.includes(word[0] ?? "") || (word.length > 1 && word.length !== name.length)) continue;
+    if (index + length < words.length && acts(length)) return length;
+  }
+  return 0;
+}
+
 /** Whether the nearest subject before word `at` is someone other than the assistant. */
 export function someoneElse(words: ReadonlyArray<string>, at: number): boolean {
   // What stands between 把/将 and the verb is the object; the subject comes before.
@@ -143,8 +167,13 @@ export function someoneElse(words: ReadonlyArray<string>, at: number): boolean {
     if (ZH_FIRST_PERSON.has(word) && !ownSelf) return false;
     if (ownSelf) return true;
     const joined = index > 0 ? words[index - 1]! + word : word;
+    const named = nameAt(words, index);
     const other =
-      ZH_OTHER_SUBJECTS.has(word) || ZH_OTHER_SUBJECTS.has(joined) || ZH_PERSON.test(word) || ZH_PERSON.test(joined);
+      ZH_OTHER_SUBJECTS.has(word) ||
+      ZH_OTHER_SUBJECTS.has(joined) ||
+      ZH_PERSON.test(word) ||
+      ZH_PERSON.test(joined) ||
+      (named > 0 && index + named <= at);
     if (!other && word !== "那边") continue;
     // 您的手机号, 您母亲的复查号: a possessive, not a subject; 客户记录, 供应商付款申请: a
     // modifier of a noun. A subject is followed by a marker, an adverb, a time, 说/把/将 or a verb.
@@ -161,7 +190,7 @@ export function someoneElse(words: ReadonlyArray<string>, at: number): boolean {
       ((name(1) && ZH_SUBJECT_FOLLOWER.test(words[index + 2] ?? "")) ||
         // (新同事孙|悦已经加进…组 is the object; with 把 after it, the split name is the agent.)
         (name(2) && ZH_SUBJECT_FOLLOWER.test(words[index + 3] ?? "") && words.slice(index + 3).includes("把")));
-    const subject = index + 1 === at || ZH_SUBJECT_FOLLOWER.test(words[index + 1] ?? "") || appositive;
+    const subject = index + 1 === at || ZH_SUBJECT_FOLLOWER.test(words[index + 1] ?? "") || appositive || named > 0;
     if (!possessive && !object && !place && subject) return true;
   }
   // 被主管驳回: the agent of a passive is someone else unless it is the assistant (已被合并 has none).

@@ -114,6 +114,8 @@ const COMPLETING = new Set(["now", "already", "all", "successfully", "both"]);
 const HEADLINE_NEXT = /^(?:to|in|into|on|onto|for|at|via|with|from|as|successfully|coderef|#\w+|v?\d[\w.]*)$/;
 
 const MAX_CLAUSE_WORDS = 40;
+/** Actions weighed per sentence: enough for a sentence that mixes others' actions with its own. */
+export const MAX_MATCHES = 4;
 
 /** Base forms of the lexicon's verbs, for checked boxes written in the imperative. */
 const BASE_FORMS: ReadonlyMap<string, VerbForm> = new Map(
@@ -202,11 +204,20 @@ function passiveOrState(clause: ReadonlyArray<string>): EnglishMatch | undefined
     }
     if (participleAt < 0) {
       // A headline: "Email sent to billing@…", "PR merged".
-      if (at <= 2 && before.every((w) => /^[a-z]+$/.test(w) && !OPENERS.has(w) && !COPULAS.has(w) && !blocked([w]))) {
+      // (An identifier may stand in the noun: "Invoice INV-204 sent", "PR #41 merged".)
+      const identifier = (w: string) => /\d/.test(w) || w.startsWith("#");
+      const nouns = before.filter((w) => !identifier(w));
+      const headlineNoun =
+        nouns.length <= 2 &&
+        at <= 5 &&
+        nouns.every((w) => /^[a-z]+$/.test(w) && !OPENERS.has(w) && !COPULAS.has(w) && !blocked([w]));
+      if (headlineNoun) {
         const headline = PAST_FORMS.get(word);
         const after = clause[at + 1];
         // A passive headline has no object: "Email sent to…", not "Alice pushed the fix".
-        if (headline && (after === undefined || HEADLINE_NEXT.test(after))) {
+        // ("Files deleted from Drive stay in the Bin": a finite verb later makes it a modifier.)
+        const finite = clause.slice(at + 1).some((w) => FINITE_LATER.has(w));
+        if (headline && (after === undefined || HEADLINE_NEXT.test(after)) && !finite) {
           return { kind: kindOf(headline, clause.slice(at + 1)), verb: word };
         }
       }
@@ -256,7 +267,17 @@ export function englishCue(plain: string): boolean {
 
 /** The action an English sentence claims, if any. */
 export function englishClaim(plain: string, marked: boolean, checked = false): EnglishMatch | undefined {
-  if (/\?\s*$/.test(plain) || OUTSIDE_TASK.test(plain)) return undefined;
+  return englishClaims(plain, marked, checked, 1)[0];
+}
+
+/**
+ * Every clause's completed action, in order: whose each one is decides later (agent.ts), so a
+ * sentence whose first action is someone else's can still claim one of its own ("Given that you
+ * think it was compromised, I've disabled sign-in").
+ */
+export function englishClaims(plain: string, marked: boolean, checked = false, limit = MAX_MATCHES): EnglishMatch[] {
+  if (/\?\s*$/.test(plain) || OUTSIDE_TASK.test(plain)) return [];
+  const matches: EnglishMatch[] = [];
   let otherSubject = false;
   let carriedModal = false;
   for (const whole of clauses(tokens(plain))) {
@@ -267,9 +288,12 @@ export function englishClaim(plain: string, marked: boolean, checked = false): E
     // no subject of its own.
     const ownSubject = clause.some((word) => FIRST_PERSON.has(word)) || DEFINITE_SUBJECT.test(clause[0]!);
     const found = carriedModal && !ownSubject ? undefined : clauseClaim(clause, marked, otherSubject, checked);
-    if (found) return found;
+    if (found) {
+      matches.push(found);
+      if (matches.length >= limit) break;
+    }
     carriedModal = clause.some((word) => MODALS.has(word)) || (carriedModal && !ownSubject);
     otherSubject = someoneElseActed(clause) || (otherSubject && !clause.some((word) => FIRST_PERSON.has(word)));
   }
-  return undefined;
+  return matches;
 }

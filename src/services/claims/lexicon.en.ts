@@ -424,6 +424,9 @@ export const OBJECT_KINDS: ReadonlyArray<readonly [verb: string, object: RegExp,
 
 /** Past forms after "I" that state a thought, an attempt or a wish, not a completed action. */
 export const NOT_ACTIONS: ReadonlySet<string> = new Set([
+  // Given names that end like a past form ("Alfred Wegener first presented…").
+  ...["alfred", "fred", "ted", "ed", "ahmed", "mohammed", "mohamed", "muhammed", "jared", "ned", "wilfred"],
+  ...["winifred", "manfred", "siegfried", "mildred", "elfried", "sigfried", "hammed", "rasheed", "saeed"],
   "noted",
   "acknowledged",
   "received",
@@ -840,6 +843,9 @@ export const FINITE_LATER: ReadonlySet<string> = new Set([
   "needs",
   "uses",
   "stays",
+  "stay",
+  "remain",
+  "remains",
   "goes",
   "shows",
   "is",

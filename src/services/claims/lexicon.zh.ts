@@ -137,6 +137,8 @@ export const CHINESE_VERBS: Readonly<Record<ClaimKind, ReadonlyArray<string>>> =
     "运行",
     "部署到本地",
     "备份",
+    "备注",
+    "标注",
     "标记",
     "锁定",
     "解锁",
@@ -257,6 +259,8 @@ export const CHINESE_VERBS: Readonly<Record<ClaimKind, ReadonlyArray<string>>> =
     "打上",
   ],
   deliver: [
+    "发放",
+    "退还",
     "发送",
     "发出",
     "发给",
@@ -454,6 +458,8 @@ export const ZH_PASTED =
 
 /** Completed words that state a thought or a state, not an action (我知道了, 我明白了). */
 export const ZH_NOT_ACTIONS: ReadonlySet<string> = new Set([
+  // Nouns that a resultative complement follows as their own change (数据出来了, 结果出来了).
+  ...["数据", "结果", "成绩", "名单", "分数", "消息", "报价", "天", "雨", "太阳", "价格", "排名"],
   "知道",
   "明白",
   "理解",
@@ -552,6 +558,8 @@ export const ZH_BLOCKERS: ReadonlySet<string> = new Set([...CLAUSE_BLOCKERS, ...
 
 /** Words that contain a marker or a verb but are nouns (masked before matching). */
 export const ZH_NOUN_COMPOUNDS: ReadonlyArray<string> = [
+  // (投诉经过, 事情的经过: the course of events.)
+  "经过",
   "已读回执",
   "已发送邮件",
   "已发送文件夹",
@@ -666,6 +674,25 @@ export const ZH_PERSON =
   // (会员 is a membership: 会员已续费.)
   /^(?!会员$)(?:[\u4e00-\u9fff]{0,3}(?:总|经理|老师|师傅|主任|主管|总监|同学|同事|员|物业|仓库|机房|官方|银行|平台|团队|律师|医生|会计|顾问|专员|助理|客服|工程师|设计师|工作室|公司|部门|办公室|前台|工作人员)|[\u4e00-\u9fff]{1,2}(?:哥|姐|工)|[小老][\u4e00-\u9fff]|DBA|HR|IT|QA|PM|SRE|ops)$/;
 
+/**
+ * Common surnames that are rarely the first character of another word: with a given name of one or
+ * two characters and a subject's follower after it (王磊昨晚…, 韩冰提了…) they name a person.
+ * (周, 马, 于, 张, 万, 安, 高, 方, 程, 金, 白, 常, 单, 时 start too many other words to count.)
+ */
+export const ZH_SURNAMES =
+  "王李刘陈杨赵黄吴孙胡朱郭罗梁宋郑谢韩唐冯董萧曹袁邓许傅沈曾彭吕苏卢蒋蔡贾丁魏薛叶阎潘杜戴夏钟汪田任姜范姚谭廖邹熊陆郝孔崔邱秦邵孟龙史顾侯邢段雷钱汤尹黎易武乔贺赖龚文庞樊殷颜倪严牛温芦俞章鲁葛伍韦申尤毕聂焦向柳覃祝岳齐柴";
+
+/** Roles and teams written in Latin letters that act as a subject (DBA 事后核对了…, CI 在 14:03 跑完了). */
+export const ZH_LATIN_ROLES = /^(?:DBA|HR|IT|QA|PM|SRE|ops|CI|CEO|CTO|CFO|COO|BD|PMO|NOC|SOC|CS|OPS|SA|PO)$/;
+
+/**
+ * What follows a name that acts (Tony 上周…, Google 发布…, Orchestrator 连续…): a time, a
+ * report of speech, 把/将 or an adverb of sequence — not 已 alone, after which the name is the
+ * task's object (PR 已提交, Nginx 已重启).
+ */
+export const ZH_LATIN_FOLLOWER =
+  /^(?:昨|今天|今早|上周|上个|上午|下午|凌晨|晚上|刚才|事后|后来|当时|那天|同年|随后|首先|最终|说|表示|反馈|提到|提了|提出|给你|给您|把|将|已经把|已把|已将|连续|在\d|在[^，。\d]{1,8}(?:上|中|里)|于\s*\d|第一次|首次|率先|宣布|推出|发布|收购|起诉|实施)/;
+
 /** What follows a subject (a marker, an adverb, a time, 说/把/将): a noun after it makes it a modifier (客户记录). */
 export const ZH_SUBJECT_FOLLOWER =
   /^(?:已|已经|刚|刚刚|刚才|都|也|又|还|就|说|表示|反馈|把|将|已于|于|在|那边|方面|自己|昨|今|前|上周|周[一二三四五六日]|[0-9]|自动|早就|早已|这边|目前|先|之前|以前|刚好)/;
@@ -677,7 +704,7 @@ export const ZH_FAILED_AFTER = /^(?:失败|不|没|未)/;
 
 /** A sentence that places the action outside this task. */
 export const ZH_OUTSIDE_TASK =
-  /(?:去年|前年|(?<![年月日号点])以前|多年前|小时候|上学时|当年|之前工作|过去几年|曾经|之前在别|别的项目|以往|很多次|好多次|多次了|一直以来|上个月|另一个团队|别的团队|其他项目)(?!的)/;
+  /(?:(?:上次|上回|之前|以前|过去)[^，。]{0,6}(?:帮|给|为|替)(?:别的|其他|其它|另一个|另外的)|去年|前年|(?<![年月日号点])以前|多年前|小时候|上学时|当年|之前工作|过去几年|曾经|之前在别|别的项目|以往|很多次|好多次|多次了|一直以来|上个月|另一个团队|别的团队|其他项目)(?!的)/;
 
 /**
  * A clause that ends in a status of completion (派单完成, 热加载成功, 核对无误, 调价生效, Issue 开好,

@@ -44,18 +44,31 @@ const NOT_DONE_EMOJI = /^(?:⏳|🔜|❌|⚠️?|🔴|🟡|⏸️?|🚧|📝|❓
 const CHECKED = /^\[[xX✓]\]\s*/;
 const UNCHECKED = /^\[\s\]\s*/;
 const LIST_MARKER = /^(?:[-*+•·]|\d+[.)、]|[a-z][.)])\s+/;
+// (Chinese: the tail is punctuation or symbols only — 完成登录页改版 is a task that names 完成, not a
+// done cell; English: a done word opens the cell — "Sent 10:14", "Done — issued to your card".)
 const DONE_CELL =
-  /^(?:done|completed?|finished|sent|shipped|deployed|merged|fixed|resolved|✅|✔️?|已完成|完成|已发送|已提交|已修复|已部署|已上线|搞定)\W*$/iu;
+  /^(?:(?:done|completed?|finished|sent|shipped|deployed|merged|fixed|resolved|issued|approved|refunded|published|posted|submitted|booked|scheduled|cancell?ed|installed|uploaded|delivered|paid|closed|applied|renewed|rotated|restored|migrated|archived|removed|deleted)\b(?![- ](?:by|for|when|if|once|after)\b)|(?:✅|✔️?|已完成|完成|已发送|已提交|已修复|已部署|已上线|搞定)[\s\p{P}\p{S}]*$|已(?!被|经被|由|经?(?:过期|失效|满|超|到期|逾期|售罄|停产|下架))[\u4e00-\u9fff]{2}(?!的)|^[\u4e00-\u9fff]{0,6}(?<![未没不])(?:成功|完成|完毕|搞定|办妥)[\s\p{P}\p{S}]*$)/iu;
 
+/** A status cell that says it has not happened, with an aside allowed ("Blocked (needs OTP)"). */
 const NOT_DONE_CELL =
-  /^(?:not started|to ?do|pending|planned|open|in progress|blocked|waiting|tbd|n\/a|—|-|⏳|❌|未开始|待办|待处理|进行中|未完成|未发送|计划中|阻塞)\W*$/iu;
+  /^(?:not started|to ?do|pending|planned|open|in progress|blocked|waiting|tbd|n\/a|—|-|⏳|❌|未开始|待办|待处理|进行中|未完成|未发送|计划中|阻塞)[\s\p{P}\p{S}]*(?:[(（][^)）]*[)）][\s\p{P}]*)?$/iu;
 
 /**
  * A line that introduces content written for the user (a draft, a template, a sample): what
  * follows it is the reply's content, not the assistant's report, up to the closing remark.
  */
 const CONTENT_INTRO =
-  /(?:\b(?:draft|template|sample|example|suggested|suggestion|version|option [a-z1-9]|wording|poem|haiku|limerick|verse|story|joke|translation|translated|rewrite|rewritten|macro|canned|boilerplate|reusable|plan|next steps|to-?do|message you can|text you can|reply you can|you (?:can|could|might) (?:post|send|paste|use|copy|adapt|forward)|for you to (?:post|send|paste|use|copy)|something like)\b|草稿|稿|模板|示例|范文|范例|照着|计划|待办|下一步|接下来|方案|思路|步骤|需要(?:更新|修改|调整|补充|处理)的(?:点|地方|内容|项)|纪要|起草|文案|话术|发布说明|更新日志|可以直接(?:贴|发|用|复制)|可以这样写|可以这样回复|供你|供您|诗|翻译|译文|你可以(?:直接)?(?:发|用|贴|复制)|您可以(?:直接)?(?:发|用|贴|复制))[^\n]*[:：]\s*$/i;
+  /(?:\b(?:draft|template|sample|example|suggested|suggestion|version|option [a-z1-9]|wording|poem|haiku|limerick|verse|story|joke|translation|translated|rewrite|rewritten|macro|canned|boilerplate|reusable|plan|next steps|to-?do|message you can|text you can|reply you can|(?:you|they|he|she) (?:can|could|might|may) (?:post|send|paste|use|copy|adapt|forward|submit|file|sign|print|share|email|read out|say|give|hand in|reply with|respond with)|for you to (?:post|send|paste|use|copy|submit|sign|share)|something like)\b|\bhere(?:'s| is) (?:a|an|your|one)\s+(?:[\w-]+\s+){0,3}?(?:email|e-mail|message|letter|reply|response|complaint|note|post|announcement|memo|bio|script|speech|toast|caption|tweet|review|apology|invitation|notice|statement|introduction|pitch|agenda|appeal|cover letter|description|text)\b|草稿|稿|模板|示例|范文|范例|照着|计划|待办|下一步|接下来|方案|思路|步骤|需要(?:更新|修改|调整|补充|处理)的(?:点|地方|内容|项)|纪要|起草|文案|话术|发布说明|更新日志|可以直接(?:贴|发|用|复制)|可以(?:这样|这么|如下)(?:写|回复|说|回)|(?:参考|参照)(?:下面|以下|这)|下面这(?:封|段|条|篇)|的[\u4e00-\u9fff]{0,6}(?:邮件|短信|通知|公告|信|致辞|声明)|供你|供您|诗|翻译|译文|你可以(?:直接)?(?:发|用|贴|复制|提交)|您可以(?:直接)?(?:发|用|贴|复制|提交))[^\n]*[:：]\s*$/i;
+
+/**
+ * A letter inside an answer (not its first line) or an email that opens with its subject line: its
+ * greeting opens content written for the user to send, whose "I" and "we" are the user's, up to
+ * the sign-off and the name under it.
+ */
+const LETTER_OPEN =
+  /^dear\s[^!?]{1,60}[,:：]\s*$|^to whom it may concern[,:：]?\s*$|^尊敬的[^。！!？?]{1,30}[:：，,]\s*$|^(?:subject|邮件主题|主题)\s*[:：]\s*\S/i;
+const SIGN_OFF =
+  /^(?:best|best regards|kind regards|warm regards|warmly|regards|sincerely|yours sincerely|yours faithfully|yours truly|many thanks|thanks|thank you|thanks again|cheers|respectfully|此致|敬礼|顺颂商祺|祝好|顺祝商祺|谢谢|感谢|多谢)[,，!.。！]?\s*$/i;
 
 /**
  * A heading that sums up what was done (改动摘要：, 本次改动, Changes made:): the list under it
@@ -65,7 +78,8 @@ const DONE_SUMMARY =
   /^(?:本次|这次|主要)?(?:改动|变更|修改|已完成|完成|已做|处理)(?:摘要|内容|清单|情况|事项|如下|说明)?\s*[:：]?$|^(?:changes made|what i (?:changed|did)|summary of changes)\s*:?$/i;
 
 /** A table column that names who owns each row (负责人, Owner): a row owned by someone else is theirs. */
-const OWNER_COLUMN = /^(?:负责人|执行人|经办人|处理人|owner|assignee)$/i;
+const OWNER_COLUMN =
+  /^(?:负责人|执行人|经办人|处理人|操作人|完成人|成员|人员|姓名|同事|owner|assignee|member|person|who|by|done by|handled by|owned by|engineer|on-?call)$/i;
 const SELF_OWNER = /^(?:我|我们|本人|助手|AI|me|I|assistant)$/i;
 
 /** Closing remarks after a draft ("Let me know…", "Want me to…") are the assistant's again. */
@@ -86,8 +100,10 @@ function assertionLines(
   let inContent = false;
   let content = { lines: 0, list: false, blank: false, ruled: false };
   let inSummary = false;
+  let letter: "body" | "name" | undefined;
+  let seen = false;
   let header: string[] | undefined;
-  for (const raw of lines) {
+  for (const [index, raw] of lines.entries()) {
     if (FENCE.test(raw)) {
       inFence = !inFence;
       continue;
@@ -118,8 +134,26 @@ function assertionLines(
       if (inContent) continue;
     }
     if (line === "") continue;
+    if (letter === "name") {
+      letter = undefined;
+      // The name (and title) under a sign-off.
+      if (line.length <= 40 && !/[.!?。！？]$/.test(line)) continue;
+    }
+    if (letter === "body") {
+      if (SIGN_OFF.test(line)) letter = "name";
+      else if (CLOSING.test(line)) letter = undefined;
+      if (letter !== undefined) continue;
+    }
+    const opening = line.replace(/\*\*|__/g, "");
+    if (LETTER_OPEN.test(opening) && (seen || /^(?:subject|邮件主题|主题)\s*[:：]/i.test(opening))) {
+      letter = "body";
+      continue;
+    }
+    seen = true;
     // An intro ends in a colon; only its tail is read, which keeps the test linear on a huge line.
-    if (/[:：]\s*$/.test(line) && CONTENT_INTRO.test(line.slice(-200))) {
+    // (An arrow pointing down ends an intro as a colon does: 维护公告草稿 ⬇️.)
+    const intro = /[⬇👇↓]/u.test(line) ? line.replace(/\s*(?:⬇️?|👇|↓)+\s*$/u, ":") : line;
+    if (/[:：]\s*$/.test(intro) && CONTENT_INTRO.test(intro.slice(-200))) {
       inContent = true;
       content = { lines: 0, list: false, blank: false, ruled: false };
       // The intro itself ("I wrote a draft:") may still assert something; keep it.
@@ -133,6 +167,11 @@ function assertionLines(
         .split("|")
         .map((cell) => cell.trim())
         .filter((cell) => cell !== "");
+      // A header row (the row above the separator) labels columns; it asserts nothing.
+      if (header === undefined && /^\s*\|?\s*:?-{3,}/.test(lines[index + 1] ?? "")) {
+        header = cells;
+        continue;
+      }
       const owner = header?.findIndex((cell) => OWNER_COLUMN.test(cell)) ?? -1;
       header ??= cells;
       if (owner >= 0 && cells[owner] !== undefined && !SELF_OWNER.test(cells[owner])) continue;

@@ -1,0 +1,180 @@
+/**
+ * Trains the claim detector's statistical check (src/services/claims/model.ts) on the labelled
+ * corpus and measures it:
+ *
+ *   npx tsx scripts/train-claims-model.ts --cv      # leave-one-file-out figures, rules alone vs with the check
+ *   npx tsx scripts/train-claims-model.ts --write   # train on every file, write src/services/claims/claimsModel.json
+ *
+ * Leave-one-file-out: for each file of a language, the model is trained on the language's other
+ * files, its threshold is chosen on those files' own leave-one-file-out scores (so never on the file
+ * being scored), and the file is scored once. Options: --bits N (hash buckets 2^N), --l2, --iterations,
+ * --max-lost (share of the rules' found claims the threshold may give up), --protect "a,b" (reasons
+ * never overridden), --with-agent (the rules' agent and reason as features too), --cues (sentences
+ * with a completed verb that no rule took, in honest answers, as more negatives).
+ */
+import { execFileSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import type { Language } from "../src/services/claims/text.js";
+import {
+  addFigures,
+  assistantScores,
+  type CorpusAnswer,
+  chooseThreshold,
+  corpusFiles,
+  describe,
+  examples,
+  type Figures,
+  figures,
+  languageModel,
+  loadFile,
+  modelData,
+  NO_FIGURES,
+  type TrainOptions,
+  train,
+} from "./claimsTraining.js";
+
+const { values: args } = parseArgs({
+  options: {
+    cv: { type: "boolean", default: false },
+    write: { type: "boolean", default: false },
+    bits: { type: "string", default: "15" },
+    l2: { type: "string", default: "0.0003" },
+    iterations: { type: "string", default: "120" },
+    rate: { type: "string", default: "0.5" },
+    "max-lost": { type: "string", default: "0.005" },
+    // (Reasons that name the assistant, a done marker or the task's object reported done.)
+    protect: {
+      type: "string",
+      default: "first person,done marker on its line,this task's object, marked done,this task's object, reported done",
+    },
+    lang: { type: "string" },
+    cues: { type: "boolean", default: false },
+    "with-agent": { type: "boolean", default: false },
+  },
+});
+
+const options: TrainOptions = {
+  dimensionBits: Number(args.bits),
+  l2: Number(args.l2),
+  iterations: Number(args.iterations),
+  rate: Number(args.rate),
+};
+const maxLost = Number(args["max-lost"]);
+// (A reason may hold a comma itself: "this task's object, marked done".)
+const protect = args.protect.split(/,(?! )/).filter((reason) => reason.trim() !== "");
+const LANGUAGES: ReadonlyArray<Language> = args.lang ? [args.lang as Language] : ["en", "zh"];
+
+const byFile = new Map<string, CorpusAnswer[]>();
+for (const file of corpusFiles()) byFile.set(file, loadFile(file, args["with-agent"]));
+const filesOf = (language: Language) => [...byFile.keys()].filter((file) => file.includes(`.${language}.`));
+
+/** Scores on each of `files` from a model trained on the others of `files`, and the fitted models' inputs. */
+function outOfFold(files: ReadonlyArray<string>): Map<string, number[][]> {
+  const scores = new Map<string, number[][]>();
+  for (const held of files) {
+    const rest = files.filter((file) => file !== held).flatMap((file) => byFile.get(file)!);
+    const model = languageModel(train(examples(rest, options.dimensionBits, args.cues), options), 0, protect);
+    scores.set(held, assistantScores(byFile.get(held)!, model, options.dimensionBits));
+  }
+  return scores;
+}
+
+/** The threshold chosen on the given files' out-of-fold scores. */
+function thresholdOn(files: ReadonlyArray<string>): number {
+  const scores = outOfFold(files);
+  const answers = files.flatMap((file) => byFile.get(file)!);
+  return chooseThreshold(
+    answers,
+    files.flatMap((file) => scores.get(file)!),
+    maxLost,
+  );
+}
+
+function byGroup(answers: ReadonlyArray<CorpusAnswer>, scores: ReadonlyArray<number[]>, threshold: number) {
+  const groups = new Map<string, { answers: CorpusAnswer[]; scores: number[][] }>();
+  answers.forEach((item, at) => {
+    for (const key of [item.register, `length ${item.length}`]) {
+      const group = groups.get(key) ?? { answers: [], scores: [] };
+      group.answers.push(item);
+      group.scores.push(scores[at]!);
+      groups.set(key, group);
+    }
+  });
+  return [...groups.entries()]
+    .filter(([key]) => !key.includes("unlabelled"))
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([key, group]) => ({
+      key,
+      rules: figures(group.answers, group.scores, 0),
+      model: figures(group.answers, group.scores, threshold),
+    }));
+}
+
+function crossValidate(language: Language) {
+  const files = filesOf(language);
+  let rulesTotal: Figures = NO_FIGURES;
+  let modelTotal: Figures = NO_FIGURES;
+  const registers = new Map<string, { rules: Figures; model: Figures }>();
+  console.log(`\n== ${language}: leave one file out (${files.length} files) ==`);
+  for (const held of files) {
+    const rest = files.filter((file) => file !== held);
+    const threshold = thresholdOn(rest);
+    const training = rest.flatMap((file) => byFile.get(file)!);
+    const model = languageModel(
+      train(examples(training, options.dimensionBits, args.cues), options),
+      threshold,
+      protect,
+    );
+    const answers = byFile.get(held)!;
+    const scores = assistantScores(answers, model, options.dimensionBits);
+    const rules = figures(answers, scores, 0);
+    const withModel = figures(answers, scores, threshold);
+    rulesTotal = addFigures(rulesTotal, rules);
+    modelTotal = addFigures(modelTotal, withModel);
+    console.log(
+      `${held.padEnd(20)} threshold ${threshold.toFixed(2)}  rules ${describe(rules)}  |  +model ${describe(withModel)}`,
+    );
+    for (const group of byGroup(answers, scores, threshold)) {
+      const entry = registers.get(group.key) ?? { rules: NO_FIGURES, model: NO_FIGURES };
+      registers.set(group.key, {
+        rules: addFigures(entry.rules, group.rules),
+        model: addFigures(entry.model, group.model),
+      });
+    }
+  }
+  console.log(`${"ALL".padEnd(20)}                 rules ${describe(rulesTotal)}  |  +model ${describe(modelTotal)}`);
+  if (registers.size > 0) console.log("by register and length (files that label them):");
+  for (const [key, entry] of [...registers.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    console.log(`  ${key.padEnd(18)} rules ${describe(entry.rules)}  |  +model ${describe(entry.model)}`);
+  }
+}
+
+if (args.cv) for (const language of LANGUAGES) crossValidate(language);
+
+if (args.write) {
+  const fitted = {} as Record<
+    Language,
+    { trained: { bias: number; weights: Float64Array }; threshold: number; protect: string[] }
+  >;
+  const summary: Record<string, unknown> = {};
+  for (const language of ["en", "zh"] as const) {
+    const files = filesOf(language);
+    const threshold = thresholdOn(files);
+    const answers = files.flatMap((file) => byFile.get(file)!);
+    const data = examples(answers, options.dimensionBits, args.cues);
+    fitted[language] = { trained: train(data, options), threshold, protect };
+    summary[language] = { files, answers: answers.length, examples: data.rows.length };
+    console.log(`${language}: ${answers.length} answers, ${data.rows.length} examples, threshold ${threshold}`);
+  }
+  const file = fileURLToPath(new URL("../src/services/claims/claimsModel.json", import.meta.url));
+  const data = modelData(options.dimensionBits, args["with-agent"], fitted, {
+    by: "scripts/train-claims-model.ts",
+    options: { ...options, maxLost, protect, cues: args.cues },
+    ...summary,
+  });
+  writeFileSync(file, `${JSON.stringify(data, null, 2)}\n`);
+  execFileSync("npx", ["biome", "format", "--write", file], { stdio: "inherit" });
+  console.log(`wrote ${file}`);
+}

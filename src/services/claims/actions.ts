@@ -1,0 +1,88 @@
+import { type Agent, type AnswerContext, answerContext, attributeAgent } from "./agent.js";
+import { chineseClaims } from "./chinese.js";
+import { englishClaims } from "./english.js";
+import type { ClaimKind } from "./kinds.js";
+import { selfMarkedLine, statusLine } from "./statusLines.js";
+import { assertionSentences, type Sentence } from "./text.js";
+
+/**
+ * Every completed action an answer's sentences report, with who performed it: what the language
+ * rules found (claims/english.ts, claims/chinese.ts, status lines) and the agent attribution gave
+ * it (claims/agent.ts). The detector keeps the assistant's; the statistical check
+ * (claims/model.ts) reads all of them, with the answer around them.
+ */
+
+export interface AttributedAction {
+  readonly sentence: Sentence;
+  /** The sentence's place among the answer's assertion sentences. */
+  readonly index: number;
+  /** A done marker, a checked box or a done row leads the line, or a key: value line says done. */
+  readonly marked: boolean;
+  readonly kind: ClaimKind;
+  readonly verb: string;
+  readonly agent: Agent;
+  readonly reason: string;
+}
+
+export interface AnswerActions {
+  readonly sentences: ReadonlyArray<Sentence>;
+  readonly context: AnswerContext;
+  readonly actions: ReadonlyArray<AttributedAction>;
+}
+
+export function attributedActions(answer: string): AnswerActions {
+  const sentences = assertionSentences(answer);
+  const found: Array<{
+    sentence: Sentence;
+    index: number;
+    language: Sentence["language"];
+    plain: string;
+    marked: boolean;
+    kind: ClaimKind;
+    verb: string;
+    /** Whether later actions of the same sentence may be weighed, when the first is someone else's. */
+    more: boolean;
+  }> = [];
+  for (const [index, sentence] of sentences.entries()) {
+    const marked = sentence.doneMarker || sentence.doneRow;
+    // The first action only: the later ones are read when the first turns out someone else's.
+    const [first] =
+      sentence.language === "zh"
+        ? chineseClaims(sentence.plain, marked, sentence.tableRow, 1)
+        : englishClaims(sentence.plain, marked, sentence.checked, 1);
+    const base = { sentence, index, language: sentence.language, plain: sentence.plain };
+    // A table row's cells are labels ("Managed service") unless a status cell or the first person says done.
+    const label = sentence.tableRow && !marked && !/\b(?:I|we|We)\b|我/.test(sentence.plain);
+    if (first && !label) {
+      found.push({ ...base, marked, kind: first.kind, verb: first.verb, more: true });
+      continue;
+    }
+    // A key: value line with a done value reports as a checked box does.
+    const status = sentence.tableRow ? undefined : statusLine(sentence.language, sentence.plain);
+    if (status) found.push({ ...base, marked: true, kind: status.kind, verb: status.verb, more: false });
+    const self = status || sentence.language !== "zh" ? undefined : selfMarkedLine(sentence.plain, marked);
+    if (self) found.push({ ...base, marked: true, kind: self.kind, verb: self.verb, more: false });
+  }
+  // The answer's length counts what was set aside too (a draft, a list written for the user).
+  const written = answer.split(/(?<=[.!?。！？])\s+|\n+/).filter((part) => /[\p{L}\p{N}]/u.test(part)).length;
+  const context = answerContext(sentences, written, found);
+  const actions = found.map((match): AttributedAction => {
+    let claim = { kind: match.kind, verb: match.verb };
+    let { agent, reason } = attributeAgent(match.language, match.plain, match.verb, context, match.marked);
+    const later = () =>
+      (match.language === "zh"
+        ? chineseClaims(match.plain, match.marked, match.sentence.tableRow)
+        : englishClaims(match.plain, match.marked, match.sentence.checked)
+      ).slice(1);
+    for (const next of agent === "assistant" || !match.more ? [] : later()) {
+      // (Only in the first person: a later status in a sentence framed as a definition or a source is the frame's.)
+      const attribution = attributeAgent(match.language, match.plain, next.verb, context, match.marked);
+      if (attribution.agent !== "assistant" || attribution.reason !== "first person") continue;
+      claim = next;
+      ({ agent, reason } = attribution);
+      break;
+    }
+    return { sentence: match.sentence, index: match.index, marked: match.marked, ...claim, agent, reason };
+  });
+  return { sentences, context, actions };
+}

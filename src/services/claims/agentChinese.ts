@@ -1,0 +1,202 @@
+import { type AnswerContext, type Attribution, around, type Subject, unmarkedAgent } from "./agentContext.js";
+import { VERBS } from "./chineseWords.js";
+import { ZH_LATIN_FOLLOWER, ZH_LATIN_ROLES, ZH_OTHER_SUBJECTS, ZH_PERSON, ZH_SURNAMES } from "./lexicon.zh.js";
+
+/**
+ * Chinese: who performed a completed action — the assistant (我/我们, a status line with the
+ * subject left out, the task's object marked done), the user (你/您, a how-to step, advice), a third
+ * party (被/由 + agent, a named actor as subject, a source being relayed) or nobody (history, a cause).
+ */
+
+const ZH_FIRST = /我们|我|咱们|本人|小助手/;
+/** Clause breaks, but not the colon of a clock time (CI 在 14:03 跑完了). */
+const CLAUSE_SPLIT = /[，,；;：]|(?<!\d):|:(?!\d)|\p{Extended_Pictographic}/u;
+/** 自动 before a verb: done by a system (自动执行了, 自动部署到了). */
+const ZH_AUTOMATIC =
+  /自动(?:地)?(?:执行|完成|触发|部署|重启|运行|发送|发出|推送|同步|续期|更新|删除|清理|切换|生成|扣|重试|回滚|扩容|缩容|备份|归档|合并|关闭|开启)/;
+/** What may stand before the verb of a Chinese status line with no subject (已为您, 刚刚, 好嘞，都…). */
+const ZH_SUBJECTLESS =
+  /^(?:(?:好的|好嘞|好了|嗯|对了|另外|然后|并且|并|同时|顺便|也|都|又|还|先|均|全部|一并|分别|重新|马上|这边|所以|于是|因此|就|去|来)\s*)*(?:(?:已经|已|刚刚|刚才|刚|已为|已帮|已给|已按|已根据).*|(?:帮|为|给|替|在|把|将|按|按照|根据|依照|用|向|跟|和|对|从|通过|去|到)(?!.*(?:他|她|他们|她们|对方|客户|同事)(?:已|在|也|又|刚|都)).*)?$/;
+
+export function chineseSubject(before: string): Subject {
+  const clause = (before.split(/[，,；;：。！!]|(?<!\d):|:(?!\d)/).at(-1) ?? before).replace(/\s+/g, "");
+  if (ZH_FIRST.test(clause)) return "first person";
+  return ZH_SUBJECTLESS.test(clause) ? "left out" : "stated";
+}
+
+/** 被/由 + an agent and what it does, anywhere before the verb (备份任务由 cron 每天 02:00 触发，…). */
+const ZH_AGENT_EARLIER =
+  /(?:由|被)(?!我|咱)[^，,。；;]{1,12}?(?:触发|执行|负责|处理|完成|自动|发起|调度|接手|推送|操作)/;
+/** What a source says (供应商回复说…, 李老师在群里通知：…, 公告的意思是：…) is reported, not done. */
+const ZH_REPORTED =
+  /(?:(?<![跟给和向对你您])(?:说|讲)(?![明下一的])|表示|反馈说|回复说|回复称|通知[:：]|称[:：，,]|提到|写道|写着|显示[:：]|公告[:：]|告知|透露|指出|意思是|听说|转述|(?:结论|决定|诉求|要求|安排|原话|答复)是|(?:根据|据)[^，,。]{0,12}(?:日志|公告|文档|说明|报道|消息|通知|记录|新闻|官网)[，,]|据(?:[^，,。]{0,8})(?:说|称|消息|报道|反馈|介绍|回复|通知))[^。；;]*$/;
+/** An earlier clause that relays a source (据快递员反馈，…; 客户说…): a subjectless clause after it is the source's. */
+const ZH_RELAY_FRAME =
+  /^(?:据|根据|听)[^，,。]{0,12}(?:说|称|反馈|介绍|回复|通知|报道|消息)|(?<![跟给和向对你您])(?:说|表示|反馈|称|提到|回复)$/;
+/** The register of a letter written for the user to send (贵司, 贵方): its "we" is the user's company. */
+const ZH_LETTER = /(?:我们|我司|本公司)[^。]*(?:贵司|贵公司|贵方|贵单位)|此致|敬礼/;
+/** After the verb: a sequence or an instruction (改完…后需要重启, 执行完可以用…, 迁过去了再说). */
+const ZH_SEQUENCE_AFTER =
+  /^(?:[完好过掉]|[\u4e00-\u9fff]{0,2}[了]?)[^，,。；;]{0,24}?(?:后|之后|以后|再说|再|才|可以|需要|就能|就可以|即可)/;
+/** Advice or a reminder to the user before the verb (建议先…确认数据都迁过去了再说, 记得把…换掉). */
+const ZH_ADVICE_BEFORE = /(?:建议|记得|提醒|麻烦|务必|最好|别忘了|应该|需要|可以)[^。；;]*$/;
+/** An inference from what the user showed (说明部署在 10:01 结束，…): analysis, not a report of work. */
+const ZH_INFERENCE = /^(?:这)?(?:说明|可见|看来|由此可见|可以看出|看得出)/;
+/** A terse status after the task's object (数据清洗完成：, 轮换完成, 解封成功): a report's line. */
+const ZH_STATUS_AFTER = /^(?:完成|完毕|成功|办妥|搞定|好|妥)|^(?:结果)?[：:]\s*$/;
+/** 被/由 + an agent other than the assistant before the verb. */
+const ZH_PASSIVE_AGENT = /(?:被|由|经由)(?!我|咱)([^\s，,。；;：:]{1,12}?)(?:自动|统一|直接|负责|手动|亲自)?$/;
+const ZH_CAUSE_BEFORE =
+  /(?:因为|由于|是因为|原因是|之所以|起因是|导致|造成|引起|所以才|如果|一旦|每当)[^；;。]*$|(?:就|于是|结果|所以|才)[^，,；;。]{0,12}$|(?:时|的时候|之后|以后|后)[，,][^；;。]*$/;
+/** A time before this task (昨天, 上周, 去年…), written after a subject. */
+const ZH_EARLIER =
+  /^[^，,。；;]{0,12}?(?:昨天|昨晚|昨日|昨夜|前天|前晚|上周|上星期|上个?月|去年|前年|前几天|几天前|早些时候|之前)/;
+/** A release the change shipped in (在 2.3.1 版本修复了, 在 Python 3.12 里已经修复): the software's history. */
+const ZH_VERSION = /在[^，,。；;]{0,16}?v?\d+(?:\.\d+)+[^，,。；;]{0,4}?(?:版本|版|里|中)/i;
+const ZH_CAUSE_AFTER = /^[^，,；;。]*?(?:造成的|导致的|引起的|引发的|所致)/;
+/**
+ * A year of history, a date the event is placed at (于…年), an era: an event of the world.
+ * (已于 2025 年 3 月提交 is the assistant's own dated status.)
+ */
+const ZH_DATE =
+  /(?:截至|截止到?)\s*\d{1,2}\s*月\s*\d{1,2}\s*日|(?<!已)(?:于|在|是在|早在)\s*(?:公元前?)?\s*\d{3,4}\s*年(?!度)|(?<![已于]\s*)(?:1[0-9]{3}|20[0-9]{2})\s*年(?!度|底|初|末|的|以|之|前|后|[^，,。；;]{0,8}的)|公元前?|世纪|年代|王朝|时期|年间/;
+/** 你/您 as the subject (not 你的…, 帮你, 按你说的). */
+const ZH_USER =
+  /(?:^|[^给帮为替跟和向对与让请把将按照依据用从在])(?:你|您)(?:们)?(?![^，,。；;]{0,3}的|说)[^，,。；;给]{0,8}$/;
+/** A how-to: a sentence that opens with a step the user takes (打开, 点击, 进入, 选择…). */
+const ZH_HOW_TO =
+  /^(?:第?[一二三四五六七八九十\d]+[步、.)）]\s*)?(?:先|再|然后|接着|最后)?(?:打开|点击|点|进入|选择|长按|返回|找到|输入|勾选|切换到|前往)/;
+
+/** What follows a subject (a marker, an adverb, a time, 说/把): a noun after the word makes it a modifier (供应商发票). */
+const ZH_FOLLOWER =
+  /^\s*(?:已|均|都|在|于|也|又|刚|昨|今|上午|下午|说|把|将|给|会|还|就|先|自己|那边|这边|方面|早|一直|用|通过|对|向|从|至今|仍|曾|先后|随后|后来|当时)/;
+const ZH_ACTORS = [
+  ...[...ZH_OTHER_SUBJECTS].filter((word) => word.length >= 2 || /[他她它]/.test(word)),
+  ...["学校", "公司", "政府", "医院", "法院", "管理层", "董事会", "央行", "监管", "厂家", "商家", "对方", "物业"],
+  ...["作者", "研究者", "研究人员", "研究团队", "开发者", "维护者", "评审会", "科学家", "宇航员"],
+];
+const HAN_NAME = new RegExp(`^[${ZH_SURNAMES}][\\u4e00-\\u9fff]{1,2}?(?=\\S)`);
+const LATIN_NAME = /^([A-Z][a-z][A-Za-z]{0,18}|[A-Z]{2,4})\s*/;
+
+/** A person's name, a role or a Latin name that acts at the start of a clause (王磊昨晚…, Google 发布…, DBA 事后…). */
+function namedActor(head: string): string | undefined {
+  const latin = LATIN_NAME.exec(head);
+  if (latin && (ZH_LATIN_ROLES.test(latin[1]!) || /[a-z]/.test(latin[1]!))) {
+    if (ZH_LATIN_FOLLOWER.test(head.slice(latin[0].length))) return latin[1];
+  }
+  for (const length of [2, 3]) {
+    const name = HAN_NAME.exec(head.slice(0, length))?.[0];
+    if (name?.length === length && ZH_LATIN_FOLLOWER.test(head.slice(length))) return name;
+  }
+  return undefined;
+}
+
+/** Someone other than the assistant opening the clause as its subject (客服均已回复, 她在上午…发出了). */
+function otherActorFirst(clause: string): string | undefined {
+  // (这篇论文的作者用…: a modifier with 的 before the actor.)
+  const head = clause.replace(/^\s*(?:\d{1,2}[:：]\d{2}\s*)?/, "").replace(/^[^，,的]{1,8}的(?=\S)/, "");
+  // (The actor right before the verb is its subject: 管理层关闭了…; 供应商发票核完了 is a noun phrase.)
+  // (会议确认了…: an actor directly before a verb of the table.)
+  const word = ZH_ACTORS.find(
+    (actor) =>
+      head.startsWith(actor) &&
+      (ZH_FOLLOWER.test(head.slice(actor.length)) ||
+        head.trim() === actor ||
+        VERBS.some(([verb]) => head.startsWith(`${verb}了`, actor.length))),
+  );
+  if (word) return word;
+  const named = namedActor(head);
+  if (named) return named;
+  const role = /^[\u4e00-\u9fff]{1,6}?(?=(?:已经?|均已|都已|在|于|也|又|刚|昨|今|上午|下午|说|把|将|给))/.exec(
+    head,
+  )?.[0];
+  return role && ZH_PERSON.test(role) ? role : undefined;
+}
+
+/** Chinese: who performed the action `verb` names in `plain`. */
+export function chineseAgent(plain: string, verb: string, context: AnswerContext, marked: boolean): Attribution {
+  const { before, after } = around("zh", plain, verb);
+  if (ZH_LETTER.test(plain)) return { agent: "user", reason: "a letter written for the user" };
+  const subject = chineseSubject(before);
+  if (subject === "first person") return { agent: "assistant", reason: "first person" };
+  // 已开具的发票: an attributive participle describes a thing, it reports nothing.
+  if (/^[\u4e00-\u9fff]?的/.test(after)) return { agent: "none", reason: "attributive participle" };
+  // (过 in 过程 or 过期 is no completion.)
+  const completed =
+    /^[完好掉上下出到成]?(?:了|过(?![程期滤渡度于]))|^[^，,。；;]{0,8}?了(?!解)/.test(after) || /已|刚/.test(before);
+  if (!marked && !completed && ZH_SEQUENCE_AFTER.test(after)) {
+    return { agent: "user", reason: "a step in a sequence or an instruction" };
+  }
+  if (ZH_HOW_TO.test(plain) && !completed && !marked) return { agent: "user", reason: "a step of a how-to" };
+  if (!marked && ZH_ADVICE_BEFORE.test(before)) return { agent: "user", reason: "advice to the user" };
+  if (ZH_INFERENCE.test(plain)) return { agent: "none", reason: "an inference from what was shown" };
+  // …被 master 进程杀掉并重启，…，就给客户端回: an actor named in an earlier clause carries to a subjectless one.
+  const earlierClauses = before.slice(0, before.length - (before.split(CLAUSE_SPLIT).at(-1)?.length ?? 0));
+  const carried = /(?:被|由)(?!我|咱)[^，,。；;]{1,12}/.exec(earlierClauses);
+  if (carried && !marked) {
+    return { agent: "third party", reason: `actor of an earlier clause: ${carried[0]}` };
+  }
+  // 迁移在部署过程中自动执行了: a system did it, whatever the subject (自动 as the verb's adverb,
+  // not in a noun: 关闭了会员自动续费).
+  const ownClause = `${before.split(CLAUSE_SPLIT).at(-1) ?? ""}${after.split(CLAUSE_SPLIT)[0] ?? ""}`;
+  if (!marked && ZH_AUTOMATIC.test(ownClause) && !ZH_FIRST.test(ownClause)) {
+    return { agent: "third party", reason: "done automatically by a system" };
+  }
+  if (!marked && ZH_VERSION.test(before)) return { agent: "none", reason: "fixed in a release of the software" };
+  if (subject === "left out" && !completed && !marked && /要|需要|应该|可以|必须|记得|别|不要/.test(plain)) {
+    return { agent: "user", reason: "an instruction with the subject left out" };
+  }
+  if (subject === "left out" && !marked && !ZH_FIRST.test(earlierClauses)) {
+    // 秦始皇于公元前221年统一六国，建立了秦朝: the subject and time of an earlier clause carry.
+    // (它至今仍在工作，已经累计完成了…: the nearest clause that names its subject.)
+    const earlierParts = earlierClauses.split(CLAUSE_SPLIT).filter((part) => part.trim() !== "");
+    for (const part of earlierParts.reverse()) {
+      const actor = otherActorFirst(part.trim());
+      if (actor) return { agent: "third party", reason: `someone else as subject of the sentence: ${actor}` };
+    }
+    if (ZH_DATE.test(earlierClauses)) return { agent: "none", reason: "a dated event of the world" };
+    // 据快递员反馈，包裹…已经退回站点: what follows a relayed source is the source's.
+    if (earlierParts.some((part) => ZH_RELAY_FRAME.test(part.trim())))
+      return { agent: "third party", reason: "what a source reports" };
+  }
+  if (subject === "left out") {
+    return { agent: "assistant", reason: marked ? "done marker on its line" : "status line with the subject left out" };
+  }
+  const lastClause = before.split(/[，,；;：。！!]|(?<!\d):|:(?!\d)/).at(-1) ?? before;
+  const passive = ZH_PASSIVE_AGENT.exec(before.replace(/\s+/g, "").slice(-16));
+  if (passive) return { agent: "third party", reason: `passive agent: ${passive[0]}` };
+  const earlier = ZH_AGENT_EARLIER.exec(before);
+  if (earlier) return { agent: "third party", reason: `passive agent: ${earlier[0]}` };
+  if (ZH_REPORTED.test(before)) return { agent: "third party", reason: "what a source reports" };
+  if (ZH_USER.test(lastClause)) return { agent: "user", reason: "the user as subject" };
+  const actor = otherActorFirst(lastClause);
+  if (actor) return { agent: "third party", reason: `someone else as subject: ${actor}` };
+  if (/自动/.test(lastClause)) return { agent: "third party", reason: "done automatically by a system" };
+  if (ZH_CAUSE_BEFORE.test(before)) return { agent: "none", reason: "inside a clause that explains a cause" };
+  if (ZH_CAUSE_AFTER.test(after)) return { agent: "none", reason: "an event explained as a cause" };
+  if (ZH_DATE.test(before)) return { agent: "none", reason: "a dated event of the world" };
+  if (marked) return { agent: "assistant", reason: "done marker on its line" };
+  if (context.relayed) return { agent: "third party", reason: "narrated in a summary of a source" };
+  // 补丁上周已经合入上游: a subject's event at a time of its own before this task.
+  if (ZH_EARLIER.test(lastClause)) return { agent: "none", reason: "an earlier event with a time of its own" };
+  // 补偿券已经发到您的账户了, 会议邀请已发送给 6 位参会人: the task's object, marked done.
+  // (您的照片在 6 月 20 日 21:15 提交: the user's own step at a time of its own.)
+  const yours = /(?:你|您)的/.test(lastClause) && !/在\s*\d/.test(lastClause);
+  if (/(?:已经?|均已|都已|全部已)\s*\S{0,4}$/.test(lastClause) || yours) {
+    return { agent: "assistant", reason: "this task's object, marked done" };
+  }
+  if (/(?:我|我们)(?:已经?|也|还|刚|又|都)?[^，,。；;你您他她]{0,12}[了过]/.test(plain)) {
+    return { agent: "assistant", reason: "first person" };
+  }
+  // 数据清洗完成：, 标书格式按公司模板调整好了：: the heading of a list of what was done.
+  if (/[：:]\s*$/.test(plain) && /^(?:完成|完毕|成功|好|了|结果)|^\S{0,2}了/.test(after)) {
+    return { agent: "assistant", reason: "heading of a list of what was done" };
+  }
+  const terse =
+    ZH_STATUS_AFTER.test(after) ||
+    (/(?:完成|完毕|成功|办妥|搞定)$/.test(verb) && /^\s*(?:[，,。；;：:!！]|$)/.test(after));
+  if (terse && (context.report || context.sentences <= 3)) {
+    return { agent: "assistant", reason: "terse status after the task's object" };
+  }
+  return unmarkedAgent(context, plain.length <= 40);
+}

@@ -1,0 +1,200 @@
+import { type AnswerContext, type Attribution, around, type Subject, unmarkedAgent } from "./agentContext.js";
+
+/**
+ * English: who performed a completed action — the assistant (first person, a status line with the
+ * subject left out, this task's object reported done), the user, a third party (a passive's agent,
+ * a named person or system as subject, a source being relayed) or nobody (history, a cause, a
+ * definition).
+ */
+
+const EN_FIRST_PERSON = /\b(?:i|we|i've|we've|i'd|we'd)\b/;
+/** Words that open a clause of its own, whose subject is not the main clause's. */
+const EN_CLAUSE_OPENER =
+  /\b(?:which|who|that|because|since|when|whenever|after|once|until|if|although|though|while|where)\b/;
+const EN_VERB_NEXT =
+  /^\s+(?:\w+ly\s+)?(?:[a-z]{2,}ed|was|were|had|has|made|took|sent|built|wrote|led|won|lost|ran|became|began)\b/;
+const EN_BY_SELF = /^\s*(?:\w+ly\s+)?by\s+(?:me|us|myself)\b/;
+/** Words a status line may open with before its verb ("Done — pushed…", "Also updated…"). */
+const EN_OPENERS =
+  /^(?:(?:ok(?:ay)?|sure|done|all set|great|good news|update|also|just|already|finally|yes|yep|alright|right|perfect|success|successfully|status|and|then|now|both|first|next|lastly|quick update|all done|heads up|fyi|note)\b[\s,.!:;—–-]*)*$/;
+
+const EN_FIRST_PERSON_ACTION =
+  /\b(?:i|we)\s+(?:also\s+|just\s+|already\s+|then\s+|have\s+|'ve\s+)*(?:[a-z]{3,}ed|sent|made|wrote|set|put|ran|built|took|got|gave|left)\b/;
+const EN_HEADLINE =
+  /^(?!(?:the|a|an|this|that|these|those|he|she|they|it|we|you|someone|everyone|nobody|one|both|all|each)\b)[a-z][\w'-]*(?:\s+[a-z0-9][\w'./-]*){0,3}$/;
+/** A direct object right after the verb: the verb is active, so what stands before it is its doer, not its object. */
+const EN_OBJECT_NEXT =
+  /^\s+(?:a|an|the|this|that|these|those|his|her|their|its|our|my|one|two|three|four|five|all|both|each|every|some|several|\d)\b/;
+/** A finite verb later in the clause makes the participle a modifier ("Files deleted from Drive stay in the Bin"). */
+const EN_FINITE_AFTER =
+  /^[^,;:.]*?\s(?:stay|stays|remain|remains|are|is|get|gets|go|goes|can|cannot|can't|will|won't|must|should|may|might|need|needs|take|takes|become|becomes|count|counts|appear|appears|show|shows|land|lands|end up|ends up)\b/;
+/** Adverbs between a subject and its verb ("UC then requested…", "Marta quickly escalated…"). */
+const EN_ADVERBS =
+  /(?:\s+(?:then|also|later|first|finally|eventually|initially|subsequently|originally|again|already|just|soon|\w+ly))*\s*$/;
+const EN_AUXILIARY = /\b(?:was|were|is|are|be|been|being|has|have|had|got|gets|did|does|do)\b/;
+const EN_PERFECT =
+  /\b(?:has|have|'s)\s+(?:\w+ly\s+|now\s+|all\s+|also\s+|just\s+|already\s+)*been\s+(?:\w+ly\s+)?$|\b(?:is|are)\s+(?:now|all|already)\s+$/;
+const EN_YOUR = /^(?:your|you're)\b/;
+
+const EN_PAST_ANCHOR =
+  /\b(?:on (?:mon|tues|wednes|thurs|fri|satur|sun)day|yesterday|last (?:week|month|night|year|time)|(?:\d+|two|three|four|a few|several) (?:days|weeks|months|years) ago|earlier this (?:week|month|year)|on the \d{1,2}(?:st|nd|rd|th))\b/;
+
+/** "Committed: a change is recorded…": a term being defined, not a status. */
+const EN_DEFINITION = /^\s*:\s*(?:a|an|the|it|this|when|means|used|refers|your|its|their|some|one|any)\b/;
+
+/** English: the doer as the sentence names it — the assistant, nobody (a status line), or someone. */
+export function englishSubject(before: string, after: string): Subject {
+  // The subject of the verb's own clause: "…Cipriani et al., which compared…" is not the "I" of "I know of".
+  const own = before.split(EN_CLAUSE_OPENER).at(-1) ?? before;
+  if (EN_FIRST_PERSON.test(own) || EN_BY_SELF.test(after) || /\((?:me|us|i)\)/.test(own)) return "first person";
+  // "Mehmed used…": a capitalised name that a verb follows is the subject, not a past verb.
+  if (EN_VERB_NEXT.test(after)) return "stated";
+  // The verb opens the sentence or a clause after a colon or a dash: "Pushed the fix", "Done: merged #41".
+  const clause = (before.split(/[;—–]|:(?!\d)|\s-\s/).at(-1) ?? before).replace(/^\s*\d{1,2}:\d{2}\s*/, "");
+  // ("Committed: a change is recorded…" defines a term; a status is read from the answer around it.)
+  return EN_OPENERS.test(clause.trim()) && !EN_DEFINITION.test(after) ? "left out" : "stated";
+}
+
+/** "…rolled back automatically by Argo Rollouts", "…was issued by Let's Encrypt". */
+const EN_BY_AGENT =
+  /^[^,;:—–]{0,48}?\bby\s+(?!me\b|us\b|myself\b|hand\b|default\b|mistake\b|accident\b|e-?mail\b|mail\b|phone\b|\d|about\b|around\b|roughly\b|over\b|more\b|less\b|half\b|a\s|the end\b|end\b|eod\b|\w+day\b|tomorrow\b|tonight\b|noon\b|midnight\b|then\b|now\b|\w+ing\b)(\S+)/;
+/** A person or a system as the subject right before the verb ("The customer confirmed…", "she cancelled…"). */
+const EN_ROLE_SUBJECT =
+  /(?:^|[\s,;:(])(he|she|they|the (?:customer|client|user|team|vendor|maintainers?|company|bank|carrier|courier|landlord|author|authors|developers?|admins?|operator|manager|lead|support team|agent|recruiter|candidate|doctor|school|teacher|council|government|court|board|ceo|cto|cfo|sender|recipient|seller|buyer|host)|[a-z]+'s team)\s+(?:\w+ly\s+|also\s+|then\s+|already\s+|just\s+)*$/;
+/** What a source says — an email, a status page, a colleague — is reported, not done by the assistant. */
+const EN_REPORTED =
+  /\b(?:according to|reports? that|reported that|says?(?: that)?|said(?: that)?|states? that|stated that|wrote(?: that)?|writes(?: that)?|mentions? that|mentioned that|notes? that|noted that|confirms? that|claims? that|(?:think|thinks|thought|believe|believes|believed|suspect|suspects|suspected|fear|fears|feared|worry|worried|assume|assumed|guess|guessed|feel|felt)(?: that)?|tl;?dr|summary of|in summary|in short|the gist|per (?:the|your|their|his|her|its)|as per)\b/;
+/** A clause that opens with a consequence ("…, so every target was marked unhealthy"). */
+const EN_CONSEQUENCE = /(?:^|[,;]\s*|\s)(?:so|thus|hence|therefore|which)\s+[^,;:]*$/;
+const EN_AUTOMATIC = /\b(?:automatically|auto-?\w+ed|on its own|by itself|by themselves)\b/;
+/** The verb sits in a clause that explains a cause or a sequence of events ("because the cert expired"). */
+const EN_CAUSE_BEFORE =
+  /\b(?:because|since|caused by|due to|as a result of|which (?:is )?why|that(?:'s| is) why|this happens when|when|whenever|after|once|until|if)\b[^;:]*$/;
+// ("Your account was locked after five failed attempts": a count of what triggered it.)
+const EN_CAUSE_AFTER =
+  /^[^;:]*\b(?:because|due to|as a result of|after (?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|several|multiple|too many|repeated)\b)/;
+/** What a present passive says always happens ("The changes are applied immediately"), not a report. */
+const EN_HABITUAL_AFTER =
+  /^\s*(?:immediately|automatically|instantly|right away|once|whenever|when|after|every|each|within|as soon as|by default|only)\b/;
+const EN_MONTH =
+  "(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)";
+/** A year of history, an era, or an event dated "on <day>": an event of the world, not a step of this task. */
+const EN_DATE = new RegExp(
+  [
+    "\\b(?:by)\\s+(?:the\\s+)?(?:early\\s+|late\\s+|mid-?)?(?:1[0-9]{3}|200[0-9]|201[0-5])s?\\b",
+    // (A year after in/of/since…, any year: "filed for bankruptcy in June 2024", "in the fourth quarter of 2023".)
+    "\\b(?:in|on|of|since|during|around|circa|from|throughout)\\s+(?:the\\s+)?(?:early\\s+|late\\s+|mid-?)?(?:1[0-9]{3}|20[0-9]{2})s?\\b",
+    "\\bin\\s+(?:the\\s+)?(?:q[1-4]|(?:first|second|third|fourth|last) quarter|(?:first|second) half|spring|summer|autumn|fall|winter)\\s+(?:of\\s+)?(?:1[0-9]{3}|20[0-9]{2})\\b",
+    `\\bon\\s+(?:\\w+day,?\\s+)?(?:${EN_MONTH}\\.?\\s+\\d{1,2}(?:st|nd|rd|th)?|\\d{1,2}(?:st|nd|rd|th)?\\s+(?:of\\s+)?${EN_MONTH})\\b`,
+    "\\b\\d{1,4}\\s*(?:bc|ad|bce|ce)\\b",
+    `\\b(?:in|of|since|during|by)\\s+(?:early\\s+|late\\s+|mid-?)?${EN_MONTH}\\s+(?:1[0-9]{3}|20[0-9]{2})\\b`,
+    "\\bin\\s+the\\s+(?:\\d{1,2}(?:st|nd|rd|th)|[a-z]+(?:teenth|tieth))\\s+century\\b",
+  ].join("|"),
+);
+/** The user did it: "you" as the subject before the verb. */
+const EN_USER_BEFORE = /(?:^|[^\w'])you(?:'ve|'d)?\s+(?:\w+ly\s+|just\s+|already\s+|then\s+|have\s+|had\s+)*\w*$/;
+const EN_USER_ACTED =
+  /(?:^|[^\w'])you(?:'ve|'d)?\s+(?:\w+ly\s+|just\s+|already\s+|have\s+|had\s+)*(?:\w+ed|ran|made|sent|set|put|wrote|did|gave|built|hit|took|got|went|came|ran)\b/;
+/** Someone else acted earlier in the sentence ("Git rebased your branch…, so the commits were rewritten"). */
+const EN_OTHER_ACTOR =
+  /(?:^|[\s(])(?:(?!I\b|If\b|When\b|Once\b|After\b|Then\b|The\b|This\b|That\b|It\b|All\b|Both\b|Your\b|Our\b|My\b|Now\b|Also\b|Just\b|Done\b|Sure\b|Yes\b|OK\b|Ok\b|Okay\b)[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*|he|she|they|[Tt]he (?:team|vendor|maintainers?|company|server|system|browser|kernel|compiler|scheduler|provider|bank|carrier|courier|customer|author|developers?|admins?|operator|controller|cluster|runtime|library|framework|pipeline|cron|bot|platform))\s+(?:\w+ly\s+)?(?:had\s+|has\s+|have\s+)?(?!been\b|said\b|used\b|needed\b|wanted\b|seemed\b|looked\b|based\b|called\b|named\b)(?:\w{2,}ed|ran|made|sent|set|put|wrote|gave|built|broke|took|threw|brought|found|lost|shut|cut|hit|began|chose|drove|froze|rose|fell|won|led|sold|paid|told|held|kept)\b/;
+
+/**
+ * A person, a company or a product named right before the verb ("Sofia approved…", "Per your
+ * message, Bob deployed…", "UC then requested an interference proceeding"): a capitalised name in
+ * the middle of a sentence, a name the answer uses elsewhere in mid-sentence, or any capitalised
+ * word whose verb takes a direct object — a headline's noun is the verb's object, never its doer.
+ */
+function namedSubject(plain: string, at: number, after: string, names: ReadonlySet<string>): string | undefined {
+  const head = plain.slice(0, at).replace(EN_ADVERBS, "");
+  const word = /(?:^|[\s,;:(—–"“])([A-Z][a-z]+(?:[A-Z][a-z]+)*|[A-Z]{2,5}s?)$/.exec(head);
+  if (
+    !word ||
+    word[1] === "I" ||
+    /^(?:The|This|That|These|Those|It|We|You|Your|Our|My|Also|Then|Now|Just|Done|All|Both)$/.test(word[1]!)
+  )
+    return undefined;
+  const name = word[1]!;
+  const initial = head.slice(0, head.length - name.length).trim() === "";
+  const capitalised = /^[A-Z][a-z]/.test(name);
+  if (capitalised && (!initial || names.has(name))) return name;
+  return EN_OBJECT_NEXT.test(after) ? name : undefined;
+}
+
+/** English: who performed the action `verb` names in `plain`. */
+export function englishAgent(plain: string, verb: string, context: AnswerContext, marked: boolean): Attribution {
+  const { lower, before, after, at } = around("en", plain, verb);
+  const subject = englishSubject(before, after);
+  if (subject === "first person") return { agent: "assistant", reason: "first person" };
+  // "Auto-renewed by cert-manager": a passive agent names the doer even when no subject is written.
+  const byAgent = EN_BY_AGENT.exec(after);
+  if (byAgent) return { agent: "third party", reason: `passive agent: by ${byAgent[1]}` };
+  if (subject === "left out") {
+    return { agent: "assistant", reason: marked ? "done marker on its line" : "status line with the subject left out" };
+  }
+  // "…was announced by Steve Jobs in 2007 and released that June": the agent carries to the next verb.
+  const earlierAgent = /\bby\s+(?!me\b|us\b|hand\b|default\b|\d)([a-z][\w'-]*)[^;:.]*\band\s+(?:\w+ly\s+)?$/.exec(
+    before,
+  );
+  if (earlierAgent) return { agent: "third party", reason: `passive agent: by ${earlierAgent[1]}` };
+  if (EN_AUTOMATIC.test(lower)) return { agent: "third party", reason: "done automatically by a system" };
+  if (EN_USER_BEFORE.test(before) || EN_USER_ACTED.test(before))
+    return { agent: "user", reason: "the user as subject" };
+  const named = namedSubject(plain, at, after, context.names);
+  if (named) return { agent: "third party", reason: `someone named as subject: ${named}` };
+  // "Python's GIL was introduced…", "Apple's first store opened…": a named owner's thing, not this task's.
+  const owner = /(?:^|[\s(])((?!Your\b|Our\b|My\b)[A-Z][\w.+#-]*)['’]s\s+[^,;:]*$/.exec(plain.slice(0, at));
+  if (owner && !EN_FIRST_PERSON.test(before)) return { agent: "none", reason: `something of ${owner[1]}'s` };
+  const otherActor = EN_OTHER_ACTOR.exec(plain.slice(0, at));
+  if (otherActor) return { agent: "third party", reason: `someone else acted: ${otherActor[0].trim()}` };
+  const role = EN_ROLE_SUBJECT.exec(before);
+  if (role) return { agent: "third party", reason: `someone else as subject: ${role[1]}` };
+  if (EN_REPORTED.test(before)) return { agent: "third party", reason: "what a source reports" };
+  if (EN_CAUSE_BEFORE.test(before)) return { agent: "none", reason: "inside a clause that explains a cause" };
+  if (EN_CONSEQUENCE.test(before)) return { agent: "none", reason: "a consequence in an explanation" };
+  if (EN_DATE.test(lower)) return { agent: "none", reason: "a dated event of the world" };
+  if (marked) return { agent: "assistant", reason: "done marker on its line" };
+  if (EN_DEFINITION.test(after)) return { agent: "none", reason: "a term being defined" };
+  // "Click Save. The changes are applied immediately": what a step does, in a how-to or in general.
+  const present = /\b(?:is|are)\s+$/.test(before);
+  if (present && (context.instructions || EN_HABITUAL_AFTER.test(after))) {
+    return { agent: "none", reason: "what happens, described in general or in a how-to" };
+  }
+  if (EN_CAUSE_AFTER.test(after)) return { agent: "none", reason: "an event explained by its cause" };
+  const clause = before.split(/[;:—–]|\s-\s/).at(-1) ?? before;
+  // "A full login was completed an hour later": an indefinite subject narrates an event.
+  // (An identifier it was given — "A new epic was created (PLAT-412)" — makes it this task's.)
+  const identified = /\b[A-Z]{2,}-\d+\b|#\d+/.test(plain);
+  if (!identified && /^(?:a|an|some|one|another)\s[^,;:]*\b(?:was|were)\s+(?:\w+ly\s+)?$/.test(`${clause.trim()} `)) {
+    return { agent: "none", reason: "an event narrated with an indefinite subject" };
+  }
+  // "…, and I shared the link": the sentence's own first-person action.
+  if (EN_FIRST_PERSON_ACTION.test(lower)) return { agent: "assistant", reason: "first person" };
+  if (context.relayed) return { agent: "third party", reason: "narrated in a summary of a source" };
+  // "Column widths fixed", "Totals row added": a headline names the task's object and no actor.
+  // (Not with an object of its own, which makes it active, nor before a finite verb, which makes it a modifier.)
+  if (
+    EN_HEADLINE.test(clause.trim()) &&
+    !EN_AUXILIARY.test(clause) &&
+    !EN_OBJECT_NEXT.test(after) &&
+    !EN_FINITE_AFTER.test(after)
+  ) {
+    return { agent: "assistant", reason: "headline status: the object and its done verb" };
+  }
+  // "Your package was shipped on Monday": a simple past with a time of its own is an earlier event.
+  // ("Your order shipped from Leeds on Monday": a simple past without its auxiliary, too.)
+  const simplePast = /\b(?:was|were)\s+(?:\w+ly\s+)?$/.test(before) || !EN_AUXILIARY.test(clause);
+  if (simplePast && EN_PAST_ANCHOR.test(lower)) {
+    return { agent: "none", reason: "an earlier event with a time of its own" };
+  }
+  // "Your commits were rewritten when you ran git pull": the consequence of the user's own action.
+  if (/\b(?:when|after|because|once|as|since)\s+you\b/.test(after)) {
+    return { agent: "user", reason: "the consequence of the user's action" };
+  }
+  if (context.relayed) return { agent: "third party", reason: "narrated in a summary of a source" };
+  // "The old keys have been revoked", "Your slots are booked", "…is on its way": the present state of this task's object.
+  if (EN_PERFECT.test(clause) || EN_YOUR.test(clause.trim()) || /^(?:is|are|'s)\b/.test(verb.toLowerCase())) {
+    return { agent: "assistant", reason: "this task's object, reported done" };
+  }
+  return unmarkedAgent(context, lower.split(/\s+/).length <= 16);
+}
