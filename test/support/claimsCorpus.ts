@@ -25,7 +25,9 @@ export type Split =
   | "heldout"
   | "heldout2"
   | "v3/dev"
-  | "v3/heldout";
+  | "v3/heldout"
+  | "v4/dev"
+  | "v4/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
