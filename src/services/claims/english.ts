@@ -208,6 +208,8 @@ function passiveOrState(clause: ReadonlyArray<string>): EnglishMatch | undefined
       const identifier = (w: string) => /\d/.test(w) || w.startsWith("#");
       const nouns = before.filter((w) => !identifier(w));
       const headlineNoun =
+        // ("3 passed" has no noun: a count, not a task's object.)
+        nouns.length >= 1 &&
         nouns.length <= 2 &&
         at <= 5 &&
         nouns.every((w) => /^[a-z]+$/.test(w) && !OPENERS.has(w) && !COPULAS.has(w) && !blocked([w]));

@@ -9,9 +9,9 @@ import { CODE, type Language, QUOTE } from "./text.js";
  * and second person, years and identifiers, and hashed n-grams (words and word shapes in English,
  * characters in Chinese, and a window around the verb in both). The agent the rules gave is left
  * out: a view of its own catches what the rules get wrong (measured by the training script). The
- * rules find a completed action and decide whose it is; where their reason is not the first person
- * or a done marker, a probability under the language's threshold sets the assistant's action
- * aside. The check never makes a claim of its own.
+ * rules find a completed action and decide whose it is; where their reason is not the first person,
+ * a done marker or the task's object reported done, a probability under the language's threshold
+ * sets the assistant's action aside. The check never makes a claim of its own.
  *
  * Trained offline by scripts/train-claims-model.ts on the labelled corpus (test/fixtures/claims),
  * shipped as data (claimsModel.json next to this file), read on first use. Deterministic: fixed
@@ -24,7 +24,7 @@ export interface LanguageModel {
   readonly weights: Float32Array;
   /** An assistant action whose probability is under this is set aside. */
   readonly threshold: number;
-  /** Reasons the check never overrides: the first person and a done marker say who acted. */
+  /** Reasons the check never overrides (the first person, a done marker, the task's object reported done). */
   readonly protect: ReadonlySet<string>;
 }
 
