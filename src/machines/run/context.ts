@@ -47,6 +47,8 @@ export const NO_ROWS: Rows = { events: [], transcript: [] };
 
 export interface RunContext extends RunInput {
   readonly step: number;
+  /** A CANCEL came (the `cancellation` region took it): work in flight ends the run when it reports. */
+  readonly cancelRequested: boolean;
   /** The run's last durable ledger row: write commands number their rows after it. */
   readonly lastSequence: number;
   readonly receipts: ReadonlyArray<ExecutionReceipt>;
@@ -75,6 +77,7 @@ export const initialContext = (input: RunInput): RunContext => ({
   ...input,
   step: input.resume?.step ?? 0,
   lastSequence: input.resume?.lastSequence ?? 0,
+  cancelRequested: false,
   receipts: input.resume?.receipts ?? [],
   callLog: input.resume?.callLog ?? [],
   protocolRepairs: input.resume?.protocolRepairs ?? 0,

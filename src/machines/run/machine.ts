@@ -1,4 +1,4 @@
-import { assign, emit, enqueueActions, fromCallback, raise, sendTo, setup, stateIn } from "xstate";
+import { assign, emit, enqueueActions, fromCallback, sendTo, setup } from "xstate";
 import type {
   AgentRunResult,
   ApprovalDecided,
@@ -62,9 +62,6 @@ export interface RunIOInput {
   readonly runId: string;
 }
 
-/** A CANCEL came while work was in flight. */
-const cancelRequested = stateIn({ active: { cancellation: "requested" } });
-
 /** What a host may ask of a run's snapshot (`snapshot.hasTag(...)`). */
 export const RUN_WAITING_FOR_APPROVAL = "waitingForApproval";
 export type RunTag = typeof RUN_WAITING_FOR_APPROVAL;
@@ -86,7 +83,6 @@ export const runMachine = setup({
     toolBatch: toolBatchMachine,
   },
   guards: {
-    cancelRequested,
     outcomeCompleted: ({ context }) => context.outcome?.state === "completed",
     outcomeUnverified: ({ context }) => context.outcome?.state === "unverified",
     outcomeIncomplete: ({ context }) => context.outcome?.state === "incomplete",
@@ -104,14 +100,20 @@ export const runMachine = setup({
       lastSequence: ({ context, event }) => ("lastSequence" in event ? event.lastSequence : context.lastSequence),
     }),
     requestOpen: sendTo("io", ({ context }) => openCommand(context)),
-    decideOpened: enqueueActions(({ context, enqueue, check }) => {
-      enqueue.raise(afterOpened(context, { cancelled: check(cancelRequested) }));
+    decideOpened: enqueueActions(({ context, enqueue }) => {
+      enqueue.raise(afterOpened(context, { cancelled: context.cancelRequested }));
     }),
-    decideCallsRecorded: enqueueActions(({ enqueue, check }) => {
-      enqueue.raise(afterCallsRecorded({ cancelled: check(cancelRequested) }));
+    decideCallsRecorded: enqueueActions(({ context, enqueue }) => {
+      enqueue.raise(afterCallsRecorded({ cancelled: context.cancelRequested }));
     }),
-    /** CANCEL is taken in one place, the `cancellation` region; the work in progress hears of it by this event. */
-    announceCancel: raise({ type: "CANCEL_REQUESTED" }),
+    /**
+     * CANCEL is taken in one place, the `cancellation` region: it sets the flag the decisions read
+     * and tells the work in progress by CANCEL_REQUESTED.
+     */
+    announceCancel: enqueueActions(({ enqueue }) => {
+      enqueue.assign({ cancelRequested: true });
+      enqueue.raise({ type: "CANCEL_REQUESTED" });
+    }),
     requestSample: enqueueActions(({ context, enqueue }) => {
       const step = context.step + 1;
       enqueue.assign({ step });
@@ -173,7 +175,7 @@ export const runMachine = setup({
     closeApproval: assign(({ context, event }) => ({
       approvals: { ...context.approvals, [(event as ApprovalSettled).callId]: "settled" as const },
     })),
-    acceptResults: enqueueActions(({ context, event, enqueue, check }) => {
+    acceptResults: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== "RESULTS_RECORDED") return;
       const callLog = [...context.callLog, ...fingerprints(event.receipts, event.resultHashes)];
       enqueue.assign({
@@ -195,7 +197,7 @@ export const runMachine = setup({
           ...(receipt.reason ? { reason: receipt.reason } : {}),
         });
       }
-      enqueue.raise(afterToolResults(context, callLog, { cancelled: check(cancelRequested) }));
+      enqueue.raise(afterToolResults(context, callLog, { cancelled: context.cancelRequested }));
     }),
     acceptAnswer: assign(({ event }) =>
       event.type === "ANSWER" ? { answer: event.answer, closing: event.closing } : {},
@@ -229,9 +231,9 @@ export const runMachine = setup({
         : {},
     ),
     requestTurnRecord: sendTo("io", ({ context }) => recordTurnCommand(context)),
-    decideAfterTurn: enqueueActions(({ context, enqueue, check }) => {
+    decideAfterTurn: enqueueActions(({ context, enqueue }) => {
       enqueue.assign({ turn: NO_ROWS });
-      enqueue.raise(afterTurn(context, { cancelled: check(cancelRequested) }));
+      enqueue.raise(afterTurn(context, { cancelled: context.cancelRequested }));
     }),
     acceptStop: assign(({ context, event }) =>
       event.type === "STOP"
