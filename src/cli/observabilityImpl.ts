@@ -17,7 +17,7 @@ import { readLedger } from "./readLedger.js";
 
 // --- metrics --------------------------------------------------------------------------------
 
-/** `agentloop metrics`: the seed's metrics in Prometheus text format. */
+/** `agentloop metrics`: the runtime's metrics in Prometheus text format. */
 export async function metricsCommand(io: CliIO, options: { db: string }): Promise<number> {
   const families = await readLedger(options.db, ledgerMetricFamilies);
   for (const line of renderFamilies(families).trimEnd().split("\n")) io.out(line);
@@ -191,7 +191,7 @@ function printHealth(io: CliIO, report: HealthReport, windowText: string): void 
   }
 }
 
-/** `agentloop health`: the seed's alert conditions over a time window; 1 when one fires. */
+/** `agentloop health`: the documented alert conditions over a time window; 1 when one fires. */
 export async function healthCommand(
   io: CliIO,
   options: { db: string; window: string; json?: boolean },

@@ -27,7 +27,7 @@ export const FLAG_ENV: Readonly<Record<keyof AgentloopFlags, string>> = {
   memoryGate: "AGENTLOOP_MEMORY_GATE",
 };
 
-/** The seed's snake_case spelling (its YAML block), accepted in files too. */
+/** The snake_case spelling of the flags (as in a YAML config block), accepted in files too. */
 const SNAKE_KEYS: Readonly<Record<string, keyof AgentloopFlags>> = {
   canonical_ledger_enabled: "canonicalLedgerEnabled",
   receipt_verification: "receiptVerification",
@@ -86,7 +86,7 @@ function checked(key: keyof AgentloopFlags, value: unknown, where: string): Agen
   return parsed.data;
 }
 
-/** Flags from a parsed JSON object (camelCase or the seed's snake_case; `agent_runtime` nesting allowed). */
+/** Flags from a parsed JSON object (camelCase or snake_case; `agent_runtime` nesting allowed). */
 export function flagsFromObject(value: unknown, source = "flags"): Partial<AgentloopFlags> {
   let object = value;
   if (object !== null && typeof object === "object" && !Array.isArray(object) && "agent_runtime" in object) {

@@ -113,7 +113,7 @@ export interface TurnOptions {
 
 export interface SessionHistory {
   readonly context: BuiltContext;
-  /** Visible turns without a ledger were used (seed metric agent_history_legacy_fallback_total). */
+  /** Visible turns without a ledger were used (counted in agent_history_legacy_fallback_total). */
   readonly legacyFallback: boolean;
   /** Ledger rows read to build it. */
   readonly rowsRead: number;

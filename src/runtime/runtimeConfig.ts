@@ -38,7 +38,7 @@ export interface AgentRuntimeConfig {
   readonly database: string;
   readonly provider?: Provider | undefined;
   readonly tools?: ReadonlyArray<AnyToolDefinition> | undefined;
-  /** The seed calls 128 too high; 24 is the default. */
+  /** Steps before a run ends `incomplete` (default 24: enough for real tasks, short enough to stop a loop early). */
   readonly maxSteps?: number | undefined;
   readonly doomLoopThreshold?: number | undefined;
   readonly maxProtocolRepairs?: number | undefined;
