@@ -115,9 +115,6 @@ export const runMachine = createMachine({
                 "TOOL_STARTED": {
                   "actions": "emitToolStarted"
                 },
-                "APPROVAL_DECIDED": {
-                  "actions": "forwardDecision"
-                },
                 "CANCEL_REQUESTED": {
                   "actions": "cancelToolBatch"
                 }
@@ -189,18 +186,14 @@ export const runMachine = createMachine({
         },
         "approval": {
           "initial": "idle",
-          "on": {
-            "APPROVAL_SETTLED": {
-              "actions": "closeApproval"
-            }
-          },
           "states": {
             "idle": {
               "on": {
-                "APPROVAL_REQUESTED": {
-                  "guard": "approvalStillOpen",
+                "APPROVAL_WAITING": {
                   "target": "awaitingApproval",
-                  "actions": "announceApprovalRequest"
+                  "actions": {
+                    "type": "announceApprovalRequest"
+                  }
                 }
               }
             },
@@ -208,14 +201,14 @@ export const runMachine = createMachine({
               "tags": [
                 "waitingForApproval"
               ],
-              "always": {
-                "guard": "noApprovalWaiting",
-                "target": "idle"
-              },
               "on": {
-                "APPROVAL_REQUESTED": {
-                  "guard": "approvalStillOpen",
-                  "actions": "announceApprovalRequest"
+                "APPROVAL_WAITING": {
+                  "actions": {
+                    "type": "announceApprovalRequest"
+                  }
+                },
+                "NO_APPROVAL_WAITING": {
+                  "target": "idle"
                 }
               }
             }

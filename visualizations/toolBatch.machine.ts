@@ -37,6 +37,11 @@ export const toolBatchMachine = createMachine({
             "type": "noteSettled"
           }
         },
+        "APPROVAL_REQUESTED": {
+          "actions": {
+            "type": "showApproval"
+          }
+        },
         "APPROVAL_DECIDED": {
           "actions": {
             "type": "forwardDecision"

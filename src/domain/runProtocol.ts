@@ -161,10 +161,17 @@ export type RunCommand =
       readonly replyTo: EventSink<BatchReply>;
     }
   | { readonly type: "ABORT"; readonly callId: string }
-  /** A call waits for approval: make its request durable, then tell the run. */
-  | ({ readonly type: "REQUEST_APPROVAL"; readonly timeoutMs: number } & ApprovalRequest)
-  /** The call's wait ended (the batch says so): stop looking for its decision, tell the run. */
-  | { readonly type: "APPROVAL_CLOSED"; readonly callId: string; readonly outcome: ApprovalOutcome };
+  /**
+   * A call waits for approval: make its request durable, then tell the batch that asked; from
+   * then on its decision goes to that batch.
+   */
+  | ({
+      readonly type: "REQUEST_APPROVAL";
+      readonly timeoutMs: number;
+      readonly replyTo: EventSink<BatchReply | ApprovalDecided>;
+    } & ApprovalRequest)
+  /** The call's wait ended, whoever ended it: stop looking for its decision. Nothing answers. */
+  | { readonly type: "APPROVAL_CLOSED"; readonly callId: string };
 
 /** The I/O actor's answers to the run machine. Expected failures are answers too. */
 export type RunReply =
@@ -185,26 +192,26 @@ export type RunReply =
   | { readonly type: "LEDGER_FAILED"; readonly detail: string }
   /** The verifier itself broke (a defect, not a verdict). */
   | { readonly type: "VERIFY_FAILED"; readonly detail: string }
-  | { readonly type: "TOOL_STARTED"; readonly step: number; readonly callId: string; readonly toolName: string }
-  /** The call's approval request is durable: the host may decide now. */
-  | ({ readonly type: "APPROVAL_REQUESTED" } & ApprovalRequest)
-  | ApprovalSettled;
+  | { readonly type: "TOOL_STARTED"; readonly step: number; readonly callId: string; readonly toolName: string };
 
-/** A decision on a waiting call, from the host or (through the ledger) another process. */
+/** A decision on a waiting call, from the host or (through the ledger) another process: it goes to the call's batch. */
 export interface ApprovalDecided {
   readonly type: "APPROVAL_DECIDED";
   readonly callId: string;
   readonly decision: HostApprovalDecision;
 }
 
-/** A call's wait ended, whoever ended it: the batch tells the I/O actor, which tells the run. */
-export interface ApprovalSettled {
-  readonly type: "APPROVAL_SETTLED";
-  readonly callId: string;
-  readonly outcome: ApprovalOutcome;
-}
+/**
+ * What the tool batch tells the run about approvals: only what the run shows its host — a call
+ * whose request is durable now waits (announce it), and no call waits any more.
+ */
+export type ApprovalNotice =
+  | ({ readonly type: "APPROVAL_WAITING" } & ApprovalRequest)
+  | { readonly type: "NO_APPROVAL_WAITING" };
 
 /** The I/O actor's answers to a tool batch. `at`: the actor's clock in ms, for the batch's one timer. */
 export type BatchReply =
   | { readonly type: "CALL_STARTED"; readonly index: number; readonly at: number; readonly startedAt: string }
-  | { readonly type: "CALL_SETTLED"; readonly index: number; readonly at: number; readonly result: ExecutorResult };
+  | { readonly type: "CALL_SETTLED"; readonly index: number; readonly at: number; readonly result: ExecutorResult }
+  /** The call's approval request is durable: the host may decide now. */
+  | ({ readonly type: "APPROVAL_REQUESTED" } & ApprovalRequest);

@@ -1,10 +1,10 @@
 import { Effect, FiberMap, Schedule } from "effect";
 import type {
   ApprovalDecided,
+  BatchReply,
   HostApprovalDecision,
   PlannedCall,
   RunCommand,
-  RunReply,
   ToolCall,
 } from "../domain/index.js";
 import { listApprovals, recordApprovalRequest } from "../persistence/approvals.js";
@@ -15,11 +15,13 @@ import {
   DEFAULT_APPROVAL_TIMEOUT_MS,
 } from "../services/tools/approvalPolicy.js";
 import type { AnyToolDefinition } from "../services/tools/Tool.js";
+import type { CommandIO } from "./commandHandlers.js";
 
 /**
  * The approval side of one run's I/O, kept in one place: which planned calls must wait (the
  * policy, less the tools approved for the run or the session), the request rows, the calls still
- * waiting for a decision, and the grants a decision with a wider scope leaves behind.
+ * waiting for a decision and the batch each decision goes to, and the grants a decision with a
+ * wider scope leaves behind — which decide the other waiting calls of the tool at once.
  *
  * While calls wait it reads the ledger for their decisions every `pollMs`: a decision made in
  * another process (`agentloop approve`) reaches the run that way. Polling, not LISTEN, so that
@@ -38,18 +40,24 @@ export interface ApprovalWiring {
 }
 
 type RequestCommand = Extract<RunCommand, { type: "REQUEST_APPROVAL" }>;
-type Requested = Extract<RunReply, { type: "APPROVAL_REQUESTED" }>;
+type Requested = Extract<BatchReply, { type: "APPROVAL_REQUESTED" }>;
+
+/** A call whose request is durable and whose decision has not been handed on yet. */
+interface WaitingCall {
+  readonly toolName: string;
+  /** Hands a decision to the batch that asked. */
+  readonly deliver: (decided: ApprovalDecided) => void;
+}
 
 export type ApprovalDesk = ReturnType<typeof approvalDesk>;
 
 export function approvalDesk(wiring: ApprovalWiring) {
-  /** Tools approved for this run (scope `run`). */
-  const runGrants = new Set<string>();
+  /** Tools approved for this run (scope `run` or `session`), with the decision that approved them. */
+  const runGrants = new Map<string, HostApprovalDecision>();
   const granted = (toolName: string) => runGrants.has(toolName) || wiring.sessionGrants?.has(toolName) === true;
   const timeoutMs = Math.max(1, Math.floor(wiring.approval?.timeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS));
   const pollMs = Math.max(10, wiring.approvalPollMs ?? DEFAULT_APPROVAL_POLL_MS);
-  /** Calls waiting for approval whose decision has not reached the run yet. */
-  const awaiting = new Set<string>();
+  const waiting = new Map<string, WaitingCall>();
   /** Calls whose wait ended, perhaps before their request was durable (a short expiry). */
   const closed = new Set<string>();
 
@@ -70,53 +78,66 @@ export function approvalDesk(wiring: ApprovalWiring) {
     return approval ? { ...planned, approval } : planned;
   };
 
-  /** A decision with a wider scope lets later calls of the tool run without asking. */
-  const noteDecision = (toolName: string, decision: HostApprovalDecision) => {
-    if (decision.decision !== "approved") return;
-    if (decision.scope === "run") runGrants.add(toolName);
-    if (decision.scope === "session") {
-      runGrants.add(toolName);
-      wiring.sessionGrants?.add(toolName);
+  const handOn = (callId: string, decision: HostApprovalDecision) => {
+    const call = waiting.get(callId);
+    if (!call) return;
+    waiting.delete(callId);
+    call.deliver({ type: "APPROVAL_DECIDED", callId, decision });
+  };
+
+  /**
+   * A decision on one call, from the host or the ledger: it goes to the call's batch if the call
+   * still waits. Approved for the run or the session, the tool needs no approval for the rest of
+   * the run (or the session), and every other call of the tool waiting now is approved with it.
+   */
+  const decide = (callId: string, toolName: string, decision: HostApprovalDecision) => {
+    handOn(callId, decision);
+    if (decision.decision !== "approved" || decision.scope === "once") return;
+    // Edited arguments belong to the call they were written for, not to the tool's other calls.
+    const { arguments: _edited, ...forTheTool } = decision;
+    runGrants.set(toolName, forTheTool);
+    if (decision.scope === "session") wiring.sessionGrants?.add(toolName);
+    for (const [otherId, other] of [...waiting]) {
+      if (other.toolName === toolName) handOn(otherId, forTheTool);
     }
   };
 
-  /** One read of the ledger: each decision found for a waiting call is noted and handed on, once. */
-  const pollOnce = (deliver: (decided: ApprovalDecided) => void) =>
-    listApprovals(wiring.runId).pipe(
-      Effect.tap((records) =>
-        Effect.sync(() => {
-          for (const record of records) {
-            if (!record.decision || !awaiting.delete(record.callId)) continue;
-            noteDecision(record.toolName, record.decision);
-            deliver({ type: "APPROVAL_DECIDED", callId: record.callId, decision: record.decision });
-          }
-        }),
-      ),
-      // A failed read is tried again at the next beat.
-      Effect.catchAllCause(() => Effect.void),
-    );
+  /** One read of the ledger: each decision found for a waiting call is handed on, once. */
+  const pollOnce = listApprovals(wiring.runId).pipe(
+    Effect.tap((records) =>
+      Effect.sync(() => {
+        for (const record of records) {
+          if (record.decision && waiting.has(record.callId)) decide(record.callId, record.toolName, record.decision);
+        }
+      }),
+    ),
+    // A failed read is tried again at the next beat.
+    Effect.catchAllCause(() => Effect.void),
+  );
 
   /**
    * The call's request is durable before the host hears of it (a resumed run finds it there
-   * already); from then on the ledger is read for its decision until none waits any more.
+   * already); from then on the ledger is read for its decision until none waits any more. A call
+   * of a tool approved for the run while its request was being written is approved at once.
    */
-  const request = (
-    command: RequestCommand,
-    fibers: FiberMap.FiberMap<string>,
-    deliver: (decided: ApprovalDecided) => void,
-  ) => {
-    const { type: _command, timeoutMs: waitMs, ...fields } = command;
+  const request = (command: RequestCommand, io: Pick<CommandIO, "tell" | "fibers">) => {
+    const { type: _command, timeoutMs: waitMs, replyTo, ...fields } = command;
     return recordApprovalRequest({ ...fields, timeoutMs: waitMs }, wiring.now()).pipe(
       Effect.as({ type: "APPROVAL_REQUESTED" as const, ...fields } satisfies Requested),
       Effect.tap(() => {
         if (closed.has(command.callId)) return Effect.void;
-        awaiting.add(command.callId);
+        waiting.set(command.callId, { toolName: command.toolName, deliver: (decided) => io.tell(replyTo, decided) });
+        const grant = runGrants.get(command.toolName);
+        if (grant) {
+          handOn(command.callId, grant);
+          return Effect.void;
+        }
         // A new poller reads at once; the one it replaces loses nothing (decisions stay in the ledger).
-        const polling = Effect.repeat(pollOnce(deliver), {
+        const polling = Effect.repeat(pollOnce, {
           schedule: Schedule.spaced(pollMs),
-          while: () => awaiting.size > 0,
+          while: () => waiting.size > 0,
         });
-        return FiberMap.run(fibers, "approvals", polling);
+        return FiberMap.run(io.fibers, "approvals", polling);
       }),
     );
   };
@@ -124,8 +145,8 @@ export function approvalDesk(wiring: ApprovalWiring) {
   /** The call's wait ended, whoever ended it: stop looking for its decision. */
   const close = (callId: string) => {
     closed.add(callId);
-    awaiting.delete(callId);
+    waiting.delete(callId);
   };
 
-  return { approvalFor, withApproval, noteDecision, request, close };
+  return { approvalFor, withApproval, decide, request, close };
 }

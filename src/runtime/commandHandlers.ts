@@ -2,7 +2,6 @@ import type { SqlClient } from "@effect/sql";
 import { Effect, FiberMap } from "effect";
 import { errorText } from "../domain/errorText.js";
 import type {
-  ApprovalDecided,
   BatchReply,
   ContextMessage,
   EventSink,
@@ -77,13 +76,14 @@ export interface CommandReplies {
   readonly FINISH: LedgerReply<"FINISHED">;
   readonly EXECUTE: Extract<BatchReply, { type: "CALL_SETTLED" }> | undefined;
   readonly ABORT: undefined;
-  readonly REQUEST_APPROVAL: LedgerReply<"APPROVAL_REQUESTED">;
-  readonly APPROVAL_CLOSED: Reply<"APPROVAL_SETTLED">;
+  /** A failed request is the run's LEDGER_FAILED, told to the run; the batch hears nothing. */
+  readonly REQUEST_APPROVAL: Extract<BatchReply, { type: "APPROVAL_REQUESTED" }> | undefined;
+  readonly APPROVAL_CLOSED: undefined;
 }
 
 /** What a handler may do besides answering: tell the run or a batch something midway, and own interruptible fibers. */
 export interface CommandIO {
-  readonly tellRun: (event: RunReply | ApprovalDecided) => void;
+  readonly tellRun: (event: RunReply) => void;
   readonly tell: <E>(sink: EventSink<E>, event: E) => void;
   /** The run's interruptible work, by key (`sample`, `tool:<callId>`, `approvals`). */
   readonly fibers: FiberMap.FiberMap<string>;
@@ -101,7 +101,7 @@ export const fiberKeyOf = (command: RunCommand): string | undefined =>
   command.type === "SAMPLE" ? "sample" : command.type === "EXECUTE" ? `tool:${command.planned.call.id}` : undefined;
 
 /** A ledger write's failure, expected or not, becomes the machine's LEDGER_FAILED. */
-const orLedgerFailed = <A extends RunReply, R>(
+const orLedgerFailed = <A, R>(
   effect: Effect.Effect<A, unknown, R>,
 ): Effect.Effect<A | Reply<"LEDGER_FAILED">, never, R> =>
   effect.pipe(
@@ -367,11 +367,18 @@ export function commandHandlers(wiring: RunWiring): CommandHandlers {
     },
     // The batch has settled the call already (it timed out): its fiber is interrupted, no answer follows.
     ABORT: (command, io) => FiberMap.remove(io.fibers, `tool:${command.callId}`).pipe(Effect.as(undefined)),
-    REQUEST_APPROVAL: (command, io) => orLedgerFailed(wiring.approvals.request(command, io.fibers, io.tellRun)),
+    REQUEST_APPROVAL: (command, io) =>
+      orLedgerFailed(wiring.approvals.request(command, io)).pipe(
+        Effect.map((reply) => {
+          if (reply.type !== "LEDGER_FAILED") return reply;
+          io.tellRun(reply);
+          return undefined;
+        }),
+      ),
     APPROVAL_CLOSED: (command) =>
       Effect.sync(() => {
         wiring.approvals.close(command.callId);
-        return { type: "APPROVAL_SETTLED" as const, callId: command.callId, outcome: command.outcome };
+        return undefined;
       }),
   };
 }

@@ -3,6 +3,7 @@ import { Effect, Exit, type ManagedRuntime, Scope } from "effect";
 import { type Actor, createActor, type InspectionEvent } from "xstate";
 import type { AgentRunResult, HostApprovalDecision, LoopEvent, ResumePoint } from "../domain/index.js";
 import { RUN_WAITING_FOR_APPROVAL, type runMachine } from "../machines/run/machine.js";
+import { shownApprovalRequests } from "../machines/toolBatch/machine.js";
 import { observeRun } from "../services/observability/tracing.js";
 import { approvalDesk } from "./approvalDesk.js";
 import { provideRunMachine } from "./commandBridge.js";
@@ -168,10 +169,8 @@ export function openRunSession(settings: RunSettings, host: RunSessionHost, opti
 
   const decide = (callId: string, decision: HostApprovalDecision) =>
     host.decide(runId, callId, decision).then(({ toolName }) => applyDecision(callId, toolName, decision));
-  const applyDecision = (callId: string, toolName: string, decision: HostApprovalDecision) => {
-    approvals.noteDecision(toolName, decision);
-    if (actor.getSnapshot().status === "active") actor.send({ type: "APPROVAL_DECIDED", callId, decision });
-  };
+  const applyDecision = (callId: string, toolName: string, decision: HostApprovalDecision) =>
+    approvals.decide(callId, toolName, decision);
   const handle: RunHandle = {
     runId,
     traceId,
@@ -189,6 +188,10 @@ export function openRunSession(settings: RunSettings, host: RunSessionHost, opti
         decidedBy: approveOptions.decidedBy ?? "host",
         decidedAt: new Date().toISOString(),
       }),
+    waitingApprovals: () => {
+      const batch = actor.getSnapshot().children.toolBatch?.getSnapshot();
+      return batch?.status === "active" ? shownApprovalRequests(batch.context) : [];
+    },
     deny: (callId, denyOptions = {}) =>
       decide(callId, {
         decision: "denied",

@@ -3,6 +3,7 @@ import type { Layer, Logger, Tracer } from "effect";
 import type { InspectionEvent } from "xstate";
 import {
   type AgentRunResult,
+  type ApprovalRequest,
   type ApprovalScope,
   CompletionContract,
   type CompletionContractInput,
@@ -187,6 +188,11 @@ export interface RunHandle {
   approve(callId: string, options?: ApproveOptions): Promise<void>;
   /** denies a waiting call; it gets a `denied` receipt and the model is told, with `message`. */
   deny(callId: string, options?: DenyOptions): Promise<void>;
+  /**
+   * The calls waiting for a decision now, as `approval_requested` announced them: for a host that
+   * subscribed after a request was announced (a resumed run asks again at once).
+   */
+  waitingApprovals(): ReadonlyArray<ApprovalRequest>;
 }
 
 export interface ApproveOptions {

@@ -13,7 +13,7 @@ import {
 } from "../../src/domain/index.js";
 import { MAX_CORRECTION_TURNS, type RunContext } from "../../src/machines/run/context.js";
 import { classifyVerdict, type RunDecision } from "../../src/machines/run/decisions.js";
-import { type RunEvent, runMachine } from "../../src/machines/run/machine.js";
+import { RUN_WAITING_FOR_APPROVAL, type RunEvent, runMachine } from "../../src/machines/run/machine.js";
 import type { SamplingPhase } from "../../src/machines/toolChoice.js";
 import { canonicalJson } from "../../src/services/tools/fingerprint.js";
 import {
@@ -39,6 +39,7 @@ import {
   topologicalKeys,
 } from "./coverage.js";
 import {
+  approvalRegionOf,
   batchOf,
   cancelRequestedIn,
   closedLedgerViolations,
@@ -951,45 +952,41 @@ describe("run machine: failures", () => {
   });
 });
 
-describe("run machine: approval (issue Q)", () => {
-  const approvalOf = (snapshot: AnyMachineSnapshot) =>
-    typeof snapshot.value === "object"
-      ? (snapshot.value as { active?: { approval?: string } }).active?.approval
-      : undefined;
-  const waitingIn = (snapshot: AnyMachineSnapshot) =>
-    Object.entries(contextOf(snapshot).approvals ?? {})
-      .filter(([, state]) => state === "waiting")
-      .map(([id]) => id);
-
-  it("is in awaitingApproval exactly while a call waits, announcing each durable request once", () => {
+describe("run machine: approval", () => {
+  it("shows a wait from the batch's first notice until it says none waits, announcing each notice once", () => {
     const wrong: string[] = [];
     let announced = 0;
     for (const edge of graphEdges(graphOf(APPROVAL))) {
-      const { nextState, event } = edge;
-      const place = approvalOf(nextState);
-      if (place !== undefined && (place === "awaitingApproval") !== waitingIn(nextState).length > 0) {
-        wrong.push(`${place} with ${waitingIn(nextState)} waiting after ${describeEvent(event)}`);
-      }
+      const { state, nextState, event } = edge;
+      const before = approvalRegionOf(state);
+      const after = approvalRegionOf(nextState);
       const requests = emittedIn(stepInto(nextState)).filter((emitted) => emitted.type === "approval_requested");
-      if (event.type === "APPROVAL_REQUESTED") {
-        const { callId: id } = event as EventObject & { callId: string };
-        const before = contextOf(edge.state).approvals[id];
-        const expected =
-          before === "settled" || before === "waiting" || workOf(edge.state) !== "executingTools" ? 0 : 1;
-        if (requests.length !== expected) wrong.push(`${requests.length} announcements of ${id} (was ${before})`);
-        announced += requests.length;
-      } else if (requests.length > 0) wrong.push(`announced on ${describeEvent(event)}`);
+      announced += requests.length;
+      const waiting = nextState.hasTag(RUN_WAITING_FOR_APPROVAL);
+      if (after !== undefined && waiting !== (after === "awaitingApproval")) wrong.push(`tag ${waiting} in ${after}`);
+      if (event.type === "APPROVAL_WAITING") {
+        const { callId } = event as EventObject & { callId: string };
+        if (requests.length !== 1 || (requests[0] as { callId?: string }).callId !== callId)
+          wrong.push(`${requests.length} announcements for ${callId}`);
+        if (after !== "awaitingApproval") wrong.push(`${after} after the notice for ${callId}`);
+      } else {
+        if (requests.length > 0) wrong.push(`announced on ${describeEvent(event)}`);
+        if (event.type === "NO_APPROVAL_WAITING" && after !== "idle") wrong.push(`${after} after none waits`);
+        if (event.type !== "NO_APPROVAL_WAITING" && before === "awaitingApproval" && after === "idle")
+          wrong.push(`left the wait on ${describeEvent(event)}`);
+      }
     }
     expect(announced).toBeGreaterThan(0);
     expect(wrong).toEqual([]);
   });
 
-  it("forwards a decision to the tool batch while it runs", () => {
-    const decisions = graphEdges(graphOf(APPROVAL)).filter((edge) => edge.event.type === "APPROVAL_DECIDED");
-    expect(decisions.length).toBeGreaterThan(0);
-    const unforwarded = decisions.filter(
-      (edge) => !sentBy(stepInto(edge.nextState)).some((sent) => sent.to === "toolBatch" && sent.event === edge.event),
+  it("leaves the tool step only after the batch said no call waits", () => {
+    const early = graphEdges(graphOf(APPROVAL)).filter(
+      (edge) =>
+        workOf(edge.state) === "executingTools" &&
+        workOf(edge.nextState) !== "executingTools" &&
+        approvalRegionOf(edge.nextState) === "awaitingApproval",
     );
-    expect(unforwarded.map((edge) => describeEvent(edge.event))).toEqual([]);
+    expect(early.map((edge) => describeEvent(edge.event))).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@
  * of the ledger's rules against which the writes those commands ask for are replayed.
  *
  * The I/O actor never runs during traversal. The command it is working on is carried beside each
- * snapshot (`PENDING_IO`, from the `sendTo("io", …)` actions each transition executes) and is part
+ * snapshot (`RUN_CARRY`, from the `sendTo("io", …)` actions each transition executes) and is part
  * of a node's key: the answers offered in a node are computed from that command — a
  * RESULTS_RECORDED carries receipts for exactly the settlements the machine asked to record, a
  * SAMPLED answers the step the machine asked for, a FINISHED carries the closing receipts of the
@@ -12,7 +12,7 @@
  */
 import type { AnyMachineSnapshot, EventObject } from "xstate";
 import {
-  type ApprovalDecided,
+  type ApprovalNotice,
   type CompletionContract,
   correctionText,
   type ExecutionReceipt,
@@ -203,7 +203,6 @@ export function settlementOf(planned: PlannedCall, status: ReceiptStatus): ToolS
 
 export const APPROVAL_TIMEOUT_MS = 1_000;
 const DENIED = { decision: "denied", message: "no", decidedBy: "host", decidedAt: FIXED_TIME } as const;
-const APPROVED = { decision: "approved", scope: "once", decidedBy: "host", decidedAt: FIXED_TIME } as const;
 
 /** A call of the model that waits for approval before it runs. */
 export const needingApproval = (planned: PlannedCall): PlannedCall => ({
@@ -212,49 +211,38 @@ export const needingApproval = (planned: PlannedCall): PlannedCall => ({
 });
 
 /**
- * What the approval of the batch's calls may bring: the I/O actor's word that a call's request is
- * durable (or that its wait ended before — a short expiry), then a decision from the host and
- * the wait's end (approved or denied) as the batch reports it through the I/O actor.
+ * What the batch may tell the run of its calls' approvals: that a call whose request is durable
+ * waits (once per call that needs approval — which ones the batch shows is its own to decide and
+ * its path test's to check), and, while the run shows a wait, that none waits any more.
+ * Decisions never reach the run: they go to the batch.
  */
 function approvalEvents(snapshot: AnyMachineSnapshot, batch: ToolBatchContext): EventObject[] {
-  const approvals = (snapshot.context as { approvals: Record<string, "waiting" | "settled"> }).approvals;
   const events: EventObject[] = [];
+  const shown = shownOf(snapshot);
   for (const { planned } of batch.calls) {
-    if (!planned.approval) continue;
-    const { id, name } = planned.call;
-    const state = approvals[id];
-    if (state !== "waiting") {
-      events.push(
-        reply({
-          type: "APPROVAL_REQUESTED",
-          runId: batch.runId,
-          step: batch.step,
-          callId: id,
-          toolName: name,
-          arguments: planned.call.arguments,
-          reason: planned.approval.reason,
-        }),
-      );
-    }
-    if (state === undefined) {
-      events.push(
-        reply({
-          type: "APPROVAL_SETTLED",
-          callId: id,
-          outcome: { decision: "expired", timeoutMs: APPROVAL_TIMEOUT_MS, decidedBy: "runtime" },
-        }),
-      );
-    }
-    if (state === "waiting") {
-      const decided: ApprovalDecided = { type: "APPROVAL_DECIDED", callId: id, decision: APPROVED };
-      events.push(decided);
-      for (const outcome of [APPROVED, DENIED]) events.push(reply({ type: "APPROVAL_SETTLED", callId: id, outcome }));
-    }
+    if (!planned.approval || shown.includes(planned.call.id)) continue;
+    const notice: ApprovalNotice = {
+      type: "APPROVAL_WAITING",
+      runId: batch.runId,
+      step: batch.step,
+      callId: planned.call.id,
+      toolName: planned.call.name,
+      arguments: planned.call.arguments,
+      reason: planned.approval.reason,
+    };
+    events.push(notice);
   }
+  if (approvalRegionOf(snapshot) === "awaitingApproval") events.push({ type: "NO_APPROVAL_WAITING" });
   return events;
 }
 
-const APPROVAL_EVENT_TYPES = ["APPROVAL_REQUESTED", "APPROVAL_SETTLED", "APPROVAL_DECIDED"];
+/** The run's approval region: `idle` or `awaitingApproval` (undefined outside `active`). */
+export const approvalRegionOf = (snapshot: AnyMachineSnapshot): string | undefined =>
+  typeof snapshot.value === "object"
+    ? (snapshot.value as { active?: { approval?: string } }).active?.approval
+    : undefined;
+
+const APPROVAL_EVENT_TYPES = ["APPROVAL_WAITING", "NO_APPROVAL_WAITING"];
 
 /** How the batch of a step may end: settled, or — once a CANCEL reached it — cancelled (a call may still have finished first). */
 export const batchStatuses = (cancelRequested: boolean): ReceiptStatus[] =>
@@ -373,16 +361,34 @@ function answerable(actions: ReadonlyArray<ExecutedAction>): RunCommand | undefi
 }
 
 /**
- * The command the I/O actor is working on: the last answerable command sent; an answer clears
- * it; anything else (CANCEL in a writing state, TOOL_STARTED, the batch's events) leaves it.
+ * What the model carries besides the snapshot. `pending`: the command the I/O actor is working on
+ * — the last answerable command sent; an answer clears it; anything else (CANCEL in a writing
+ * state, TOOL_STARTED, the batch's events) leaves it. `shown`: the calls the batch of this step
+ * has said wait for approval — it says so at most once per call.
  */
-export const PENDING_IO: Carry<RunCommand | null> = {
-  initial: (actions) => answerable(actions) ?? null,
-  next: (pending, event, actions) => answerable(actions) ?? (REPLY_TYPES.has(event.type) ? null : pending),
-  key: (pending) => (pending ? canonicalJson(pending) : "-"),
+export interface RunCarry {
+  readonly pending: RunCommand | null;
+  readonly shown: ReadonlyArray<string>;
+}
+
+const batchEnded = (type: string) => type === "xstate.done.actor.toolBatch" || type === "xstate.error.actor.toolBatch";
+
+export const RUN_CARRY: Carry<RunCarry> = {
+  initial: (actions) => ({ pending: answerable(actions) ?? null, shown: [] }),
+  next: (carried, event, actions) => ({
+    pending: answerable(actions) ?? (REPLY_TYPES.has(event.type) ? null : carried.pending),
+    shown:
+      event.type === "APPROVAL_WAITING"
+        ? [...carried.shown, (event as EventObject & { callId: string }).callId]
+        : batchEnded(event.type)
+          ? []
+          : carried.shown,
+  }),
+  key: (carried) => `${carried.pending ? canonicalJson(carried.pending) : "-"}|${carried.shown.join(",")}`,
 };
 
-export const pendingOf = (snapshot: AnyMachineSnapshot) => carriedOf<RunCommand | null>(snapshot);
+export const pendingOf = (snapshot: AnyMachineSnapshot) => carriedOf<RunCarry>(snapshot).pending;
+const shownOf = (snapshot: AnyMachineSnapshot) => carriedOf<RunCarry>(snapshot).shown;
 
 const reply = (event: RunReply): EventObject => event;
 
@@ -457,7 +463,8 @@ export function runEvents(snapshot: AnyMachineSnapshot): EventObject[] {
       ...batchStatuses(cancelRequestedIn(snapshot)),
       ...(approving && !cancelRequestedIn(snapshot) ? (["denied", "expired"] as const) : []),
     ];
-    for (const status of statuses) {
+    // The batch tells the run that no call waits before it ends (its path test checks it).
+    for (const status of approvalRegionOf(snapshot) === "awaitingApproval" ? [] : statuses) {
       events.push(
         doneActor(
           "toolBatch",
@@ -485,6 +492,8 @@ export function runImpossible(snapshot: AnyMachineSnapshot): string[] {
     ...(pending && LEDGER_WRITES.includes(pending.type) ? [] : ["LEDGER_FAILED"]),
     // Only calls that wait for approval bring these, and only while the batch runs.
     ...APPROVAL_EVENT_TYPES.filter((type) => !offered.has(type)),
+    // The batch says no call waits before it ends.
+    ...(approvalRegionOf(snapshot) === "awaitingApproval" ? ["xstate.done.actor.toolBatch"] : []),
   ];
 }
 
@@ -492,7 +501,7 @@ export const runOptions = (input: RunInput): GraphOptions => ({
   input,
   events: runEvents,
   impossible: runImpossible,
-  carry: PENDING_IO as Carry<unknown>,
+  carry: RUN_CARRY as Carry<unknown>,
 });
 
 /** A short label of a run-model event, for test names and failure messages. */

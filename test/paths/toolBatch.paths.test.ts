@@ -163,6 +163,18 @@ function batchEvents(snapshot: AnyMachineSnapshot): EventObject[] {
     if (batchCall.settlement?.status === "timed_out") {
       events.push({ type: "CALL_SETTLED", index, at, result: executorResult("ok", id) } satisfies BatchReply);
     }
+    // The I/O actor's word that the call's request is durable — perhaps only after its wait ended.
+    if (batchCall.planned.approval && !batchCall.approvalShown) {
+      events.push({
+        type: "APPROVAL_REQUESTED",
+        runId: context.runId,
+        step: context.step,
+        callId: id,
+        toolName: batchCall.planned.call.name,
+        arguments: batchCall.planned.call.arguments,
+        reason: batchCall.planned.approval.reason,
+      } satisfies BatchReply);
+    }
     if (batchCall.approval === "waiting") {
       // The decision goes to the call's approval actor; the actor's end is what moves the batch.
       events.push({
@@ -190,7 +202,7 @@ const impossible = (snapshot: AnyMachineSnapshot) => {
   const offered = new Set(batchEvents(snapshot).map((event) => event.type));
   const waiting = contextOf(snapshot).calls.some((batchCall) => batchCall.approval === "waiting");
   return [
-    ...["CALL_STARTED", "CALL_SETTLED", TIMER].filter((type) => !offered.has(type)),
+    ...["CALL_STARTED", "CALL_SETTLED", "APPROVAL_REQUESTED", TIMER].filter((type) => !offered.has(type)),
     ...(waiting ? [] : ["APPROVAL_DECIDED", "xstate.done.actor.*"]),
   ];
 };
@@ -407,8 +419,10 @@ describe("tool batch machine", () => {
     const wrong: string[] = [];
     let deadlines = 0;
     for (const { after, event } of allSteps()) {
-      // A decision only goes on to the approval actor: the batch stays in `running`, its timer as it was.
-      if (after.status !== "active" || event?.type === "APPROVAL_DECIDED") continue;
+      // A decision only goes on to the approval actor, and a durable request is only shown to the
+      // run: the batch stays in `running`, its timer as it was.
+      if (after.status !== "active" || event?.type === "APPROVAL_DECIDED" || event?.type === "APPROVAL_REQUESTED")
+        continue;
       const context = contextOf(after);
       const scheduled = stepInto(after)
         .actions.filter((action) => action.type === "xstate.raise")
@@ -533,30 +547,65 @@ describe("tool batch machine", () => {
     expect(stuck).toEqual([]);
   });
 
-  it("asks once per call that needs approval, spawning its approval actor, and sends a run-scope approval to the other waiting calls of the tool", () => {
+  it("asks once per call that needs approval, spawning its approval actor", () => {
     const wrong: string[] = [];
-    let propagated = 0;
-    for (const { before, after, event } of allSteps()) {
-      const context = contextOf(after);
-      const step = stepInto(after);
-      const asked = sentBy(step)
+    for (const { before, after } of allSteps()) {
+      const asked = sentBy(stepInto(after))
         .filter((sent) => sent.event.type === "REQUEST_APPROVAL")
         .map((sent) => (sent.event as Extract<RunCommand, { type: "REQUEST_APPROVAL" }>).callId);
-      const newlyWaiting = context.calls
-        .filter((c, index) => c.approval === "waiting" && before?.calls[index]?.approval !== "waiting")
+      const newlyWaiting = contextOf(after)
+        .calls.filter((c, index) => c.approval === "waiting" && before?.calls[index]?.approval !== "waiting")
         .map((c) => c.planned.call.id);
       if (canonicalJson(asked) !== canonicalJson(newlyWaiting)) wrong.push(`asked ${asked}, waiting ${newlyWaiting}`);
-      const output = (event as (EventObject & { output?: ApprovalOutcome }) | undefined)?.output;
-      if (event?.type.startsWith("xstate.done.actor.") && output?.decision === "approved" && output.scope === "run") {
-        const decided = sentBy(step).filter((sent) => sent.event.type === "DECIDED");
-        const others = (before?.calls ?? []).filter(
-          (c, index) => c.approval === "waiting" && `xstate.done.actor.approval-${index}` !== event.type,
-        );
-        if (decided.length !== others.length) wrong.push(`run scope decided ${decided.length} of ${others.length}`);
-        propagated += decided.length;
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it("tells the run a call waits once its request is durable, only while it waits, once; and that none waits when the last such wait ends", () => {
+    const wrong: string[] = [];
+    let shown = 0;
+    let noneWaiting = 0;
+    const shownWaiting = (context: ToolBatchContext | undefined) =>
+      (context?.calls ?? []).some((c) => c.approval === "waiting" && c.approvalShown);
+    for (const { before, after, event } of allSteps()) {
+      const sent = sentBy(stepInto(after));
+      const notices = sent
+        .filter((s) => s.event.type === "APPROVAL_WAITING")
+        .map((s) => (s.event as EventObject & { callId: string }).callId);
+      const expected: string[] = [];
+      if (event?.type === "APPROVAL_REQUESTED") {
+        const { callId } = event as EventObject & { callId: string };
+        const call = before?.calls.find((c) => c.planned.call.id === callId);
+        if (call?.approval === "waiting" && !call.approvalShown && call.settlement === null) expected.push(callId);
+      }
+      if (canonicalJson(notices) !== canonicalJson(expected)) {
+        wrong.push(`told ${notices} (expected ${expected}) on ${event?.type}`);
+      }
+      shown += notices.length;
+      const toldNone = sent.filter((s) => s.event.type === "NO_APPROVAL_WAITING").length;
+      const expectedNone = shownWaiting(before) && !shownWaiting(contextOf(after)) ? 1 : 0;
+      if (toldNone !== expectedNone)
+        wrong.push(`told none waits ${toldNone}× (expected ${expectedNone}) on ${event?.type}`);
+      noneWaiting += toldNone;
+    }
+    expect(shown).toBeGreaterThan(0);
+    expect(noneWaiting).toBeGreaterThan(0);
+    expect(wrong).toEqual([]);
+  });
+
+  it("hands a decision only to its own call's approval actor (scope grants are the I/O side's)", () => {
+    const wrong: string[] = [];
+    let forwarded = 0;
+    for (const { after, event } of allSteps()) {
+      const decided = sentBy(stepInto(after)).filter((s) => s.event.type === "DECIDED");
+      forwarded += decided.length;
+      const own = event?.type === "APPROVAL_DECIDED" ? (event as EventObject & { callId: string }).callId : undefined;
+      for (const { event: sent } of decided) {
+        if ((sent as EventObject & { callId: string }).callId !== own)
+          wrong.push(`decided ${canonicalJson(sent)} on ${event?.type}`);
       }
     }
-    expect(propagated).toBeGreaterThan(0);
+    expect(forwarded).toBeGreaterThan(0);
     expect(wrong).toEqual([]);
   });
 

@@ -183,6 +183,61 @@ describe("approval of tool calls (issue Q)", () => {
     expect((await second.result).terminalState).toBe("completed");
   });
 
+  it("approves the other waiting calls of the tool with a run-scope approval, and lists the calls that wait", async () => {
+    const runtime = await harness.makeRuntime();
+    const seen: unknown[] = [];
+    const handle = runtime.startRun({
+      sessionId: "s1",
+      input: "Send the report to #ops and #dev",
+      contract: DELIVER,
+      provider: scriptedProvider([
+        {
+          toolCalls: [
+            { id: "c1", name: "send_message", arguments: { channel: "ops", text: "report" } },
+            { id: "c2", name: "send_message", arguments: { channel: "dev", text: "report" } },
+          ],
+          finishReason: "tool_calls",
+        },
+        textStep("Sent the report to both channels (message m-1)."),
+      ]),
+      tools: [sendTool(seen)],
+      approval: { kinds: ["deliver"] },
+    });
+    const announced: string[] = [];
+    for await (const event of handle.events) {
+      if (event.type !== "approval_requested") continue;
+      announced.push(event.callId);
+      if (announced.length === 2) break;
+    }
+    expect(announced.sort()).toEqual(["c1", "c2"]);
+    expect(handle.waitingApprovals().map((request) => request.callId)).toEqual(["c1", "c2"]);
+    await handle.approve("c1", { scope: "run", decidedBy: "alice", arguments: { channel: "ops", text: "edited" } });
+    const { result, ...ledger } = await finish(runtime, handle);
+    expect(result.terminalState).toBe("completed");
+    expect(handle.waitingApprovals()).toEqual([]);
+    // The edit belongs to the call it was written for; the other call runs as the model asked.
+    expect(seen).toEqual([
+      { channel: "ops", text: "edited" },
+      { channel: "dev", text: "report" },
+    ]);
+    expect(ledger.receipts.map((receipt) => [receipt.callId, receipt.status, receipt.evidence.approval])).toEqual([
+      ["c1", "ok", expect.objectContaining({ decision: "approved", scope: "run", decidedBy: "alice" })],
+      ["c2", "ok", expect.not.objectContaining({ arguments: expect.anything() })],
+    ]);
+    expect(ledger.receipts[1]?.evidence.approval).toMatchObject({
+      decision: "approved",
+      scope: "run",
+      decidedBy: "alice",
+    });
+    // Only the host's decision is a row; the other call was approved by its scope.
+    const rows = await runtime.run(listApprovals(result.runId));
+    expect(rows.map((row) => [row.callId, row.decision?.decision ?? null])).toEqual([
+      ["c1", "approved"],
+      ["c2", null],
+    ]);
+    expect(ledgerViolations(ledger)).toEqual([]);
+  });
+
   it("refuses a second decision for the same call with a clear error", async () => {
     const runtime = await harness.makeRuntime();
     const handle = runtime.startRun({

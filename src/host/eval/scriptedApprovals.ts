@@ -27,10 +27,8 @@ export function scriptDecisions(handle: RunHandle, cassette: Cassette, failures:
     timers.push(setTimeout(decide, decision!.delayMs ?? 0));
   };
   const subscription = handle.actor.on("approval_requested", (event) => onRequest(event.callId));
-  // A request announced before this subscription (a resumed run asks again at once) is in the context.
-  for (const [callId, state] of Object.entries(handle.actor.getSnapshot().context.approvals)) {
-    if (state === "waiting") onRequest(callId);
-  }
+  // A request announced before this subscription (a resumed run asks again at once) still waits.
+  for (const request of handle.waitingApprovals()) onRequest(request.callId);
   return () => {
     subscription.unsubscribe();
     for (const timer of timers) clearTimeout(timer);
@@ -44,7 +42,7 @@ export const firstApprovalRequest = (handle: RunHandle) =>
       subscription.unsubscribe();
       resolve();
     });
-    if (Object.values(handle.actor.getSnapshot().context.approvals).includes("waiting")) {
+    if (handle.waitingApprovals().length > 0) {
       subscription.unsubscribe();
       resolve();
     }

@@ -69,8 +69,6 @@ export interface RunContext extends RunInput {
   readonly samplingPhase: SamplingPhase;
   readonly verdict: Verdict | null;
   readonly outcome: Outcome | null;
-  /** Calls of the current step whose approval was asked for: waiting, or settled. */
-  readonly approvals: Readonly<Record<string, "waiting" | "settled">>;
 }
 
 export const initialContext = (input: RunInput): RunContext => ({
@@ -93,5 +91,4 @@ export const initialContext = (input: RunInput): RunContext => ({
   samplingPhase: input.resume ? "continue" : "first",
   verdict: null,
   outcome: null,
-  approvals: {},
 });

@@ -1,8 +1,7 @@
 import { assign, emit, enqueueActions, fromCallback, sendTo, setup } from "xstate";
 import type {
   AgentRunResult,
-  ApprovalDecided,
-  ApprovalSettled,
+  ApprovalNotice,
   LoopEvent,
   Outcome,
   RunCommand,
@@ -45,8 +44,9 @@ import { finalText, fingerprints } from "./records.js";
  * and a ledger write in flight is let finish — its answer's decision sees the flag.
  *
  * While calls of the tool step wait for approval the `approval` region is in
- * `awaitingApproval`: entered when a call's request is durable (the host is told then, with
- * `approval_requested`), left when no call waits any more. Decisions go to the tool batch.
+ * `awaitingApproval`: entered when the tool batch says a call's request is durable (the host is
+ * told then, with `approval_requested`), left when the batch says no call waits any more. That is
+ * all the run knows of approvals; their state and decisions live in the batch.
  */
 
 export type RunEvent =
@@ -54,9 +54,7 @@ export type RunEvent =
   | { readonly type: "CANCEL_REQUESTED" }
   | RunReply
   | RunDecision
-  | ApprovalDecided;
-
-type ApprovalRequested = Extract<RunReply, { type: "APPROVAL_REQUESTED" }>;
+  | ApprovalNotice;
 
 export interface RunIOInput {
   readonly runId: string;
@@ -89,10 +87,6 @@ export const runMachine = setup({
     outcomeCancelled: ({ context }) => context.outcome?.state === "cancelled",
     outcomeFailed: ({ context }) => context.outcome?.state === "failed",
     ledgerFailureNotDecided: ({ context }) => context.outcome?.reason !== "ledger_write_failed",
-    /** A request that arrives after its call's wait already ended (a short expiry, a cancel) is not announced. */
-    approvalStillOpen: ({ context, event }) =>
-      event.type === "APPROVAL_REQUESTED" && context.approvals[event.callId] !== "settled",
-    noApprovalWaiting: ({ context }) => !Object.values(context.approvals).includes("waiting"),
   },
   actions: {
     /** A write's answer carries the run's new last durable row. */
@@ -158,22 +152,14 @@ export const runMachine = setup({
       };
     }),
     cancelToolBatch: sendTo("toolBatch", { type: "CANCEL" }),
-    forwardDecision: sendTo("toolBatch", ({ event }) => event as ApprovalDecided),
-    announceApprovalRequest: enqueueActions(({ context, event, enqueue }) => {
-      const request = event as ApprovalRequested;
-      enqueue.assign({ approvals: { ...context.approvals, [request.callId]: "waiting" } });
-      enqueue.emit({
-        type: "approval_requested",
-        runId: context.runId,
-        step: request.step,
-        callId: request.callId,
-        toolName: request.toolName,
-        arguments: request.arguments,
-        reason: request.reason,
-      });
-    }),
-    closeApproval: assign(({ context, event }) => ({
-      approvals: { ...context.approvals, [(event as ApprovalSettled).callId]: "settled" as const },
+    announceApprovalRequest: emit(({ context }, request: Extract<ApprovalNotice, { type: "APPROVAL_WAITING" }>) => ({
+      type: "approval_requested" as const,
+      runId: context.runId,
+      step: request.step,
+      callId: request.callId,
+      toolName: request.toolName,
+      arguments: request.arguments,
+      reason: request.reason,
     })),
     acceptResults: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== "RESULTS_RECORDED") return;
@@ -184,7 +170,6 @@ export const runMachine = setup({
         stepCalls: [],
         callsRecorded: false,
         samplingPhase: "continue",
-        approvals: {},
       });
       for (const receipt of event.receipts) {
         enqueue.emit({
@@ -342,7 +327,6 @@ export const runMachine = setup({
               },
               on: {
                 TOOL_STARTED: { actions: "emitToolStarted" },
-                APPROVAL_DECIDED: { actions: "forwardDecision" },
                 CANCEL_REQUESTED: { actions: "cancelToolBatch" },
               },
             },
@@ -383,21 +367,21 @@ export const runMachine = setup({
         },
         approval: {
           initial: "idle",
-          on: { APPROVAL_SETTLED: { actions: "closeApproval" } },
           states: {
             idle: {
               on: {
-                APPROVAL_REQUESTED: {
-                  guard: "approvalStillOpen",
+                APPROVAL_WAITING: {
                   target: "awaitingApproval",
-                  actions: "announceApprovalRequest",
+                  actions: { type: "announceApprovalRequest", params: ({ event }) => event },
                 },
               },
             },
             awaitingApproval: {
               tags: [RUN_WAITING_FOR_APPROVAL],
-              always: { guard: "noApprovalWaiting", target: "idle" },
-              on: { APPROVAL_REQUESTED: { guard: "approvalStillOpen", actions: "announceApprovalRequest" } },
+              on: {
+                APPROVAL_WAITING: { actions: { type: "announceApprovalRequest", params: ({ event }) => event } },
+                NO_APPROVAL_WAITING: { target: "idle" },
+              },
             },
           },
         },

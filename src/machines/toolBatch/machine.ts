@@ -1,7 +1,9 @@
 import { type ActorSystem, type AnyActorRef, assign, enqueueActions, setup } from "xstate";
 import type {
   ApprovalDecided,
+  ApprovalNotice,
   ApprovalOutcome,
+  ApprovalRequest,
   BatchReply,
   PlannedCall,
   RunCommand,
@@ -29,7 +31,10 @@ import {
  * A call that needs approval first waits in an `approval` actor of its own (spawned as
  * `approval-<index>`, see ../approval/machine.ts) and takes no slot while it waits: approved, it
  * runs like any other call (with the edited arguments, if any); denied, expired or cancelled, it
- * settles without running. The batch tells the I/O actor when a wait ends (APPROVAL_CLOSED), and it tells the run.
+ * settles without running. A call's approval lives here and nowhere else: the I/O actor answers
+ * the batch's request and hands it each decision; the run hears only what it shows its host —
+ * that a call whose request is durable waits (APPROVAL_WAITING), and that none waits any more.
+ * The I/O actor is told when a wait ends (APPROVAL_CLOSED) so it stops looking for a decision.
  */
 
 export interface ToolBatchInput {
@@ -59,6 +64,8 @@ export interface BatchCall {
   readonly settlement: ToolSettlement | null;
   /** `waiting` while its approval actor runs; `approved` once it may run; `none`: needs none. */
   readonly approval: "none" | "waiting" | "approved";
+  /** Whether the run was told this call waits (its request is durable); never before, at most once. */
+  readonly approvalShown: boolean;
   /** The decision that let it run (its receipt carries it as evidence). */
   readonly approvalOutcome: ApprovalOutcome | null;
 }
@@ -87,6 +94,28 @@ const indexOfApprovalActor = (type: string) => Number(type.slice("xstate.done.ac
 const NO_DEADLINE = 2 ** 31 - 1;
 
 const isRunning = (call: BatchCall) => call.dispatched && call.settlement === null;
+const isShownWaiting = (call: BatchCall) => call.approval === "waiting" && call.approvalShown;
+
+/**
+ * The run, which invoked the batch. A batch on its own (a pure `transition`, a graph traversal) has
+ * none: what it would tell the run is still decided, and goes nowhere.
+ */
+const runOf = (self: AnyActorRef): AnyActorRef => self._parent ?? self;
+
+/** The calls the run was told wait for approval and that still wait, as the requests it announced. */
+export const shownApprovalRequests = (context: ToolBatchContext): ReadonlyArray<ApprovalRequest> =>
+  context.calls.filter(isShownWaiting).map(({ planned }) => ({
+    runId: context.runId,
+    step: context.step,
+    callId: planned.call.id,
+    toolName: planned.call.name,
+    arguments: planned.call.arguments,
+    reason: planned.approval?.reason ?? "",
+  }));
+
+/** The run hears that no call waits any more when the last one it was shown stops waiting. */
+const noneWaitingAfter = (before: ReadonlyArray<BatchCall>, after: ReadonlyArray<BatchCall>) =>
+  before.some(isShownWaiting) && !after.some(isShownWaiting);
 
 function nextDeadline(calls: ReadonlyArray<BatchCall>): number | null {
   let earliest: number | null = null;
@@ -147,6 +176,7 @@ export const toolBatchMachine = setup({
             arguments: call.planned.call.arguments,
             reason: approval.reason,
             timeoutMs: approval.timeoutMs,
+            replyTo: self,
           } satisfies RunCommand);
           continue;
         }
@@ -195,6 +225,20 @@ export const toolBatchMachine = setup({
         }),
       };
     }),
+    /**
+     * A call's request is durable: the run may show it to its host now — unless the wait already
+     * ended (a short expiry, a cancel) or the run was told before.
+     */
+    showApproval: enqueueActions(
+      ({ context, enqueue, self }, params: Extract<BatchReply, { type: "APPROVAL_REQUESTED" }>) => {
+        const index = context.calls.findIndex((call) => call.planned.call.id === params.callId);
+        const call = context.calls[index];
+        if (call?.approval !== "waiting" || call.approvalShown || call.settlement !== null) return;
+        enqueue.assign({ calls: withCall(context.calls, index, { approvalShown: true }) });
+        const { type: _reply, ...request } = params;
+        enqueue.sendTo(runOf(self), { type: "APPROVAL_WAITING", ...request } satisfies ApprovalNotice);
+      },
+    ),
     /** A decision for a waiting call goes to that call's approval actor; others ignore it. */
     forwardDecision: enqueueActions(({ context, enqueue }, params: ApprovalDecided) => {
       const index = context.calls.findIndex(
@@ -204,41 +248,24 @@ export const toolBatchMachine = setup({
         enqueue.sendTo(approvalActorId(index), { type: "DECIDED", callId: params.callId, decision: params.decision });
       }
     }),
-    /**
-     * A call's wait ended. Approved, it may run; otherwise it settles without running. An approval
-     * for the run or the session also decides the other calls of the same tool still waiting.
-     */
-    noteApproval: enqueueActions(({ context, enqueue, system }, params: ApprovalDone) => {
+    /** A call's wait ended. Approved, it may run; otherwise it settles without running. */
+    noteApproval: enqueueActions(({ context, enqueue, self, system }, params: ApprovalDone) => {
       const index = indexOfApprovalActor(params.type);
       const call = context.calls[index];
       if (call?.approval !== "waiting" || call.settlement !== null) return;
       const outcome = params.output;
-      enqueue.sendTo(ioOf(system), {
-        type: "APPROVAL_CLOSED",
-        callId: call.planned.call.id,
-        outcome,
-      } satisfies RunCommand);
-      if (outcome.decision !== "approved") {
-        enqueue.assign({
-          calls: withCall(context.calls, index, {
-            approval: "none",
-            settlement: unapprovedSettlement(call.planned, outcome),
-          }),
-        });
-        return;
+      enqueue.sendTo(ioOf(system), { type: "APPROVAL_CLOSED", callId: call.planned.call.id } satisfies RunCommand);
+      const calls = withCall(
+        context.calls,
+        index,
+        outcome.decision === "approved"
+          ? { approval: "approved", approvalOutcome: outcome }
+          : { approval: "none", settlement: unapprovedSettlement(call.planned, outcome) },
+      );
+      enqueue.assign({ calls });
+      if (noneWaitingAfter(context.calls, calls)) {
+        enqueue.sendTo(runOf(self), { type: "NO_APPROVAL_WAITING" } satisfies ApprovalNotice);
       }
-      enqueue.assign({ calls: withCall(context.calls, index, { approval: "approved", approvalOutcome: outcome }) });
-      if (outcome.scope === "once") return;
-      context.calls.forEach((other, otherIndex) => {
-        if (otherIndex === index || other.approval !== "waiting" || other.settlement !== null) return;
-        if (other.planned.call.name !== call.planned.call.name) return;
-        const { arguments: _edited, ...sameTool } = outcome;
-        enqueue.sendTo(approvalActorId(otherIndex), {
-          type: "DECIDED",
-          callId: other.planned.call.id,
-          decision: sameTool,
-        });
-      });
     }),
     /** The timer fired: every running call whose deadline has come times out and is aborted. */
     expireDueCalls: enqueueActions(({ context, enqueue, system }) => {
@@ -250,16 +277,12 @@ export const toolBatchMachine = setup({
       });
       enqueue.assign({ calls, clock: Math.max(context.clock, now) });
     }),
-    cancelUnsettled: enqueueActions(({ context, enqueue, system }) => {
+    cancelUnsettled: enqueueActions(({ context, enqueue, self, system }) => {
       const calls = context.calls.map((call, index) => {
         if (call.settlement !== null) return call;
         if (call.approval === "waiting") {
           enqueue.sendTo(approvalActorId(index), { type: "CANCEL" });
-          enqueue.sendTo(ioOf(system), {
-            type: "APPROVAL_CLOSED",
-            callId: call.planned.call.id,
-            outcome: { decision: "cancelled", decidedBy: "runtime" },
-          } satisfies RunCommand);
+          enqueue.sendTo(ioOf(system), { type: "APPROVAL_CLOSED", callId: call.planned.call.id } satisfies RunCommand);
           return {
             ...call,
             approval: "none" as const,
@@ -272,6 +295,9 @@ export const toolBatchMachine = setup({
         return { ...call, settlement: cancelledSettlement(call.planned, call.startedAt) };
       });
       enqueue.assign({ calls });
+      if (noneWaitingAfter(context.calls, calls)) {
+        enqueue.sendTo(runOf(self), { type: "NO_APPROVAL_WAITING" } satisfies ApprovalNotice);
+      }
     }),
   },
   delays: {
@@ -294,6 +320,7 @@ export const toolBatchMachine = setup({
       deadline: null,
       settlement: null,
       approval: "none" as const,
+      approvalShown: false,
       approvalOutcome: null,
     })),
     clock: 0,
@@ -315,6 +342,7 @@ export const toolBatchMachine = setup({
           reenter: true,
           actions: { type: "noteSettled", params: ({ event }) => event },
         },
+        APPROVAL_REQUESTED: { actions: { type: "showApproval", params: ({ event }) => event } },
         APPROVAL_DECIDED: { actions: { type: "forwardDecision", params: ({ event }) => event } },
         "xstate.done.actor.*": {
           target: "running",
