@@ -55,10 +55,17 @@ const stop = (state: Outcome["state"], reason: Outcome["reason"], detail: string
   outcome: { state, reason, detail },
 });
 
+/** A STOP whose `closing` rows land with the terminal event. */
+const stopWith = (state: Outcome["state"], reason: Outcome["reason"], detail: string, closing: Rows): RunDecision => ({
+  type: "STOP",
+  outcome: { state, reason, detail },
+  closing,
+});
+
 function answerRows(step: number, outcome: SampleResponse): Rows {
   return {
     events: [...reportedAnomalies(step, outcome), assistantOutput(step, outcome, "answer")],
-    transcript: [{ role: "assistant", content: outcome.text, toolCalls: [] }] as ContextMessage[],
+    transcript: [{ role: "assistant", content: outcome.text, toolCalls: [] } satisfies ContextMessage],
   };
 }
 
@@ -90,10 +97,15 @@ export function classifySample(outcome: SampleOutcome, context: RunContext): Run
         turn: { events: brokenToolTurnEvents(step, outcome), transcript: protocolRepairMessages(outcome, step) },
       };
     }
-    return {
-      ...stop("failed", "provider_tool_protocol_invalid", "tool finish without a parseable call, after one repair"),
-      closing: { events: brokenToolTurnEvents(step, outcome), transcript: [] },
-    } as RunDecision;
+    return stopWith(
+      "failed",
+      "provider_tool_protocol_invalid",
+      "tool finish without a parseable call, after one repair",
+      {
+        events: brokenToolTurnEvents(step, outcome),
+        transcript: [],
+      },
+    );
   }
   if (!hasText(outcome)) {
     const closing = {

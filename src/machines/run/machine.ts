@@ -141,16 +141,13 @@ export const runMachine = setup({
     requestResultsRecord: sendTo("io", ({ context }, params: { settlements: ReadonlyArray<ToolSettlement> }) =>
       recordResultsCommand(context, params.settlements),
     ),
-    emitToolStarted: emit(({ context, event }) => {
-      const started = event as Extract<RunReply, { type: "TOOL_STARTED" }>;
-      return {
-        type: "tool_started" as const,
-        runId: context.runId,
-        step: started.step,
-        callId: started.callId,
-        toolName: started.toolName,
-      };
-    }),
+    emitToolStarted: emit(({ context }, started: Extract<RunReply, { type: "TOOL_STARTED" }>) => ({
+      type: "tool_started" as const,
+      runId: context.runId,
+      step: started.step,
+      callId: started.callId,
+      toolName: started.toolName,
+    })),
     cancelToolBatch: sendTo("toolBatch", { type: "CANCEL" }),
     announceApprovalRequest: emit(({ context }, request: Extract<ApprovalNotice, { type: "APPROVAL_WAITING" }>) => ({
       type: "approval_requested" as const,
@@ -326,7 +323,7 @@ export const runMachine = setup({
                 },
               },
               on: {
-                TOOL_STARTED: { actions: "emitToolStarted" },
+                TOOL_STARTED: { actions: { type: "emitToolStarted", params: ({ event }) => event } },
                 CANCEL_REQUESTED: { actions: "cancelToolBatch" },
               },
             },

@@ -1,4 +1,4 @@
-import { type ActorSystem, type AnyActorRef, assign, enqueueActions, setup } from "xstate";
+import { type ActorSystem, type AnyActorRef, assign, type EventObject, enqueueActions, setup } from "xstate";
 import type {
   ApprovalDecided,
   ApprovalNotice,
@@ -79,16 +79,35 @@ export interface ToolBatchContext {
   readonly clock: number;
 }
 
-/** What an approval actor's end looks like to the batch (`xstate.done.actor.approval-<index>`). */
-export interface ApprovalDone {
-  readonly type: `xstate.done.actor.approval-${number}`;
-  readonly output: ApprovalOutcome;
+const approvalActorId = (index: number) => `approval-${index}`;
+const APPROVAL_DONE = "xstate.done.actor.approval-";
+
+/** A call's wait ended: the call (by index) and the decision its approval actor gave. */
+interface ApprovalEnd {
+  readonly index: number;
+  readonly outcome: ApprovalOutcome;
+}
+
+/**
+ * The end of an approval actor, read from XState's done event (a wildcard transition's event is
+ * untyped). Only approval actors are children of the batch; anything else is a defect and fails
+ * the batch, which ends the run `failed`.
+ */
+function approvalEnd(event: EventObject): ApprovalEnd {
+  const output = (event as { output?: unknown }).output;
+  const index = Number(event.type.slice(APPROVAL_DONE.length));
+  if (
+    !event.type.startsWith(APPROVAL_DONE) ||
+    !Number.isInteger(index) ||
+    typeof output !== "object" ||
+    output === null
+  ) {
+    throw new Error(`the tool batch cannot read ${event.type}`);
+  }
+  return { index, outcome: output as ApprovalOutcome };
 }
 
 export type ToolBatchEvent = BatchReply | ApprovalDecided | { readonly type: "CANCEL" };
-
-const approvalActorId = (index: number) => `approval-${index}`;
-const indexOfApprovalActor = (type: string) => Number(type.slice("xstate.done.actor.approval-".length));
 
 /** Longest delay a timer takes; used while no running call has reported its start. */
 const NO_DEADLINE = 2 ** 31 - 1;
@@ -249,11 +268,9 @@ export const toolBatchMachine = setup({
       }
     }),
     /** A call's wait ended. Approved, it may run; otherwise it settles without running. */
-    noteApproval: enqueueActions(({ context, enqueue, self, system }, params: ApprovalDone) => {
-      const index = indexOfApprovalActor(params.type);
+    noteApproval: enqueueActions(({ context, enqueue, self, system }, { index, outcome }: ApprovalEnd) => {
       const call = context.calls[index];
       if (call?.approval !== "waiting" || call.settlement !== null) return;
-      const outcome = params.output;
       enqueue.sendTo(ioOf(system), { type: "APPROVAL_CLOSED", callId: call.planned.call.id } satisfies RunCommand);
       const calls = withCall(
         context.calls,
@@ -349,7 +366,7 @@ export const toolBatchMachine = setup({
           reenter: true,
           actions: {
             type: "noteApproval",
-            params: ({ event }: { event: ToolBatchEvent }) => event as unknown as ApprovalDone,
+            params: ({ event }: { event: EventObject }) => approvalEnd(event),
           },
         },
         CANCEL: { target: "done", actions: "cancelUnsettled" },
