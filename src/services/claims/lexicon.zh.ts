@@ -67,6 +67,8 @@ export const CHINESE_VERBS: Readonly<Record<ClaimKind, ReadonlyArray<string>>> =
     "过一遍",
   ],
   mutate: [
+    "延期",
+    "顺延",
     "修改",
     "改",
     "更新",
@@ -516,6 +518,26 @@ export const ZH_REPLY_WRITING = /^(?:写|整理|准备|起草|草拟|列|总结|
 
 /** Objects of a writing verb that are this very reply (给你写了一条文案：…). */
 export const ZH_REPLY_OBJECT = /一份|一版|一条|一段|如下|以下|下面|文案|草稿|稿子|回复话术|模板|标题|口号/;
+
+/** 排了一个训练计划, 做了一版建议: a plan or a proposal written in this reply, not put into effect. */
+export const ZH_REPLY_PLAN = /^(?:排|做|定|拟|列)/;
+export const ZH_REPLY_PLAN_OBJECT = /[一个份版][^，,。；;]{0,14}(?:计划|建议版|建议稿|方案|草案|安排表|清单)/;
+
+/**
+ * 经核对…, 经查询…: "on checking", a completed inspection whose subject is left out — the one who
+ * writes the answer checked.
+ */
+export const ZH_CHECKED_FRAME = /^(?:经过?|通过)(核对|核实|核查|查询|查证|检查|比对|排查|复核|测试|检索|搜索|查阅)/;
+
+/**
+ * What the assistant does with what the user gave it beyond reading it: running it, reading an
+ * account or a server it was given (我用 cProfile 跑了一遍你给的脚本, 读取了你给的账号下的桶列表).
+ */
+export const ZH_ACTS_ON_GIVEN =
+  /(?:我|我们)[^。]{0,30}?(?:跑|运行|执行|压测|下载|读取|导入|部署|登录|连上)(?:了|过)|(?:你|您)(?:给|提供)的[^，,。]{0,6}(?:账号|账户|服务器|仓库|数据库|环境|机器|集群|主机|实例|后台)|(?:改|换|设|填|更新|调整)(?:成|为|进)了?(?:你|您)(?:给|提供|发)的|按(?:照)?(?:你|您)(?:给|提供|发)的[^，,。]{0,12}?[\u4e00-\u9fff](?:好|进去|上|完)?了/;
+
+/** We and the user talking (我们讨论了三件事, 我们之前聊到): the conversation itself, no action of the task. */
+export const ZH_CONVERSATION = /^(?:讨论|聊|谈|商量|说)/;
 
 /** Openers that make the following clauses of the sentence conditional, future or general too. */
 export const ZH_CARRIED_BLOCKERS: ReadonlySet<string> = new Set([
