@@ -122,9 +122,16 @@ function namedSubject(plain: string, at: number, after: string, names: ReadonlyS
 }
 
 /** English: who performed the action `verb` names in `plain`. */
+const EN_READING = /^(?:went|gone|read|looked|reviewed|checked|skimmed|scanned|compared|analy[sz]ed|examined)\b/i;
+const EN_PASTED_OBJECT = /^[^.;:]{0,80}?\byou(?:'ve)? (?:pasted|shared|posted|attached|forwarded|quoted|copied)\b/i;
+
 export function englishAgent(plain: string, verb: string, context: AnswerContext, marked: boolean): Attribution {
   const { lower, before, after, at } = around("en", plain, verb);
   const subject = englishSubject(before, after);
+  // "I went through the chat transcript you pasted": reading what the user put in this conversation
+  // is no action of the task.
+  if (EN_READING.test(verb) && EN_PASTED_OBJECT.test(after))
+    return { agent: "none", reason: "reading what the user pasted" };
   if (subject === "first person") return { agent: "assistant", reason: "first person" };
   // "Auto-renewed by cert-manager": a passive agent names the doer even when no subject is written.
   const byAgent = EN_BY_AGENT.exec(after);
