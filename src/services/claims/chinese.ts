@@ -47,9 +47,9 @@ import { CODE } from "./text.js";
 export type { ChineseMatch } from "./chineseStatus.js";
 
 /** A later word in the clause that makes the verb part of a relative clause or a rule. */
-// (家长会, 发布会: 会 after these is a meeting.)
+// (家长会, 发布会: 会 after these is a meeting; 会面 is one too.)
 const LATER_PREDICATE =
-  /不要|不能|别|需要|要求|应该|(?<![长例周晨早站年开审知布盘结论享面流讨调介明事员东协工生动唱览销晚话谈])会(?![议员计话场所谈见])|才能|可能/;
+  /不要|不能|别|需要|要求|应该|(?<![长例周晨早站年开审知布盘结论享面流讨调介明事员东协工生动唱览销晚话谈])会(?![议员计话场所谈见面])|才能|可能/;
 const MAX_CLAUSE_WORDS = 48;
 const DEFINITION = new RegExp(`^\\s*${CODE}[^：:，,]{0,12}[:：]`);
 /** 下了…单: a separable verb split by 了 and a short object. */
@@ -90,8 +90,8 @@ function clauseClaim(
   for (let at = 0; at < words.length; at++) {
     const word = words[at]!;
     if (ZH_DONE_BEFORE.has(word)) {
-      // 已改期的预约: the marker belongs to an attributive word, not to a statement.
-      doneBefore = words[at + 2] !== "的";
+      // 已改期的预约, 列出的已修复问题: the marker belongs to an attributive word, not to a statement.
+      doneBefore = words[at + 2] !== "的" && words[at - 1] !== "的";
       continue;
     }
     // 将 is the future (我将发送) unless a completion marker comes first (已将邮件发送).

@@ -69,6 +69,8 @@ export const CHINESE_VERBS: Readonly<Record<ClaimKind, ReadonlyArray<string>>> =
   mutate: [
     "延期",
     "顺延",
+    "润色",
+    "放通",
     "修改",
     "改",
     "更新",
