@@ -20,6 +20,8 @@ import {
   ZH_DONE_BEFORE,
   ZH_FAILED_AFTER,
   ZH_FIRST_PERSON,
+  ZH_LOOKED_RESULT,
+  ZH_LOOKED_RESULT_NOT,
   ZH_NOT_ACTIONS,
   ZH_OTHER_SUBJECTS,
   ZH_OUTSIDE_TASK,
@@ -292,6 +294,10 @@ export function chineseClaims(plain: string, marked: boolean, tableRow = false, 
   if (header && !ZH_PASTED.test(plain)) {
     const verb = header[1]!;
     return [{ kind: VERBS.find(([entry]) => entry === verb)?.[1] ?? "observe", verb }];
+  }
+  const looked = ZH_LOOKED_RESULT.exec(plain);
+  if (looked && !ZH_LOOKED_RESULT_NOT.test(plain.slice(0, looked[0].length)) && !ZH_PASTED.test(plain)) {
+    return [{ kind: "observe", verb: looked[1]! }];
   }
   // 经核对天眼查上的工商信息，…: the sentence reports what the check found.
   const checked = ZH_CHECKED_FRAME.exec(plain);
