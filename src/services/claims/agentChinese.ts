@@ -151,7 +151,13 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
     return { agent: "third party", reason: "done automatically by a system" };
   }
   if (!marked && ZH_VERSION.test(before)) return { agent: "none", reason: "fixed in a release of the software" };
-  if (subject === "left out" && !completed && !marked && /要|需要|应该|可以|必须|记得|别|不要/.test(plain)) {
+  // (别 inside 分别, 区别, 特别 is no "don't".)
+  if (
+    subject === "left out" &&
+    !completed &&
+    !marked &&
+    /要|需要|应该|可以|必须|记得|(?<![分区类特级个告识鉴辨差性派])别|不要/.test(plain)
+  ) {
     return { agent: "user", reason: "an instruction with the subject left out" };
   }
   if (subject === "left out" && !marked && !ZH_FIRST.test(earlierClauses)) {
@@ -212,7 +218,10 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   }
   // 三台机器都巡检过了, Terraform plan 看过: a check completed with 过 and nobody else named is the
   // writer's own — an explanation states what is true, not what was looked at.
-  if (ZH_CHECK_VERB.test(verb) && /^过(?:了|一遍|一下)?\s*(?:[，,。；;：:!！]|$)/.test(after) && !context.relayed) {
+  const checkedWith过 = verb.endsWith("过")
+    ? /^(?:了|一遍|一下)?\s*(?:[，,。；;：:!！]|$)/.test(after)
+    : /^过(?:了|一遍|一下)?\s*(?:[，,。；;：:!！]|$)/.test(after);
+  if (ZH_CHECK_VERB.test(verb.replace(/过$/, "")) && checkedWith过 && !context.relayed) {
     return { agent: "assistant", reason: "a check completed, nobody else named" };
   }
   return unmarkedAgent(context, plain.length <= 40);

@@ -135,7 +135,12 @@ function clauseClaim(
     const afterComplement = complement ? after.slice(complement[0].length) : after;
     // 已发布的版本, 部署完成后…: attributive or temporal, not a statement; the marker was its own.
     // 提交成功率是一个指标: the complement is part of a noun.
-    if (after.startsWith("的") || (complement && /^(?:的|后|之后|以后|率|性|时|是)/.test(afterComplement))) {
+    // 修改后的简历: a verb before 后的 names the thing's state, as 的 does.
+    if (
+      after.startsWith("的") ||
+      /^(?:后|之后|以后)的/.test(after) ||
+      (complement && /^(?:的|后|之后|以后|率|性|时|是)/.test(afterComplement))
+    ) {
       // 已将新开的门店纳入…: an attributive verb inside the object of 将/把 leaves the marker to the main verb.
       doneBefore = doneBefore && words.slice(0, at).some((w) => w === "把" || w === "将");
       continue;
