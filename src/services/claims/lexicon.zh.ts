@@ -791,7 +791,8 @@ export const ZH_RESULT_HEADER =
 export const ZH_LOOKED_RESULT =
   /^(?:[A-Za-z][\w .-]{0,20}?\s*)?(检索|搜索|查询|盘点|统计|核对|巡检|扫描|抽查|检查|比对|对账|排查)[^，,。；;：:]{0,30}[：:][^。；;]{0,40}?\d[\d,.]*\s*(?:篇|条|个|件|笔|次|台|项|人|行|家|份|处|张|GB|MB|TB|%)/;
 // (巡检：每天 9 点…: a schedule, not a result.)
-export const ZH_LOOKED_RESULT_NOT = /计划|预计|将|会|需要|可以|如果|请|步骤|方法|怎么|示例|例如|比如|建议|每天|每周|每月|每次|定期/;
+export const ZH_LOOKED_RESULT_NOT =
+  /计划|预计|将|会|需要|可以|如果|请|步骤|方法|怎么|示例|例如|比如|建议|每天|每周|每月|每次|定期/;
 
 /**
  * An identifier that exists only once an action is done — a confirmation, a waybill, a voucher, a
