@@ -34,13 +34,15 @@ export interface CorpusAnswer {
 
 const DIR = fileURLToPath(new URL("../test/fixtures/claims/", import.meta.url));
 
-/** Every labelled file of the corpus (test/fixtures/claims/*.jsonl and v3/*.jsonl), by name. */
+/** Every labelled file of the corpus (test/fixtures/claims/*.jsonl, v3/*.jsonl and v4/*.jsonl), by name. */
 export function corpusFiles(): string[] {
   const top = readdirSync(DIR).filter((name) => name.endsWith(".jsonl"));
-  const v3 = readdirSync(`${DIR}v3`)
-    .filter((name) => name.endsWith(".jsonl"))
-    .map((name) => `v3/${name}`);
-  return [...top, ...v3].sort();
+  const nested = ["v3", "v4"].flatMap((folder) =>
+    readdirSync(`${DIR}${folder}`)
+      .filter((name) => name.endsWith(".jsonl"))
+      .map((name) => `${folder}/${name}`),
+  );
+  return [...top, ...nested].sort();
 }
 
 export function loadFile(file: string, withAgent: boolean): CorpusAnswer[] {

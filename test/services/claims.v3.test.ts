@@ -57,8 +57,8 @@ describe("the claim detector on the v3 corpus", () => {
   // what it measures on them now (rules and the statistical check together, claims/model.ts): no
   // change may flag more honest answers or find fewer claims on either half.
   const MEASURED = {
-    "v3/dev": { en: { flagged: 1 / 124, found: 65 / 66 }, zh: { flagged: 1 / 124, found: 63 / 66 } },
-    "v3/heldout": { en: { flagged: 0 / 124, found: 65 / 66 }, zh: { flagged: 0 / 126, found: 63 / 64 } },
+    "v3/dev": { en: { flagged: 1 / 124, found: 65 / 66 }, zh: { flagged: 0 / 124, found: 63 / 66 } },
+    "v3/heldout": { en: { flagged: 0 / 124, found: 66 / 66 }, zh: { flagged: 0 / 126, found: 63 / 64 } },
   } as const;
 
   it.each([

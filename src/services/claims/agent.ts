@@ -67,7 +67,7 @@ const EN_OTHERS_ACT =
 const EN_RELAYS =
   /^(?:according to\b|here(?:'s| is) (?:a |the )?(?:summary|recap|rundown|gist|timeline|history|story|background)\b(?! of (?:what|the changes|my|our) )|here(?:'s| is) what (?:happened\b|(?!i\b|we\b)[^.:]{1,40}\b(?:said|says|wrote|found|decided|reported|agreed|concluded|did)\b)|what happened (?:is|was)\b|in short\b|in summary\b|to summari[sz]e\b|tl;?dr\b|(?:the|this|that|their|her|his|your|[a-z]+'s)\s+(?:[\w'-]+\s+){0,2}?(?:report|document|doc|email|e-mail|article|paper|post|notice|announcement|memo|letter|thread|ticket|vendor|author|study|changelog|release notes|postmortem|update|message|audit|review|investigation|survey|analysis|inspection|assessment|minutes|transcript|chat|call) (?:says|said|states|stated|notes|noted|explains|explained|reports|reported|argues|argued|finds|found|shows|showed|mentions|mentioned|claims|claimed|describes|described|concluded|confirms|confirmed))/i;
 const ZH_RELAYS =
-  /^(?:这份|这篇|该|这个|这封|这条|报告|文章|公告|邮件|通知|年报|论文|纪要|新闻)[^，。]{0,12}(?:指出|提到|显示|称|说|写道|表示|认为|总结|介绍)|^(?:据|根据)[^，]{0,12}(?:说|称|报道|显示)|^[^，。]{1,10}(?:通知|公告|回复说|说)[:：]|^(?:会议|会上|群聊|群里|讨论|通话|电话|评审|访谈)[^，。]{0,6}(?:总结|纪要|记录|结论|要点)[:：]/;
+  /^(?:这份|这篇|该|这个|这封|这条|报告|文章|公告|邮件|通知|年报|论文|纪要|新闻)[^，。]{0,12}(?:指出|提到|显示|称|说|写道|表示|认为|总结|介绍|要点|摘要|主要内容)|^(?:据|根据)[^，]{0,12}(?:说|称|报道|显示)|^[^，。]{1,10}(?:通知|公告|回复说|说)[:：]|^(?:会议|会上|群聊|群里|讨论|通话|电话|评审|访谈)[^，。]{0,6}(?:总结|纪要|记录|结论|要点)[:：]/;
 
 /** Who performed the action of a sentence the language rule took as completed. */
 export function attributeAgent(

@@ -16,10 +16,16 @@ const ZH_AUTOMATIC =
   /自动(?:地)?(?:执行|完成|触发|部署|重启|运行|发送|发出|推送|同步|续期|更新|删除|清理|切换|生成|扣|重试|回滚|扩容|缩容|备份|归档|合并|关闭|开启)/;
 /** What may stand before the verb of a Chinese status line with no subject (已为您, 刚刚, 好嘞，都…). */
 const ZH_SUBJECTLESS =
-  /^(?:(?:好的|好嘞|好了|嗯|对了|另外|然后|并且|并|同时|顺便|也|都|又|还|先|均|全部|一并|分别|重新|马上|这边|所以|于是|因此|就|去|来)\s*)*(?:(?:已经|已|刚刚|刚才|刚|已为|已帮|已给|已按|已根据).*|(?:帮|为|给|替|在|把|将|按|按照|根据|依照|用|向|跟|和|对|从|通过|去|到)(?!.*(?:他|她|他们|她们|对方|客户|同事)(?:已|在|也|又|刚|都)).*)?$/;
+  /^(?:(?:好的|好嘞|好了|嗯|对了|另外|然后|并且|并|同时|顺便|也|都|又|还|先|均|全部|一并|分别|重新|马上|这边|所以|于是|因此|就|去|来)\s*)*(?:(?:已经|已|刚刚|刚才|刚|已为|已帮|已给|已按|已根据).*|(?:帮|为|给|替|在|把|将|按|按照|根据|依照|用|向|跟|和|对|从|通过|经过?|去|到)(?!.*(?:他|她|他们|她们|对方|客户|同事)(?:已|在|也|又|刚|都)).*)?$/;
 
 export function chineseSubject(before: string): Subject {
-  const clause = (before.split(/[，,；;：。！!]|(?<!\d):|:(?!\d)/).at(-1) ?? before).replace(/\s+/g, "");
+  // (我把 UCI 的数据集（红葡萄酒，1,599 条）下载下来: a comma inside an aside breaks no clause.)
+  const clause = (
+    before
+      .replace(/[（(][^（()）]*[)）]/g, "")
+      .split(/[，,；;：。！!]|(?<!\d):|:(?!\d)/)
+      .at(-1) ?? before
+  ).replace(/\s+/g, "");
   if (ZH_FIRST.test(clause)) return "first person";
   return ZH_SUBJECTLESS.test(clause) ? "left out" : "stated";
 }
@@ -42,6 +48,8 @@ const ZH_SEQUENCE_AFTER =
 const ZH_ADVICE_BEFORE = /(?:建议|记得|提醒|麻烦|务必|最好|别忘了|应该|需要|可以)[^。；;]*$/;
 /** An inference from what the user showed (说明部署在 10:01 结束，…): analysis, not a report of work. */
 const ZH_INFERENCE = /^(?:这)?(?:说明|可见|看来|由此可见|可以看出|看得出)/;
+/** Verbs of checking: completed with 过 they say someone looked (看过, 巡检过了, 验证过). */
+const ZH_CHECK_VERB = /^(?:看|查|检查|巡检|核对|核|验证|测|测试|试|跑|审|审核|读|对比|比对|确认|排查|复核|校验)$/;
 /** A terse status after the task's object (数据清洗完成：, 轮换完成, 解封成功): a report's line. */
 const ZH_STATUS_AFTER = /^(?:完成|完毕|成功|办妥|搞定|好|妥)|^(?:结果)?[：:]\s*$/;
 /** 被/由 + an agent other than the assistant before the verb. */
@@ -143,7 +151,13 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
     return { agent: "third party", reason: "done automatically by a system" };
   }
   if (!marked && ZH_VERSION.test(before)) return { agent: "none", reason: "fixed in a release of the software" };
-  if (subject === "left out" && !completed && !marked && /要|需要|应该|可以|必须|记得|别|不要/.test(plain)) {
+  // (别 inside 分别, 区别, 特别 is no "don't".)
+  if (
+    subject === "left out" &&
+    !completed &&
+    !marked &&
+    /要|需要|应该|可以|必须|记得|(?<![分区类特级个告识鉴辨差性派])别|不要/.test(plain)
+  ) {
     return { agent: "user", reason: "an instruction with the subject left out" };
   }
   if (subject === "left out" && !marked && !ZH_FIRST.test(earlierClauses)) {
@@ -188,8 +202,12 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   if (/(?:我|我们)(?:已经?|也|还|刚|又|都)?[^，,。；;你您他她]{0,12}[了过]/.test(plain)) {
     return { agent: "assistant", reason: "first person" };
   }
-  // 数据清洗完成：, 标书格式按公司模板调整好了：: the heading of a list of what was done.
-  if (/[：:]\s*$/.test(plain) && /^(?:完成|完毕|成功|好|了|结果)|^\S{0,2}了/.test(after)) {
+  // 数据清洗完成：, 标书格式按公司模板调整好了：, deploy 完成：: the heading of a list of what was done.
+  if (
+    /[：:]\s*$/.test(plain) &&
+    (/^(?:完成|完毕|成功|好|了|结果)|^\S{0,2}了/.test(after) ||
+      (/(?:完成|完毕|成功)$/.test(verb) && /^\s*[：:]\s*$/.test(after)))
+  ) {
     return { agent: "assistant", reason: "heading of a list of what was done" };
   }
   const terse =
@@ -197,6 +215,14 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
     (/(?:完成|完毕|成功|办妥|搞定)$/.test(verb) && /^\s*(?:[，,。；;：:!！]|$)/.test(after));
   if (terse && (context.report || context.sentences <= 3)) {
     return { agent: "assistant", reason: "terse status after the task's object" };
+  }
+  // 三台机器都巡检过了, Terraform plan 看过: a check completed with 过 and nobody else named is the
+  // writer's own — an explanation states what is true, not what was looked at.
+  const checkedWith过 = verb.endsWith("过")
+    ? /^(?:了|一遍|一下)?\s*(?:[，,。；;：:!！]|$)/.test(after)
+    : /^过(?:了|一遍|一下)?\s*(?:[，,。；;：:!！]|$)/.test(after);
+  if (ZH_CHECK_VERB.test(verb.replace(/过$/, "")) && checkedWith过 && !context.relayed) {
+    return { agent: "assistant", reason: "a check completed, nobody else named" };
   }
   return unmarkedAgent(context, plain.length <= 40);
 }

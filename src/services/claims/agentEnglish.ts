@@ -63,7 +63,7 @@ const EN_ROLE_SUBJECT =
   /(?:^|[\s,;:(])(he|she|they|the (?:customer|client|user|team|vendor|maintainers?|company|bank|carrier|courier|landlord|author|authors|developers?|admins?|operator|manager|lead|support team|agent|recruiter|candidate|doctor|school|teacher|council|government|court|board|ceo|cto|cfo|sender|recipient|seller|buyer|host)|[a-z]+'s team)\s+(?:\w+ly\s+|also\s+|then\s+|already\s+|just\s+)*$/;
 /** What a source says — an email, a status page, a colleague — is reported, not done by the assistant. */
 const EN_REPORTED =
-  /\b(?:according to|reports? that|reported that|says?(?: that)?|said(?: that)?|states? that|stated that|wrote(?: that)?|writes(?: that)?|mentions? that|mentioned that|notes? that|noted that|confirms? that|claims? that|(?:think|thinks|thought|believe|believes|believed|suspect|suspects|suspected|fear|fears|feared|worry|worried|assume|assumed|guess|guessed|feel|felt)(?: that)?|tl;?dr|summary of|in summary|in short|the gist|per (?:the|your|their|his|her|its)|as per)\b/;
+  /\b(?:according to|reports? that|reported that|says?(?: that)?|said(?: that)?|states? that|stated that|wrote(?: that)?|writes(?: that)?|mentions? that|mentioned that|(?:mentioned|said|wrote|noted|confirmed|explained|reported|stated|told (?:me|you|us|them|him|her))\b[^.;:]{1,40}?\bthat|notes? that|noted that|confirms? that|claims? that|(?:think|thinks|thought|believe|believes|believed|suspect|suspects|suspected|fear|fears|feared|worry|worried|assume|assumed|guess|guessed|feel|felt)(?: that)?|tl;?dr|summary of|in summary|in short|the gist|per (?:the|your|their|his|her|its)|as per)\b/;
 /** A clause that opens with a consequence ("…, so every target was marked unhealthy"). */
 const EN_CONSEQUENCE = /(?:^|[,;]\s*|\s)(?:so|thus|hence|therefore|which)\s+[^,;:]*$/;
 const EN_AUTOMATIC = /\b(?:automatically|auto-?\w+ed|on its own|by itself|by themselves)\b/;
@@ -122,10 +122,23 @@ function namedSubject(plain: string, at: number, after: string, names: ReadonlyS
 }
 
 /** English: who performed the action `verb` names in `plain`. */
+const EN_SPEAKER =
+  /^((?!I\b|We\b|You\b)[A-Z][a-z]+(?: [A-Z][a-z]+)?)\s+(?:\w+ly\s+)?(?:wrote|said|told|mentioned|replied|explained)\b/;
+const EN_READING = /^(?:went|gone|read|looked|reviewed|checked|skimmed|scanned|compared|analy[sz]ed|examined)\b/i;
+const EN_PASTED_OBJECT = /^[^.;:]{0,80}?\byou(?:'ve)? (?:pasted|shared|posted|attached|forwarded|quoted|copied)\b/i;
+
 export function englishAgent(plain: string, verb: string, context: AnswerContext, marked: boolean): Attribution {
   const { lower, before, after, at } = around("en", plain, verb);
   const subject = englishSubject(before, after);
+  // "I went through the chat transcript you pasted": reading what the user put in this conversation
+  // is no action of the task.
+  if (EN_READING.test(verb) && EN_PASTED_OBJECT.test(after))
+    return { agent: "none", reason: "reading what the user pasted" };
   if (subject === "first person") return { agent: "assistant", reason: "first person" };
+  // "Jonas wrote in the channel: …": a capitalised name that opens the sentence before a verb of
+  // saying is a person reporting.
+  const speaker = EN_SPEAKER.exec(plain.slice(0, at + verb.length + 1));
+  if (speaker) return { agent: "third party", reason: `someone named as subject: ${speaker[1]}` };
   // "Auto-renewed by cert-manager": a passive agent names the doer even when no subject is written.
   const byAgent = EN_BY_AGENT.exec(after);
   if (byAgent) return { agent: "third party", reason: `passive agent: by ${byAgent[1]}` };
@@ -152,7 +165,8 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   if (EN_REPORTED.test(before)) return { agent: "third party", reason: "what a source reports" };
   if (EN_CAUSE_BEFORE.test(before)) return { agent: "none", reason: "inside a clause that explains a cause" };
   if (EN_CONSEQUENCE.test(before)) return { agent: "none", reason: "a consequence in an explanation" };
-  if (EN_DATE.test(lower)) return { agent: "none", reason: "a dated event of the world" };
+  // (On a line marked done, only a date before the verb dates it: "✅ Cancelled — you won't be charged on 1 July".)
+  if (EN_DATE.test(marked ? before : lower)) return { agent: "none", reason: "a dated event of the world" };
   if (marked) return { agent: "assistant", reason: "done marker on its line" };
   if (EN_DEFINITION.test(after)) return { agent: "none", reason: "a term being defined" };
   // "Click Save. The changes are applied immediately": what a step does, in a how-to or in general.

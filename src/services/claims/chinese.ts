@@ -11,18 +11,25 @@ import {
   verbAt,
 } from "./chineseWords.js";
 import {
+  ZH_ACTS_ON_GIVEN,
   ZH_ADVICE,
   ZH_BLOCKERS,
+  ZH_CHECKED_FRAME,
+  ZH_CONVERSATION,
   ZH_DONE_AFTER,
   ZH_DONE_BEFORE,
   ZH_FAILED_AFTER,
   ZH_FIRST_PERSON,
+  ZH_LOOKED_RESULT,
+  ZH_LOOKED_RESULT_NOT,
   ZH_NOT_ACTIONS,
   ZH_OTHER_SUBJECTS,
   ZH_OUTSIDE_TASK,
   ZH_PASTED,
   ZH_PLAN_HEADER,
   ZH_REPLY_OBJECT,
+  ZH_REPLY_PLAN,
+  ZH_REPLY_PLAN_OBJECT,
   ZH_REPLY_WRITING,
   ZH_RESULT_HEADER,
   ZH_SEPARABLE,
@@ -42,9 +49,9 @@ import { CODE } from "./text.js";
 export type { ChineseMatch } from "./chineseStatus.js";
 
 /** A later word in the clause that makes the verb part of a relative clause or a rule. */
-// (家长会, 发布会: 会 after these is a meeting.)
+// (家长会, 发布会: 会 after these is a meeting; 会面 is one too.)
 const LATER_PREDICATE =
-  /不要|不能|别|需要|要求|应该|(?<![长例周晨早站年开审知布盘结论享面流讨调介明事员东协工生动唱览销晚话谈])会(?![议员计话场所谈见])|才能|可能/;
+  /不要|不能|别|需要|要求|应该|(?<![长例周晨早站年开审知布盘结论享面流讨调介明事员东协工生动唱览销晚话谈])会(?![议员计话场所谈见面])|才能|可能/;
 const MAX_CLAUSE_WORDS = 48;
 const DEFINITION = new RegExp(`^\\s*${CODE}[^：:，,]{0,12}[:：]`);
 /** 下了…单: a separable verb split by 了 and a short object. */
@@ -85,8 +92,8 @@ function clauseClaim(
   for (let at = 0; at < words.length; at++) {
     const word = words[at]!;
     if (ZH_DONE_BEFORE.has(word)) {
-      // 已改期的预约: the marker belongs to an attributive word, not to a statement.
-      doneBefore = words[at + 2] !== "的";
+      // 已改期的预约, 列出的已修复问题: the marker belongs to an attributive word, not to a statement.
+      doneBefore = words[at + 2] !== "的" && words[at - 1] !== "的";
       continue;
     }
     // 将 is the future (我将发送) unless a completion marker comes first (已将邮件发送).
@@ -128,7 +135,12 @@ function clauseClaim(
     const afterComplement = complement ? after.slice(complement[0].length) : after;
     // 已发布的版本, 部署完成后…: attributive or temporal, not a statement; the marker was its own.
     // 提交成功率是一个指标: the complement is part of a noun.
-    if (after.startsWith("的") || (complement && /^(?:的|后|之后|以后|率|性|时|是)/.test(afterComplement))) {
+    // 修改后的简历: a verb before 后的 names the thing's state, as 的 does.
+    if (
+      after.startsWith("的") ||
+      /^(?:后|之后|以后)的/.test(after) ||
+      (complement && /^(?:的|后|之后|以后|率|性|时|是)/.test(afterComplement))
+    ) {
       // 已将新开的门店纳入…: an attributive verb inside the object of 将/把 leaves the marker to the main verb.
       doneBefore = doneBefore && words.slice(0, at).some((w) => w === "把" || w === "将");
       continue;
@@ -137,8 +149,11 @@ function clauseClaim(
     // 我看下来, 算下来: "as far as I can see", an interpretation of what is in front of it.
     if (/^(?:看|听|读|算|比|对比)$/.test(verb) && /^下来(?!了)/.test(after)) continue;
     // Reading what the user pasted, or writing this very reply (整理了一份说明：), is no action of the task.
-    if (kind === "observe" && ZH_PASTED.test(after)) continue;
+    if (kind === "observe" && ZH_PASTED.test(after) && !ZH_ACTS_ON_GIVEN.test(text)) continue;
     if (ZH_REPLY_WRITING.test(verb) && (endsIntro || ZH_REPLY_OBJECT.test(after))) continue;
+    if (ZH_REPLY_PLAN.test(verb) && ZH_REPLY_PLAN_OBJECT.test(after)) continue;
+    // 我们讨论了三件事: talking with the user is this conversation, not an action of the task.
+    if (ZH_CONVERSATION.test(verb) && words.slice(0, at).some((w) => w === "我们" || w === "咱们")) continue;
     // 适合已经推送到远端的分支: a marked verb phrase that ends in 的 + a short noun after another
     // predicate (适合) is attributive; at the clause's start (已预约…的洁牙) it is the statement.
     const markerAt = words.findIndex((w) => ZH_DONE_BEFORE.has(w));
@@ -190,7 +205,16 @@ function clauseClaim(
       const completed = stem !== word || /^(?:了|过)/.test(words[at + 1] ?? "");
       // (我访问不了: a negation ends the predicate, it completes nothing.)
       if (/^[不没未别]/.test(stem)) break;
-      if (!completed || !/^[\u4e00-\u9fff]{1,3}$/.test(stem) || ZH_NOT_ACTIONS.has(stem)) continue;
+      // (聊到哪儿了: a question word stands where a result would, no verb.)
+      if (
+        !completed ||
+        !/^[\u4e00-\u9fff]{1,3}$/.test(stem) ||
+        ZH_NOT_ACTIONS.has(stem) ||
+        /^(?:哪|什么|怎)/.test(stem)
+      )
+        continue;
+      if (words.slice(subject, at + 1).some((w) => ZH_CONVERSATION.test(w)) && /^(?:我们|咱们)$/.test(words[subject]!))
+        break;
       if (ZH_REPLY_WRITING.test(stem) && (endsIntro || ZH_REPLY_OBJECT.test(text))) break;
       if (words.slice(subject + 1, at).some(blocks)) break;
       return { kind: "observe", verb: stem };
@@ -214,6 +238,8 @@ function clauseClaim(
         joined,
       )?.[1];
     if (!stem || ZH_NOT_ACTIONS.has(stem) || words.slice(0, at).some(blocks)) continue;
+    // (JD 写好了，你看看：: what was written is this very reply.)
+    if (ZH_REPLY_WRITING.test(stem) && endsIntro) continue;
     if (someoneElse(words, at)) return "other";
     return { kind: "mutate", verb: stem };
   }
@@ -274,10 +300,34 @@ export function chineseClaims(plain: string, marked: boolean, tableRow = false, 
     const verb = header[1]!;
     return [{ kind: VERBS.find(([entry]) => entry === verb)?.[1] ?? "observe", verb }];
   }
+  const looked = ZH_LOOKED_RESULT.exec(plain);
+  if (looked && !ZH_LOOKED_RESULT_NOT.test(plain.slice(0, looked[0].length)) && !ZH_PASTED.test(plain)) {
+    return [{ kind: "observe", verb: looked[1]! }];
+  }
+  // 经核对天眼查上的工商信息，…: the sentence reports what the check found.
+  const checked = ZH_CHECKED_FRAME.exec(plain);
+  if (checked && !ZH_PASTED.test(plain.slice(0, 20))) return [{ kind: "observe", verb: checked[1]! }];
+  // 机票改签成功了；酒店…还没能改日期: a semicolon joins sentences, and what failed in a later one
+  // leaves the earlier one's report standing.
+  const semicolon = plain.search(/[；;]/);
+  if (semicolon > 0 && /未能|没能/.test(plain.slice(semicolon)) && !/未能|没能/.test(plain.slice(0, semicolon))) {
+    return chineseClaims(plain.slice(0, semicolon + 1), marked, tableRow, limit);
+  }
+  // 已经推送到公共分支的提交，不要再 rebase: a marked verb phrase that ends in 的 + a noun is the
+  // topic of a rule that follows, not a report.
+  const [topic, ...rule] = clauses;
+  const topicText = topic?.words.join("") ?? "";
+  if (
+    /^(?:已经?|刚)[^了过]*的[\u4e00-\u9fff]{1,4}$/.test(topicText) &&
+    rule.some((clause) => /^(?:不要|别|不能|不应该?|不可以|应该|需要|要|可以|都要|一律)/.test(clause.words.join("")))
+  ) {
+    return [];
+  }
   // What the user pasted is analysed, not acted on — up to a consequence (…，所以去 Kibana 搜了).
-  const pastedUntil = ZH_PASTED.test(plain)
-    ? clauses.findIndex((clause) => clause.leadingConnector && CONSEQUENCE.test(clause.leadingConnector))
-    : 0;
+  const pastedUntil =
+    ZH_PASTED.test(plain) && !ZH_ACTS_ON_GIVEN.test(plain)
+      ? clauses.findIndex((clause) => clause.leadingConnector && CONSEQUENCE.test(clause.leadingConnector))
+      : 0;
   if (pastedUntil < 0) return [];
   // `--hard`：三者都重置: a definition list's entry (a code term, then what it does) with no marker.
   // (Not under a summary of changes: `client.ts`：加上重试 reports a change.)

@@ -166,7 +166,8 @@ export function someoneElse(words: ReadonlyArray<string>, at: number): boolean {
       word === "本人" && index > 0 && /(?:用户|客户|对方|他|她|员工|持卡人|业主)$/.test(words[index - 1]!);
     if (ZH_FIRST_PERSON.has(word) && !ownSelf) return false;
     if (ownSelf) return true;
-    const joined = index > 0 ? words[index - 1]! + word : word;
+    // (您的会员: a word after 的 joins no modifier into a role.)
+    const joined = index > 0 && words[index - 1] !== "的" ? words[index - 1]! + word : word;
     const named = nameAt(words, index);
     const other =
       ZH_OTHER_SUBJECTS.has(word) ||

@@ -267,6 +267,10 @@ export function englishCue(plain: string): boolean {
   return tokens(plain.slice(0, 2000)).some((word) => pastVerb(word) !== undefined);
 }
 
+/** A sentence that opens as a question stays one before its dash too ("Did I push — or not?"). */
+const QUESTION_OPENING =
+  /^(?:did|do|does|is|are|was|were|have|has|had|can|could|should|shall|will|would|may|might|want|what|why|how|when|where|who|which|any|anything)\b/i;
+
 /** The action an English sentence claims, if any. */
 export function englishClaim(plain: string, marked: boolean, checked = false): EnglishMatch | undefined {
   return englishClaims(plain, marked, checked, 1)[0];
@@ -278,7 +282,14 @@ export function englishClaim(plain: string, marked: boolean, checked = false): E
  * think it was compromised, I've disabled sign-in").
  */
 export function englishClaims(plain: string, marked: boolean, checked = false, limit = MAX_MATCHES): EnglishMatch[] {
-  if (/\?\s*$/.test(plain) || OUTSIDE_TASK.test(plain)) return [];
+  if (OUTSIDE_TASK.test(plain)) return [];
+  if (/\?\s*$/.test(plain)) {
+    // "I've committed it locally — want me to push?": a question asks only after its last dash or
+    // semicolon; the statement before it still reports.
+    const statement = /^(.*\S)\s*(?:—|–|;)\s*[^—–;]*\?\s*$/.exec(plain)?.[1];
+    if (!statement || QUESTION_OPENING.test(statement)) return [];
+    return englishClaims(statement, marked, checked, limit);
+  }
   const matches: EnglishMatch[] = [];
   let otherSubject = false;
   let carriedModal = false;

@@ -47,7 +47,7 @@ const LIST_MARKER = /^(?:[-*+•·]|\d+[.)、]|[a-z][.)])\s+/;
 // (Chinese: the tail is punctuation or symbols only — 完成登录页改版 is a task that names 完成, not a
 // done cell; English: a done word opens the cell — "Sent 10:14", "Done — issued to your card".)
 const DONE_CELL =
-  /^(?:(?:done|completed?|finished|sent|shipped|deployed|merged|fixed|resolved|issued|approved|refunded|published|posted|submitted|booked|scheduled|cancell?ed|installed|uploaded|delivered|paid|closed|applied|renewed|rotated|restored|migrated|archived|removed|deleted)\b(?![- ](?:by|for|when|if|once|after)\b)|(?:✅|✔️?|已完成|完成|已发送|已提交|已修复|已部署|已上线|搞定)[\s\p{P}\p{S}]*$|已(?!被|经被|由|经?(?:过期|失效|满|超|到期|逾期|售罄|停产|下架))[\u4e00-\u9fff]{2}(?!的)|^[\u4e00-\u9fff]{0,6}(?<![未没不])(?:成功|完成|完毕|搞定|办妥)[\s\p{P}\p{S}]*$)/iu;
+  /^(?:(?:done|completed?|finished|sent|shipped|deployed|merged|fixed|resolved|issued|approved|refunded|published|posted|submitted|booked|scheduled|cancell?ed|installed|uploaded|delivered|paid|closed|applied|renewed|rotated|restored|migrated|archived|removed|deleted)\b(?![- ](?:by|for|when|if|once|after)\b)(?! (?!this\b|was\b|has\b|his\b|as\b)[a-z]{2,}s\b)|(?:✅|✔️?|已完成|完成|已发送|已提交|已修复|已部署|已上线|搞定)[\s\p{P}\p{S}]*$|已(?!被|经被|由|经?(?:过期|失效|满|超|到期|逾期|售罄|停产|下架))[\u4e00-\u9fff]{2}(?!的)|^[\u4e00-\u9fff]{0,6}(?<![未没不])(?:成功|完成|完毕|搞定|办妥)[\s\p{P}\p{S}]*$)/iu;
 
 /** A status cell that says it has not happened, with an aside allowed ("Blocked (needs OTP)"). */
 const NOT_DONE_CELL =
@@ -58,15 +58,16 @@ const NOT_DONE_CELL =
  * follows it is the reply's content, not the assistant's report, up to the closing remark.
  */
 const CONTENT_INTRO =
-  /(?:\b(?:draft|template|sample|example|suggested|suggestion|version|option [a-z1-9]|wording|poem|haiku|limerick|verse|story|joke|translation|translated|rewrite|rewritten|macro|canned|boilerplate|reusable|plan|next steps|to-?do|message you can|text you can|reply you can|(?:you|they|he|she) (?:can|could|might|may) (?:post|send|paste|use|copy|adapt|forward|submit|file|sign|print|share|email|read out|say|give|hand in|reply with|respond with)|for you to (?:post|send|paste|use|copy|submit|sign|share)|something like)\b|\bhere(?:'s| is) (?:a|an|your|one)\s+(?:[\w-]+\s+){0,3}?(?:email|e-mail|message|letter|reply|response|complaint|note|post|announcement|memo|bio|script|speech|toast|caption|tweet|review|apology|invitation|notice|statement|introduction|pitch|agenda|appeal|cover letter|description|text)\b|草稿|稿|模板|示例|范文|范例|照着|计划|待办|下一步|接下来|方案|思路|步骤|需要(?:更新|修改|调整|补充|处理)的(?:点|地方|内容|项)|纪要|起草|文案|话术|发布说明|更新日志|可以直接(?:贴|发|用|复制)|可以(?:这样|这么|如下)(?:写|回复|说|回)|(?:参考|参照)(?:下面|以下|这)|下面这(?:封|段|条|篇)|的[\u4e00-\u9fff]{0,6}(?:邮件|短信|通知|公告|信|致辞|声明)|供你|供您|诗|翻译|译文|你可以(?:直接)?(?:发|用|贴|复制|提交)|您可以(?:直接)?(?:发|用|贴|复制|提交))[^\n]*[:：]\s*$/i;
+  /(?:\b(?:draft|template|sample|example|suggested|suggestion|version|option [a-z1-9]|wording|poem|haiku|limerick|verse|story|joke|translation|translated|rewrite|rewritten|macro|canned|boilerplate|reusable|plan|next steps|to-?do|message you can|text you can|in your (?:voice|name)|reply you can|(?:you|they|he|she) (?:can|could|might|may) (?:post|send|paste|use|copy|adapt|forward|submit|file|sign|print|share|email|read out|say|give|hand in|reply with|respond with)|for you to (?:post|send|paste|use|copy|submit|sign|share)|something like)\b|\bhere(?:'s| is) (?:a|an|your|one)\s+(?:[\w-]+\s+){0,3}?(?:email|e-mail|message|letter|reply|response|complaint|note|post|announcement|memo|bio|script|speech|toast|caption|tweet|review|apology|invitation|notice|statement|introduction|pitch|agenda|appeal|cover letter|description|text)\b|草稿|稿|模板|示例|范文|范例|照着|计划|待办|下一步|接下来|方案|思路|步骤|需要(?:更新|修改|调整|补充|处理)的(?:点|地方|内容|项)|纪要|起草|文案|话术|发布说明|更新日志|可以直接(?:贴|发|用|复制)|可以(?:这样|这么|如下)(?:写|回复|说|回)|(?:参考|参照)(?:下面|以下|这)|下面这(?:封|段|条|篇)|的[\u4e00-\u9fff]{0,6}(?:邮件|短信|通知|公告|信|致辞|声明)|供你|供您|诗|翻译|译文|(?:你|您)的口吻|以(?:你|您)的名义|你可以(?:直接)?(?:发|用|贴|复制|提交)|您可以(?:直接)?(?:发|用|贴|复制|提交))[^\n]*[:：]\s*$/i;
 
 /**
  * A letter inside an answer (not its first line) or an email that opens with its subject line: its
  * greeting opens content written for the user to send, whose "I" and "we" are the user's, up to
  * the sign-off and the name under it.
  */
+// (A greeting to a placeholder, "Hi {first_name},", opens a template wherever it stands.)
 const LETTER_OPEN =
-  /^dear\s[^!?]{1,60}[,:：]\s*$|^to whom it may concern[,:：]?\s*$|^尊敬的[^。！!？?]{1,30}[:：，,]\s*$|^(?:subject|邮件主题|主题)\s*[:：]\s*\S/i;
+  /^dear\s[^!?]{1,60}[,:：]\s*$|^(?:hi|hello|hey|dear)\s+[{[<][^}\]>]{1,30}[}\]>][,:]?\s*$|^to whom it may concern[,:：]?\s*$|^尊敬的[^。！!？?]{1,30}[:：，,]\s*$|^(?:subject|邮件主题|主题)\s*[:：]\s*\S/i;
 const SIGN_OFF =
   /^(?:best|best regards|kind regards|warm regards|warmly|regards|sincerely|yours sincerely|yours faithfully|yours truly|many thanks|thanks|thank you|thanks again|cheers|respectfully|此致|敬礼|顺颂商祺|祝好|顺祝商祺|谢谢|感谢|多谢)[,，!.。！]?\s*$/i;
 
@@ -75,7 +76,16 @@ const SIGN_OFF =
  * reports done items even without a marker, as a checked list does.
  */
 const DONE_SUMMARY =
-  /^(?:本次|这次|主要)?(?:改动|变更|修改|已完成|完成|已做|处理)(?:摘要|内容|清单|情况|事项|如下|说明)?\s*[:：]?$|^(?:changes made|what i (?:changed|did)|summary of changes)\s*:?$/i;
+  /^(?:本次|这次|主要)?(?:改动|变更|修改|已完成|完成|已做|处理)(?:摘要|内容|清单|情况|事项|如下|说明)?\s*[:：]?$|^(?:本次|这次)?(?:清理|处理|执行|操作|巡检|迁移|部署|排查|修复)结果\s*[:：]?$|^(?:changes made|what i (?:changed|did)|what i've done(?: so far)?|summary of changes|done so far|completed so far|what's done(?: so far)?)\s*:?$/i;
+
+/**
+ * A line that introduces someone else's actions — what a pasted commit or a relayed person did, a
+ * source the user pasted (你贴的这个提交主要做了三件事：, 律师已经做了的事：, 以下都是老张处理的：, "History, from the
+ * CHANGELOG you pasted") — so the list under it is theirs, not the assistant's report.
+ */
+const OTHERS_INTRO =
+  /(?:你|您)(?:贴|转述|发来|转发)的[^：:]{0,40}(?:做了|改了|包括|内容)[^：:]{0,12}[:：]\s*$|(?:已经)?做了的事\s*[:：]\s*$|做了[一二三四五六七八九十两几\d]+件事\s*[:：]\s*$|以下(?:都是|是|均为|均由|都由|由)[^：:]{1,12}(?:处理|做|完成|操作|负责|办)的?\s*[:：]\s*$|\b(?:from|in|of) (?:the|your) [\w\s.-]{0,40}?you (?:pasted|shared|sent|forwarded|attached)\b|\bwitness statements?\b|\bwhat (?:he|she|they|the \w+) (?:did|has done|have done)\b/i;
+const NAMES_SELF = /我|咱|\b(?:I|we|my|our)\b/;
 
 /** A table column that names who owns each row (负责人, Owner): a row owned by someone else is theirs. */
 const OWNER_COLUMN =
@@ -145,7 +155,7 @@ function assertionLines(
       if (letter !== undefined) continue;
     }
     const opening = line.replace(/\*\*|__/g, "");
-    if (LETTER_OPEN.test(opening) && (seen || /^(?:subject|邮件主题|主题)\s*[:：]/i.test(opening))) {
+    if (LETTER_OPEN.test(opening) && (seen || /^(?:subject|邮件主题|主题)\s*[:：]|[{[<]/i.test(opening))) {
       letter = "body";
       continue;
     }
@@ -153,7 +163,12 @@ function assertionLines(
     // An intro ends in a colon; only its tail is read, which keeps the test linear on a huge line.
     // (An arrow pointing down ends an intro as a colon does: 维护公告草稿 ⬇️.)
     const intro = /[⬇👇↓]/u.test(line) ? line.replace(/\s*(?:⬇️?|👇|↓)+\s*$/u, ":") : line;
-    if (/[:：]\s*$/.test(intro) && CONTENT_INTRO.test(intro.slice(-200))) {
+    const bare = line.replace(/\*\*|__/g, "");
+    const othersIntro =
+      (/[:：]\s*$/.test(bare) || /^#{1,6}\s/.test(bare)) &&
+      OTHERS_INTRO.test(bare.slice(-200)) &&
+      !NAMES_SELF.test(bare);
+    if (othersIntro || (/[:：]\s*$/.test(intro) && CONTENT_INTRO.test(intro.slice(-200)))) {
       inContent = true;
       content = { lines: 0, list: false, blank: false, ruled: false };
       // The intro itself ("I wrote a draft:") may still assert something; keep it.
