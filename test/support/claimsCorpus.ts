@@ -27,7 +27,8 @@ export type Split =
   | "v3/dev"
   | "v3/heldout"
   | "v4/dev"
-  | "v4/heldout";
+  | "v4/heldout"
+  | "v5/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
