@@ -1,11 +1,6 @@
 import { randomUUID } from "node:crypto";
-import {
-  type CompletionContract,
-  type ContextMessage,
-  type Locale,
-  NONE_CONTRACT,
-  type ReceiptVerificationMode,
-} from "../domain/index.js";
+import { type ContextMessage, NONE_CONTRACT } from "../domain/index.js";
+import type { RunInput } from "../machines/run/context.js";
 import type { Provider } from "../services/providers/Provider.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../services/providers/retry.js";
 import type { ApprovalPolicy } from "../services/tools/approvalPolicy.js";
@@ -23,22 +18,26 @@ export const DEFAULT_DOOM_LOOP_THRESHOLD = 3;
 export const DEFAULT_MAX_PROTOCOL_REPAIRS = 1;
 export const DEFAULT_TOOL_CONCURRENCY = 4;
 
-export interface RunSettings {
-  readonly runId: string;
-  readonly sessionId: string;
-  readonly input: string;
+/** The machine's own inputs are taken as the machine declares them; the rest is what the run's I/O needs. */
+export interface RunSettings
+  extends Pick<
+    RunInput,
+    | "runId"
+    | "sessionId"
+    | "input"
+    | "contract"
+    | "maxSteps"
+    | "doomLoopThreshold"
+    | "maxProtocolRepairs"
+    | "toolConcurrency"
+    | "locale"
+    | "receiptVerification"
+  > {
   readonly provider: Provider;
   readonly toolList: ReadonlyArray<AnyToolDefinition>;
   readonly tools: ReadonlyMap<string, AnyToolDefinition>;
   readonly allowedTools: ReadonlySet<string>;
-  readonly contract: CompletionContract;
   readonly history: ReadonlyArray<ContextMessage>;
-  readonly maxSteps: number;
-  readonly doomLoopThreshold: number;
-  readonly maxProtocolRepairs: number;
-  readonly toolConcurrency: number;
-  readonly locale: Locale;
-  readonly receiptVerification: ReceiptVerificationMode;
   readonly retry: RetryPolicy;
   readonly defaultToolTimeoutMs: number;
   readonly claimJudge: boolean;
