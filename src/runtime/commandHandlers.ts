@@ -3,34 +3,24 @@ import { Effect, FiberMap } from "effect";
 import { errorText } from "../domain/errorText.js";
 import type {
   BatchReply,
-  ContextMessage,
   EventSink,
-  ExecutionReceipt,
-  FinishRunInput,
-  LedgerWriteInput,
-  OpenRunInput,
-  PendingEvent,
-  PlannedCall,
   ReceiptVerificationMode,
   RunCommand,
   RunReply,
   SampleOutcome,
-  ToolResultsInput,
-  ToolSettlement,
   VerifyInput,
 } from "../domain/index.js";
-import { AgentRunStore, type EventToAppend } from "../persistence/AgentRunStore.js";
+import type { AgentRunStore } from "../persistence/AgentRunStore.js";
 import { judgeClaims } from "../services/claimJudge.js";
 import { type Provider, terminalReasonFor } from "../services/providers/Provider.js";
 import { type RetryPolicy, withProviderRetry } from "../services/providers/retry.js";
 import { planCalls } from "../services/tools/callPlanner.js";
-import { type ReceiptContext, receiptOf, toolResultRecords } from "../services/tools/resultRecords.js";
 import { type AnyToolDefinition, describeTool } from "../services/tools/Tool.js";
 import { callIdsOf } from "../services/transcriptProjector.js";
 import { readClaimsYielding, uncertainSentencesYielding, verifyAnswer } from "../services/verification.js";
 import type { ApprovalDesk } from "./approvalDesk.js";
+import { orLedgerFailed, runLedgerWrites } from "./runLedgerWrites.js";
 import type { TranscriptStore } from "./stores.js";
-import { fitTerminal } from "./terminalRow.js";
 import { callBook, executeCall } from "./toolExecution.js";
 
 /**
@@ -100,15 +90,6 @@ export type CommandHandlers<R = AgentRunStore | SqlClient.SqlClient> = {
 export const fiberKeyOf = (command: RunCommand): string | undefined =>
   command.type === "SAMPLE" ? "sample" : command.type === "EXECUTE" ? `tool:${command.planned.call.id}` : undefined;
 
-/** A ledger write's failure, expected or not, becomes the machine's LEDGER_FAILED. */
-const orLedgerFailed = <A, R>(
-  effect: Effect.Effect<A, unknown, R>,
-): Effect.Effect<A | Reply<"LEDGER_FAILED">, never, R> =>
-  effect.pipe(
-    Effect.catchAll((error) => Effect.succeed({ type: "LEDGER_FAILED" as const, detail: errorText(error) })),
-    Effect.catchAllDefect((defect) => Effect.succeed({ type: "LEDGER_FAILED" as const, detail: errorText(defect) })),
-  );
-
 export function commandHandlers(wiring: RunWiring): CommandHandlers {
   const { transcript } = wiring;
   const descriptors = wiring.provider.capabilities.toolCalling
@@ -121,35 +102,7 @@ export function commandHandlers(wiring: RunWiring): CommandHandlers {
   const calls = callBook();
   const execute = executeCall({ tools: wiring.tools, now: wiring.now, calls });
 
-  const append = (messages: ReadonlyArray<ContextMessage>) => transcript.trigger.append({ messages });
-  const numbered = (events: ReadonlyArray<PendingEvent>, first: number): EventToAppend[] =>
-    events.map((event, index) => ({ sequence: first + index, type: event.type, payload: event.payload }));
-
-  const open = (
-    input: OpenRunInput & { readonly after: number },
-  ): Effect.Effect<LedgerReply<"OPENED">, never, AgentRunStore> =>
-    orLedgerFailed(
-      Effect.gen(function* () {
-        const store = yield* AgentRunStore;
-        // A resumed run's rows exist already: opening writes none.
-        if (input.resumed) return { type: "OPENED", lastSequence: input.after } as const;
-        yield* store.createRun(
-          {
-            runId: input.runId,
-            sessionId: input.sessionId,
-            traceId: input.traceId,
-            contract: input.contract,
-            providerId: wiring.provider.id,
-            model: wiring.provider.model,
-            apiFamily: wiring.provider.apiFamily,
-            verificationMode: wiring.receiptVerification,
-          },
-          [{ sequence: 1, type: "user_input", payload: { text: input.input, origin: "user" } }],
-        );
-        append([{ role: "user", content: input.input }]);
-        return { type: "OPENED", lastSequence: 1 } as const;
-      }),
-    );
+  const { open, writeRows, recordResults, finish } = runLedgerWrites(wiring, calls);
 
   const sample = (command: Extract<RunCommand, { type: "SAMPLE" }>): Effect.Effect<Reply<"SAMPLED">> =>
     wiring.provider
@@ -197,49 +150,6 @@ export function commandHandlers(wiring: RunWiring): CommandHandlers {
         Effect.map((outcome) => ({ type: "SAMPLED" as const, outcome })),
       );
 
-  const writeRows = <T extends "CALLS_RECORDED" | "TURN_RECORDED">(
-    type: T,
-    input: LedgerWriteInput & { readonly after: number },
-  ) =>
-    orLedgerFailed(
-      Effect.gen(function* () {
-        const store = yield* AgentRunStore;
-        const events = numbered(input.events, input.after + 1);
-        yield* store.appendEvents(input.runId, events);
-        append(input.transcript);
-        return { type, lastSequence: input.after + events.length } as Reply<T>;
-      }),
-    );
-
-  const receiptContext = (finishedAt: string): ReceiptContext => ({
-    finishedAt,
-    startedAtOf: (callId) => calls.startedAt.get(callId),
-    toolOf: (name) => wiring.tools.get(name),
-    notedEvidenceOf: (callId) => calls.notedEvidence.get(callId),
-  });
-  const toReceipt = (runId: string, settlement: ToolSettlement, finishedAt: string): ExecutionReceipt =>
-    receiptOf(runId, settlement, receiptContext(finishedAt));
-  const resultRecords = (runId: string, step: number, settlements: ReadonlyArray<ToolSettlement>, first: number) =>
-    toolResultRecords(runId, step, settlements, first, receiptContext(wiring.now()));
-
-  const recordResults = (
-    input: ToolResultsInput & { readonly after: number },
-  ): Effect.Effect<LedgerReply<"RESULTS_RECORDED">, never, AgentRunStore> =>
-    orLedgerFailed(
-      Effect.gen(function* () {
-        const store = yield* AgentRunStore;
-        const records = resultRecords(input.runId, input.step, input.settlements, input.after + 1);
-        yield* store.appendEvents(input.runId, records.events, records.receipts);
-        append(records.messages);
-        return {
-          type: "RESULTS_RECORDED" as const,
-          lastSequence: input.after + records.events.length,
-          receipts: records.receipts,
-          resultHashes: records.receipts.map((receipt) => receipt.evidence.output_sha256 as string),
-        };
-      }),
-    );
-
   const verify = (input: VerifyInput): Effect.Effect<Reply<"VERIFIED"> | Reply<"VERIFY_FAILED">> =>
     Effect.gen(function* () {
       if (wiring.receiptVerification === "off")
@@ -259,87 +169,6 @@ export function commandHandlers(wiring: RunWiring): CommandHandlers {
     }).pipe(
       Effect.map((verdict) => ({ type: "VERIFIED" as const, verdict })),
       Effect.catchAllDefect((defect) => Effect.succeed({ type: "VERIFY_FAILED" as const, detail: errorText(defect) })),
-    );
-
-  /**
-   * A call of the current step that never got a recorded result. Only a user's cancel may call
-   * it `cancelled_by_user`; otherwise (a ledger write failed, the batch crashed) the call may have
-   * run and its side effects are unknown: `interrupted`, as start-up recovery says.
-   */
-  const unsettledSettlement =
-    (terminal: FinishRunInput["terminal"]) =>
-    (planned: PlannedCall): ToolSettlement => ({
-      callId: planned.call.id,
-      toolName: planned.call.name,
-      inputFingerprint: planned.inputFingerprint,
-      status: "cancelled",
-      reason: terminal.reason === "cancelled_by_user" ? "cancelled_by_user" : "interrupted",
-      output: { error: "the run ended before this call reported" },
-      evidence: {},
-      startedAt: null,
-      finishedAt: null,
-    });
-
-  /**
-   * After a ledger write failed, the rows that should have landed with the terminal may be the
-   * very rows the ledger refuses. Closes the run the way start-up recovery does: receipts for the
-   * step's calls whose tool_call row is durable but that have no receipt, then the terminal.
-   */
-  const closeAfterLedgerFailure = (input: FinishRunInput) =>
-    Effect.gen(function* () {
-      const store = yield* AgentRunStore;
-      const events = yield* store.listRunEvents(input.runId);
-      const receipted = new Set((yield* store.listReceipts(input.runId)).map((receipt) => receipt.callId));
-      const called = new Set(
-        events
-          .filter((event) => event.type === "tool_call")
-          .map((event) => (event.payload as { callId?: string }).callId),
-      );
-      const finishedAt = wiring.now();
-      const receipts = input.unsettled
-        .filter((planned) => called.has(planned.call.id) && !receipted.has(planned.call.id))
-        .map((planned) => toReceipt(input.runId, unsettledSettlement(input.terminal)(planned), finishedAt));
-      const sequence = (events[events.length - 1]?.sequence ?? 0) + 1;
-      yield* store.finishRun(input.runId, {
-        sequence,
-        receipts,
-        terminal: input.terminal,
-        failureDetail: input.detail,
-      });
-      return { type: "FINISHED" as const, receipts };
-    });
-
-  /** Not interruptible by the run: the terminal row must land once decided. */
-  const finish = (
-    input: FinishRunInput & { readonly after: number },
-  ): Effect.Effect<LedgerReply<"FINISHED">, never, AgentRunStore> =>
-    orLedgerFailed(
-      Effect.gen(function* () {
-        const store = yield* AgentRunStore;
-        const leading = numbered(input.events, input.after + 1);
-        const unsettled = resultRecords(
-          input.runId,
-          Math.max(1, input.terminal.steps),
-          input.unsettled.map(unsettledSettlement(input.terminal)),
-          input.after + 1 + leading.length,
-        );
-        const events = [...leading, ...unsettled.events];
-        const sequence = input.after + 1 + events.length;
-        yield* store.finishRun(input.runId, {
-          sequence,
-          events,
-          receipts: unsettled.receipts,
-          terminal: fitTerminal(input.terminal, wiring.payloadCapBytes),
-          failureDetail: input.detail,
-        });
-        append([...input.transcript, ...unsettled.messages]);
-        return { type: "FINISHED" as const, receipts: unsettled.receipts };
-      }).pipe(
-        Effect.catchAll((error) =>
-          input.terminal.reason === "ledger_write_failed" ? closeAfterLedgerFailure(input) : Effect.fail(error),
-        ),
-        Effect.uninterruptible,
-      ),
     );
 
   return {

@@ -83,7 +83,7 @@ const approvalActorId = (index: number) => `approval-${index}`;
 const APPROVAL_DONE = "xstate.done.actor.approval-";
 
 /** A call's wait ended: the call (by index) and the decision its approval actor gave. */
-interface ApprovalEnd {
+export interface ApprovalEnd {
   readonly index: number;
   readonly outcome: ApprovalOutcome;
 }
