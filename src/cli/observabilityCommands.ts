@@ -18,7 +18,7 @@ function flagsLines(flags: AgentloopFlags): string[] {
 export function registerObservabilityCommands(program: Command, io: CliIO, setExit: (code: number) => void): void {
   program
     .command("metrics")
-    .description("print the seed's metrics in Prometheus text format, computed from the ledger")
+    .description("print the run metrics in Prometheus text format, computed from the ledger")
     .addOption(dbOption())
     .action(async (options: { db: string }) => {
       const { metricsCommand } = await import("./observabilityImpl.js");
@@ -27,7 +27,7 @@ export function registerObservabilityCommands(program: Command, io: CliIO, setEx
 
   program
     .command("health")
-    .description("check the seed's alert conditions over a time window; exits 1 when one fires")
+    .description("check the alert conditions over a time window; exits 1 when one fires")
     .addOption(dbOption())
     .option("--window <duration>", "time window, e.g. 30m, 1h, 1d", "1h")
     .option("--json", "machine-readable output")
