@@ -30,6 +30,9 @@ export interface AnswerActions {
   readonly actions: ReadonlyArray<AttributedAction>;
 }
 
+/** A sentence that opens by going on with a story: after that, later, then. */
+const NARRATIVE_NEXT = /^(?:之后|随后|此后|后来|接着|紧接着|其后|不久|after that\b|afterwards\b|later\b|subsequently\b)/i;
+
 export function attributedActions(answer: string): AnswerActions {
   const sentences = assertionSentences(answer);
   const found: Array<{
@@ -66,7 +69,8 @@ export function attributedActions(answer: string): AnswerActions {
   // The answer's length counts what was set aside too (a draft, a list written for the user).
   const written = answer.split(/(?<=[.!?。！？])\s+|\n+/).filter((part) => /[\p{L}\p{N}]/u.test(part)).length;
   const context = answerContext(sentences, written, found);
-  const actions = found.map((match): AttributedAction => {
+  const actions: AttributedAction[] = [];
+  for (const match of found) {
     let claim = { kind: match.kind, verb: match.verb };
     let { agent, reason } = attributeAgent(match.language, match.plain, match.verb, context, match.marked);
     const later = () =>
@@ -82,7 +86,20 @@ export function attributedActions(answer: string): AnswerActions {
       ({ agent, reason } = attribution);
       break;
     }
-    return { sentence: match.sentence, index: match.index, marked: match.marked, ...claim, agent, reason };
-  });
+    // 秦始皇于公元前221年灭齐…。之后推行…，统一了文字: a sentence that opens with "then" and names
+    // no one goes on with the previous sentence's actor, when that was not the assistant.
+    const previous = actions.at(-1);
+    if (
+      agent === "assistant" &&
+      !match.marked &&
+      reason === "status line with the subject left out" &&
+      previous?.index === match.index - 1 &&
+      (previous.agent === "none" || previous.agent === "third party") &&
+      NARRATIVE_NEXT.test(match.plain)
+    ) {
+      ({ agent, reason } = { agent: previous.agent, reason: `goes on from the previous sentence: ${previous.reason}` });
+    }
+    actions.push({ sentence: match.sentence, index: match.index, marked: match.marked, ...claim, agent, reason });
+  }
   return { sentences, context, actions };
 }

@@ -84,7 +84,8 @@ const ZH_ACTORS = [
   ...["作者", "研究者", "研究人员", "研究团队", "开发者", "维护者", "评审会", "科学家", "宇航员"],
 ];
 const HAN_NAME = new RegExp(`^[${ZH_SURNAMES}][\\u4e00-\\u9fff]{1,2}?(?=\\S)`);
-const LATIN_NAME = /^([A-Z][a-z][A-Za-z]{0,18}|[A-Z]{2,4})\s*/;
+/** (A product's name may take two or three words: Argo Rollouts 把…, Google Cloud Build 已经…) */
+const LATIN_NAME = /^([A-Z][a-z][A-Za-z]{0,18}(?:\s+[A-Z][A-Za-z]{1,18}){0,2}|[A-Z]{2,4})\s*/;
 
 /** A person's name, a role or a Latin name that acts at the start of a clause (王磊昨晚…, Google 发布…, DBA 事后…). */
 function namedActor(head: string): string | undefined {
@@ -102,7 +103,11 @@ function namedActor(head: string): string | undefined {
 /** Someone other than the assistant opening the clause as its subject (客服均已回复, 她在上午…发出了). */
 function otherActorFirst(clause: string): string | undefined {
   // (这篇论文的作者用…: a modifier with 的 before the actor.)
-  const head = clause.replace(/^\s*(?:\d{1,2}[:：]\d{2}\s*)?/, "").replace(/^[^，,的]{1,8}的(?=\S)/, "");
+  // (于是 Argo Rollouts 把…: a connective before the actor leaves it the subject.)
+  const head = clause
+    .replace(/^\s*(?:\d{1,2}[:：]\d{2}\s*)?/, "")
+    .replace(/^(?:于是|然后|所以|因此|接着|随后|之后|后来|最后|而且|并且|但是|但|而|并|同时)\s*/, "")
+    .replace(/^[^，,的]{1,8}的(?=\S)/, "");
   // (The actor right before the verb is its subject: 管理层关闭了…; 供应商发票核完了 is a noun phrase.)
   // (会议确认了…: an actor directly before a verb of the table.)
   const word = ZH_ACTORS.find(
