@@ -68,6 +68,8 @@ const ZH_CAUSE_AFTER = /^[^，,；;。]*?(?:造成的|导致的|引起的|引发
  */
 const ZH_DATE =
   /(?:截至|截止到?)\s*\d{1,2}\s*月\s*\d{1,2}\s*日|(?<!已)(?:于|在|是在|早在)\s*(?:公元前?)?\s*\d{3,4}\s*年(?!度)|(?<![已于]\s*)(?:1[0-9]{3}|20[0-9]{2})\s*年(?!度|底|初|末|的|以|之|前|后|[^，,。；;]{0,8}的)|公元前?|世纪|年代|王朝|时期|年间/;
+/** The assistant saying it has no permission (我这边没有权限, 我无权): it could not have acted there. */
+const ZH_NO_PERMISSION = /(?:我|我们|这边)[^。；;]{0,6}(?:没有?|无)(?:[^。；;，,]{0,4})权限|(?:我|我们)[^。；;，,]{0,4}无权/;
 /** 你/您 as the subject (not 你的…, 帮你, 按你说的). */
 const ZH_USER =
   /(?:^|[^给帮为替跟和向对与让请把将按照依据用从在])(?:你|您)(?:们)?(?![^，,。；;]{0,3}的|说)[^，,。；;给]{0,8}$/;
@@ -201,6 +203,9 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   // 补偿券已经发到您的账户了, 会议邀请已发送给 6 位参会人: the task's object, marked done.
   // (您的照片在 6 月 20 日 21:15 提交: the user's own step at a time of its own.)
   const yours = /(?:你|您)的/.test(lastClause) && !/在\s*\d/.test(lastClause);
+  // 订单已经发货了，我这边没有权限修改…: a state the assistant says it has no permission over is
+  // the premise of a refusal, not its own work.
+  if (ZH_NO_PERMISSION.test(after)) return { agent: "none", reason: "a state the assistant has no permission over" };
   if (/(?:已经?|均已|都已|全部已)\s*\S{0,4}$/.test(lastClause) || yours) {
     return { agent: "assistant", reason: "this task's object, marked done" };
   }
