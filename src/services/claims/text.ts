@@ -107,6 +107,29 @@ const QUOTED = /"[^"\n]{2,}"|“[^”\n]{2,}”|「[^」\n]{1,}」|『[^』\n]{1
 const INLINE_CODE = /`[^`\n]+`/;
 const CODE_OR_QUOTE = new RegExp(`${INLINE_CODE.source}|${QUOTED.source}`, "g");
 
+const HEADING = /^(?:#{1,6}\s+(.+?)|\*\*([^*]+?)\*\*)\s*[:：]?\s*$/;
+/** The words that tell a done case from a not-done one (已经/还没/not yet/already…). */
+const CASE_WORDS =
+  /已经|已|了|还没有?|没有?|尚未|未|\b(?:already|not|yet|never|has|have|hasn't|haven't|been|if|you've|you)\b|[\s\p{P}]/giu;
+
+/**
+ * Headings that name the cases of a how-to (**还没 push** / **已经 push 了**, "Not pushed yet" /
+ * "Already pushed"): two headings that differ only in done or not done label the reader's
+ * situation, they report nothing.
+ */
+function caseLabels(lines: ReadonlyArray<string>): Set<number> {
+  const byCase = new Map<string, number[]>();
+  for (const [index, raw] of lines.entries()) {
+    const heading = HEADING.exec(raw.trim());
+    const title = heading?.[1] ?? heading?.[2];
+    if (!title || title.length > 40) continue;
+    const key = title.replace(CASE_WORDS, "").toLowerCase();
+    if (key === "" || key === title.replace(/[\s\p{P}]/gu, "").toLowerCase()) continue;
+    byCase.set(key, [...(byCase.get(key) ?? []), index]);
+  }
+  return new Set([...byCase.values()].filter((indices) => indices.length >= 2).flat());
+}
+
 /** Lines that can carry an assertion, with code blocks, quotes and drafted content removed. */
 function assertionLines(
   answer: string,
@@ -120,6 +143,7 @@ function assertionLines(
   let letter: "body" | "name" | undefined;
   let seen = false;
   let header: string[] | undefined;
+  const cases = lines.length > 4 ? caseLabels(lines) : new Set<number>();
   for (const [index, raw] of lines.entries()) {
     if (FENCE.test(raw)) {
       inFence = !inFence;
@@ -167,6 +191,7 @@ function assertionLines(
       continue;
     }
     seen = true;
+    if (cases.has(index)) continue;
     // An intro ends in a colon; only its tail is read, which keeps the test linear on a huge line.
     // (An arrow pointing down ends an intro as a colon does: 维护公告草稿 ⬇️.)
     const intro = /[⬇👇↓]/u.test(line) ? line.replace(/\s*(?:⬇️?|👇|↓)+\s*$/u, ":") : line;
