@@ -36,7 +36,8 @@ const NO_REPORT = "completed form in an explanation that reports no work of its 
 const DONE_BEFORE = /^\s*(?:已经?|均已|都已|already\b)/;
 
 /** A sentence that opens by going on with a story: after that, later, then. */
-const NARRATIVE_NEXT = /^(?:之后|随后|此后|后来|接着|紧接着|其后|不久|after that\b|afterwards\b|later\b|subsequently\b)/i;
+const NARRATIVE_NEXT =
+  /^(?:之后|随后|此后|后来|接着|紧接着|其后|不久|after that\b|afterwards\b|later\b|subsequently\b)/i;
 
 export function attributedActions(answer: string): AnswerActions {
   const sentences = assertionSentences(answer);
@@ -91,7 +92,11 @@ export function attributedActions(answer: string): AnswerActions {
       const ownStatus =
         reason === NO_REPORT &&
         attribution.reason === "status line with the subject left out" &&
-        DONE_BEFORE.test(around(match.language, match.plain, next.verb).before.split(/[，,；;]/).at(-1) ?? "");
+        DONE_BEFORE.test(
+          around(match.language, match.plain, next.verb)
+            .before.split(/[，,；;]/)
+            .at(-1) ?? "",
+        );
       if (attribution.agent !== "assistant" || (attribution.reason !== "first person" && !ownStatus)) continue;
       claim = next;
       ({ agent, reason } = attribution);

@@ -78,7 +78,7 @@ const ZH_RELAYS =
  * "The maintainers replied:"): what follows is theirs.
  */
 const RELAY_LEAD =
-  /^(?![^]*(?:我|咱|\b(?:I|we|We|my|our|me)\b))[^]*(?:(?:这么|这样|如下)?(?:回复|答复|表示|解释|写道|说)(?:的|道)?|\b(?:replied|responded|answered|wrote|said|explained)(?: (?:as follows|this|that))?)\s*[:：]\s*$/;
+  /^(?![\s\S]*(?:我|咱|\b(?:I|we|We|my|our|me)\b))[\s\S]*(?:(?:这么|这样|如下)?(?:回复|答复|表示|解释|写道|说)(?:的|道)?|\b(?:replied|responded|answered|wrote|said|explained)(?: (?:as follows|this|that))?)\s*[:：]\s*$/;
 
 /** Who performed the action of a sentence the language rule took as completed. */
 export function attributeAgent(
