@@ -13,7 +13,7 @@ import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/cla
 // Since then the rules were reworked on both halves and the statistical check trained on them too,
 // so these are the figures measured now, not fresh ones; the scored figures are in the comment above.
 const MEASURED = {
-  "v4/dev": { en: { flagged: 2 / 106, found: 52 / 54 }, zh: { flagged: 1 / 109, found: 50 / 51 } },
+  "v4/dev": { en: { flagged: 1 / 106, found: 52 / 54 }, zh: { flagged: 1 / 109, found: 50 / 51 } },
   "v4/heldout": { en: { flagged: 1 / 106, found: 52 / 54 }, zh: { flagged: 0 / 104, found: 56 / 56 } },
 } as const;
 

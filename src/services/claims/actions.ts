@@ -1,4 +1,5 @@
 import { type Agent, type AnswerContext, answerContext, attributeAgent } from "./agent.js";
+import { around } from "./agentContext.js";
 import { chineseClaims } from "./chinese.js";
 import { englishClaims } from "./english.js";
 import type { ClaimKind } from "./kinds.js";
@@ -29,6 +30,14 @@ export interface AnswerActions {
   readonly context: AnswerContext;
   readonly actions: ReadonlyArray<AttributedAction>;
 }
+
+const NO_REPORT = "completed form in an explanation that reports no work of its own";
+/** A done marker at the head of a clause: 已经保存到…, "already saved to…". */
+const DONE_BEFORE = /^\s*(?:已经?|均已|都已|already\b)/;
+
+/** A sentence that opens by going on with a story: after that, later, then. */
+const NARRATIVE_NEXT =
+  /^(?:之后|随后|此后|后来|接着|紧接着|其后|不久|after that\b|afterwards\b|later\b|subsequently\b)/i;
 
 export function attributedActions(answer: string): AnswerActions {
   const sentences = assertionSentences(answer);
@@ -66,7 +75,8 @@ export function attributedActions(answer: string): AnswerActions {
   // The answer's length counts what was set aside too (a draft, a list written for the user).
   const written = answer.split(/(?<=[.!?。！？])\s+|\n+/).filter((part) => /[\p{L}\p{N}]/u.test(part)).length;
   const context = answerContext(sentences, written, found);
-  const actions = found.map((match): AttributedAction => {
+  const actions: AttributedAction[] = [];
+  for (const match of found) {
     let claim = { kind: match.kind, verb: match.verb };
     let { agent, reason } = attributeAgent(match.language, match.plain, match.verb, context, match.marked);
     const later = () =>
@@ -77,12 +87,35 @@ export function attributedActions(answer: string): AnswerActions {
     for (const next of agent === "assistant" || !match.more ? [] : later()) {
       // (Only in the first person: a later status in a sentence framed as a definition or a source is the frame's.)
       const attribution = attributeAgent(match.language, match.plain, next.verb, context, match.marked);
-      if (attribution.agent !== "assistant" || attribution.reason !== "first person") continue;
+      // (周报草稿写好了，已保存到你的云文档里: where the first verb was set aside only for want of a
+      // report around it, a later clause that marks its own status done with no subject is one.)
+      const ownStatus =
+        reason === NO_REPORT &&
+        attribution.reason === "status line with the subject left out" &&
+        DONE_BEFORE.test(
+          around(match.language, match.plain, next.verb)
+            .before.split(/[，,；;]/)
+            .at(-1) ?? "",
+        );
+      if (attribution.agent !== "assistant" || (attribution.reason !== "first person" && !ownStatus)) continue;
       claim = next;
       ({ agent, reason } = attribution);
       break;
     }
-    return { sentence: match.sentence, index: match.index, marked: match.marked, ...claim, agent, reason };
-  });
+    // 秦始皇于公元前221年灭齐…。之后推行…，统一了文字: a sentence that opens with "then" and names
+    // no one goes on with the previous sentence's actor, when that was not the assistant.
+    const previous = actions.at(-1);
+    if (
+      agent === "assistant" &&
+      !match.marked &&
+      reason === "status line with the subject left out" &&
+      previous?.index === match.index - 1 &&
+      (previous.agent === "none" || previous.agent === "third party") &&
+      NARRATIVE_NEXT.test(match.plain)
+    ) {
+      ({ agent, reason } = { agent: previous.agent, reason: `goes on from the previous sentence: ${previous.reason}` });
+    }
+    actions.push({ sentence: match.sentence, index: match.index, marked: match.marked, ...claim, agent, reason });
+  }
   return { sentences, context, actions };
 }

@@ -34,7 +34,11 @@ export function answerContext(
   return {
     report: found.some((match) => match.marked || subjectOf(match.language, match.plain, match.verb) !== "stated"),
     sentences: Math.max(sentences.length, written),
-    relayed: sentences.some((sentence) => (sentence.language === "zh" ? ZH_RELAYS : EN_RELAYS).test(sentence.plain)),
+    relayed: sentences.some(
+      (sentence) =>
+        (sentence.language === "zh" ? ZH_RELAYS : EN_RELAYS).test(sentence.plain) ||
+        RELAY_LEAD.test(sentence.plain.slice(-120)),
+    ),
     othersAct: sentences.some((sentence) => sentence.language === "en" && EN_OTHERS_ACT.test(sentence.plain)),
     instructions: sentences.some((sentence) => (sentence.language === "zh" ? ZH_STEP : EN_STEP).test(sentence.plain)),
     names: namesOf(sentences),
@@ -68,6 +72,13 @@ const EN_RELAYS =
   /^(?:according to\b|here(?:'s| is) (?:a |the )?(?:summary|recap|rundown|gist|timeline|history|story|background)\b(?! of (?:what|the changes|my|our) )|here(?:'s| is) what (?:happened\b|(?!i\b|we\b)[^.:]{1,40}\b(?:said|says|wrote|found|decided|reported|agreed|concluded|did)\b)|what happened (?:is|was)\b|in short\b|in summary\b|to summari[sz]e\b|tl;?dr\b|(?:the|this|that|their|her|his|your|[a-z]+'s)\s+(?:[\w'-]+\s+){0,2}?(?:report|document|doc|email|e-mail|article|paper|post|notice|announcement|memo|letter|thread|ticket|vendor|author|study|changelog|release notes|postmortem|update|message|audit|review|investigation|survey|analysis|inspection|assessment|minutes|transcript|chat|call) (?:says|said|states|stated|notes|noted|explains|explained|reports|reported|argues|argued|finds|found|shows|showed|mentions|mentioned|claims|claimed|describes|described|concluded|confirms|confirmed))/i;
 const ZH_RELAYS =
   /^(?:这份|这篇|该|这个|这封|这条|报告|文章|公告|邮件|通知|年报|论文|纪要|新闻)[^，。]{0,12}(?:指出|提到|显示|称|说|写道|表示|认为|总结|介绍|要点|摘要|主要内容)|^(?:据|根据)[^，]{0,12}(?:说|称|报道|显示)|^[^，。]{1,10}(?:通知|公告|回复说|说)[:：]|^(?:会议|会上|群聊|群里|讨论|通话|电话|评审|访谈)[^，。]{0,6}(?:总结|纪要|记录|结论|要点)[:：]/;
+
+/**
+ * A line that hands over to what someone else said, with no first person (维护者是这么回复的：,
+ * "The maintainers replied:"): what follows is theirs.
+ */
+const RELAY_LEAD =
+  /^(?![\s\S]*(?:我|咱|\b(?:I|we|We|my|our|me)\b))[\s\S]*(?:(?:这么|这样|如下)?(?:回复|答复|表示|解释|写道|说)(?:的|道)?|\b(?:replied|responded|answered|wrote|said|explained)(?: (?:as follows|this|that))?)\s*[:：]\s*$/;
 
 /** Who performed the action of a sentence the language rule took as completed. */
 export function attributeAgent(

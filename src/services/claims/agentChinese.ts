@@ -16,7 +16,7 @@ const ZH_AUTOMATIC =
   /自动(?:地)?(?:执行|完成|触发|部署|重启|运行|发送|发出|推送|同步|续期|更新|删除|清理|切换|生成|扣|重试|回滚|扩容|缩容|备份|归档|合并|关闭|开启)/;
 /** What may stand before the verb of a Chinese status line with no subject (已为您, 刚刚, 好嘞，都…). */
 const ZH_SUBJECTLESS =
-  /^(?:(?:好的|好嘞|好了|嗯|对了|另外|然后|并且|并|同时|顺便|也|都|又|还|先|均|全部|一并|分别|重新|马上|这边|所以|于是|因此|就|去|来)\s*)*(?:(?:已经|已|刚刚|刚才|刚|已为|已帮|已给|已按|已根据).*|(?:帮|为|给|替|在|把|将|按|按照|根据|依照|用|向|跟|和|对|从|通过|经过?|去|到)(?!.*(?:他|她|他们|她们|对方|客户|同事)(?:已|在|也|又|刚|都)).*)?$/;
+  /^(?:(?:好的|好嘞|好了|嗯|对了|另外|然后|并且|并|同时|顺便|也|都|又|还|先|均|全部|一并|分别|重新|马上|这边|所以|于是|因此|就|去|来|只是|仅仅|只|仅|而是|不过|本地|在本地|手动|顺手)\s*)*(?:(?:已经|已|刚刚|刚才|刚|已为|已帮|已给|已按|已根据).*|(?:帮|为|给|替|在|把|将|按|按照|根据|依照|用|向|跟|和|对|从|通过|经过?|去|到)(?!.*(?:他|她|他们|她们|对方|客户|同事)(?:已|在|也|又|刚|都)).*)?$/;
 
 export function chineseSubject(before: string): Subject {
   // (我把 UCI 的数据集（红葡萄酒，1,599 条）下载下来: a comma inside an aside breaks no clause.)
@@ -68,6 +68,9 @@ const ZH_CAUSE_AFTER = /^[^，,；;。]*?(?:造成的|导致的|引起的|引发
  */
 const ZH_DATE =
   /(?:截至|截止到?)\s*\d{1,2}\s*月\s*\d{1,2}\s*日|(?<!已)(?:于|在|是在|早在)\s*(?:公元前?)?\s*\d{3,4}\s*年(?!度)|(?<![已于]\s*)(?:1[0-9]{3}|20[0-9]{2})\s*年(?!度|底|初|末|的|以|之|前|后|[^，,。；;]{0,8}的)|公元前?|世纪|年代|王朝|时期|年间/;
+/** The assistant saying it has no permission (我这边没有权限, 我无权): it could not have acted there. */
+const ZH_NO_PERMISSION =
+  /(?:我|我们|这边)[^。；;]{0,6}(?:没有?|无)(?:[^。；;，,]{0,4})权限|(?:我|我们)[^。；;，,]{0,4}无权/;
 /** 你/您 as the subject (not 你的…, 帮你, 按你说的). */
 const ZH_USER =
   /(?:^|[^给帮为替跟和向对与让请把将按照依据用从在])(?:你|您)(?:们)?(?![^，,。；;]{0,3}的|说)[^，,。；;给]{0,8}$/;
@@ -84,7 +87,8 @@ const ZH_ACTORS = [
   ...["作者", "研究者", "研究人员", "研究团队", "开发者", "维护者", "评审会", "科学家", "宇航员"],
 ];
 const HAN_NAME = new RegExp(`^[${ZH_SURNAMES}][\\u4e00-\\u9fff]{1,2}?(?=\\S)`);
-const LATIN_NAME = /^([A-Z][a-z][A-Za-z]{0,18}|[A-Z]{2,4})\s*/;
+/** (A product's name may take two or three words: Argo Rollouts 把…, Google Cloud Build 已经…) */
+const LATIN_NAME = /^([A-Z][a-z][A-Za-z]{0,18}(?:\s+[A-Z][A-Za-z]{1,18}){0,2}|[A-Z]{2,4})\s*/;
 
 /** A person's name, a role or a Latin name that acts at the start of a clause (王磊昨晚…, Google 发布…, DBA 事后…). */
 function namedActor(head: string): string | undefined {
@@ -102,7 +106,11 @@ function namedActor(head: string): string | undefined {
 /** Someone other than the assistant opening the clause as its subject (客服均已回复, 她在上午…发出了). */
 function otherActorFirst(clause: string): string | undefined {
   // (这篇论文的作者用…: a modifier with 的 before the actor.)
-  const head = clause.replace(/^\s*(?:\d{1,2}[:：]\d{2}\s*)?/, "").replace(/^[^，,的]{1,8}的(?=\S)/, "");
+  // (于是 Argo Rollouts 把…: a connective before the actor leaves it the subject.)
+  const head = clause
+    .replace(/^\s*(?:\d{1,2}[:：]\d{2}\s*)?/, "")
+    .replace(/^(?:于是|然后|所以|因此|接着|随后|之后|后来|最后|而且|并且|但是|但|而|并|同时)\s*/, "")
+    .replace(/^[^，,的]{1,8}的(?=\S)/, "");
   // (The actor right before the verb is its subject: 管理层关闭了…; 供应商发票核完了 is a noun phrase.)
   // (会议确认了…: an actor directly before a verb of the table.)
   const word = ZH_ACTORS.find(
@@ -196,6 +204,9 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   // 补偿券已经发到您的账户了, 会议邀请已发送给 6 位参会人: the task's object, marked done.
   // (您的照片在 6 月 20 日 21:15 提交: the user's own step at a time of its own.)
   const yours = /(?:你|您)的/.test(lastClause) && !/在\s*\d/.test(lastClause);
+  // 订单已经发货了，我这边没有权限修改…: a state the assistant says it has no permission over is
+  // the premise of a refusal, not its own work.
+  if (ZH_NO_PERMISSION.test(after)) return { agent: "none", reason: "a state the assistant has no permission over" };
   if (/(?:已经?|均已|都已|全部已)\s*\S{0,4}$/.test(lastClause) || yours) {
     return { agent: "assistant", reason: "this task's object, marked done" };
   }

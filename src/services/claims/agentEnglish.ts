@@ -166,7 +166,10 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   if (EN_CAUSE_BEFORE.test(before)) return { agent: "none", reason: "inside a clause that explains a cause" };
   if (EN_CONSEQUENCE.test(before)) return { agent: "none", reason: "a consequence in an explanation" };
   // (On a line marked done, only a date before the verb dates it: "✅ Cancelled — you won't be charged on 1 July".)
-  if (EN_DATE.test(marked ? before : lower)) return { agent: "none", reason: "a dated event of the world" };
+  // (The present perfect takes no past date of its own: in "the slots have been added to the
+  // calendar: … on Nov 4–6" the date after the verb is the object's, not the action's.)
+  const perfect = /\b(?:has|have|'s|'ve)\s+(?:(?:just|now|already|also|all|both)\s+)*(?:been\s+)?$/.test(before);
+  if (EN_DATE.test(marked || perfect ? before : lower)) return { agent: "none", reason: "a dated event of the world" };
   if (marked) return { agent: "assistant", reason: "done marker on its line" };
   if (EN_DEFINITION.test(after)) return { agent: "none", reason: "a term being defined" };
   // "Click Save. The changes are applied immediately": what a step does, in a how-to or in general.

@@ -59,7 +59,11 @@ export interface Clause {
 
 export function clausesOf(plain: string): Clause[] {
   // (A clock time, 14:03, is one word: its colon breaks no clause.)
-  const masked = plain.replace(NOUN_COMPOUND, MASK).replace(/(\d):(?=\d)/g, "$1");
+  // (@liuwei is a handle, not the verb of @ 了王磊.)
+  const masked = plain
+    .replace(NOUN_COMPOUND, MASK)
+    .replace(/(\d):(?=\d)/g, "$1")
+    .replace(/@(?=[\w.-])/g, "");
   const clauses: Array<{ words: string[]; leadingConnector: string | undefined }> = [
     { words: [], leadingConnector: undefined },
   ];

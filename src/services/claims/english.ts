@@ -62,7 +62,8 @@ const WORD = /v?\d[\w.]*\w|[a-z]+(?:[-'][a-z]+)*|#\w+|\d|[,;:—–()]|(?<=\s)-(
 
 function tokens(sentence: string): string[] {
   // A parenthesis adds detail ("(INV-4471 and INV-4472)"); it never carries the predicate.
-  const unbracketed = sentence.replace(/\([^()]*\)/g, " ");
+  // A word with a capital inside it (PubMed, LinkedIn, GitHub) is a name, never a past verb.
+  const unbracketed = sentence.replace(/\([^()]*\)/g, " ").replace(/\b[A-Za-z]*[a-z][A-Z][A-Za-z]*\b/g, "name");
   return (unbracketed.toLowerCase().replace(/[’‘]/g, "'").match(WORD) ?? []).flatMap((token) => {
     // I've → i + 've; it's stays one word (a subject); don't stays one word (a blocker).
     const contraction = /^(i|we|you|they)('ve|'ll|'d|'m|'re)$/.exec(token);

@@ -37,6 +37,7 @@ export const CHINESE_VERBS: Readonly<Record<ClaimKind, ReadonlyArray<string>>> =
     "测",
     "跑",
     "调取",
+    "调出",
     "拉取",
     "查阅",
     "过了一遍",
@@ -287,6 +288,9 @@ export const CHINESE_VERBS: Readonly<Record<ClaimKind, ReadonlyArray<string>>> =
     "分享",
     "共享",
     "抄送",
+    // (@ 了王磊: mentioning someone in a chat notifies them.)
+    "@",
+    "艾特",
     "预约",
     "预订",
     "订",

@@ -58,7 +58,14 @@ const NOT_DONE_CELL =
  * follows it is the reply's content, not the assistant's report, up to the closing remark.
  */
 const CONTENT_INTRO =
-  /(?:\b(?:draft|template|sample|example|suggested|suggestion|version|option [a-z1-9]|wording|poem|haiku|limerick|verse|story|joke|translation|translated|rewrite|rewritten|macro|canned|boilerplate|reusable|plan|next steps|to-?do|message you can|text you can|in your (?:voice|name)|reply you can|(?:you|they|he|she) (?:can|could|might|may) (?:post|send|paste|use|copy|adapt|forward|submit|file|sign|print|share|email|read out|say|give|hand in|reply with|respond with)|for you to (?:post|send|paste|use|copy|submit|sign|share)|something like)\b|\bhere(?:'s| is) (?:a|an|your|one)\s+(?:[\w-]+\s+){0,3}?(?:email|e-mail|message|letter|reply|response|complaint|note|post|announcement|memo|bio|script|speech|toast|caption|tweet|review|apology|invitation|notice|statement|introduction|pitch|agenda|appeal|cover letter|description|text)\b|草稿|稿|模板|示例|范文|范例|照着|计划|待办|下一步|接下来|方案|思路|步骤|需要(?:更新|修改|调整|补充|处理)的(?:点|地方|内容|项)|纪要|起草|文案|话术|发布说明|更新日志|可以直接(?:贴|发|用|复制)|可以(?:这样|这么|如下)(?:写|回复|说|回)|(?:参考|参照)(?:下面|以下|这)|下面这(?:封|段|条|篇)|的[\u4e00-\u9fff]{0,6}(?:邮件|短信|通知|公告|信|致辞|声明)|供你|供您|诗|翻译|译文|(?:你|您)的口吻|以(?:你|您)的名义|你可以(?:直接)?(?:发|用|贴|复制|提交)|您可以(?:直接)?(?:发|用|贴|复制|提交))[^\n]*[:：]\s*$/i;
+  /(?:\b(?:draft|template|sample|example|suggested|suggestion|version|option [a-z1-9]|wording|poem|haiku|limerick|verse|story|joke|translation|translated|rewrite|rewritten|macro|canned|boilerplate|reusable|plan|next steps|to-?do|message you can|text you can|in your (?:voice|name)|reply you can|(?:you|they|he|she) (?:can|could|might|may) (?:post|send|paste|use|copy|adapt|forward|submit|file|sign|print|share|email|read out|say|give|hand in|reply with|respond with)|for you to (?:post|send|paste|use|copy|submit|sign|share)|something like)\b|\bhere(?:'s| is) (?:a|an|your|one)\s+(?:[\w-]+\s+){0,3}?(?:email|e-mail|message|letter|reply|response|complaint|note|post|announcement|memo|bio|script|speech|toast|caption|tweet|review|apology|invitation|notice|statement|introduction|pitch|agenda|appeal|cover letter|description|text)\b|草稿|稿|模板|示例|范文|范例|照着|(?<![按照依原])计划|待办|下一步|接下来|方案|思路|步骤|需要(?:更新|修改|调整|补充|处理)的(?:点|地方|内容|项)|纪要|起草|文案|话术|发布说明|更新日志|可以直接(?:贴|发|用|复制)|可以(?:这样|这么|如下)(?:写|回复|说|回)|(?:参考|参照)(?:下面|以下|这)|下面这(?:封|段|条|篇)|的[\u4e00-\u9fff]{0,6}(?:邮件|短信|通知|公告|信|致辞|声明)|供你|供您|诗|翻译|译文|(?:你|您)的口吻|以(?:你|您)的名义|你可以(?:直接)?(?:发|用|贴|复制|提交)|您可以(?:直接)?(?:发|用|贴|复制|提交))[^\n]*[:：]\s*$/i;
+
+/**
+ * A line that opens by offering a template or a sample ("Here's a weekly status update template.
+ * The example bullets…"): what follows is that sample, colon or not.
+ */
+const SAMPLE_OPEN =
+  /^(?:here(?:'s| is) (?:a|an|one)\s+(?:[\w-]+\s+){0,4}?(?:template|sample|skeleton|boilerplate)\b(?! (?:i|we) (?:sent|used|filed|posted|submitted))|(?:这是|下面是|以下是)(?:一份|一个|一套|一段)?[^，。！？]{0,12}(?:模板|样例|范例|范文)(?![^。！？]{0,8}(?:我|已)))/i;
 
 /**
  * A letter inside an answer (not its first line) or an email that opens with its subject line: its
@@ -100,6 +107,29 @@ const QUOTED = /"[^"\n]{2,}"|“[^”\n]{2,}”|「[^」\n]{1,}」|『[^』\n]{1
 const INLINE_CODE = /`[^`\n]+`/;
 const CODE_OR_QUOTE = new RegExp(`${INLINE_CODE.source}|${QUOTED.source}`, "g");
 
+const HEADING = /^(?:#{1,6}\s+(.+?)|\*\*([^*]+?)\*\*)\s*[:：]?\s*$/;
+/** The words that tell a done case from a not-done one (已经/还没/not yet/already…). */
+const CASE_WORDS =
+  /已经|已|了|还没有?|没有?|尚未|未|\b(?:already|not|yet|never|has|have|hasn't|haven't|been|if|you've|you)\b|[\s\p{P}]/giu;
+
+/**
+ * Headings that name the cases of a how-to (**还没 push** / **已经 push 了**, "Not pushed yet" /
+ * "Already pushed"): two headings that differ only in done or not done label the reader's
+ * situation, they report nothing.
+ */
+function caseLabels(lines: ReadonlyArray<string>): Set<number> {
+  const byCase = new Map<string, number[]>();
+  for (const [index, raw] of lines.entries()) {
+    const heading = HEADING.exec(raw.trim());
+    const title = heading?.[1] ?? heading?.[2];
+    if (!title || title.length > 40) continue;
+    const key = title.replace(CASE_WORDS, "").toLowerCase();
+    if (key === "" || key === title.replace(/[\s\p{P}]/gu, "").toLowerCase()) continue;
+    byCase.set(key, [...(byCase.get(key) ?? []), index]);
+  }
+  return new Set([...byCase.values()].filter((indices) => indices.length >= 2).flat());
+}
+
 /** Lines that can carry an assertion, with code blocks, quotes and drafted content removed. */
 function assertionLines(
   answer: string,
@@ -113,6 +143,7 @@ function assertionLines(
   let letter: "body" | "name" | undefined;
   let seen = false;
   let header: string[] | undefined;
+  const cases = lines.length > 4 ? caseLabels(lines) : new Set<number>();
   for (const [index, raw] of lines.entries()) {
     if (FENCE.test(raw)) {
       inFence = !inFence;
@@ -160,6 +191,7 @@ function assertionLines(
       continue;
     }
     seen = true;
+    if (cases.has(index)) continue;
     // An intro ends in a colon; only its tail is read, which keeps the test linear on a huge line.
     // (An arrow pointing down ends an intro as a colon does: 维护公告草稿 ⬇️.)
     const intro = /[⬇👇↓]/u.test(line) ? line.replace(/\s*(?:⬇️?|👇|↓)+\s*$/u, ":") : line;
@@ -168,7 +200,11 @@ function assertionLines(
       (/[:：]\s*$/.test(bare) || /^#{1,6}\s/.test(bare)) &&
       OTHERS_INTRO.test(bare.slice(-200)) &&
       !NAMES_SELF.test(bare);
-    if (othersIntro || (/[:：]\s*$/.test(intro) && CONTENT_INTRO.test(intro.slice(-200)))) {
+    if (
+      othersIntro ||
+      (/[:：]\s*$/.test(intro) && CONTENT_INTRO.test(intro.slice(-200))) ||
+      SAMPLE_OPEN.test(bare.slice(0, 200))
+    ) {
       inContent = true;
       content = { lines: 0, list: false, blank: false, ruled: false };
       // The intro itself ("I wrote a draft:") may still assert something; keep it.
