@@ -9,7 +9,21 @@ const defaultContext = (): ToolContext => ({
   signal: new AbortController().signal,
 });
 
-/** Runs a tool's executor as the runtime does (arguments validated first); refused arguments throw. */
+/** Runs a tool's executor as the runtime does (arguments validated first); refused arguments are a defect. */
+export const runTool = (
+  tool: AnyToolDefinition,
+  args: unknown,
+  context: Partial<ToolContext> = {},
+): Effect.Effect<ToolResult, unknown> =>
+  Effect.suspend(() => invokeTool(tool, args, { ...defaultContext(), ...context })).pipe(
+    Effect.flatMap((invocation) =>
+      invocation.kind === "invalid_arguments"
+        ? Effect.dieMessage(`invalid arguments: ${invocation.problem}`)
+        : Effect.succeed(invocation.result),
+    ),
+  );
+
+/** `runTool` for the tests whose tools are Promise executors (MCP); refused arguments throw. */
 export async function executeTool(
   tool: AnyToolDefinition,
   args: unknown,

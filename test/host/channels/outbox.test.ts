@@ -1,9 +1,10 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it } from "@effect/vitest";
+import { Effect } from "effect";
 import type { FinalMessage } from "../../../src/domain/delivery.js";
 import { channelMessageSender } from "../../../src/host/channels/Channel.js";
 import { outboxChannel } from "../../../src/host/channels/outbox.js";
 import { sendMessageTool } from "../../../src/services/tools/builtin/sendMessage.js";
-import { executeTool } from "../../support/executeTool.js";
+import { runTool } from "../../support/executeTool.js";
 
 const final: FinalMessage = {
   kind: "final",
@@ -37,19 +38,21 @@ describe("outbox channel", () => {
 });
 
 describe("channelMessageSender", () => {
-  it("lets the send_message tool deliver through a channel, with the channel's message id as evidence", async () => {
-    const outbox = outboxChannel({ id: "chat" });
-    const tool = sendMessageTool([channelMessageSender(outbox)]);
-    const result = await executeTool(tool, { text: "Your report is ready." }, { runId: "run-7", callId: "call_1" });
-    expect(result).toMatchObject({ status: "ok", evidence: { message_id: "chat-1" } });
-    expect(outbox.sent[0]!.message).toEqual({
-      kind: "message",
-      runId: "run-7",
-      channelId: "chat",
-      idempotencyKey: "run-7:call_1",
-      text: "Your report is ready.",
-      locale: "en",
-      callId: "call_1",
-    });
-  });
+  it.effect("lets the send_message tool deliver through a channel, with the channel's message id as evidence", () =>
+    Effect.gen(function* () {
+      const outbox = outboxChannel({ id: "chat" });
+      const tool = sendMessageTool([channelMessageSender(outbox)]);
+      const result = yield* runTool(tool, { text: "Your report is ready." }, { runId: "run-7", callId: "call_1" });
+      expect(result).toMatchObject({ status: "ok", evidence: { message_id: "chat-1" } });
+      expect(outbox.sent[0]!.message).toEqual({
+        kind: "message",
+        runId: "run-7",
+        channelId: "chat",
+        idempotencyKey: "run-7:call_1",
+        text: "Your report is ready.",
+        locale: "en",
+        callId: "call_1",
+      });
+    }),
+  );
 });

@@ -1,5 +1,6 @@
+import { describe, expect, it, vi } from "@effect/vitest";
 import { Effect, Logger } from "effect";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach } from "vitest";
 import {
   type CapturedLog,
   capturingLogger,
@@ -155,23 +156,30 @@ describe("run logs", () => {
 });
 
 describe("redactingLogger", () => {
-  const logThrough = (effect: Effect.Effect<void>): CapturedLog[] => {
-    const { logger, records } = capturingLogger();
-    Effect.runSync(effect.pipe(Effect.provide(Logger.replace(Logger.defaultLogger, redactingLogger(logger)))));
-    return records;
-  };
+  const logThrough = (effect: Effect.Effect<void>): Effect.Effect<CapturedLog[]> =>
+    Effect.suspend(() => {
+      const { logger, records } = capturingLogger();
+      return effect.pipe(
+        Effect.provide(Logger.replace(Logger.defaultLogger, redactingLogger(logger))),
+        Effect.as(records),
+      );
+    });
 
-  it("redacts a secret inside the message text", () => {
-    const [record] = logThrough(Effect.logInfo("calling with Bearer abcdefghijklmnop1234"));
-    expect(logMessage(record!)).toBe("calling with Bearer [REDACTED]");
-  });
+  it.effect("redacts a secret inside the message text", () =>
+    Effect.gen(function* () {
+      const [record] = yield* logThrough(Effect.logInfo("calling with Bearer abcdefghijklmnop1234"));
+      expect(logMessage(record!)).toBe("calling with Bearer [REDACTED]");
+    }),
+  );
 
-  it("redacts annotation values under secret-named keys and secrets inside nested values", () => {
-    const [record] = logThrough(
-      Effect.logInfo("call").pipe(
-        Effect.annotateLogs({ apiKey: "plain-looking", detail: { note: "token=hunter2hunter2" } }),
-      ),
-    );
-    expect(record!.annotations).toEqual({ apiKey: "[REDACTED]", detail: { note: "token=[REDACTED]" } });
-  });
+  it.effect("redacts annotation values under secret-named keys and secrets inside nested values", () =>
+    Effect.gen(function* () {
+      const [record] = yield* logThrough(
+        Effect.logInfo("call").pipe(
+          Effect.annotateLogs({ apiKey: "plain-looking", detail: { note: "token=hunter2hunter2" } }),
+        ),
+      );
+      expect(record!.annotations).toEqual({ apiKey: "[REDACTED]", detail: { note: "token=[REDACTED]" } });
+    }),
+  );
 });

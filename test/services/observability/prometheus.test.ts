@@ -1,7 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { describe, expect, it } from "@effect/vitest";
 import { Effect, Metric, MetricBoundaries } from "effect";
-import { describe, expect, it } from "vitest";
 import { METRICS } from "../../../src/services/observability/metrics.js";
 import {
   familiesFromSnapshot,
@@ -85,32 +85,34 @@ describe("Prometheus exposition", () => {
     ]);
   });
 
-  it("reads Effect's histogram state as cumulative buckets", () => {
-    const histogram = Metric.histogram("test_prom_hist", MetricBoundaries.fromIterable([1, 5]), "h");
-    Effect.runSync(
-      Effect.all([Metric.update(histogram, 0.5), Metric.update(histogram, 3), Metric.update(histogram, 9)]),
-    );
-    const text = renderFamilies(
-      familiesFromSnapshot(Effect.runSync(Metric.snapshot)).filter((family) => family.name === "test_prom_hist"),
-    );
-    expect(samples(text)).toEqual([
-      { name: "test_prom_hist_bucket", labels: { le: "1" }, value: 1 },
-      { name: "test_prom_hist_bucket", labels: { le: "5" }, value: 2 },
-      { name: "test_prom_hist_bucket", labels: { le: "+Inf" }, value: 3 },
-      { name: "test_prom_hist_sum", labels: {}, value: 12.5 },
-      { name: "test_prom_hist_count", labels: {}, value: 3 },
-    ]);
-  });
+  it.effect("reads Effect's histogram state as cumulative buckets", () =>
+    Effect.gen(function* () {
+      const histogram = Metric.histogram("test_prom_hist", MetricBoundaries.fromIterable([1, 5]), "h");
+      yield* Effect.all([Metric.update(histogram, 0.5), Metric.update(histogram, 3), Metric.update(histogram, 9)]);
+      const text = renderFamilies(
+        familiesFromSnapshot(yield* Metric.snapshot).filter((family) => family.name === "test_prom_hist"),
+      );
+      expect(samples(text)).toEqual([
+        { name: "test_prom_hist_bucket", labels: { le: "1" }, value: 1 },
+        { name: "test_prom_hist_bucket", labels: { le: "5" }, value: 2 },
+        { name: "test_prom_hist_bucket", labels: { le: "+Inf" }, value: 3 },
+        { name: "test_prom_hist_sum", labels: {}, value: 12.5 },
+        { name: "test_prom_hist_count", labels: {}, value: 3 },
+      ]);
+    }),
+  );
 
-  it("merges metric keys that share a name into one family", () => {
-    Effect.runSync(Metric.incrementBy(Metric.counter("test_prom_shared_total", { description: "first" }), 2));
-    Effect.runSync(Metric.incrementBy(Metric.counter("test_prom_shared_total", { description: "second" }), 3));
-    const families = familiesFromSnapshot(Effect.runSync(Metric.snapshot)).filter(
-      (family) => family.name === "test_prom_shared_total",
-    );
-    expect(families).toHaveLength(1);
-    expect(samples(renderFamilies(families))).toEqual([{ name: "test_prom_shared_total", labels: {}, value: 5 }]);
-  });
+  it.effect("merges metric keys that share a name into one family", () =>
+    Effect.gen(function* () {
+      yield* Metric.incrementBy(Metric.counter("test_prom_shared_total", { description: "first" }), 2);
+      yield* Metric.incrementBy(Metric.counter("test_prom_shared_total", { description: "second" }), 3);
+      const families = familiesFromSnapshot(yield* Metric.snapshot).filter(
+        (family) => family.name === "test_prom_shared_total",
+      );
+      expect(families).toHaveLength(1);
+      expect(samples(renderFamilies(families))).toEqual([{ name: "test_prom_shared_total", labels: {}, value: 5 }]);
+    }),
+  );
 });
 
 describe("metricsHandler", () => {

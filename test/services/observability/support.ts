@@ -86,77 +86,77 @@ export interface CraftedRun {
 const FINGERPRINT = "c".repeat(64);
 
 /** Writes `runs` through the real store, each ending at its `endedAt` (one second after it started). */
-export function craftLedger(filename: string, runs: ReadonlyArray<CraftedRun>): Promise<void> {
+export function craftRuns(filename: string, runs: ReadonlyArray<CraftedRun>) {
   let clock = new Date(0).toISOString();
-  return Effect.runPromise(
-    Effect.gen(function* () {
-      const store = yield* AgentRunStore;
-      for (const run of runs) {
-        yield* store.createRun({
-          runId: run.runId,
-          sessionId: "crafted",
-          traceId: `trace-${run.runId}`,
-          contract: CompletionContract.parse(run.contract ?? { evidenceMode: "none" }),
-          // As a rollout in `observe` writes them: a fixture may hold a completed run the
-          // database refuses under `enforce` (what the health checks exist to find in old ledgers).
-          verificationMode: "observe",
-          providerId: "scripted",
-          model: "cassette",
-          apiFamily: "scripted",
-          startedAt: new Date(run.endedAt.getTime() - 1000).toISOString(),
-        });
-        const events: EventToAppend[] = [
-          { sequence: 1, type: "user_input", payload: { text: "task", origin: "user" } },
-        ];
-        const push = (type: EventToAppend["type"], payload: JsonValue) =>
-          events.push({ sequence: events.length + 1, type, payload });
-        for (let index = 0; index < (run.anomalies ?? 0); index++) {
-          push("provider_anomaly", { step: 1, code: "tool_finish_without_parsed_calls", detail: "finish tool_calls" });
-        }
-        const receipts: ExecutionReceipt[] = [];
-        for (const call of run.calls ?? []) {
-          const toolName = call.toolName ?? "lookup";
-          push("tool_call", { step: 1, callId: call.callId, toolName, arguments: {}, inputFingerprint: FINGERPRINT });
-          if (call.result !== false) {
-            push("tool_result", {
-              step: 1,
-              callId: call.callId,
-              toolName,
-              status: "ok",
-              output: "ok",
-              outputHash: "d".repeat(64),
-            });
-          }
-          if (call.receipt !== false) {
-            receipts.push({
-              receiptId: `${run.runId}:${call.callId}`,
-              runId: run.runId,
-              callId: call.callId,
-              toolName,
-              status: "ok",
-              startedAt: run.endedAt.toISOString(),
-              finishedAt: run.endedAt.toISOString(),
-              inputFingerprint: FINGERPRINT,
-              evidence: call.receipt ?? {},
-              verificationStatus: "verified",
-            });
-          }
-        }
-        yield* store.appendEvents(run.runId, events, receipts);
-        clock = run.endedAt.toISOString();
-        const state = run.state ?? "completed";
-        yield* store.finishRun(run.runId, {
-          sequence: events.length + 1,
-          terminal: {
-            terminalState: state,
-            reason: run.reason ?? (state === "completed" ? "answered" : "internal_error"),
-            finalText: "done",
-            steps: run.steps ?? 1,
-            correctionTurns: run.correctionTurns ?? 0,
-            ...(run.verification ? { verification: run.verification } : {}),
-          },
-        });
+  return Effect.gen(function* () {
+    const store = yield* AgentRunStore;
+    for (const run of runs) {
+      yield* store.createRun({
+        runId: run.runId,
+        sessionId: "crafted",
+        traceId: `trace-${run.runId}`,
+        contract: CompletionContract.parse(run.contract ?? { evidenceMode: "none" }),
+        // As a rollout in `observe` writes them: a fixture may hold a completed run the
+        // database refuses under `enforce` (what the health checks exist to find in old ledgers).
+        verificationMode: "observe",
+        providerId: "scripted",
+        model: "cassette",
+        apiFamily: "scripted",
+        startedAt: new Date(run.endedAt.getTime() - 1000).toISOString(),
+      });
+      const events: EventToAppend[] = [{ sequence: 1, type: "user_input", payload: { text: "task", origin: "user" } }];
+      const push = (type: EventToAppend["type"], payload: JsonValue) =>
+        events.push({ sequence: events.length + 1, type, payload });
+      for (let index = 0; index < (run.anomalies ?? 0); index++) {
+        push("provider_anomaly", { step: 1, code: "tool_finish_without_parsed_calls", detail: "finish tool_calls" });
       }
-    }).pipe(Effect.provide(Ledger.layer({ filename, now: () => clock }))),
-  );
+      const receipts: ExecutionReceipt[] = [];
+      for (const call of run.calls ?? []) {
+        const toolName = call.toolName ?? "lookup";
+        push("tool_call", { step: 1, callId: call.callId, toolName, arguments: {}, inputFingerprint: FINGERPRINT });
+        if (call.result !== false) {
+          push("tool_result", {
+            step: 1,
+            callId: call.callId,
+            toolName,
+            status: "ok",
+            output: "ok",
+            outputHash: "d".repeat(64),
+          });
+        }
+        if (call.receipt !== false) {
+          receipts.push({
+            receiptId: `${run.runId}:${call.callId}`,
+            runId: run.runId,
+            callId: call.callId,
+            toolName,
+            status: "ok",
+            startedAt: run.endedAt.toISOString(),
+            finishedAt: run.endedAt.toISOString(),
+            inputFingerprint: FINGERPRINT,
+            evidence: call.receipt ?? {},
+            verificationStatus: "verified",
+          });
+        }
+      }
+      yield* store.appendEvents(run.runId, events, receipts);
+      clock = run.endedAt.toISOString();
+      const state = run.state ?? "completed";
+      yield* store.finishRun(run.runId, {
+        sequence: events.length + 1,
+        terminal: {
+          terminalState: state,
+          reason: run.reason ?? (state === "completed" ? "answered" : "internal_error"),
+          finalText: "done",
+          steps: run.steps ?? 1,
+          correctionTurns: run.correctionTurns ?? 0,
+          ...(run.verification ? { verification: run.verification } : {}),
+        },
+      });
+    }
+  }).pipe(Effect.provide(Ledger.layer({ filename, now: () => clock })));
 }
+
+/** `craftRuns` for the Promise-side tests (the CLI run as a child process). */
+export const craftLedger = (filename: string, runs: ReadonlyArray<CraftedRun>): Promise<void> =>
+  Effect.runPromise(craftRuns(filename, runs));

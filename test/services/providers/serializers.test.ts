@@ -1,7 +1,8 @@
 import Anthropic from "@anthropic-ai/sdk";
+import { describe, expect, it } from "@effect/vitest";
 import { Effect, Either } from "effect";
 import OpenAI from "openai";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach } from "vitest";
 import type { ContextMessage, ToolChoice } from "../../../src/domain/index.js";
 import {
   EARLIER_TURNS_LEFT_OUT,
@@ -46,11 +47,12 @@ const HISTORY: ContextMessage[] = [
 /** What a context trimmed to its budget can look like: the user turn that started it is gone. */
 const TRIMMED: ContextMessage[] = HISTORY.filter((message) => message.role !== "user");
 
-async function sampleWith(providerCase: ProviderCase, server: FakeServer, messages: ContextMessage[], extra = {}) {
-  server.enqueue(providerCase.wire.json({ text: "Noted." }));
-  const provider = providerCase.make(server, { stream: false });
-  return Effect.runPromise(Effect.either(provider.sample(request({ messages, ...extra }))));
-}
+const sampleWith = (providerCase: ProviderCase, server: FakeServer, messages: ContextMessage[], extra = {}) =>
+  Effect.suspend(() => {
+    server.enqueue(providerCase.wire.json({ text: "Noted." }));
+    const provider = providerCase.make(server, { stream: false });
+    return Effect.either(provider.sample(request({ messages, ...extra })));
+  });
 
 describe.each(CASES)("$name serializer against the validating server", (providerCase) => {
   let server: FakeServer;
@@ -61,78 +63,90 @@ describe.each(CASES)("$name serializer against the validating server", (provider
     await server.close();
   });
 
-  it("sends a history with calls, an error result and a raw-argument call that the server accepts", async () => {
-    const result = await sampleWith(providerCase, server, HISTORY);
-    expect(server.requests[0]!.rejected).toBeUndefined();
-    expect(Either.isRight(result)).toBe(true);
-  });
+  it.effect("sends a history with calls, an error result and a raw-argument call that the server accepts", () =>
+    Effect.gen(function* () {
+      const result = yield* sampleWith(providerCase, server, HISTORY);
+      expect(server.requests[0]!.rejected).toBeUndefined();
+      expect(Either.isRight(result)).toBe(true);
+    }),
+  );
 
-  it("answers a call without a recorded result with a synthetic error result", async () => {
-    const dangling = HISTORY.filter((message) => !(message.role === "tool" && message.callId === "call_2"));
-    const result = await sampleWith(providerCase, server, dangling);
-    expect(server.requests[0]!.rejected).toBeUndefined();
-    expect(Either.isRight(result)).toBe(true);
-    expect(JSON.stringify(server.requests[0]!.body)).toContain("no result was recorded for this call");
-  });
+  it.effect("answers a call without a recorded result with a synthetic error result", () =>
+    Effect.gen(function* () {
+      const dangling = HISTORY.filter((message) => !(message.role === "tool" && message.callId === "call_2"));
+      const result = yield* sampleWith(providerCase, server, dangling);
+      expect(server.requests[0]!.rejected).toBeUndefined();
+      expect(Either.isRight(result)).toBe(true);
+      expect(JSON.stringify(server.requests[0]!.body)).toContain("no result was recorded for this call");
+    }),
+  );
 
-  it("sends a result whose call is not in the history as user text", async () => {
-    const orphan: ContextMessage[] = [
-      { role: "user", content: "Hi" },
-      { role: "tool", callId: "call_9", toolName: "lookup", content: "stray", isError: false },
-    ];
-    const result = await sampleWith(providerCase, server, orphan);
-    expect(server.requests[0]!.rejected).toBeUndefined();
-    expect(Either.isRight(result)).toBe(true);
-    expect(JSON.stringify(server.requests[0]!.body)).toContain("whose call is not in the history");
-  });
+  it.effect("sends a result whose call is not in the history as user text", () =>
+    Effect.gen(function* () {
+      const orphan: ContextMessage[] = [
+        { role: "user", content: "Hi" },
+        { role: "tool", callId: "call_9", toolName: "lookup", content: "stray", isError: false },
+      ];
+      const result = yield* sampleWith(providerCase, server, orphan);
+      expect(server.requests[0]!.rejected).toBeUndefined();
+      expect(Either.isRight(result)).toBe(true);
+      expect(JSON.stringify(server.requests[0]!.body)).toContain("whose call is not in the history");
+    }),
+  );
 
-  it.each<["auto" | "required" | "none" | "specific", ToolChoice]>([
+  it.effect.each<["auto" | "required" | "none" | "specific", ToolChoice]>([
     ["auto", { mode: "auto" }],
     ["required", { mode: "required" }],
     ["none", { mode: "none" }],
     ["specific", { mode: "specific", toolName: "lookup" }],
-  ])("maps tool choice %s onto the API's tool_choice", async (mode, toolChoice) => {
-    await sampleWith(providerCase, server, [{ role: "user", content: "Hi" }], { toolChoice });
-    const expected = {
-      "openai-chat": {
-        auto: "auto",
-        required: "required",
-        none: "none",
-        specific: { type: "function", function: { name: "lookup" } },
-      },
-      "openai-responses": {
-        auto: "auto",
-        required: "required",
-        none: "none",
-        specific: { type: "function", name: "lookup" },
-      },
-      anthropic: {
-        auto: { type: "auto" },
-        required: { type: "any" },
-        none: { type: "none" },
-        specific: { type: "tool", name: "lookup" },
-      },
-    }[providerCase.name][mode];
-    expect(server.requests[0]!.body.tool_choice).toEqual(expected);
-    expect(server.requests[0]!.rejected).toBeUndefined();
-  });
+  ])("maps tool choice %s onto the API's tool_choice", ([mode, toolChoice]) =>
+    Effect.gen(function* () {
+      yield* sampleWith(providerCase, server, [{ role: "user", content: "Hi" }], { toolChoice });
+      const expected = {
+        "openai-chat": {
+          auto: "auto",
+          required: "required",
+          none: "none",
+          specific: { type: "function", function: { name: "lookup" } },
+        },
+        "openai-responses": {
+          auto: "auto",
+          required: "required",
+          none: "none",
+          specific: { type: "function", name: "lookup" },
+        },
+        anthropic: {
+          auto: { type: "auto" },
+          required: { type: "any" },
+          none: { type: "none" },
+          specific: { type: "tool", name: "lookup" },
+        },
+      }[providerCase.name][mode];
+      expect(server.requests[0]!.body.tool_choice).toEqual(expected);
+      expect(server.requests[0]!.rejected).toBeUndefined();
+    }),
+  );
 
-  it("sends the tool's JSON Schema without the $schema key", async () => {
-    await sampleWith(providerCase, server, [{ role: "user", content: "Hi" }]);
-    const body = server.requests[0]!.body;
-    const schema = body.tools[0].function?.parameters ?? body.tools[0].parameters ?? body.tools[0].input_schema;
-    expect(schema).toEqual({ type: "object", properties: { i: { type: "number" } }, required: ["i"] });
-  });
+  it.effect("sends the tool's JSON Schema without the $schema key", () =>
+    Effect.gen(function* () {
+      yield* sampleWith(providerCase, server, [{ role: "user", content: "Hi" }]);
+      const body = server.requests[0]!.body;
+      const schema = body.tools[0].function?.parameters ?? body.tools[0].parameters ?? body.tools[0].input_schema;
+      expect(schema).toEqual({ type: "object", properties: { i: { type: "number" } }, required: ["i"] });
+    }),
+  );
 
-  it("sends neither tools nor tool_choice when the request offers no tools", async () => {
-    await sampleWith(providerCase, server, [{ role: "user", content: "Hi" }], {
-      tools: [],
-      toolChoice: { mode: "none" },
-    });
-    expect(server.requests[0]!.body.tools).toBeUndefined();
-    expect(server.requests[0]!.body.tool_choice).toBeUndefined();
-    expect(server.requests[0]!.rejected).toBeUndefined();
-  });
+  it.effect("sends neither tools nor tool_choice when the request offers no tools", () =>
+    Effect.gen(function* () {
+      yield* sampleWith(providerCase, server, [{ role: "user", content: "Hi" }], {
+        tools: [],
+        toolChoice: { mode: "none" },
+      });
+      expect(server.requests[0]!.body.tools).toBeUndefined();
+      expect(server.requests[0]!.body.tool_choice).toBeUndefined();
+      expect(server.requests[0]!.rejected).toBeUndefined();
+    }),
+  );
 
   it("offers no tools to a provider declared without tool calling", async () => {
     server.enqueue(providerCase.wire.stream({ text: "I cannot look things up." }));
@@ -266,17 +280,19 @@ describe("the validating servers refuse broken histories with 400", () => {
     await expect(sent).rejects.toMatchObject({ status: 400, message: expect.stringContaining("must define tools") });
   });
 
-  it("the provider reports a refused request as bad_request", async () => {
-    const chat = CASES.find((providerCase) => providerCase.name === "openai-chat")!;
-    const provider = chat.make(await start("openai-chat"), { stream: false });
-    // A tool choice naming a tool the request does not offer is refused like the real API does.
-    const result = await Effect.runPromise(
-      Effect.either(provider.sample(request({ toolChoice: { mode: "specific", toolName: "missing" } }))),
-    );
-    expect(Either.getLeft(result).pipe((left) => (left._tag === "Some" ? left.value.reason : null))).toBe(
-      "bad_request",
-    );
-  });
+  it.effect("the provider reports a refused request as bad_request", () =>
+    Effect.gen(function* () {
+      const chat = CASES.find((providerCase) => providerCase.name === "openai-chat")!;
+      const provider = chat.make(yield* Effect.promise(() => start("openai-chat")), { stream: false });
+      // A tool choice naming a tool the request does not offer is refused like the real API does.
+      const result = yield* Effect.either(
+        provider.sample(request({ toolChoice: { mode: "specific", toolName: "missing" } })),
+      );
+      expect(Either.getLeft(result).pipe((left) => (left._tag === "Some" ? left.value.reason : null))).toBe(
+        "bad_request",
+      );
+    }),
+  );
 });
 
 describe("wire shapes", () => {
@@ -374,31 +390,36 @@ describe("Anthropic ids and tool-less histories against the validating server", 
     await server.close();
   });
 
-  it("is accepted with a call id the planner made unique (call_1~2)", async () => {
-    const result = await sampleWith(anthropicCase, server, [
-      { role: "user", content: "Hi" },
-      { role: "assistant", content: "", toolCalls: [{ id: "call_1~2", name: "lookup", arguments: {} }] },
-      { role: "tool", callId: "call_1~2", toolName: "lookup", content: "ok", isError: false },
-    ]);
-    expect(server.requests[0]!.rejected).toBeUndefined();
-    expect(Either.isRight(result)).toBe(true);
-  });
+  it.effect("is accepted with a call id the planner made unique (call_1~2)", () =>
+    Effect.gen(function* () {
+      const result = yield* sampleWith(anthropicCase, server, [
+        { role: "user", content: "Hi" },
+        { role: "assistant", content: "", toolCalls: [{ id: "call_1~2", name: "lookup", arguments: {} }] },
+        { role: "tool", callId: "call_1~2", toolName: "lookup", content: "ok", isError: false },
+      ]);
+      expect(server.requests[0]!.rejected).toBeUndefined();
+      expect(Either.isRight(result)).toBe(true);
+    }),
+  );
 
-  it("is accepted with a tool history when no tools are offered", async () => {
-    const result = await sampleWith(anthropicCase, server, HISTORY, { tools: [], toolChoice: { mode: "none" } });
-    expect(server.requests[0]!.rejected).toBeUndefined();
-    expect(Either.isRight(result)).toBe(true);
-  });
+  it.effect("is accepted with a tool history when no tools are offered", () =>
+    Effect.gen(function* () {
+      const result = yield* sampleWith(anthropicCase, server, HISTORY, { tools: [], toolChoice: { mode: "none" } });
+      expect(server.requests[0]!.rejected).toBeUndefined();
+      expect(Either.isRight(result)).toBe(true);
+    }),
+  );
 
-  it.each([
+  it.effect.each([
     { tools: "offered", request: {} },
     { tools: "not offered", request: { tools: [], toolChoice: { mode: "none" } as const } },
   ])(
     "is accepted when the context opens with the assistant (its user turn trimmed away), tools $tools",
-    async ({ request }) => {
-      const result = await sampleWith(anthropicCase, server, TRIMMED, request);
-      expect(server.requests[0]!.rejected).toBeUndefined();
-      expect(Either.isRight(result)).toBe(true);
-    },
+    ({ request }) =>
+      Effect.gen(function* () {
+        const result = yield* sampleWith(anthropicCase, server, TRIMMED, request);
+        expect(server.requests[0]!.rejected).toBeUndefined();
+        expect(Either.isRight(result)).toBe(true);
+      }),
   );
 });

@@ -1,5 +1,6 @@
+import { describe, expect, it } from "@effect/vitest";
 import { Effect, Either } from "effect";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach } from "vitest";
 import type { ProviderError } from "../../../src/services/providers/Provider.js";
 import { DEFAULT_DEADLINE_MS } from "../../../src/services/providers/transport.js";
 import { CASES, type CaseOptions, type ProviderCase, request } from "../../support/fakeServers/cases.js";
@@ -79,31 +80,37 @@ describe.each(CASES)("$name: a trickling stream ends", (providerCase) => {
     return { ...opening, ending: "hang", trickle: { frame, everyMs: 40 } };
   };
 
-  const failure = async (reply: ScriptedReply, options: CaseOptions) => {
-    server.enqueue(reply);
-    const started = Date.now();
-    const result = await Effect.runPromise(Effect.either(providerCase.make(server, options).sample(request())));
-    if (Either.isRight(result)) throw new Error("expected a ProviderError, got a response");
-    return { error: result.left as ProviderError, elapsed: Date.now() - started };
-  };
-
-  it("fails with timeout when only keep-alive chunks arrive for longer than the idle timeout", async () => {
-    const { error, elapsed } = await failure(trickling(FRAMES[providerCase.name].keepAlive), { timeoutMs: 400 });
-    expect(error.reason).toBe("timeout");
-    expect(error.message).toMatch(/no answer within 400 ms/);
-    expect(elapsed).toBeLessThan(3_000);
-    await server.waitForAbandoned(1);
-  });
-
-  it("fails with timeout at the overall deadline although content keeps arriving", async () => {
-    const { error, elapsed } = await failure(trickling(FRAMES[providerCase.name].content), {
-      timeoutMs: 400,
-      deadlineMs: 1_000,
+  /** The sample's failure and the wall-clock time it took (run with `it.live`: the timers are real). */
+  const failure = (reply: ScriptedReply, options: CaseOptions) =>
+    Effect.gen(function* () {
+      server.enqueue(reply);
+      const started = Date.now();
+      const result = yield* Effect.either(providerCase.make(server, options).sample(request()));
+      if (Either.isRight(result)) return yield* Effect.dieMessage("expected a ProviderError, got a response");
+      return { error: result.left as ProviderError, elapsed: Date.now() - started };
     });
-    expect(error.reason).toBe("timeout");
-    expect(error.message).toMatch(/1000 ms deadline/);
-    expect(elapsed).toBeGreaterThanOrEqual(900);
-    expect(elapsed).toBeLessThan(4_000);
-    await server.waitForAbandoned(1);
-  });
+
+  it.live("fails with timeout when only keep-alive chunks arrive for longer than the idle timeout", () =>
+    Effect.gen(function* () {
+      const { error, elapsed } = yield* failure(trickling(FRAMES[providerCase.name].keepAlive), { timeoutMs: 400 });
+      expect(error.reason).toBe("timeout");
+      expect(error.message).toMatch(/no answer within 400 ms/);
+      expect(elapsed).toBeLessThan(3_000);
+      yield* Effect.promise(() => server.waitForAbandoned(1));
+    }),
+  );
+
+  it.live("fails with timeout at the overall deadline although content keeps arriving", () =>
+    Effect.gen(function* () {
+      const { error, elapsed } = yield* failure(trickling(FRAMES[providerCase.name].content), {
+        timeoutMs: 400,
+        deadlineMs: 1_000,
+      });
+      expect(error.reason).toBe("timeout");
+      expect(error.message).toMatch(/1000 ms deadline/);
+      expect(elapsed).toBeGreaterThanOrEqual(900);
+      expect(elapsed).toBeLessThan(4_000);
+      yield* Effect.promise(() => server.waitForAbandoned(1));
+    }),
+  );
 });

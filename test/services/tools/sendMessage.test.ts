@@ -1,9 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it } from "@effect/vitest";
+import { Effect } from "effect";
 import type { CompletionContractInput, JsonValue } from "../../../src/domain/index.js";
 import { scriptedProvider } from "../../../src/services/providers/scripted.js";
 import { type MessageSender, sendMessageTool } from "../../../src/services/tools/builtin/sendMessage.js";
-import type { ToolResult } from "../../../src/services/tools/Tool.js";
-import { executeTool } from "../../support/executeTool.js";
+import { runTool } from "../../support/executeTool.js";
 import { callStep, finish, receiptSummary, textStep, useRuntimeHarness } from "../../support/runtimeHarness.js";
 
 /**
@@ -51,65 +51,77 @@ const throwing = (channelId = "outbox"): MessageSender => ({
   },
 });
 
-function send(senders: ReadonlyArray<MessageSender>, args: Record<string, JsonValue>): Promise<ToolResult> {
-  const tool = sendMessageTool(senders);
-  return executeTool(tool, args);
-}
+const send = (senders: ReadonlyArray<MessageSender>, args: Record<string, JsonValue>) =>
+  Effect.suspend(() => runTool(sendMessageTool(senders), args));
 
 const DELIVER: CompletionContractInput = { evidenceMode: "deliver" };
 
 describe("send_message (direct)", () => {
-  it("returns the channel's own message id as evidence.message_id", async () => {
-    const channel = outbox();
-    const result = await send([channel], { channel: "outbox", text: "Deploy finished." });
-    expect(result.status).toBe("ok");
-    expect(result.evidence).toEqual({ message_id: "outbox-msg-1", channel: "outbox" });
-    expect(channel.sent.map((message) => message.text)).toEqual(["Deploy finished."]);
-  });
+  it.effect("returns the channel's own message id as evidence.message_id", () =>
+    Effect.gen(function* () {
+      const channel = outbox();
+      const result = yield* send([channel], { channel: "outbox", text: "Deploy finished." });
+      expect(result.status).toBe("ok");
+      expect(result.evidence).toEqual({ message_id: "outbox-msg-1", channel: "outbox" });
+      expect(channel.sent.map((message) => message.text)).toEqual(["Deploy finished."]);
+    }),
+  );
 
-  it("passes the run and call ids as the idempotency key", async () => {
-    const channel = outbox();
-    await send([channel], { text: "hello" });
-    expect(channel.sent.map((message) => message.idempotencyKey)).toEqual(["run-1:call-1"]);
-  });
+  it.effect("passes the run and call ids as the idempotency key", () =>
+    Effect.gen(function* () {
+      const channel = outbox();
+      yield* send([channel], { text: "hello" });
+      expect(channel.sent.map((message) => message.idempotencyKey)).toEqual(["run-1:call-1"]);
+    }),
+  );
 
-  it("delivers through the named channel only", async () => {
-    const first = outbox("first");
-    const second = outbox("second");
-    const result = await send([first, second], { channel: "second", text: "hi" });
-    expect(result.evidence).toMatchObject({ message_id: "second-msg-1", channel: "second" });
-    expect(first.sent).toEqual([]);
-  });
+  it.effect("delivers through the named channel only", () =>
+    Effect.gen(function* () {
+      const first = outbox("first");
+      const second = outbox("second");
+      const result = yield* send([first, second], { channel: "second", text: "hi" });
+      expect(result.evidence).toMatchObject({ message_id: "second-msg-1", channel: "second" });
+      expect(first.sent).toEqual([]);
+    }),
+  );
 
-  it("uses the first channel when the call names none", async () => {
-    const first = outbox("first");
-    const result = await send([first, outbox("second")], { text: "hi" });
-    expect(result.evidence).toMatchObject({ channel: "first" });
-  });
+  it.effect("uses the first channel when the call names none", () =>
+    Effect.gen(function* () {
+      const first = outbox("first");
+      const result = yield* send([first, outbox("second")], { text: "hi" });
+      expect(result.evidence).toMatchObject({ channel: "first" });
+    }),
+  );
 
-  it.each([
+  it.effect.each([
     { name: "an empty id", messageId: "" },
     { name: "a blank id", messageId: "   " },
     { name: "no id at all", messageId: undefined },
-  ])("is an error when the channel returns $name", async ({ messageId }) => {
-    const result = await send([idless(messageId)], { text: "hi" });
-    expect(result.status).toBe("error");
-    expect(result.evidence).toBeUndefined();
-    expect(result.output).toEqual({ error: "the channel returned no message id" });
-  });
+  ])("is an error when the channel returns $name", ({ messageId }) =>
+    Effect.gen(function* () {
+      const result = yield* send([idless(messageId)], { text: "hi" });
+      expect(result.status).toBe("error");
+      expect(result.evidence).toBeUndefined();
+      expect(result.output).toEqual({ error: "the channel returned no message id" });
+    }),
+  );
 
-  it("is an error naming an unknown channel, and sends nothing", async () => {
-    const channel = outbox();
-    const result = await send([channel], { channel: "slack", text: "hi" });
-    expect(result.status).toBe("error");
-    expect(result.output).toEqual({ error: "no channel named slack" });
-    expect(channel.sent).toEqual([]);
-  });
+  it.effect("is an error naming an unknown channel, and sends nothing", () =>
+    Effect.gen(function* () {
+      const channel = outbox();
+      const result = yield* send([channel], { channel: "slack", text: "hi" });
+      expect(result.status).toBe("error");
+      expect(result.output).toEqual({ error: "no channel named slack" });
+      expect(channel.sent).toEqual([]);
+    }),
+  );
 
-  it("is an error when no channel is configured", async () => {
-    const result = await send([], { text: "hi" });
-    expect(result.status).toBe("error");
-  });
+  it.effect("is an error when no channel is configured", () =>
+    Effect.gen(function* () {
+      const result = yield* send([], { text: "hi" });
+      expect(result.status).toBe("error");
+    }),
+  );
 });
 
 describe("send_message in a run", () => {

@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { beforeEach, describe, expect, it } from "vitest";
-import type { ToolResult } from "../../../src/services/tools/Tool.js";
+import { describe, expect, it } from "@effect/vitest";
+import { Effect } from "effect";
+import { beforeEach } from "vitest";
 import { buildSystemPrompt } from "../../../src/services/workspace/prompt.js";
 import { discoverSkills, scanSkills, skillBody, skillLoadTool } from "../../../src/services/workspace/skills.js";
-import { executeTool } from "../../support/executeTool.js";
+import { runTool } from "../../support/executeTool.js";
 import { useTempDir } from "../../support/tempDir.js";
 
 /**
@@ -39,10 +40,7 @@ function writeSkill(folder: string, markdown: string): string {
   return join(dir, "SKILL.md");
 }
 
-function load(name: string): Promise<ToolResult> {
-  const tool = skillLoadTool(ws);
-  return executeTool(tool, { name });
-}
+const load = (name: string) => Effect.suspend(() => runTool(skillLoadTool(ws), { name }));
 
 describe("scanSkills", () => {
   it("leaves out a SKILL.md it cannot parse, names it with the reason, and keeps the other skills", () => {
@@ -120,47 +118,60 @@ describe("discoverSkills", () => {
 });
 
 describe("skill_load", () => {
-  it("returns the body without its front matter", async () => {
-    writeSkill("release-notes", RELEASE_NOTES);
-    const result = await load("release-notes");
-    expect(result.status).toBe("ok");
-    expect(result.output).toEqual({ name: "release-notes", body: skillBody(RELEASE_NOTES) });
-    expect((result.output as { body: string }).body).toBe(
-      "# Release notes\n1. Read CHANGELOG.md.\n2. BODY-ONLY-MARKER summarise the latest section.\n",
-    );
-  });
+  it.effect("returns the body without its front matter", () =>
+    Effect.gen(function* () {
+      writeSkill("release-notes", RELEASE_NOTES);
+      const result = yield* load("release-notes");
+      expect(result.status).toBe("ok");
+      expect(result.output).toEqual({ name: "release-notes", body: skillBody(RELEASE_NOTES) });
+      expect((result.output as { body: string }).body).toBe(
+        "# Release notes\n1. Read CHANGELOG.md.\n2. BODY-ONLY-MARKER summarise the latest section.\n",
+      );
+    }),
+  );
 
-  it("reports the sha256 of the SKILL.md file as evidence, and the receipt kind naming the loaded skill", async () => {
-    const path = writeSkill("release-notes", RELEASE_NOTES);
-    const result = await load("release-notes");
-    expect(result.evidence).toEqual({
-      skill: "release-notes",
-      "skill_loaded:release-notes": true,
-      path: "skills/release-notes/SKILL.md",
-      sha256: sha256(readFileSync(path)),
-    });
-  });
+  it.effect("reports the sha256 of the SKILL.md file as evidence, and the receipt kind naming the loaded skill", () =>
+    Effect.gen(function* () {
+      const path = writeSkill("release-notes", RELEASE_NOTES);
+      const result = yield* load("release-notes");
+      expect(result.evidence).toEqual({
+        skill: "release-notes",
+        "skill_loaded:release-notes": true,
+        path: "skills/release-notes/SKILL.md",
+        sha256: sha256(readFileSync(path)),
+      });
+    }),
+  );
 
-  it("names the real file in its evidence when the skill's name differs from its folder", async () => {
-    const path = writeSkill("notes-folder", RELEASE_NOTES);
-    const result = await load("release-notes");
-    expect(result.evidence).toMatchObject({ path: "skills/notes-folder/SKILL.md", sha256: sha256(readFileSync(path)) });
-  });
+  it.effect("names the real file in its evidence when the skill's name differs from its folder", () =>
+    Effect.gen(function* () {
+      const path = writeSkill("notes-folder", RELEASE_NOTES);
+      const result = yield* load("release-notes");
+      expect(result.evidence).toMatchObject({
+        path: "skills/notes-folder/SKILL.md",
+        sha256: sha256(readFileSync(path)),
+      });
+    }),
+  );
 
-  it("returns an error result for an unknown skill", async () => {
-    writeSkill("release-notes", RELEASE_NOTES);
-    const result = await load("deploy");
-    expect(result).toEqual({ status: "error", output: { error: "no skill named deploy" } });
-  });
+  it.effect("returns an error result for an unknown skill", () =>
+    Effect.gen(function* () {
+      writeSkill("release-notes", RELEASE_NOTES);
+      const result = yield* load("deploy");
+      expect(result).toEqual({ status: "error", output: { error: "no skill named deploy" } });
+    }),
+  );
 
-  it("refuses to load a SKILL.md that links outside the workspace", async () => {
-    writeFileSync(tmp.path("outside.md"), "---\nname: leak\n---\nOUTSIDE-SECRET\n");
-    mkdirSync(join(ws, "skills", "leak"), { recursive: true });
-    symlinkSync(tmp.path("outside.md"), join(ws, "skills", "leak", "SKILL.md"));
-    const result = await load("leak");
-    expect(result.status).toBe("error");
-    expect(JSON.stringify(result.output)).not.toContain("OUTSIDE-SECRET");
-  });
+  it.effect("refuses to load a SKILL.md that links outside the workspace", () =>
+    Effect.gen(function* () {
+      writeFileSync(tmp.path("outside.md"), "---\nname: leak\n---\nOUTSIDE-SECRET\n");
+      mkdirSync(join(ws, "skills", "leak"), { recursive: true });
+      symlinkSync(tmp.path("outside.md"), join(ws, "skills", "leak", "SKILL.md"));
+      const result = yield* load("leak");
+      expect(result.status).toBe("error");
+      expect(JSON.stringify(result.output)).not.toContain("OUTSIDE-SECRET");
+    }),
+  );
 
   it("strips front matter written with CRLF line ends", () => {
     expect(skillBody("---\r\nname: x\r\n---\r\nBody\r\n")).toBe("Body\r\n");
