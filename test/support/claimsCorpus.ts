@@ -28,7 +28,8 @@ export type Split =
   | "v3/heldout"
   | "v4/dev"
   | "v4/heldout"
-  | "v5/heldout";
+  | "v5/heldout"
+  | "v6/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
