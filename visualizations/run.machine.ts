@@ -113,7 +113,9 @@ export const runMachine = createMachine({
               },
               "on": {
                 "TOOL_STARTED": {
-                  "actions": "emitToolStarted"
+                  "actions": {
+                    "type": "emitToolStarted"
+                  }
                 },
                 "CANCEL_REQUESTED": {
                   "actions": "cancelToolBatch"
