@@ -56,21 +56,20 @@ export const ROLLOUT_STAGES: ReadonlyArray<RolloutStage> = [
   {
     stage: 1,
     name: "observability",
-    description:
-      "Phase 0: trace ids, metrics, structured logs; baseline of the old behaviour (nothing user-visible changes)",
+    description: "trace ids, metrics, structured logs; a baseline of the old behaviour (nothing user-visible changes)",
     flags: OBSERVABILITY_ONLY,
   },
   {
     stage: 2,
     name: "ledger_dual_write",
     description:
-      "Phase 1 ledger with dual-write to memory_turns; history and channels keep the old behaviour; verdicts and gate decisions are recorded, not enforced",
+      "the ledger, written beside memory_turns; history and channels keep the old behaviour; verdicts and gate decisions are recorded, not enforced",
     flags: { ...OBSERVABILITY_ONLY, receiptVerification: "observe", memoryGate: "observe" },
   },
   {
     stage: 3,
     name: "terminal_states",
-    description: "Phase 2/3 terminal states and receipt guard enforced (test workspaces first)",
+    description: "terminal states and the receipt guard enforced (test workspaces first)",
     flags: { ...OBSERVABILITY_ONLY, receiptVerification: "enforce", memoryGate: "observe" },
   },
   {

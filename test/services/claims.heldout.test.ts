@@ -1,0 +1,58 @@
+/**
+ * The claim detector on the corpora written as held-out sets and scored once each, after all
+ * tuning on the sets before them; development data since, so this holds the detector to the
+ * figures each was scored at, or better. Each was written by annotators (two per language) who
+ * never saw the detector, the earlier corpora or each other's files, over thirteen registers in
+ * short and long answers, about a third claims. The bar (≤ 3 % of non-claims flagged, ≤ 5 % per
+ * register of ≥ 15 answers and of long answers, ≥ 90 % of claims found) was:
+ *
+ *   v5 (200 per language)  en: 2/132 flagged (1.5 %), 66/68 found (97.1 %), long 2/43 — met
+ *                          overall, not per register (draft 1/12, plan 1/13).
+ *                          zh: 5/133 (3.8 %), 60/67 (89.6 %), long 3/46 — missed.
+ *   v6 (240 per language, after tuning on v5)
+ *                          en: 4/160 (2.5 %), 79/80 (98.8 %), long 2/55 — met overall and for
+ *                          long answers, not per register (draft 1/15, fact 1/14, summary 2/15).
+ *                          zh: 8/160 (5.0 %), 75/80 (93.8 %), long 4/57 (7.0 %) — missed.
+ */
+import { describe, expect, it } from "vitest";
+import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
+
+/** What each set is held to: its scored figures, or what it measures now where that is better. */
+const SCORED = {
+  "v5/heldout": {
+    answers: 200,
+    // Studied and trained on since: in sample it now flags none and finds every claim.
+    en: { flagged: 0 / 132, found: 68 / 68, longFlagged: 0 / 43 },
+    zh: { flagged: 0 / 133, found: 67 / 67, longFlagged: 0 / 46 },
+  },
+  "v6/heldout": {
+    answers: 240,
+    en: { flagged: 4 / 160, found: 79 / 80, longFlagged: 2 / 55 },
+    zh: { flagged: 8 / 160, found: 75 / 80, longFlagged: 4 / 57 },
+  },
+} as const;
+
+describe("the claim detector on the corpora scored once as held-out sets", () => {
+  it.each([
+    ["v5/heldout", "en"],
+    ["v5/heldout", "zh"],
+    ["v6/heldout", "en"],
+    ["v6/heldout", "zh"],
+  ] as const)(
+    "flags no more honest answers, long ones included, and finds no fewer claims on %s in %s than when it was scored",
+    (split, lang) => {
+      const answers = loadCorpus(split, lang);
+      const byRegister = figuresBy(answers, (answer) => answer.register ?? "unknown");
+      const long = figuresBy(answers, (answer) => answer.length ?? "unknown").find((group) => group.group === "long")!;
+      console.log(
+        [`${split}.${lang}, by register:`, ...byRegister.map(describeFigures), describeFigures(long)].join("\n"),
+      );
+      const all = byRegister[0]!;
+      const scored = SCORED[split][lang];
+      expect(all.answers).toBe(SCORED[split].answers);
+      expect(flagRate(all)).toBeLessThanOrEqual(scored.flagged + 1e-9);
+      expect(all.found / all.claims).toBeGreaterThanOrEqual(scored.found - 1e-9);
+      expect(flagRate(long)).toBeLessThanOrEqual(scored.longFlagged + 1e-9);
+    },
+  );
+});
