@@ -1,6 +1,6 @@
 import type { SqlClient } from "@effect/sql";
-import { Effect, Exit, FiberMap, FiberSet, type ManagedRuntime, Scope } from "effect";
-import { fromCallback } from "xstate";
+import { Effect, Exit, FiberMap, type ManagedRuntime, Scope } from "effect";
+import { type ActorOptions, createActor, fromCallback, type InputFrom } from "xstate";
 import type { RunCommand } from "../domain/index.js";
 import { runMachine } from "../machines/run/machine.js";
 import type { AgentRunStore } from "../persistence/AgentRunStore.js";
@@ -26,47 +26,64 @@ export interface RunBridge {
   readonly scope: Scope.Scope;
 }
 
-/** The run machine with its I/O actor bound to one run's handlers and scope. */
-export function provideRunMachine(bridge: RunBridge) {
+/** Each run's bridge, found by the actor system its run created (one system per run actor). */
+const bridges = new WeakMap<object, RunBridge>();
+
+const runIO = fromCallback<RunCommand, { runId: string }>(({ receive, sendBack, system }) => {
+  const bridge = bridges.get(system);
+  if (bridge === undefined) throw new Error("the run I/O actor started outside a run created by createRunActor");
   const { runtime, handlers, observer } = bridge;
   // The fibers live in a scope of their own whose closing the run's scope starts but does not
   // wait for: a provider call or a tool that ignores interruption must not hold the run's end.
   const work = runtime.runSync(Scope.make());
   runtime.runSync(Scope.addFinalizer(bridge.scope, Effect.forkDaemon(Scope.close(work, Exit.void))));
   const fibers = runtime.runSync(FiberMap.make<string>().pipe(Effect.provideService(Scope.Scope, work)));
-  const others = runtime.runSync(FiberSet.make().pipe(Effect.provideService(Scope.Scope, work)));
-  const runIO = fromCallback<RunCommand, { runId: string }>(({ receive, sendBack }) => {
-    let stopped = false;
-    const io: CommandIO = {
-      tellRun: (event) => {
-        if (!stopped) sendBack(event);
-      },
-      tell: (sink, event) => {
-        if (!stopped) sink.send(event);
-      },
-      fibers,
-    };
-    receive((command) => {
-      const handle = handlers[command.type] as (command: RunCommand, io: CommandIO) => Effect.Effect<unknown, never>;
-      const handled = handle(command, io).pipe(
-        observer.command(command),
-        Effect.tap((reply) =>
-          Effect.sync(() => {
-            if (reply === undefined) return;
-            if ("replyTo" in command) io.tell(command.replyTo, reply as never);
-            else io.tellRun(reply as never);
-          }),
-        ),
-        // A handler answers its own failures; what is left is a bug, and the run's own limits end it.
-        Effect.catchAllDefect((defect) => Effect.logError(`run ${command.type} crashed`, defect)),
-      );
-      const key = fiberKeyOf(command);
-      runtime.runFork(key === undefined ? FiberSet.run(others, handled) : FiberMap.run(fibers, key, handled));
-    });
-    return () => {
-      stopped = true;
-      runtime.runFork(Scope.close(work, Exit.void));
-    };
+  // Work nothing needs to interrupt by name still lives in the map, under a key of its own.
+  let unnamed = 0;
+  let stopped = false;
+  const io: CommandIO = {
+    tellRun: (event) => {
+      if (!stopped) sendBack(event);
+    },
+    tell: (sink, event) => {
+      if (!stopped) sink.send(event);
+    },
+    fibers,
+  };
+  receive((command) => {
+    const handle = handlers[command.type] as (command: RunCommand, io: CommandIO) => Effect.Effect<unknown, never>;
+    const handled = handle(command, io).pipe(
+      observer.command(command),
+      Effect.tap((reply) =>
+        Effect.sync(() => {
+          if (reply === undefined) return;
+          if ("replyTo" in command) io.tell(command.replyTo, reply as never);
+          else io.tellRun(reply as never);
+        }),
+      ),
+      // A handler answers its own failures; what is left is a bug, and the run's own limits end it.
+      Effect.catchAllDefect((defect) => Effect.logError(`run ${command.type} crashed`, defect)),
+    );
+    runtime.runFork(FiberMap.run(fibers, fiberKeyOf(command) ?? `#${++unnamed}`, handled));
   });
-  return runMachine.provide({ actors: { runIO } });
+  return () => {
+    stopped = true;
+    runtime.runFork(Scope.close(work, Exit.void));
+  };
+});
+
+/**
+ * The run machine with the bridge as its I/O actor, made once: a machine built per run would
+ * hold its own copy of every state node for as long as the run lives.
+ */
+const bridgedRunMachine = runMachine.provide({ actors: { runIO } });
+
+/** A run actor whose I/O goes to `bridge` (its handlers, in its scope). Not started. */
+export function createRunActor(
+  bridge: RunBridge,
+  options: ActorOptions<typeof bridgedRunMachine> & { readonly input: InputFrom<typeof bridgedRunMachine> },
+) {
+  const actor = createActor(bridgedRunMachine, options);
+  bridges.set(actor.system, bridge);
+  return actor;
 }

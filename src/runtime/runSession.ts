@@ -1,12 +1,12 @@
 import type { Tracer } from "effect";
 import { Effect, Exit, type ManagedRuntime, Scope } from "effect";
-import { type Actor, createActor, type InspectionEvent } from "xstate";
+import type { Actor, InspectionEvent } from "xstate";
 import type { AgentRunResult, HostApprovalDecision, LoopEvent, ResumePoint } from "../domain/index.js";
 import { RUN_WAITING_FOR_APPROVAL, type runMachine } from "../machines/run/machine.js";
 import { shownApprovalRequests } from "../machines/toolBatch/machine.js";
 import { observeRun } from "../services/observability/tracing.js";
 import { approvalDesk } from "./approvalDesk.js";
-import { provideRunMachine } from "./commandBridge.js";
+import { createRunActor } from "./commandBridge.js";
 import { commandHandlers } from "./commandHandlers.js";
 import { EventStream } from "./eventStream.js";
 import type { RunSettings } from "./runSettings.js";
@@ -109,28 +109,30 @@ export function openRunSession(settings: RunSettings, host: RunSessionHost, opti
     host.registry.trigger.ended({ runId });
     host.closed(runId);
   });
-  const machine = provideRunMachine({ runtime: managed, handlers, observer, scope });
   const { resume } = options;
-  const actor: RunActor = createActor(machine, {
-    id: runId,
-    ...(host.inspect ? { inspect: host.inspect } : {}),
-    input: {
-      runId,
-      traceId,
-      sessionId: settings.sessionId,
-      input: settings.input,
-      contract,
-      toolKinds: Object.fromEntries(settings.toolList.map((tool) => [tool.name, tool.kind])),
-      maxSteps: settings.maxSteps,
-      doomLoopThreshold: settings.doomLoopThreshold,
-      maxProtocolRepairs: settings.maxProtocolRepairs,
-      toolConcurrency: settings.toolConcurrency,
-      locale: settings.locale,
-      capabilities: provider.capabilities,
-      receiptVerification: settings.receiptVerification,
-      ...(resume ? { resume: { ...resume, rerun: resume.rerun.map(approvals.withApproval) } } : {}),
+  const actor: RunActor = createRunActor(
+    { runtime: managed, handlers, observer, scope },
+    {
+      id: runId,
+      ...(host.inspect ? { inspect: host.inspect } : {}),
+      input: {
+        runId,
+        traceId,
+        sessionId: settings.sessionId,
+        input: settings.input,
+        contract,
+        toolKinds: Object.fromEntries(settings.toolList.map((tool) => [tool.name, tool.kind])),
+        maxSteps: settings.maxSteps,
+        doomLoopThreshold: settings.doomLoopThreshold,
+        maxProtocolRepairs: settings.maxProtocolRepairs,
+        toolConcurrency: settings.toolConcurrency,
+        locale: settings.locale,
+        capabilities: provider.capabilities,
+        receiptVerification: settings.receiptVerification,
+        ...(resume ? { resume: { ...resume, rerun: resume.rerun.map(approvals.withApproval) } } : {}),
+      },
     },
-  });
+  );
   actor.on("*", (event) => {
     events.push(event as LoopEvent);
     if (event.type === "done") events.close();

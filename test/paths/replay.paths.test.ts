@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { SqlClient } from "@effect/sql";
 import { Effect, Exit, ManagedRuntime, Scope } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AnyMachineSnapshot, createActor, type EventObject, toPromise } from "xstate";
+import { type AnyMachineSnapshot, type createActor, type EventObject, toPromise } from "xstate";
 import type {
   AgentRunResult,
   CassetteModelStep,
@@ -20,7 +20,7 @@ import { runMachine } from "../../src/machines/run/machine.js";
 import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
 import * as Ledger from "../../src/persistence/ledger.js";
 import { approvalDesk } from "../../src/runtime/approvalDesk.js";
-import { provideRunMachine } from "../../src/runtime/commandBridge.js";
+import { createRunActor } from "../../src/runtime/commandBridge.js";
 import { type CommandHandlers, commandHandlers } from "../../src/runtime/commandHandlers.js";
 import { makeTranscriptStore } from "../../src/runtime/stores.js";
 import { passthroughObserver } from "../../src/services/observability/tracing.js";
@@ -51,7 +51,7 @@ import {
 /**
  * Replays a deterministic sample of run-machine paths on live actors through the real runtime
  * bridge (issues B, D and M): the run machine provided with the runtime's I/O actor
- * (`provideRunMachine`) performing `runOperations` against a real SQLite ledger file. Each
+ * (`createRunActor`) performing `runOperations` against a real SQLite ledger file. Each
  * path's SAMPLED answers become a scripted provider's steps, its tool batch's settlements a fixture
  * tool's outcomes; the live run must end where the path ends, with the ledger rows the model
  * predicts and a well-formed ledger (one terminal, last; contiguous sequence; no result before
@@ -322,13 +322,15 @@ async function replay({ steps, outcomes, input = INPUT, toolTimeoutMs = TOOL_TIM
   });
   const scope = managed.runSync(Scope.make());
   try {
-    const machine = provideRunMachine({
-      runtime: managed,
-      handlers: refuse ? refusingOnce(handlers, refuse) : handlers,
-      observer: passthroughObserver(),
-      scope,
-    });
-    const actor = createActor(machine, { input: { ...input, runId } });
+    const actor = createRunActor(
+      {
+        runtime: managed,
+        handlers: refuse ? refusingOnce(handlers, refuse) : handlers,
+        observer: passthroughObserver(),
+        scope,
+      },
+      { input: { ...input, runId } },
+    );
     drive?.(actor as unknown as ReturnType<typeof createActor<typeof runMachine>>);
     actor.start();
     const result = await toPromise(actor);
