@@ -8,7 +8,8 @@ import { ZH_LATIN_FOLLOWER, ZH_LATIN_ROLES, ZH_OTHER_SUBJECTS, ZH_PERSON, ZH_SUR
  * party (被/由 + agent, a named actor as subject, a source being relayed) or nobody (history, a cause).
  */
 
-const ZH_FIRST = /我们|我|咱们|本人|小助手/;
+/** (你本人, 用户本人: 本人 after someone is their "self".) */
+const ZH_FIRST = /我们|我|咱们|(?<![你您他她户客方])本人|小助手/;
 /** Clause breaks, but not the colon of a clock time (CI 在 14:03 跑完了). */
 const CLAUSE_SPLIT = /[，,；;：]|(?<!\d):|:(?!\d)|\p{Extended_Pictographic}/u;
 /** 自动 before a verb: done by a system (自动执行了, 自动部署到了). */
@@ -35,7 +36,7 @@ const ZH_AGENT_EARLIER =
   /(?:由|被)(?!我|咱)[^，,。；;]{1,12}?(?:触发|执行|负责|处理|完成|自动|发起|调度|接手|推送|操作)/;
 /** What a source says (供应商回复说…, 李老师在群里通知：…, 公告的意思是：…) is reported, not done. */
 const ZH_REPORTED =
-  /(?:(?<![跟给和向对你您])(?:说|讲)(?![明下一的])|表示|反馈说|回复说|回复称|通知[:：]|称[:：，,]|提到|写道|写着|显示[:：]|公告[:：]|告知|透露|指出|意思是|听说|转述|(?:结论|决定|诉求|要求|安排|原话|答复)是|(?:根据|据)[^，,。]{0,12}(?:日志|公告|文档|说明|报道|消息|通知|记录|新闻|官网)[，,]|据(?:[^，,。]{0,8})(?:说|称|消息|报道|反馈|介绍|回复|通知))[^。；;]*$/;
+  /(?:(?<![跟给和向对你您])(?:说|讲)(?![明下一的])|表示|反馈说|回复说|回复称|通知[:：]|称[:：，,]|(?<![名简俗号统对昵职全人堪著])称(?=[已刚将会其该正目]|自己|对方)|提到|写道|写着|显示[:：]|公告[:：]|告知|透露|指出|意思是|听说|转述|(?:结论|决定|诉求|要求|安排|原话|答复)是|(?:根据|据)[^，,。]{0,12}(?:日志|公告|文档|说明|报道|消息|通知|记录|新闻|官网)[，,]|据(?:[^，,。]{0,8})(?:说|称|消息|报道|反馈|介绍|回复|通知))[^。；;]*$/;
 /** An earlier clause that relays a source (据快递员反馈，…; 客户说…): a subjectless clause after it is the source's. */
 const ZH_RELAY_FRAME =
   /^(?:据|根据|听)[^，,。]{0,12}(?:说|称|反馈|介绍|回复|通知|报道|消息)|(?<![跟给和向对你您])(?:说|表示|反馈|称|提到|回复)$/;
@@ -52,6 +53,9 @@ const ZH_INFERENCE = /^(?:这)?(?:说明|可见|看来|由此可见|可以看出
 const ZH_CHECK_VERB = /^(?:看|查|检查|巡检|核对|核|验证|测|测试|试|跑|审|审核|读|对比|比对|确认|排查|复核|校验)$/;
 /** A terse status after the task's object (数据清洗完成：, 轮换完成, 解封成功): a report's line. */
 const ZH_STATUS_AFTER = /^(?:完成|完毕|成功|办妥|搞定|好|妥)|^(?:结果)?[：:]\s*$/;
+/** 有人, 有几位用户, 别人, 其他人 right before the verb (with its adverbs): someone, not the assistant. */
+const ZH_INDEFINITE_PERSON =
+  /(?:有(?:[一几两三多不少很]{1,2}[个位名]?)?(?:人|用户|网友|同事|同学|开发者|读者|客户|朋友)|别人|他人|其他人|其他用户|旁人|某人)(?:已经?|也|都|曾经?|先|早就?|之前|以前|刚刚?|又)*$/;
 /** 被/由 + an agent other than the assistant before the verb. */
 const ZH_PASSIVE_AGENT = /(?:被|由|经由)(?!我|咱)([^\s，,。；;：:]{1,12}?)(?:自动|统一|直接|负责|手动|亲自)?$/;
 const ZH_CAUSE_BEFORE =
@@ -68,9 +72,12 @@ const ZH_CAUSE_AFTER = /^[^，,；;。]*?(?:造成的|导致的|引起的|引发
  */
 const ZH_DATE =
   /(?:截至|截止到?)\s*\d{1,2}\s*月\s*\d{1,2}\s*日|(?<!已)(?:于|在|是在|早在)\s*(?:公元前?)?\s*\d{3,4}\s*年(?!度)|(?<![已于]\s*)(?:1[0-9]{3}|20[0-9]{2})\s*年(?!度|底|初|末|的|以|之|前|后|[^，,。；;]{0,8}的)|公元前?|世纪|年代|王朝|时期|年间/;
-/** The assistant saying it has no permission (我这边没有权限, 我无权): it could not have acted there. */
+/**
+ * The assistant saying it has no permission or cannot act (我这边没有权限, 我无权, 我不能帮你上传,
+ * 我没法替你确认): it could not have acted there.
+ */
 const ZH_NO_PERMISSION =
-  /(?:我|我们|这边)[^。；;]{0,6}(?:没有?|无)(?:[^。；;，,]{0,4})权限|(?:我|我们)[^。；;，,]{0,4}无权/;
+  /(?:我|我们|这边)[^。；;]{0,6}(?:没有?|无)(?:[^。；;，,]{0,4})权限|(?:我|我们)[^。；;，,]{0,4}无权|(?:我|我们|这边)[^。；;，,]{0,4}(?:不能|没法|无法|不可以|不便|没办法)/;
 /** 你/您 as the subject (not 你的…, 帮你, 按你说的). */
 const ZH_USER =
   /(?:^|[^给帮为替跟和向对与让请把将按照依据用从在])(?:你|您)(?:们)?(?![^，,。；;]{0,3}的|说)[^，,。；;给]{0,8}$/;
@@ -187,6 +194,9 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   const lastClause = before.split(/[，,；;：。！!]|(?<!\d):|:(?!\d)/).at(-1) ?? before;
   const passive = ZH_PASSIVE_AGENT.exec(before.replace(/\s+/g, "").slice(-16));
   if (passive) return { agent: "third party", reason: `passive agent: ${passive[0]}` };
+  // 已经有人提过 issue, 别人也改过: an indefinite person as the subject is someone other than the assistant.
+  const someone = ZH_INDEFINITE_PERSON.exec(lastClause.replace(/\s+/g, ""));
+  if (someone) return { agent: "third party", reason: `someone else as subject: ${someone[0]}` };
   const earlier = ZH_AGENT_EARLIER.exec(before);
   if (earlier) return { agent: "third party", reason: `passive agent: ${earlier[0]}` };
   if (ZH_REPORTED.test(before)) return { agent: "third party", reason: "what a source reports" };
@@ -204,8 +214,8 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   // 补偿券已经发到您的账户了, 会议邀请已发送给 6 位参会人: the task's object, marked done.
   // (您的照片在 6 月 20 日 21:15 提交: the user's own step at a time of its own.)
   const yours = /(?:你|您)的/.test(lastClause) && !/在\s*\d/.test(lastClause);
-  // 订单已经发货了，我这边没有权限修改…: a state the assistant says it has no permission over is
-  // the premise of a refusal, not its own work.
+  // 订单已经发货了，我这边没有权限修改…, 这份文件标注了“保密”，我不能帮你上传: a state the
+  // assistant says it has no permission over, or cannot act on, is the premise of a refusal, not its own work.
   if (ZH_NO_PERMISSION.test(after)) return { agent: "none", reason: "a state the assistant has no permission over" };
   if (/(?:已经?|均已|都已|全部已)\s*\S{0,4}$/.test(lastClause) || yours) {
     return { agent: "assistant", reason: "this task's object, marked done" };

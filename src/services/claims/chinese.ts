@@ -5,6 +5,7 @@ import {
   CONTRAST,
   carries,
   clausesOf,
+  firstPersonAt,
   MEETING,
   someoneElse,
   VERBS,
@@ -57,6 +58,12 @@ const DEFINITION = new RegExp(`^\\s*${CODE}[^：:，,]{0,12}[:：]`);
 /** 下了…单: a separable verb split by 了 and a short object. */
 const SEPARATED = ZH_SEPARABLE.map((verb) => [verb, new RegExp(`${verb[0]}了[^，,。；;]{0,10}?${verb[1]}`)] as const);
 
+/** Words that end in 过 without it marking completion. */
+const LEXICAL_GUO = /^(?:通过|经过|不过|超过|难过)$/;
+
+/** What follows a marker word (成功, 顺利) to make a noun of it: 成功率, 成功案例, 均值. */
+const MARKER_IN_NOUN = /^(?:率|性|者|与否|案例|经验|概率|次数|人数|值)/;
+
 type ClauseResult = ChineseMatch | "blocked" | "marked" | "other" | undefined;
 
 function clauseClaim(
@@ -72,8 +79,9 @@ function clauseClaim(
   // 执行完 npm install 后，…: a temporal clause states no action, and what follows is a sequence to do.
   if (/(?:后|之后|以后|的时候)$/.test(text)) return "blocked";
   // 文件现在包含…, 您的手机号现在是…了, 你的权限已经是管理员了: the state this task left behind.
+  // (到目前为止, 到现在为止 is "so far": a time, no state.)
   if (
-    (/(?:现在|目前)(?:已经?)?(?:包含|是|为|变成|改成|改为|显示|指向|有|支持|只剩|剩下|设在|设成|设为|定在)/.test(
+    (/(?:现在|目前)(?:已经?)?(?:包含|是|为(?!止)|变成|改成|改为|显示|指向|有|支持|只剩|剩下|设在|设成|设为|定在)/.test(
       text,
     ) ||
       /^(?:你|您)的\S{1,12}(?:已经|现在)(?:是|为|变成)/.test(text) ||
@@ -91,7 +99,8 @@ function clauseClaim(
   let doneBefore = carriedDone;
   for (let at = 0; at < words.length; at++) {
     const word = words[at]!;
-    if (ZH_DONE_BEFORE.has(word)) {
+    // (支付成功率, 成功案例: a marker word that a noun suffix follows is part of a noun.)
+    if (ZH_DONE_BEFORE.has(word) && !MARKER_IN_NOUN.test(words[at + 1] ?? "")) {
       // 已改期的预约, 列出的已修复问题: the marker belongs to an attributive word, not to a statement.
       doneBefore = words[at + 2] !== "的" && words[at - 1] !== "的";
       continue;
@@ -196,12 +205,13 @@ function clauseClaim(
   // 我重新投递到队列里了, 我都撤下来了: a first-person completed predicate whose verb the table lacks.
   // 把 at the start of a clause leaves the subject out, which is the assistant (把成交记录拉了一遍).
   const subject = words.findIndex(
-    (word, index) => ZH_FIRST_PERSON.has(word) || (index === 0 && /^(?:把|给|帮|为|替)$/.test(word)),
+    (word, index) => firstPersonAt(words, index) || (index === 0 && /^(?:把|给|帮|为|替)$/.test(word)),
   );
   if (subject >= 0 && !ZH_PASTED.test(text)) {
     for (let at = subject + 1; at < words.length; at++) {
       const word = words[at]!;
-      const stem = word.replace(/[了过]$/, "");
+      // (通过, 经过, 不过, 超过 are words of their own: "by way of", "but", "more than" — no 过 of completion.)
+      const stem = LEXICAL_GUO.test(word) ? word : word.replace(/[了过]$/, "");
       const completed = stem !== word || /^(?:了|过)/.test(words[at + 1] ?? "");
       // (我访问不了: a negation ends the predicate, it completes nothing.)
       if (/^[不没未别]/.test(stem)) break;
@@ -356,7 +366,9 @@ export function chineseClaims(plain: string, marked: boolean, tableRow = false, 
     if (carriedBlock && !ownMarker) continue;
     // 值班同事已经把服务回滚了，告警刚刚恢复: what follows someone else's action is theirs too.
     if (carriedOther && !clause.words.some((w) => ZH_FIRST_PERSON.has(w))) continue;
-    if (advice && !ownMarker && !clause.words.some((w) => ZH_FIRST_PERSON.has(w))) continue;
+    // (In advice 都 and 均 say "all", not "done": 给几个车次都提交候补.)
+    const ownDone = clause.words.some((w) => ZH_DONE_BEFORE.has(w) && /[已刚]/.test(w));
+    if (advice && !ownDone && !clause.words.some((w) => ZH_FIRST_PERSON.has(w))) continue;
     const last = whole === clauses.at(-1);
     const unmarked = !question && !tableRow && !marked && !carriedTemporal;
     const found = clauseClaim(clause.words, marked, carriedDone, endsIntro, unmarked, endsIntro && last);

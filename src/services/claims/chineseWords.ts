@@ -153,6 +153,14 @@ export function nameAt(words: ReadonlyArray<string>, index: number): number {
   return 0;
 }
 
+/** 本人 right after someone (你本人, 由您本人, 用户本人) is that person's "self", not the writer. */
+const othersSelf = (words: ReadonlyArray<string>, index: number) =>
+  index > 0 && /(?:你|您|用户|客户|对方|他|她|员工|持卡人|业主)$/.test(words[index - 1]!);
+
+/** Whether the word at `index` names the assistant: 我, 我们, 本人 (not 你本人). */
+export const firstPersonAt = (words: ReadonlyArray<string>, index: number) =>
+  ZH_FIRST_PERSON.has(words[index]!) && !(words[index] === "本人" && othersSelf(words, index));
+
 /** Whether the nearest subject before word `at` is someone other than the assistant. */
 export function someoneElse(words: ReadonlyArray<string>, at: number): boolean {
   // What stands between 把/将 and the verb is the object; the subject comes before.
@@ -166,8 +174,7 @@ export function someoneElse(words: ReadonlyArray<string>, at: number): boolean {
   for (let index = from; index >= 0; index--) {
     const word = words[index]!;
     // (用户本人换了新设备: 本人 after someone names that person, not the assistant.)
-    const ownSelf =
-      word === "本人" && index > 0 && /(?:用户|客户|对方|他|她|员工|持卡人|业主)$/.test(words[index - 1]!);
+    const ownSelf = word === "本人" && othersSelf(words, index);
     if (ZH_FIRST_PERSON.has(word) && !ownSelf) return false;
     if (ownSelf) return true;
     // (您的会员: a word after 的 joins no modifier into a role.)
@@ -212,7 +219,9 @@ const startsWithAny = (words: ReadonlyArray<string>) =>
   new RegExp(`^(?:${words.filter((word) => word.length >= 2).join("|")})`);
 const LONG_BLOCKER = startsWithAny([...ZH_BLOCKERS]);
 const LONG_CARRIED = startsWithAny([...ZH_CARRIED_BLOCKERS]);
-export const blocks = (word: string) => ZH_BLOCKERS.has(word) || LONG_BLOCKER.test(word);
+/** A modal after an adverb is still a modal (才能核实, 就可以发, 也会退): what can or will be done, not what was. */
+const ADVERB_MODAL = /^(?:才|就|也|还|都|便|方|只|仍|又)(?:能够?|可以|可|会|要|需要|应该?|得以)$/;
+export const blocks = (word: string) => ZH_BLOCKERS.has(word) || LONG_BLOCKER.test(word) || ADVERB_MODAL.test(word);
 export const carries = (word: string) => ZH_CARRIED_BLOCKERS.has(word) || LONG_CARRIED.test(word);
 
 /** 会 after these is the noun "meeting" (评审会, 周会), not the future. */

@@ -457,8 +457,12 @@ const CLAUSE_BLOCKERS: ReadonlyArray<string> = [
   "争取",
 ];
 
-/** A clause that ends in advice (改完直接提交就行) states how to do it, not that it was done. */
-export const ZH_ADVICE = /就行|即可|就可以|就好了?$|贴给我|发给我|发我|告诉我|给我看/;
+/**
+ * A clause that ends in advice (改完直接提交就行) states how to do it, not that it was done; so does
+ * one that names the way to do it (最靠谱的做法是提前确认…, 解决办法是…).
+ */
+export const ZH_ADVICE =
+  /就行|即可|就可以|就好了?$|贴给我|发给我|发我|告诉我|给我看|的(?:做法|办法|方法|对策|解决方案)(?:就)?是/;
 
 /** Objects that are the user's own pasted content: reading them is no action of this task. */
 export const ZH_PASTED =
