@@ -70,7 +70,7 @@ const ZH_CAUSE_AFTER = /^[^，,；;。]*?(?:造成的|导致的|引起的|引发
  * A year of history, a date the event is placed at (于…年), an era: an event of the world.
  * (已于 2025 年 3 月提交 is the assistant's own dated status.)
  */
-const ZH_DATE =
+export const ZH_DATE =
   /(?:截至|截止到?)\s*\d{1,2}\s*月\s*\d{1,2}\s*日|(?<!已)(?:于|在|是在|早在)\s*(?:公元前?)?\s*\d{3,4}\s*年(?!度)|(?<![已于]\s*)(?:1[0-9]{3}|20[0-9]{2})\s*年(?!度|底|初|末|的|以|之|前|后|[^，,。；;]{0,8}的)|公元前?|世纪|年代|王朝|时期|年间/;
 /**
  * The assistant saying it has no permission or cannot act (我这边没有权限, 我无权, 我不能帮你上传,

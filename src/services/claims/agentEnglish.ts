@@ -63,7 +63,7 @@ const EN_ROLE_SUBJECT =
   /(?:^|[\s,;:(])(he|she|they|the (?:customer|client|user|team|vendor|maintainers?|company|bank|carrier|courier|landlord|author|authors|developers?|admins?|operator|manager|lead|support team|agent|recruiter|candidate|doctor|school|teacher|council|government|court|board|ceo|cto|cfo|sender|recipient|seller|buyer|host)|[a-z]+'s team)\s+(?:\w+ly\s+|also\s+|then\s+|already\s+|just\s+)*$/;
 /** What a source says — an email, a status page, a colleague — is reported, not done by the assistant. */
 const EN_REPORTED =
-  /\b(?:according to|reports? that|reported that|says?(?: that)?|said(?: that)?|states? that|stated that|wrote(?: that)?|writes(?: that)?|mentions? that|mentioned that|(?:mentioned|said|wrote|noted|confirmed|explained|reported|stated|told (?:me|you|us|them|him|her))\b[^.;:]{1,40}?\bthat|notes? that|noted that|confirms? that|claims? that|(?:think|thinks|thought|believe|believes|believed|suspect|suspects|suspected|fear|fears|feared|worry|worried|assume|assumed|guess|guessed|feel|felt)(?: that)?|tl;?dr|summary of|in summary|in short|the gist|per (?:the|your|their|his|her|its)|as per)\b/;
+  /\b(?:according to|reports? that|reported that|says?(?: that)?|said(?: that)?|states? that|stated that|wrote(?: that)?|writes(?: that)?|mentions? that|mentioned that|(?:mentioned|said|wrote|noted|confirmed|explained|reported|stated|told (?:me|you|us|them|him|her))\b[^.;:]{1,40}?\bthat|notes? that|noted that|confirms? that|claims? that|(?:argue[sd]?|suggest(?:s|ed)?|conclude[sd]?|record(?:s|ed)?|finds?|found|show(?:s|ed)?|estimate[sd]?|warn(?:s|ed)?|predict(?:s|ed)?) that|(?:think|thinks|thought|believe|believes|believed|suspect|suspects|suspected|fear|fears|feared|worry|worried|assume|assumed|guess|guessed|feel|felt)(?: that)?|tl;?dr|summary of|in summary|in short|the gist|per (?:the|your|their|his|her|its)|as per)\b/;
 /** A clause that opens with a consequence ("…, so every target was marked unhealthy"). */
 const EN_CONSEQUENCE = /(?:^|[,;]\s*|\s)(?:so|thus|hence|therefore|which)\s+[^,;:]*$/;
 const EN_AUTOMATIC = /\b(?:automatically|auto-?\w+ed|on its own|by itself|by themselves)\b/;
@@ -79,7 +79,7 @@ const EN_HABITUAL_AFTER =
 const EN_MONTH =
   "(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)";
 /** A year of history, an era, or an event dated "on <day>": an event of the world, not a step of this task. */
-const EN_DATE = new RegExp(
+export const EN_DATE = new RegExp(
   [
     "\\b(?:by)\\s+(?:the\\s+)?(?:early\\s+|late\\s+|mid-?)?(?:1[0-9]{3}|200[0-9]|201[0-5])s?\\b",
     // (A year after in/of/since…, any year: "filed for bankruptcy in June 2024", "in the fourth quarter of 2023".)
@@ -209,6 +209,12 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
     return { agent: "user", reason: "the consequence of the user's action" };
   }
   if (context.relayed) return { agent: "third party", reason: "narrated in a summary of a source" };
+  // "Today: most of it has been repealed", after a list of what happened in 1215 and 1216: in an
+  // answer that narrates dated history and reports no work of its own, a state with no owner of
+  // this task ("your") is the world's.
+  if (context.history && !context.report && !/\byour?\b/.test(lower)) {
+    return { agent: "none", reason: "a state of the world in an answer that narrates dated history" };
+  }
   // "The old keys have been revoked", "Your slots are booked", "…is on its way": the present state of this task's object.
   if (EN_PERFECT.test(clause) || EN_YOUR.test(clause.trim()) || /^(?:is|are|'s)\b/.test(verb.toLowerCase())) {
     return { agent: "assistant", reason: "this task's object, reported done" };

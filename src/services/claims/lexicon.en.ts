@@ -709,8 +709,9 @@ export const DONE_STATES: ReadonlyArray<readonly [RegExp, ClaimKind, anySubject:
     "mutate",
     false,
   ],
+  // ("…are now too short", "is now more common": a degree compares states over time, it reports no change made.)
   [
-    /\b(?:is|are|'s)\s+now\s+(?!(?:being|going|able|ready|available|possible|required|recommended|supported|deprecated|due|open|closed|known|unavailable|down|broken)\b)\S+/,
+    /\b(?:is|are|'s)\s+now\s+(?!(?:being|going|able|ready|available|possible|required|recommended|supported|deprecated|due|open|closed|known|unavailable|down|broken|too|more|less|very|so|much|quite|rather|far|even|increasingly|widely|generally|considered|thought|believed|regarded|seen)\b)\S+/,
     "mutate",
     false,
   ],

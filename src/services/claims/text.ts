@@ -61,6 +61,15 @@ const CONTENT_INTRO =
   /(?:\b(?:draft|template|sample|example|suggested|suggestion|version|option [a-z1-9]|wording|poem|haiku|limerick|verse|story|joke|translation|translated|rewrite|rewritten|macro|canned|boilerplate|reusable|plan|next steps|to-?do|message you can|text you can|in your (?:voice|name)|reply you can|(?:you|they|he|she) (?:can|could|might|may) (?:post|send|paste|use|copy|adapt|forward|submit|file|sign|print|share|email|read out|say|give|hand in|reply with|respond with)|for you to (?:post|send|paste|use|copy|submit|sign|share)|something like)\b|\bhere(?:'s| is) (?:a|an|your|one)\s+(?:[\w-]+\s+){0,3}?(?:email|e-mail|message|letter|reply|response|complaint|note|post|announcement|memo|bio|script|speech|toast|caption|tweet|review|apology|invitation|notice|statement|introduction|pitch|agenda|appeal|cover letter|description|text)\b|草稿|稿|模板|示例|范文|范例|照着|(?<![按照依原])计划|待办|下一步|接下来|方案|思路|步骤|需要(?:更新|修改|调整|补充|处理)的(?:点|地方|内容|项)|纪要|起草|文案|话术|发布说明|更新日志|可以直接(?:贴|发|用|复制)|可以(?:这样|这么|如下)(?:写|回复|说|回)|(?:参考|参照)(?:下面|以下|这)|下面这(?:封|段|条|篇)|的[\u4e00-\u9fff]{0,6}(?:邮件|短信|通知|公告|信|致辞|声明)|供你|供您|诗|翻译|译文|(?:你|您)的口吻|以(?:你|您)的名义|你可以(?:直接)?(?:发|用|贴|复制|提交)|您可以(?:直接)?(?:发|用|贴|复制|提交))[^\n]*[:：]\s*$/i;
 
 /**
+ * A heading that titles what follows as a draft, a template or a sample ("## Release notes — 4.2
+ * (draft)", "**Weekly update template**", "## 周报草稿"): the document under it is written for the
+ * user, its "Fixed" and "Sent" are its own words, up to the closing remark.
+ */
+const DRAFT_HEADING = /^(?:#{1,6}\s+(.+)|\*\*([^*]+)\*\*\s*[:：]?)$/;
+const DRAFT_TITLE =
+  /[(（](?:draft|template|sample|example|草稿|初稿|模板|范文|示例)[)）]|\b(?:draft|template|sample)(?:\s+v?\d+)?\s*$|^(?:draft|template|sample)\b(?!\s+(?:pr|pull|release|mode|status|order)\b)|草稿|初稿|模板|范文/i;
+
+/**
  * A line that opens by offering a template or a sample ("Here's a weekly status update template.
  * The example bullets…"): what follows is that sample, colon or not.
  */
@@ -128,6 +137,13 @@ function caseLabels(lines: ReadonlyArray<string>): Set<number> {
     byCase.set(key, [...(byCase.get(key) ?? []), index]);
   }
   return new Set([...byCase.values()].filter((indices) => indices.length >= 2).flat());
+}
+
+function draftTitle(line: string): boolean {
+  if (line.length > 120) return false;
+  const heading = DRAFT_HEADING.exec(line);
+  const title = heading?.[1] ?? heading?.[2];
+  return title !== undefined && DRAFT_TITLE.test(title.replace(/\*\*|__/g, "").trim());
 }
 
 /** Lines that can carry an assertion, with code blocks, quotes and drafted content removed. */
@@ -203,7 +219,8 @@ function assertionLines(
     if (
       othersIntro ||
       (/[:：]\s*$/.test(intro) && CONTENT_INTRO.test(intro.slice(-200))) ||
-      SAMPLE_OPEN.test(bare.slice(0, 200))
+      SAMPLE_OPEN.test(bare.slice(0, 200)) ||
+      draftTitle(line)
     ) {
       inContent = true;
       content = { lines: 0, list: false, blank: false, ruled: false };
