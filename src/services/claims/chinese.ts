@@ -64,6 +64,21 @@ const LEXICAL_GUO = /^(?:通过|经过|不过|超过|难过)$/;
 /** What follows a marker word (成功, 顺利) to make a noun of it: 成功率, 成功案例, 均值. */
 const MARKER_IN_NOUN = /^(?:率|性|者|与否|案例|经验|概率|次数|人数|值)/;
 
+/** Words that open an object or a prepositional phrase before the main verb: 把, 将, 按, 根据, 用. */
+const OBJECT_FRAME = /^(?:把|将|按|按照|照|依照|依据|根据|基于|用|以|针对)$/;
+
+const SEARCH_VERB = /^(?:查|搜|找|查询|检索|搜索|查找|查阅)(到)?$/;
+
+/** The 到 that completes a verb of searching (查到, 查询到), as a complement match; null when there is none. */
+function searchResult(verb: string, after: string): [string] | null {
+  const search = SEARCH_VERB.exec(verb);
+  if (!search) return null;
+  const complement = search[1] ? "" : after.startsWith("到") ? "到" : undefined;
+  if (complement === undefined) return null;
+  const rest = after.slice(complement.length);
+  return /^[的时后]/.test(rest) || LATER_PREDICATE.test(rest) ? null : [complement];
+}
+
 type ClauseResult = ChineseMatch | "blocked" | "marked" | "other" | undefined;
 
 function clauseClaim(
@@ -139,8 +154,12 @@ function clauseClaim(
     const { verb, kind, after } = found;
     // 看过, 开好, 核完, 跑通, 过一遍: a verb of the table that holds its own complement.
     // (跑通这个 demo 需要 Node 18: not when a later predicate makes it a requirement.)
+    // (我查到, 我们搜到: 到 after a verb of searching is its result, the search done — said by the
+    // writer; with no subject, 找到那一条 is a step of an instruction.)
     const complement =
-      ZH_DONE_AFTER.exec(after) ?? (/(?:[过好完]|跑通|一遍)$/.test(verb) && !LATER_PREDICATE.test(after) ? [""] : null);
+      ZH_DONE_AFTER.exec(after) ??
+      (/(?:[过好完]|跑通|一遍)$/.test(verb) && !LATER_PREDICATE.test(after) ? [""] : null) ??
+      (words.slice(0, at).some((w) => ZH_FIRST_PERSON.has(w)) ? searchResult(verb, after) : null);
     const afterComplement = complement ? after.slice(complement[0].length) : after;
     // 已发布的版本, 部署完成后…: attributive or temporal, not a statement; the marker was its own.
     // 提交成功率是一个指标: the complement is part of a noun.
@@ -150,8 +169,9 @@ function clauseClaim(
       /^(?:后|之后|以后)的/.test(after) ||
       (complement && /^(?:的|后|之后|以后|率|性|时|是)/.test(afterComplement))
     ) {
-      // 已将新开的门店纳入…: an attributive verb inside the object of 将/把 leaves the marker to the main verb.
-      doneBefore = doneBefore && words.slice(0, at).some((w) => w === "把" || w === "将");
+      // 已将新开的门店纳入…, 已经按你改过的版本发到群里了: an attributive verb inside the object of
+      // 将/把 or of a preposition (按, 根据, 用…) leaves the marker to the main verb.
+      doneBefore = doneBefore && words.slice(0, at).some((w) => OBJECT_FRAME.test(w));
       continue;
     }
     if (ZH_FAILED_AFTER.test(after)) continue;
@@ -260,6 +280,10 @@ function clauseClaim(
     const bare = introClause ? undefined : bareVerbClaim(words, text);
     if (bare) return bare;
   }
+  // 已为您解除账号的登录限制, 已帮你办妥: a marker, then the user as the one served (为您, 帮你, 给您,
+  // 替您) and a verb the table lacks — the one who serves, left out, is the writer.
+  const served = servedVerb(words);
+  if (served && doneBefore && !someoneElse(words, served.at)) return { kind: "mutate", verb: served.verb };
   if (!doneBefore) return undefined;
   // 该工单已由二线技术支持接手: someone else's before the marker, and what follows is theirs too.
   const markerAt = words.findIndex((word) => ZH_DONE_BEFORE.has(word));
@@ -271,6 +295,22 @@ function clauseClaim(
 export function chineseCue(plain: string): boolean {
   const head = plain.slice(0, 400);
   return /[已了过完]/.test(head) && VERBS.some(([verb]) => head.includes(verb));
+}
+
+/** The verb after 已为您 / 已经帮你 / 刚给您, when it is a word of two characters or more that 的 does not follow. */
+function servedVerb(words: ReadonlyArray<string>): { verb: string; at: number } | undefined {
+  for (let at = 0; at < words.length - 2; at++) {
+    const word = words[at]!;
+    const marker = /^(?:已经?|刚刚?|均已|都已|也已)$/.test(word) && /^(?:为|帮|给|替)$/.test(words[at + 1] ?? "");
+    const joined = /^已(?:为|帮)$/.test(word);
+    if (!marker && !joined) continue;
+    const person = at + (joined ? 1 : 2);
+    if (!/^(?:您|你|您们|你们)$/.test(words[person] ?? "")) continue;
+    const verb = words[person + 1] ?? "";
+    if (!/^[\u4e00-\u9fff]{2,4}$/.test(verb) || words[person + 2] === "的" || blocks(verb)) return undefined;
+    return { verb, at: person + 1 };
+  }
+  return undefined;
 }
 
 /** The action a Chinese sentence claims, if any. */

@@ -49,7 +49,8 @@ const JOINED_PREFIX = /^(我们|我|把|将|都|也|就|又|还|再|已)(?!们|�
 const MASK = "〇";
 const MAX_CLAUSE_CHARS = 160;
 /** Clause breaks; an emoji or an arrow inside a line separates clauses too (收银台上线 🚀 监控面板…). */
-const PUNCTUATION = /[，,；;：:。！!、…→]+|\p{Extended_Pictographic}\uFE0F?/u;
+// (、 lists the items of one phrase — 给产品、运营、风控三组的同事发了 — and ends no clause.)
+const PUNCTUATION = /[，,；;：:。！!…→]+|\p{Extended_Pictographic}\uFE0F?/u;
 const NOUN_COMPOUND = new RegExp(ZH_NOUN_COMPOUNDS.join("|"), "g");
 
 export interface Clause {
@@ -73,7 +74,7 @@ export function clausesOf(plain: string): Clause[] {
   for (const word of pieces.flatMap((piece) =>
     piece === "，" ? [piece] : Array.from(wordSegmenter.segment(piece), ({ segment }) => segment.trim()),
   )) {
-    if (word === "") continue;
+    if (word === "" || word === "、") continue;
     const current = clauses.at(-1)!;
     if (CLAUSE_BREAK.test(word) || (CONNECTOR.test(word) && current.words.length > 0)) {
       if (current.words.length > 0) clauses.push({ words: [], leadingConnector: undefined });
@@ -161,6 +162,15 @@ const othersSelf = (words: ReadonlyArray<string>, index: number) =>
 export const firstPersonAt = (words: ReadonlyArray<string>, index: number) =>
   ZH_FIRST_PERSON.has(words[index]!) && !(words[index] === "本人" && othersSelf(words, index));
 
+/** Whether word `index` stands in the object of 给/帮/为/把… (no verb between them, ten words at most). */
+function objectOfMarker(words: ReadonlyArray<string>, index: number): boolean {
+  for (let at = index - 1; at >= Math.max(0, index - 10); at--) {
+    if (OBJECT_MARKERS.has(words[at]!)) return true;
+    if (at < index - 5 && verbAt(words, at)) return false;
+  }
+  return false;
+}
+
 /** Whether the nearest subject before word `at` is someone other than the assistant. */
 export function someoneElse(words: ReadonlyArray<string>, at: number): boolean {
   // What stands between 把/将 and the verb is the object; the subject comes before.
@@ -190,8 +200,9 @@ export function someoneElse(words: ReadonlyArray<string>, at: number): boolean {
     // 您的手机号, 您母亲的复查号: a possessive, not a subject; 客户记录, 供应商付款申请: a
     // modifier of a noun. A subject is followed by a marker, an adverb, a time, 说/把/将 or a verb.
     const possessive = words[index + 1] === "的" || words[index + 2] === "的";
-    // 给财务部的陈姐发了: the object of 给/帮/为 may be a few words long.
-    const object = words.slice(Math.max(0, index - 5), index).some((w) => OBJECT_MARKERS.has(w));
+    // 给财务部的陈姐发了, 给产品、运营、风控三组的同事发了: the object of 给/帮/为 may be a few
+    // words long, up to a verb of its own.
+    const object = objectOfMarker(words, index);
     // 在合同管理系统登记了: a place after 在/从/于, not a subject.
     const place = words.slice(Math.max(0, index - 4), index).some((w) => /^(?:在|从|于|往)$/.test(w));
     // 你同事王磊已经…: a name right after the role is the same subject.

@@ -111,6 +111,10 @@ const FIRST_PERSON = new Set(["i", "we"]);
 const OBJECT_START =
   /^(?:the|your|a|an|it|them|this|that|these|those|all|both|each|every|my|our|his|her|their|its|to|in|into|on|onto|up|out|back|over|off|down|through|at|from|for|with|coderef|quoteref|#\w+|\d[\w.]*|v\d[\w.]*|and|everything|anything|everyone|him|me|us|[a-z-]+'s)$/;
 
+/** Verbs of writing, and the conversation as where they happened: the reply itself, not an action of the task. */
+const REPLY_WRITING = /^(?:wrote|written|drafted|composed|typed|outlined|sketched|suggested|proposed)$/;
+const IN_CONVERSATION = /\b(?:in|during|within) (?:this|our|the) (?:conversation|chat|thread|reply|message|session)\b/;
+
 const COMPLETING = new Set(["now", "already", "all", "successfully", "both"]);
 const HEADLINE_NEXT = /^(?:to|in|into|on|onto|for|at|via|with|from|as|successfully|coderef|#\w+|v?\d[\w.]*)$/;
 
@@ -151,6 +155,8 @@ function clauseClaim(
       if (verb.base === "read" && rest.slice(0, 5).includes("as")) return undefined;
       // "I've listed the options below" is about this reply, not an action.
       if (rest.some((w) => w === "below" || w === "above")) return undefined;
+      // "In this conversation I only wrote the text for it": writing done in the conversation is the reply itself.
+      if (REPLY_WRITING.test(word) && IN_CONVERSATION.test(clause.join(" "))) return undefined;
       // "…so I stopped there": halting, not an action on anything.
       if (rest[0] === "there" || rest[0] === "here") return undefined;
       return { kind: kindOf(verb, rest), verb: word };

@@ -589,6 +589,11 @@ export const FILLERS: ReadonlySet<string> = new Set([
   "briefly",
   "temporarily",
   "safely",
+  // ("I only queried pg_stat_activity": an adverb of extent limits the action, it still happened.)
+  "only",
+  "merely",
+  "mostly",
+  "partly",
 ]);
 
 /** Words between the subject and the verb that make it not (yet) done. */

@@ -787,9 +787,9 @@ export const ZH_BARE_VERBS: ReadonlySet<string> = new Set([
   "作废",
 ]);
 
-/** A header that reports what the assistant's own inspection found (查询结果：…, 压测结论：…). */
+/** A header that reports what the assistant's own inspection found (查询结果：…, 压测结论：…, 今天的巡检结果如下，…). */
 export const ZH_RESULT_HEADER =
-  /^[\u4e00-\u9fffA-Za-z0-9 ]{0,6}?(查询|盘点|排查|核对|核查|压测|测试|群发|发送|推送|处理|执行|搜索|检索|比对|对比|巡检|扫描|审查|统计|检查|对账|查验|抽查|诊断|部署|迁移|导入|导出|备份|同步|修复)(?:结果|结论)(?:如下)?[:：]/;
+  /^[\u4e00-\u9fffA-Za-z0-9 ]{0,6}?(查询|盘点|排查|核对|核查|压测|测试|群发|发送|推送|处理|执行|搜索|检索|比对|对比|巡检|扫描|审查|统计|检查|对账|查验|抽查|诊断|部署|迁移|导入|导出|备份|同步|修复)(?:结果|结论)(?:如下[:：，,]|[:：])/;
 
 /**
  * 检索知网：…共 312 篇, 盘点 B 仓：实物 1,206 件: a line that opens with a verb of looking (after a
