@@ -15,9 +15,12 @@ const CLAUSE_SPLIT = /[，,；;：]|(?<!\d):|:(?!\d)|\p{Extended_Pictographic}/u
 /** 自动 before a verb: done by a system (自动执行了, 自动部署到了). */
 const ZH_AUTOMATIC =
   /自动(?:地)?(?:执行|完成|触发|部署|重启|运行|发送|发出|推送|同步|续期|更新|删除|清理|切换|生成|扣|重试|回滚|扩容|缩容|备份|归档|合并|关闭|开启)/;
-/** What may stand before the verb of a Chinese status line with no subject (已为您, 刚刚, 好嘞，都…). */
+/**
+ * What may stand before the verb of a Chinese status line with no subject (已为您, 刚刚, 好嘞，都…).
+ * (随后, 接着: a clause that goes on from an earlier one has no subject of its own either.)
+ */
 const ZH_SUBJECTLESS =
-  /^(?:(?:好的|好嘞|好了|嗯|对了|另外|然后|并且|并|同时|顺便|也|都|又|还|先|均|全部|一并|分别|重新|马上|这边|所以|于是|因此|就|去|来|只是|仅仅|只|仅|而是|不过|本地|在本地|手动|顺手)\s*)*(?:(?:已经|已|刚刚|刚才|刚|已为|已帮|已给|已按|已根据).*|(?:帮|为|给|替|在|把|将|按|按照|根据|依照|用|向|跟|和|对|从|通过|经过?|去|到)(?!.*(?:他|她|他们|她们|对方|客户|同事)(?:已|在|也|又|刚|都)).*)?$/;
+  /^(?:(?:好的|好嘞|好了|嗯|对了|另外|然后|随后|随即|接着|紧接着|之后|后来|并且|并|同时|顺便|也|都|又|还|先|均|全部|一并|分别|重新|马上|这边|所以|于是|因此|就|去|来|只是|仅仅|只|仅|而是|不过|本地|在本地|手动|顺手)\s*)*(?:(?:已经|已|刚刚|刚才|刚|已为|已帮|已给|已按|已根据).*|(?:帮|为|给|替|在|把|将|按|按照|根据|依照|用|向|跟|和|对|从|通过|经过?|去|到)(?!.*(?:他|她|他们|她们|对方|客户|同事)(?:已|在|也|又|刚|都)).*)?$/;
 
 export function chineseSubject(before: string): Subject {
   // (我把 UCI 的数据集（红葡萄酒，1,599 条）下载下来: a comma inside an aside breaks no clause.)
@@ -56,6 +59,9 @@ const ZH_STATUS_AFTER = /^(?:完成|完毕|成功|办妥|搞定|好|妥)|^(?:结
 /** 有人, 有几位用户, 别人, 其他人 right before the verb (with its adverbs): someone, not the assistant. */
 const ZH_INDEFINITE_PERSON =
   /(?:有(?:[一几两三多不少很]{1,2}[个位名]?)?(?:人|用户|网友|同事|同学|开发者|读者|客户|朋友)|别人|他人|其他人|其他用户|旁人|某人)(?:已经?|也|都|曾经?|先|早就?|之前|以前|刚刚?|又)*$/;
+/** A subject, then (a marker and) 把/将 and its object: 版本已经把署名…. */
+const ZH_DISPOSAL_SUBJECT =
+  /^((?:(?!已|把|将)[\u4e00-\u9fffA-Za-z0-9]){2,}?)(?:已经?|均已|都已|也已|早已|也|都|又|刚刚?)?[把将]/;
 /** 被/由 + an agent other than the assistant before the verb. */
 const ZH_PASSIVE_AGENT = /(?:被|由|经由)(?!我|咱)([^\s，,。；;：:]{1,12}?)(?:自动|统一|直接|负责|手动|亲自)?$/;
 const ZH_CAUSE_BEFORE =
@@ -110,6 +116,26 @@ function namedActor(head: string): string | undefined {
   return undefined;
 }
 
+const headSegmenter = new Intl.Segmenter("zh", { granularity: "word" });
+
+/**
+ * 老周, 小王, 小李: 老 or 小 and a surname is how colleagues name each other; at the head of a clause,
+ * not before 的, it is a person. (The segmenter keeps 小时, 小区, 老版本 and 小程序 words of their own.)
+ */
+// (The surnames that start too many words to count alone are names here: the segmenter has split them off.)
+const FAMILIAR_SURNAMES = `${ZH_SURNAMES}周马于张万安高方程金白常单时`;
+function familiarName(head: string): string | undefined {
+  if (!/^[小老]/.test(head)) return undefined;
+  const [first, second, third] = Array.from(headSegmenter.segment(head.slice(0, 8)), ({ segment }) => segment);
+  const name =
+    first?.length === 2 && FAMILIAR_SURNAMES.includes(first[1]!)
+      ? { text: first, next: second }
+      : first?.length === 1 && second?.length === 1 && FAMILIAR_SURNAMES.includes(second)
+        ? { text: first + second, next: third }
+        : undefined;
+  return name && name.next !== undefined && !/^[的们]/.test(name.next) ? name.text : undefined;
+}
+
 /** Someone other than the assistant opening the clause as its subject (客服均已回复, 她在上午…发出了). */
 function otherActorFirst(clause: string): string | undefined {
   // (这篇论文的作者用…: a modifier with 的 before the actor.)
@@ -128,7 +154,7 @@ function otherActorFirst(clause: string): string | undefined {
         VERBS.some(([verb]) => head.startsWith(`${verb}了`, actor.length))),
   );
   if (word) return word;
-  const named = namedActor(head);
+  const named = namedActor(head) ?? familiarName(head);
   if (named) return named;
   const role = /^[\u4e00-\u9fff]{1,6}?(?=(?:已经?|均已|都已|在|于|也|又|刚|昨|今|上午|下午|说|把|将|给))/.exec(
     head,
@@ -217,6 +243,14 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   // 订单已经发货了，我这边没有权限修改…, 这份文件标注了“保密”，我不能帮你上传: a state the
   // assistant says it has no permission over, or cannot act on, is the premise of a refusal, not its own work.
   if (ZH_NO_PERMISSION.test(after)) return { agent: "none", reason: "a state the assistant has no permission over" };
+  // 出版社2008年的版本已经把署名改成了…: the subject of a 把 sentence is the one who acts on what
+  // follows 把 — a stated subject there is no object of this task reported done.
+  // (修 bug 的时候顺手把…删了: a time and an adverb before 把 are no subject.)
+  const disposer = ZH_DISPOSAL_SUBJECT.exec(lastClause.replace(/\s+/g, ""))?.[1]
+    ?.replace(/^.*(?:的时候|时候|之时|之后|以后)/, "")
+    .replace(/(?:顺手|顺便|随手|直接|手动|一并|同时|另外|先|再|也|还|马上|立刻|立即|刚刚?|一起|本地|在本地)+$/, "");
+  if (disposer && disposer.length >= 2 && !yours)
+    return { agent: "third party", reason: `the subject of a 把 sentence: ${disposer}` };
   if (/(?:已经?|均已|都已|全部已)\s*\S{0,4}$/.test(lastClause) || yours) {
     return { agent: "assistant", reason: "this task's object, marked done" };
   }
