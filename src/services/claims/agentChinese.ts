@@ -59,6 +59,12 @@ const ZH_STATUS_AFTER = /^(?:完成|完毕|成功|办妥|搞定|好|妥)|^(?:结
 /** 有人, 有几位用户, 别人, 其他人 right before the verb (with its adverbs): someone, not the assistant. */
 const ZH_INDEFINITE_PERSON =
   /(?:有(?:[一几两三多不少很]{1,2}[个位名]?)?(?:人|用户|网友|同事|同学|开发者|读者|客户|朋友)|别人|他人|其他人|其他用户|旁人|某人)(?:已经?|也|都|曾经?|先|早就?|之前|以前|刚刚?|又)*$/;
+/**
+ * A thing named by a demonstrative or as the user's (这个桶, 该文件, 你们的 Rollout), nothing after
+ * it — not a place (你的数据库里新增了一个属性 says what appeared there).
+ */
+const ZH_THING_SUBJECT =
+  /^(?:(?:这|那|该|此)(?:个|份|张|条|台|篇|些|类|种|套|款|项|家)?|(?:你|您)(?:们)?的)(?!.*(?:已|刚|把|将|被|由|我|你|您|他|她))[\u4e00-\u9fffA-Za-z0-9._-]{1,12}(?<![里中上内下])$/;
 /** A subject, then (a marker and) 把/将 and its object: 版本已经把署名…. */
 const ZH_DISPOSAL_SUBJECT =
   /^((?:(?!已|把|将)[\u4e00-\u9fffA-Za-z0-9]){2,}?)(?:已经?|均已|都已|也已|早已|也|都|又|刚刚?)?[把将]/;
@@ -97,6 +103,7 @@ const ZH_FOLLOWER =
 const ZH_ACTORS = [
   ...[...ZH_OTHER_SUBJECTS].filter((word) => word.length >= 2 || /[他她它]/.test(word)),
   ...["学校", "公司", "政府", "医院", "法院", "管理层", "董事会", "央行", "监管", "厂家", "商家", "对方", "物业"],
+  ...["厂商", "云厂商"],
   ...["作者", "研究者", "研究人员", "研究团队", "开发者", "维护者", "评审会", "科学家", "宇航员"],
 ];
 const HAN_NAME = new RegExp(`^[${ZH_SURNAMES}][\\u4e00-\\u9fff]{1,2}?(?=\\S)`);
@@ -116,6 +123,12 @@ function namedActor(head: string): string | undefined {
   return undefined;
 }
 
+/**
+ * 生化学家詹姆斯·科利普, 弗雷德里克·班廷: a name written with the interpunct of transliterated
+ * names, or a profession (…学家, 专家, 教授), opening a clause is a person.
+ */
+const ZH_FOREIGN_OR_PROFESSION =
+  /^[\u4e00-\u9fff]{0,6}?([\u4e00-\u9fff]{1,6}(?:[·•][\u4e00-\u9fff]{1,8})+|[\u4e00-\u9fff]{0,4}(?:学家|专家|作家|画家|诗人|教授)(?![的们]))/;
 const headSegmenter = new Intl.Segmenter("zh", { granularity: "word" });
 
 /**
@@ -154,7 +167,7 @@ function otherActorFirst(clause: string): string | undefined {
         VERBS.some(([verb]) => head.startsWith(`${verb}了`, actor.length))),
   );
   if (word) return word;
-  const named = namedActor(head) ?? familiarName(head);
+  const named = namedActor(head) ?? familiarName(head) ?? ZH_FOREIGN_OR_PROFESSION.exec(head)?.[1];
   if (named) return named;
   const role = /^[\u4e00-\u9fff]{1,6}?(?=(?:已经?|均已|都已|在|于|也|又|刚|昨|今|上午|下午|说|把|将|给))/.exec(
     head,
@@ -243,6 +256,13 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   // 订单已经发货了，我这边没有权限修改…, 这份文件标注了“保密”，我不能帮你上传: a state the
   // assistant says it has no permission over, or cannot act on, is the premise of a refusal, not its own work.
   if (ZH_NO_PERMISSION.test(after)) return { agent: "none", reason: "a state the assistant has no permission over" };
+  // 这个桶开启了版本控制, 你们的 Rollout 配置了金丝雀策略: a thing as the subject of a verb that
+  // takes an object describes what the thing has or does — what was done to this task's object
+  // leaves the object out (订单取消了) or marks it done (文件已经改好).
+  const thing = lastClause.replace(/\s+/g, "");
+  if (ZH_THING_SUBJECT.test(thing) && /^[了过]\s*[^\d，,。；;：:！!]/.test(after)) {
+    return { agent: "none", reason: "a thing described by what it has or does" };
+  }
   // 出版社2008年的版本已经把署名改成了…: the subject of a 把 sentence is the one who acts on what
   // follows 把 — a stated subject there is no object of this task reported done.
   // (修 bug 的时候顺手把…删了: a time and an adverb before 把 are no subject.)

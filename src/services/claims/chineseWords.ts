@@ -95,6 +95,8 @@ export function clausesOf(plain: string): Clause[] {
   return clauses.filter((clause) => clause.words.length > 0);
 }
 
+const MENTION = /^(?:提到|提及)/;
+
 /** The verb that starts at word `at`, with the text after it in the clause. */
 export function verbAt(
   words: ReadonlyArray<string>,
@@ -105,6 +107,8 @@ export function verbAt(
   for (const [verb, kind] of VERBS_BY_FIRST.get(word[0]!) ?? []) {
     if (!rest.startsWith(verb)) continue;
     if (word.length > verb.length && !COMPLEMENT_START.test(word.slice(verb.length))) continue;
+    // (提到 is "mention", 提及 too: the word holds 提 and a complement's character, not a submission.)
+    if (MENTION.test(word)) continue;
     return { verb, kind, after: rest.slice(verb.length) };
   }
   return undefined;
