@@ -134,6 +134,7 @@ function clauseClaim(
   marked: boolean,
   otherSubject = false,
   checked = false,
+  later: ReadonlyArray<string> = [],
 ): EnglishMatch | undefined {
   const first = clause[0]!;
   if (SUBORDINATORS.has(first) || (first === "as" && clause[1] === "soon")) return undefined;
@@ -181,7 +182,7 @@ function clauseClaim(
       next !== undefined &&
       at === 0 &&
       !next.endsWith("s") &&
-      !clause.slice(at + 2).some((w) => FINITE_LATER.has(w) || w.endsWith("n't"));
+      ![...clause.slice(at + 2), ...later].some((w) => FINITE_LATER.has(w) || w.endsWith("n't"));
     if (next === undefined || OBJECT_START.test(next) || marked || singularNoun) {
       return { kind: kindOf(verb, clause.slice(at + 1)), verb: word! };
     }
@@ -300,14 +301,19 @@ export function englishClaims(plain: string, marked: boolean, checked = false, l
   const matches: EnglishMatch[] = [];
   let otherSubject = false;
   let carriedModal = false;
-  for (const whole of clauses(tokens(plain))) {
+  const all = clauses(tokens(plain));
+  for (const [index, whole] of all.entries()) {
     // A predicate sits near its clause's start; reading a bounded prefix keeps the detector linear
     // in the answer's length (a 5 MB answer without punctuation is one clause).
     const clause = whole.length > MAX_CLAUSE_WORDS ? whole.slice(0, MAX_CLAUSE_WORDS) : whole;
     // "…will be exported and emailed to you": the modal carries to a following predicate that has
     // no subject of its own.
     const ownSubject = clause.some((word) => FIRST_PERSON.has(word)) || DEFINITE_SUBJECT.test(clause[0]!);
-    const found = carriedModal && !ownSubject ? undefined : clauseClaim(clause, marked, otherSubject, checked);
+    // (The first clause's opening participle may find its finite verb in a later one: "Standardised
+    // time in Britain and North America was driven by the railways".)
+    // (Only up to the first punctuation: "Tracked container X: it cleared customs" has a clause of its own.)
+    const later = index === 0 ? tokens(plain.split(/[,;:—–(]|\s-\s/)[0] ?? "").slice(whole.length) : [];
+    const found = carriedModal && !ownSubject ? undefined : clauseClaim(clause, marked, otherSubject, checked, later);
     if (found) {
       matches.push(found);
       if (matches.length >= limit) break;

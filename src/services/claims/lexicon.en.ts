@@ -836,6 +836,10 @@ export const PAST_TIME: ReadonlySet<string> = new Set([
 
 /** A finite verb later in the clause makes a leading participle an adjective ("Scheduled maintenance happens…"). */
 export const FINITE_LATER: ReadonlySet<string> = new Set([
+  "tends",
+  "tend",
+  "seems",
+  "appears",
   "happens",
   "runs",
   "takes",
