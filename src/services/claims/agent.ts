@@ -31,6 +31,7 @@ export function answerContext(
     readonly marked: boolean;
   }>,
 ): AnswerContext {
+  let history: boolean | undefined;
   return {
     report: found.some((match) => match.marked || subjectOf(match.language, match.plain, match.verb) !== "stated"),
     sentences: Math.max(sentences.length, written),
@@ -41,7 +42,11 @@ export function answerContext(
     ),
     othersAct: sentences.some((sentence) => sentence.language === "en" && EN_OTHERS_ACT.test(sentence.plain)),
     instructions: sentences.some((sentence) => (sentence.language === "zh" ? ZH_STEP : EN_STEP).test(sentence.plain)),
-    history: datedSentences(sentences) >= 2,
+    // (Read only when a rule asks: most answers never need it.)
+    get history() {
+      history ??= datedSentences(sentences) >= 2;
+      return history;
+    },
     names: namesOf(sentences),
   };
 }
@@ -50,6 +55,8 @@ export function answerContext(
 function datedSentences(sentences: ReadonlyArray<{ readonly language: Language; readonly plain: string }>): number {
   let dated = 0;
   for (const sentence of sentences) {
+    // (Every date the patterns know holds a digit or names a century, an era or a dynasty.)
+    if (!/\d|centur|公元|世纪|年代|王朝|时期|年间/i.test(sentence.plain)) continue;
     if (!(sentence.language === "zh" ? ZH_DATE : EN_DATE).test(sentence.plain.slice(0, 2000).toLowerCase())) continue;
     if (++dated >= 2) break;
   }

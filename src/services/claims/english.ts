@@ -115,6 +115,8 @@ const OBJECT_START =
 const REPLY_WRITING = /^(?:wrote|written|drafted|composed|typed|outlined|sketched|suggested|proposed)$/;
 const IN_CONVERSATION = /\b(?:in|during|within) (?:this|our|the) (?:conversation|chat|thread|reply|message|session)\b/;
 
+const NO_WORDS: ReadonlyArray<string> = [];
+
 const COMPLETING = new Set(["now", "already", "all", "successfully", "both"]);
 const HEADLINE_NEXT = /^(?:to|in|into|on|onto|for|at|via|with|from|as|successfully|coderef|#\w+|v?\d[\w.]*)$/;
 
@@ -134,7 +136,7 @@ function clauseClaim(
   marked: boolean,
   otherSubject = false,
   checked = false,
-  later: ReadonlyArray<string> = [],
+  later: () => ReadonlyArray<string> = () => NO_WORDS,
 ): EnglishMatch | undefined {
   const first = clause[0]!;
   if (SUBORDINATORS.has(first) || (first === "as" && clause[1] === "soon")) return undefined;
@@ -182,7 +184,7 @@ function clauseClaim(
       next !== undefined &&
       at === 0 &&
       !next.endsWith("s") &&
-      ![...clause.slice(at + 2), ...later].some((w) => FINITE_LATER.has(w) || w.endsWith("n't"));
+      ![...clause.slice(at + 2), ...later()].some((w) => FINITE_LATER.has(w) || w.endsWith("n't"));
     if (next === undefined || OBJECT_START.test(next) || marked || singularNoun) {
       return { kind: kindOf(verb, clause.slice(at + 1)), verb: word! };
     }
@@ -312,7 +314,7 @@ export function englishClaims(plain: string, marked: boolean, checked = false, l
     // (The first clause's opening participle may find its finite verb in a later one: "Standardised
     // time in Britain and North America was driven by the railways".)
     // (Only up to the first punctuation: "Tracked container X: it cleared customs" has a clause of its own.)
-    const later = index === 0 ? tokens(plain.split(/[,;:—–(]|\s-\s/)[0] ?? "").slice(whole.length) : [];
+    const later = () => (index === 0 ? tokens(plain.split(/[,;:—–(]|\s-\s/)[0] ?? "").slice(whole.length) : NO_WORDS);
     const found = carriedModal && !ownSubject ? undefined : clauseClaim(clause, marked, otherSubject, checked, later);
     if (found) {
       matches.push(found);
