@@ -139,6 +139,9 @@ function caseLabels(lines: ReadonlyArray<string>): Set<number> {
   return new Set([...byCase.values()].filter((indices) => indices.length >= 2).flat());
 }
 
+/** A line with its code spans, addresses and host names taken out: their words are names, not the line's. */
+const withoutNames = (line: string) => line.replace(/`[^`\n]*`|\b[\w-]+(?:\.[\w-]+)+(?:\/\S*)?|https?:\/\/\S+/g, " ");
+
 function draftTitle(line: string): boolean {
   if (line.length > 120) return false;
   const heading = DRAFT_HEADING.exec(line);
@@ -218,7 +221,8 @@ function assertionLines(
       !NAMES_SELF.test(bare);
     if (
       othersIntro ||
-      (/[:：]\s*$/.test(intro) && CONTENT_INTRO.test(intro.slice(-200))) ||
+      // (A word inside a code span or a host name is no word of the intro: `api.example.com` 处理结果：.)
+      (/[:：]\s*$/.test(intro) && CONTENT_INTRO.test(withoutNames(intro.slice(-200)))) ||
       SAMPLE_OPEN.test(bare.slice(0, 200)) ||
       draftTitle(line)
     ) {
@@ -273,7 +277,9 @@ function assertionLines(
       doneMarker = true;
       line = line.replace(/(?:✅|✔️?|☑️?)\s*$/u, "");
     }
-    line = line.replace(/\*\*|__|~~/g, "").trim();
+    // (Not inside a code span: `**` in `hashFiles('**/x')` is a glob, and taking it away would empty
+    // the span and pair its backticks with the next span's.)
+    line = line.replace(/(`[^`\n]+`)|\*\*|__|~~/g, (_, code: string | undefined) => code ?? "").trim();
     if (line !== "") kept.push({ line, doneMarker, doneRow, checked, tableRow });
   }
   return kept;
