@@ -46,6 +46,12 @@ export const CONTRAST = /^(?:但|但是|不过|可是|只是)$/;
 const COMPLEMENT_START = /^(?:了|过|好|完|掉|上|出|到|下|去|成|给|进|回|齐|为|通)/;
 /** ICU joins a pronoun or a particle to the next character (我看, 我把): split them off. */
 const JOINED_PREFIX = /^(我们|我|把|将|都|也|就|又|还|再|已)(?!们|经|是|有|要|会|可|然|许|握|军|来|过|往|说)(.+)$/;
+/**
+ * ICU joins an adverb of extent or order to the verb after it too (只做了检查, 先查了日志): split it
+ * off when the rest starts a verb of the table — an adverb changes no one's action. (只读, 只是,
+ * 只有, 先生, 先进… are words of their own.)
+ */
+const JOINED_ADVERB = /^(只|先|刚)(?!读|是|有|要|能|需|好|剩|管|顾|怕|生|进|后|前|例|天|驱|锋|导|知|才|刚)(.+)$/;
 const MASK = "〇";
 const MAX_CLAUSE_CHARS = 160;
 /** Clause breaks; an emoji or an arrow inside a line separates clauses too (收银台上线 🚀 监控面板…). */
@@ -88,8 +94,10 @@ export function clausesOf(plain: string): Clause[] {
     const joined = JOINED_PREFIX.exec(word);
     // ICU also joins a place word to the verb after it (表格里加了一列: 里加).
     const located = /^([里内中])(.+)$/.exec(word);
+    const adverb = JOINED_ADVERB.exec(word);
     if (joined && ZH_DONE_BEFORE.has(word) === false) current.words.push(joined[1]!, joined[2]!);
     else if (located && VERBS_BY_FIRST.has(located[2]![0]!)) current.words.push(located[1]!, located[2]!);
+    else if (adverb && VERBS_BY_FIRST.has(adverb[2]![0]!)) current.words.push(adverb[1]!, adverb[2]!);
     else current.words.push(word);
   }
   return clauses.filter((clause) => clause.words.length > 0);
