@@ -275,7 +275,10 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   if (/(?:已经?|均已|都已|全部已)\s*\S{0,4}$/.test(lastClause) || yours) {
     return { agent: "assistant", reason: "this task's object, marked done" };
   }
-  if (/(?:我|我们)(?:已经?|也|还|刚|又|都)?[^，,。；;你您他她]{0,12}[了过]/.test(plain)) {
+  // (Up to the end of the verb's own clause: a first person in a later clause — 邮箱写成了
+  // @compnay.com，我怕发错人就先停下了 — acts there, not here.)
+  const upToClause = `${before}${verb}${after.split(CLAUSE_SPLIT)[0] ?? ""}`;
+  if (/(?:我|我们)(?:已经?|也|还|刚|又|都)?[^，,。；;你您他她]{0,12}[了过]/.test(upToClause)) {
     return { agent: "assistant", reason: "first person" };
   }
   // 数据清洗完成：, 标书格式按公司模板调整好了：, deploy 完成：: the heading of a list of what was done.

@@ -79,6 +79,10 @@ function searchResult(verb: string, after: string): [string] | null {
   return /^[的时后]/.test(rest) || LATER_PREDICATE.test(rest) ? null : [complement];
 }
 
+/** A time still to come: 明天, 下周一, 周五前, 月底之前, 稍后, 回头. */
+const FUTURE_TIME =
+  /明天|明早|明晚|后天|下(?:周|星期|个?月|午之前)|(?:周|星期|礼拜)[一二三四五六日天末](?:之?前)|(?:月底|年底|下班|今晚|今天|中午|午饭)(?:之?前)|稍后|晚些|晚点|回头|待会|一会儿?|随后/;
+
 type ClauseResult = ChineseMatch | "blocked" | "marked" | "other" | undefined;
 
 function clauseClaim(
@@ -161,6 +165,17 @@ function clauseClaim(
       (/(?:[过好完]|跑通|一遍)$/.test(verb) && !LATER_PREDICATE.test(after) ? [""] : null) ??
       (words.slice(0, at).some((w) => ZH_FIRST_PERSON.has(w)) ? searchResult(verb, after) : null);
     const afterComplement = complement ? after.slice(complement[0].length) : after;
+    // 我这边周五前把初稿写完，下周一发给你: a result complement with no 了 (写完, 拟好) after a time
+    // still to come is a promise — what is done says 了, or has its 已.
+    if (
+      complement &&
+      !doneBefore &&
+      !/了/.test(complement[0]) &&
+      !/^[了过]/.test(afterComplement) &&
+      FUTURE_TIME.test(words.slice(0, at).join(""))
+    ) {
+      return "blocked";
+    }
     // 已发布的版本, 部署完成后…: attributive or temporal, not a statement; the marker was its own.
     // 提交成功率是一个指标: the complement is part of a noun.
     // 修改后的简历: a verb before 后的 names the thing's state, as 的 does.
@@ -232,7 +247,8 @@ function clauseClaim(
       const word = words[at]!;
       // (通过, 经过, 不过, 超过 are words of their own: "by way of", "but", "more than" — no 过 of completion.)
       const stem = LEXICAL_GUO.test(word) ? word : word.replace(/[了过]$/, "");
-      const completed = stem !== word || /^(?:了|过)/.test(words[at + 1] ?? "");
+      // (过目, 过程, 了解 are words of their own after the stem: 拟好给你过目 is no 你 + 过.)
+      const completed = stem !== word || /^(?:了(?!解)|过(?![目程期滤渡度于敏问户年节夜]))/.test(words[at + 1] ?? "");
       // (我访问不了: a negation ends the predicate, it completes nothing.)
       if (/^[不没未别]/.test(stem)) break;
       // (聊到哪儿了: a question word stands where a result would, no verb.)
@@ -285,6 +301,9 @@ function clauseClaim(
   const served = servedVerb(words);
   if (served && doneBefore && !someoneElse(words, served.at)) return { kind: "mutate", verb: served.verb };
   if (!doneBefore) return undefined;
+  // (都/均 say "all" as often as "done": 单测都依赖本机时区 describes the tests, and only a marker of
+  // time — 已, 刚 — carries its completion on to the next clause.)
+  if (!words.some((word) => ZH_DONE_BEFORE.has(word) && /[已刚]/.test(word)) && !carriedDone) return undefined;
   // 该工单已由二线技术支持接手: someone else's before the marker, and what follows is theirs too.
   const markerAt = words.findIndex((word) => ZH_DONE_BEFORE.has(word));
   if (markerAt >= 0 && someoneElse(words, markerAt + 1)) return "other";

@@ -470,6 +470,8 @@ export const ZH_PASTED =
 
 /** Completed words that state a thought or a state, not an action (我知道了, 我明白了). */
 export const ZH_NOT_ACTIONS: ReadonlySet<string> = new Set([
+  // Politeness formulas (给您添麻烦了, 让您久等了, 辛苦了): an apology or thanks, no action.
+  ...["麻烦", "久等", "辛苦", "费心", "担心", "打扰"],
   // Nouns that a resultative complement follows as their own change (数据出来了, 结果出来了).
   ...["数据", "结果", "成绩", "名单", "分数", "消息", "报价", "天", "雨", "太阳", "价格", "排名"],
   "知道",
