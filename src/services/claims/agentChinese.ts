@@ -98,6 +98,10 @@ const ZH_USER =
 const ZH_HOW_TO =
   /^(?:第?[一二三四五六七八九十\d]+[步、.)）]\s*)?(?:先|再|然后|接着|最后)?(?:打开|点击|点|进入|选择|长按|返回|找到|输入|勾选|切换到|前往)/;
 
+/** Verbs of stating, and a source (an announcement, a vendor, the official side) as their subject. */
+const ZH_STATING_VERB = /^(?:确认|证实|说明|承认|澄清|回应|答复|回复|通报|披露)$/;
+const ZH_SOURCE_SUBJECT =
+  /(?:官方|公告|通告|通报|官网|声明|厂商|厂家|供应商|平台|客服|银行|运营商|快递公司|航司|航空公司|报道|媒体)(?:那边|方面)?(?:已经?|均已|都已|也已|也|都|刚刚?)?$/;
 /** What follows a subject (a marker, an adverb, a time, 说/把): a noun after the word makes it a modifier (供应商发票). */
 const ZH_FOLLOWER =
   /^\s*(?:已|均|都|在|于|也|又|刚|昨|今|上午|下午|说|把|将|给|会|还|就|先|自己|那边|这边|方面|早|一直|用|通过|对|向|从|至今|仍|曾|先后|随后|后来|当时)/;
@@ -240,6 +244,11 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   const earlier = ZH_AGENT_EARLIER.exec(before);
   if (earlier) return { agent: "third party", reason: `passive agent: ${earlier[0]}` };
   if (ZH_REPORTED.test(before)) return { agent: "third party", reason: "what a source reports" };
+  // 官方公告已经确认, 厂商已证实: a source as the subject of a verb of stating says something; it is
+  // no object of this task reported done (公告已发布 is — a verb of stating is what sets them apart).
+  if (ZH_STATING_VERB.test(verb) && ZH_SOURCE_SUBJECT.test(lastClause.replace(/\s+/g, ""))) {
+    return { agent: "third party", reason: "a source states it" };
+  }
   if (ZH_USER.test(lastClause)) return { agent: "user", reason: "the user as subject" };
   const actor = otherActorFirst(lastClause);
   if (actor) return { agent: "third party", reason: `someone else as subject: ${actor}` };

@@ -150,7 +150,8 @@ function clauseClaim(
     }
     // A latin verb after a marker: "nginx 已 reload".
     // (都/均/全部 also mean "all": 所有 Pod 都 Ready.)
-    if (doneBefore && /^[a-z]+$/i.test(word) && at > 0 && /[已刚]/.test(words[at - 1]!)) {
+    // (In lower case: a word in capitals after 已 is a status or a name — 3.7 已经 EOL 了, 已 GA.)
+    if (doneBefore && /^[a-z]+$/.test(word) && at > 0 && /[已刚]/.test(words[at - 1]!)) {
       return someoneElse(words, at) ? "other" : { kind: "mutate", verb: word };
     }
     const found = verbAt(words, at);
@@ -182,7 +183,8 @@ function clauseClaim(
     if (
       after.startsWith("的") ||
       /^(?:后|之后|以后)的/.test(after) ||
-      (complement && /^(?:的|后|之后|以后|率|性|时|是)/.test(afterComplement))
+      // (改完大致是这样：: an adverb before 是 leaves the verb the topic of a description.)
+      (complement && /^(?:的|后|之后|以后|率|性|时|(?:大致|大概|大体|基本上?|差不多|应该|就)?是)/.test(afterComplement))
     ) {
       // 已将新开的门店纳入…, 已经按你改过的版本发到群里了: an attributive verb inside the object of
       // 将/把 or of a preposition (按, 根据, 用…) leaves the marker to the main verb.
@@ -354,7 +356,8 @@ export function chineseClaims(plain: string, marked: boolean, tableRow = false, 
   // A question asks only in its last clause: "配置已经改好，要我现在重启吗？" still reports.
   const question = /[?？]\s*$|吗\s*[。.]?\s*$/.test(plain);
   if (question) clauses.pop();
-  const endsIntro = /[:：]\s*$/.test(plain.slice(-8));
+  // (An arrow pointing down ends an intro as a colon does: 文案写好了👇.)
+  const endsIntro = /(?:[:：]|⬇️?|👇|↓)\s*$/u.test(plain.slice(-8));
   // A sentence that ends in advice (…寄给财务即可) is instructions from its first clause on; one
   // about what the user pasted describes that content; one that opens with a failure (退款没有成功：…)
   // explains it; one that introduces content (下面是…回复话术…：) is about the reply itself.
