@@ -121,7 +121,11 @@ function clauseClaim(
     // (支付成功率, 成功案例: a marker word that a noun suffix follows is part of a noun.)
     if (ZH_DONE_BEFORE.has(word) && !MARKER_IN_NOUN.test(words[at + 1] ?? "")) {
       // 已改期的预约, 列出的已修复问题: the marker belongs to an attributive word, not to a statement.
-      doneBefore = words[at + 2] !== "的" && words[at - 1] !== "的";
+      // (已经借了款的机构定期查: a 了 and then a 的 a few words on close a relative clause that the
+      // marker belongs to — 已经发到您的邮箱 has no 了 before its 的.)
+      const closing = words.slice(at + 1, at + 6).indexOf("的");
+      const relative = closing > 0 && words.slice(at + 1, at + 1 + closing).some((w) => w.endsWith("了"));
+      doneBefore = words[at + 2] !== "的" && words[at - 1] !== "的" && !relative;
       continue;
     }
     // 将 is the future (我将发送) unless a completion marker comes first (已将邮件发送).
