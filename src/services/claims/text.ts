@@ -99,8 +99,9 @@ const DONE_SUMMARY =
  * source the user pasted (你贴的这个提交主要做了三件事：, 律师已经做了的事：, 以下都是老张处理的：, "History, from the
  * CHANGELOG you pasted") — so the list under it is theirs, not the assistant's report.
  */
+// (A heading that asks what someone else did — PR #301 做了什么, 这次升级改了哪些 — titles their work.)
 const OTHERS_INTRO =
-  /(?:你|您)(?:贴|转述|发来|转发)的[^：:]{0,40}(?:做了|改了|包括|内容)[^：:]{0,12}[:：]\s*$|(?:已经)?做了的事\s*[:：]\s*$|做了[一二三四五六七八九十两几\d]+件事\s*[:：]\s*$|以下(?:都是|是|均为|均由|都由|由)[^：:]{1,12}(?:处理|做|完成|操作|负责|办)的?\s*[:：]\s*$|\b(?:from|in|of) (?:the|your) [\w\s.-]{0,40}?you (?:pasted|shared|sent|forwarded|attached)\b|\bwitness statements?\b|\bwhat (?:he|she|they|the \w+) (?:did|has done|have done)\b/i;
+  /(?:做|改|干|动|变)了(?:些)?(?:什么|哪些)(?:内容|东西|地方)?\s*[?？]?\s*[:：]?\s*$|(?:你|您)(?:贴|转述|发来|转发)的[^：:]{0,40}(?:做了|改了|包括|内容)[^：:]{0,12}[:：]\s*$|(?:已经)?做了的事\s*[:：]\s*$|做了[一二三四五六七八九十两几\d]+件事\s*[:：]\s*$|以下(?:都是|是|均为|均由|都由|由)[^：:]{1,12}(?:处理|做|完成|操作|负责|办)的?\s*[:：]\s*$|\b(?:from|in|of) (?:the|your) [\w\s.-]{0,40}?you (?:pasted|shared|sent|forwarded|attached)\b|\bwitness statements?\b|\bwhat (?:he|she|they|the \w+) (?:did|has done|have done)\b/i;
 const NAMES_SELF = /我|咱|\b(?:I|we|my|our)\b/;
 
 /** A table column that names who owns each row (负责人, Owner): a row owned by someone else is theirs. */
@@ -216,7 +217,7 @@ function assertionLines(
     const intro = /[⬇👇↓]/u.test(line) ? line.replace(/\s*(?:⬇️?|👇|↓)+\s*$/u, ":") : line;
     const bare = line.replace(/\*\*|__/g, "");
     const othersIntro =
-      (/[:：]\s*$/.test(bare) || /^#{1,6}\s/.test(bare)) &&
+      (/[:：]\s*$/.test(bare) || /^#{1,6}\s/.test(bare) || /^\*\*[^*]+\*\*$/.test(line)) &&
       OTHERS_INTRO.test(bare.slice(-200)) &&
       !NAMES_SELF.test(bare);
     if (
