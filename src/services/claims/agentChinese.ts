@@ -50,7 +50,8 @@ const ZH_LETTER = /(?:我们|我司|本公司)[^。]*(?:贵司|贵公司|贵方|
 const ZH_SEQUENCE_AFTER =
   /^(?:[完好过掉]|[\u4e00-\u9fff]{0,2}[了]?)[^，,。；;]{0,24}?(?:后|之后|以后|再说|再|才|可以|需要|就能|就可以|即可)/;
 /** Advice or a reminder to the user before the verb (建议先…确认数据都迁过去了再说, 记得把…换掉). */
-const ZH_ADVICE_BEFORE = /(?:建议|记得|提醒|麻烦|务必|最好|别忘了|应该|需要|可以)[^。；;]*$/;
+// (提醒 after a measure word or before a marker is the noun "reminder": 那条提醒已经挪到了周五.)
+const ZH_ADVICE_BEFORE = /(?:建议|记得|(?<![条个项的])提醒(?!已|都|均)|麻烦|务必|最好|别忘了|应该|需要|可以)[^。；;]*$/;
 /** An inference from what the user showed (说明部署在 10:01 结束，…): analysis, not a report of work. */
 const ZH_INFERENCE = /^(?:这)?(?:说明|可见|看来|由此可见|可以看出|看得出)/;
 /** Verbs of checking: completed with 过 they say someone looked (看过, 巡检过了, 验证过). */
@@ -281,7 +282,15 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
     .replace(/(?:顺手|顺便|随手|直接|手动|一并|同时|另外|先|再|也|还|马上|立刻|立即|刚刚?|一起|本地|在本地)+$/, "");
   if (disposer && disposer.length >= 2 && !yours)
     return { agent: "third party", reason: `the subject of a 把 sentence: ${disposer}` };
-  if (/(?:已经?|均已|都已|全部已)\s*\S{0,4}$/.test(lastClause) || yours) {
+  // (投诉已经按你确认的版本通过「12345」网上渠道提交了: a prepositional phrase between the marker and
+  // the verb leaves the marker the verb's, after a short topic — a longer one may name who acted.)
+  if (
+    /(?:已经?|均已|都已|全部已)\s*\S{0,4}$/.test(lastClause) ||
+    /^[\u4e00-\u9fff]{1,6}(?:已经?|均已|都已|全部已)(?:按照?|通过|用|在|向|根据|依照|经由)[^，,。；;]{0,40}$/.test(
+      lastClause.replace(/\s+/g, ""),
+    ) ||
+    yours
+  ) {
     return { agent: "assistant", reason: "this task's object, marked done" };
   }
   // (Up to the end of the verb's own clause: a first person in a later clause — 邮箱写成了
