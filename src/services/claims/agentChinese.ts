@@ -181,6 +181,9 @@ function otherActorFirst(clause: string): string | undefined {
   return role && ZH_PERSON.test(role) ? role : undefined;
 }
 
+const lastClauseOf = (before: string) =>
+  (before.split(/[，,；;：。！!]|(?<!\d):|:(?!\d)/).at(-1) ?? before).replace(/\s+/g, "");
+
 /** Chinese: who performed the action `verb` names in `plain`. */
 export function chineseAgent(plain: string, verb: string, context: AnswerContext, marked: boolean): Attribution {
   const { before, after } = around("zh", plain, verb);
@@ -232,6 +235,11 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
     // 据快递员反馈，包裹…已经退回站点: what follows a relayed source is the source's.
     if (earlierParts.some((part) => ZH_RELAY_FRAME.test(part.trim())))
       return { agent: "third party", reason: "what a source reports" };
+  }
+  // (已经帮您在「随申办」上预约好了: the one who serves the user, left out, is the writer — as sure
+  // as a first person.)
+  if (subject === "left out" && /^(?:[^，,。；;]*?(?:已经?|刚刚?|也|都))?(?:帮|为|替)(?:您|你)/.test(lastClauseOf(before))) {
+    return { agent: "assistant", reason: "first person" };
   }
   if (subject === "left out") {
     return { agent: "assistant", reason: marked ? "done marker on its line" : "status line with the subject left out" };

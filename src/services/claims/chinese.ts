@@ -131,7 +131,12 @@ function clauseClaim(
     // 将 is the future (我将发送) unless a completion marker comes first (已将邮件发送).
     const meeting = word === "会" && at > 0 && MEETING.test(words[at - 1]!);
     // 待审核的举报: a blocker inside an attributive phrase leaves the statement alone.
-    const attributive = words[at + 1] === "的" || words[at + 2] === "的" || words[at + 3] === "的";
+    // (计划已经拆成 6 个子任务: 计划 before a marker of time is the noun "the plan", the topic.)
+    const attributive =
+      words[at + 1] === "的" ||
+      words[at + 2] === "的" ||
+      words[at + 3] === "的" ||
+      (/^(?:计划|安排)$/.test(word) && /^(?:已经?|均已|都已)$/.test(words[at + 1] ?? ""));
     // 将/再/去 are the future (我将发送, 我再推上去, 我去改) unless the clause completes the verb
     // (我将…提交到了, 我再检查了一遍, 我去后台看了); 将 after 已 is the disposal marker.
     const soft = word === "将" || word === "再" || word === "去" || word === "随后" || word === "每";

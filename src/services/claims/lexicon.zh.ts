@@ -82,6 +82,8 @@ export const CHINESE_VERBS: Readonly<Record<ClaimKind, ReadonlyArray<string>>> =
     "建",
     "删除",
     "删",
+    "拆分",
+    "拆",
     "移除",
     "修复",
     "修",
