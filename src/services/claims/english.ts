@@ -76,6 +76,9 @@ function pastVerb(word: string | undefined): VerbForm | undefined {
   if (!word || NOT_ACTIONS.has(word)) return undefined;
   const known = PAST_FORMS.get(word);
   if (known) return known;
+  // (re-sent, re-ran, re-enabled: the verb done again is the verb.)
+  const again = /^re-([a-z]{3,})$/.exec(word);
+  if (again) return pastVerb(again[1]);
   // "unused", "unchanged": un- participles are adjectives. An unknown verb claims the weakest
   // kind: any successful receipt can back it.
   if (/^un[a-z]+ed$/.test(word)) return undefined;
@@ -192,12 +195,22 @@ function clauseClaim(
   return passiveOrState(clause);
 }
 
+const NOUN_BLOCKERS: ReadonlySet<string> = new Set(["plan", "need", "aim", "hope"]);
+const DETERMINERS: ReadonlySet<string> = new Set(["the", "your", "this", "that", "his", "her", "their", "our", "my"]);
+
 /** "The invoice was sent to…", "Changes have been committed", "Your file now contains…". */
 function passiveOrState(clause: ReadonlyArray<string>): EnglishMatch | undefined {
   const text = clause.join(" ");
   const definite = DEFINITE_SUBJECT.test(clause[0]!);
+  // ("Your plan has been switched": plan, need or aim after a determiner is a noun, the subject — no intention.)
   const blocked = (words: ReadonlyArray<string>) =>
-    words.some((w) => BLOCKERS.has(w) || w.endsWith("n't") || SUBORDINATORS.has(w) || FIRST_PERSON.has(w));
+    words.some(
+      (w, index) =>
+        (BLOCKERS.has(w) && !(NOUN_BLOCKERS.has(w) && DETERMINERS.has(words[index - 1] ?? ""))) ||
+        w.endsWith("n't") ||
+        SUBORDINATORS.has(w) ||
+        FIRST_PERSON.has(w),
+    );
   for (let at = 1; at < clause.length; at++) {
     const word = clause[at]!;
     const before = clause.slice(0, at);
