@@ -78,6 +78,7 @@ const EN_HABITUAL_AFTER =
   /^\s*(?:immediately|automatically|instantly|right away|once|whenever|when|after|every|each|within|as soon as|by default|only)\b/;
 const EN_MONTH =
   "(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)";
+const EN_YEAR_ENTRY = /^\s*(?:1[0-9]{3}|20[0-9]{2})s?\s*(?:—|–|-|:)\s/;
 /** A year of history, an era, or an event dated "on <day>": an event of the world, not a step of this task. */
 export const EN_DATE = new RegExp(
   [
@@ -89,6 +90,8 @@ export const EN_DATE = new RegExp(
     "\\b\\d{1,4}\\s*(?:bc|ad|bce|ce)\\b",
     `\\b(?:in|of|since|during|by)\\s+(?:early\\s+|late\\s+|mid-?)?${EN_MONTH}\\s+(?:1[0-9]{3}|20[0-9]{2})\\b`,
     "\\bin\\s+the\\s+(?:\\d{1,2}(?:st|nd|rd|th)|[a-z]+(?:teenth|tieth))\\s+century\\b",
+    // (A timeline's entry led by a year: "1993 — presented at the USENIX conference".)
+    EN_YEAR_ENTRY.source,
   ].join("|"),
 );
 /** The user did it: "you" as the subject before the verb. */
@@ -142,6 +145,10 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   // "Auto-renewed by cert-manager": a passive agent names the doer even when no subject is written.
   const byAgent = EN_BY_AGENT.exec(after);
   if (byAgent) return { agent: "third party", reason: `passive agent: by ${byAgent[1]}` };
+  // (A timeline's entry led by a year, "1993 — presented at USENIX", leaves out history's subject.)
+  if (subject === "left out" && !marked && EN_YEAR_ENTRY.test(plain)) {
+    return { agent: "none", reason: "a dated event of the world" };
+  }
   if (subject === "left out") {
     return { agent: "assistant", reason: marked ? "done marker on its line" : "status line with the subject left out" };
   }

@@ -242,7 +242,9 @@ function passiveOrState(clause: ReadonlyArray<string>): EnglishMatch | undefined
         // A passive headline has no object: "Email sent to…", not "Alice pushed the fix".
         // ("Files deleted from Drive stay in the Bin": a finite verb later makes it a modifier.)
         const finite = clause.slice(at + 1).some((w) => FINITE_LATER.has(w));
-        if (headline && (after === undefined || HEADLINE_NEXT.test(after)) && !finite) {
+        // ("Sync changed in version 5.8": what a release of the software changed.)
+        const release = /^in (?:version|release|v?\d)/.test(clause.slice(at + 1).join(" "));
+        if (headline && (after === undefined || HEADLINE_NEXT.test(after)) && !finite && !release) {
           return { kind: kindOf(headline, clause.slice(at + 1)), verb: word };
         }
       }
