@@ -70,11 +70,12 @@ const DRAFT_TITLE =
   /[(（](?:draft|template|sample|example|草稿|初稿|模板|范文|示例)[)）]|\b(?:draft|template|sample)(?:\s+v?\d+)?\s*$|^(?:draft|template|sample)\b(?!\s+(?:pr|pull|release|mode|status|order)\b)|草稿|初稿|模板|范文/i;
 
 /**
- * A line that opens by offering a template or a sample ("Here's a weekly status update template.
- * The example bullets…"): what follows is that sample, colon or not.
+ * A line that opens by offering a template, a sample or a draft ("Here's a weekly status update
+ * template. The example bullets…", "Sure — here's a postmortem draft…"): what follows is that
+ * sample, colon or not.
  */
 const SAMPLE_OPEN =
-  /^(?:here(?:'s| is) (?:a|an|one)\s+(?:[\w-]+\s+){0,4}?(?:template|sample|skeleton|boilerplate)\b(?! (?:i|we) (?:sent|used|filed|posted|submitted))|(?:这是|下面是|以下是)(?:一份|一个|一套|一段)?[^，。！？]{0,12}(?:模板|样例|范例|范文)(?![^。！？]{0,8}(?:我|已)))/i;
+  /^(?:(?:sure|ok|okay|of course|absolutely|certainly|happy to help)\s*[!,.—–-]*\s*)?(?:here(?:'s| is) (?:a|an|one)\s+(?:[\w-]+\s+){0,4}?(?:template|sample|skeleton|boilerplate|draft)\b(?! (?:i|we) (?:sent|used|filed|posted|submitted))|(?:这是|下面是|以下是)(?:一份|一个|一套|一段)?[^，。！？]{0,12}(?:模板|样例|范例|范文)(?![^。！？]{0,8}(?:我|已)))/i;
 
 /**
  * A letter inside an answer (not its first line) or an email that opens with its subject line: its
