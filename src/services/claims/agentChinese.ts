@@ -238,7 +238,10 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   }
   // (已经帮您在「随申办」上预约好了: the one who serves the user, left out, is the writer — as sure
   // as a first person.)
-  if (subject === "left out" && /^(?:[^，,。；;]*?(?:已经?|刚刚?|也|都))?(?:帮|为|替)(?:您|你)/.test(lastClauseOf(before))) {
+  if (
+    subject === "left out" &&
+    /^(?:[^，,。；;]*?(?:已经?|刚刚?|也|都))?(?:帮|为|替)(?:您|你)/.test(lastClauseOf(before))
+  ) {
     return { agent: "assistant", reason: "first person" };
   }
   if (subject === "left out") {
