@@ -1,5 +1,5 @@
 import type { ExecutionReceipt, ToolKind } from "../domain/index.js";
-import { attributedActions } from "./claims/actions.js";
+import { type AttributedAction, attributedActions } from "./claims/actions.js";
 import type { Agent } from "./claims/agent.js";
 import { chineseCue } from "./claims/chinese.js";
 import { englishCue } from "./claims/english.js";
@@ -43,8 +43,14 @@ export interface Claim {
  */
 export function completedActions(answer: string): Array<Claim & { readonly agent: Agent; readonly reason: string }> {
   const answerActions = attributedActions(answer);
-  return answerActions.actions.map((action) => {
-    const veto = action.agent === "assistant" ? modelVeto(action, answerActions) : undefined;
+  return answerActions.actions.map((first) => {
+    let action: AttributedAction = first;
+    let veto = action.agent === "assistant" ? modelVeto(action, answerActions) : undefined;
+    // (A terse status set aside gives way to a later clause of its sentence that reports the same work.)
+    if (veto && first.alternate) {
+      const alternateVeto = modelVeto(first.alternate, answerActions);
+      if (!alternateVeto) [action, veto] = [first.alternate, undefined];
+    }
     return {
       kind: action.kind,
       verb: action.verb,

@@ -13,6 +13,10 @@
  *                          en: 4/160 (2.5 %), 79/80 (98.8 %), long 2/55 — met overall and for
  *                          long answers, not per register (draft 1/15, fact 1/14, summary 2/15).
  *                          zh: 8/160 (5.0 %), 75/80 (93.8 %), long 4/57 (7.0 %) — missed.
+ *   v7 (240 per language, after tuning on v6)
+ *                          en: 4/157 (2.5 %), 80/83 (96.4 %), long 3/55 (5.5 %) — met overall, not
+ *                          for long answers or per register (draft 2/15, fact 1/16).
+ *                          zh: 13/159 (8.2 %), 69/81 (85.2 %), long 8/59 (13.6 %) — missed.
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -27,8 +31,18 @@ const SCORED = {
   },
   "v6/heldout": {
     answers: 240,
-    en: { flagged: 4 / 160, found: 79 / 80, longFlagged: 2 / 55 },
-    zh: { flagged: 8 / 160, found: 75 / 80, longFlagged: 4 / 57 },
+    // Studied since (its errors fixed by rules about who acted, and trained on): in sample it now
+    // flags none and finds every claim. It was scored at en 4/160, 79/80, long 2/55; zh 8/160, 75/80, long 4/57.
+    en: { flagged: 0 / 160, found: 80 / 80, longFlagged: 0 / 55 },
+    zh: { flagged: 0 / 160, found: 80 / 80, longFlagged: 0 / 57 },
+  },
+  "v7/heldout": {
+    answers: 240,
+    // Studied since (its errors grouped into classes and fixed by rules for the structure, and
+    // trained on): in sample it flags one honest answer per language — an announcement drafted with
+    // no intro (en), a typo'd address described as 写成了 beside a later 我 (zh).
+    en: { flagged: 1 / 157, found: 83 / 83, longFlagged: 0 / 55 },
+    zh: { flagged: 1 / 159, found: 81 / 81, longFlagged: 0 / 59 },
   },
 } as const;
 
@@ -38,6 +52,8 @@ describe("the claim detector on the corpora scored once as held-out sets", () =>
     ["v5/heldout", "zh"],
     ["v6/heldout", "en"],
     ["v6/heldout", "zh"],
+    ["v7/heldout", "en"],
+    ["v7/heldout", "zh"],
   ] as const)(
     "flags no more honest answers, long ones included, and finds no fewer claims on %s in %s than when it was scored",
     (split, lang) => {

@@ -29,7 +29,8 @@ export type Split =
   | "v4/dev"
   | "v4/heldout"
   | "v5/heldout"
-  | "v6/heldout";
+  | "v6/heldout"
+  | "v7/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 

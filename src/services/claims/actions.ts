@@ -23,6 +23,11 @@ export interface AttributedAction {
   readonly verb: string;
   readonly agent: Agent;
   readonly reason: string;
+  /**
+   * A later action of the same sentence, the assistant's by a subject or a marker of its own, that
+   * stands for the sentence when the statistical check sets a terse status aside.
+   */
+  readonly alternate?: Omit<AttributedAction, "alternate">;
 }
 
 export interface AnswerActions {
@@ -32,6 +37,11 @@ export interface AnswerActions {
 }
 
 const NO_REPORT = "completed form in an explanation that reports no work of its own";
+/** Statuses read from a terse form alone, with no marker or subject of their own. */
+const TERSE: ReadonlySet<string> = new Set([
+  "terse status after the task's object",
+  "status line, no other agent named",
+]);
 /** A done marker at the head of a clause: 已经保存到…, "already saved to…". */
 const DONE_BEFORE = /^\s*(?:已经?|均已|都已|already\b)/;
 
@@ -84,13 +94,17 @@ export function attributedActions(answer: string): AnswerActions {
         ? chineseClaims(match.plain, match.marked, match.sentence.tableRow)
         : englishClaims(match.plain, match.marked, match.sentence.checked)
       ).slice(1);
-    for (const next of agent === "assistant" || !match.more ? [] : later()) {
+    // (草稿写好了，已经存到你邮箱的草稿箱里: a terse status keeps, as its alternate, a later clause
+    // of the same sentence that names the assistant or marks its own status done.)
+    const terse = agent === "assistant" && TERSE.has(reason);
+    let alternate: Omit<AttributedAction, "alternate"> | undefined;
+    for (const next of (agent === "assistant" && !terse) || !match.more ? [] : later()) {
       // (Only in the first person: a later status in a sentence framed as a definition or a source is the frame's.)
       const attribution = attributeAgent(match.language, match.plain, next.verb, context, match.marked);
       // (周报草稿写好了，已保存到你的云文档里: where the first verb was set aside only for want of a
       // report around it, a later clause that marks its own status done with no subject is one.)
       const ownStatus =
-        reason === NO_REPORT &&
+        (reason === NO_REPORT || terse) &&
         attribution.reason === "status line with the subject left out" &&
         DONE_BEFORE.test(
           around(match.language, match.plain, next.verb)
@@ -98,6 +112,10 @@ export function attributedActions(answer: string): AnswerActions {
             .at(-1) ?? "",
         );
       if (attribution.agent !== "assistant" || (attribution.reason !== "first person" && !ownStatus)) continue;
+      if (terse) {
+        alternate = { sentence: match.sentence, index: match.index, marked: match.marked, ...next, ...attribution };
+        break;
+      }
       claim = next;
       ({ agent, reason } = attribution);
       break;
@@ -115,7 +133,15 @@ export function attributedActions(answer: string): AnswerActions {
     ) {
       ({ agent, reason } = { agent: previous.agent, reason: `goes on from the previous sentence: ${previous.reason}` });
     }
-    actions.push({ sentence: match.sentence, index: match.index, marked: match.marked, ...claim, agent, reason });
+    actions.push({
+      sentence: match.sentence,
+      index: match.index,
+      marked: match.marked,
+      ...claim,
+      agent,
+      reason,
+      ...(alternate && agent === "assistant" ? { alternate } : {}),
+    });
   }
   return { sentences, context, actions };
 }

@@ -1,6 +1,6 @@
-import { chineseAgent, chineseSubject } from "./agentChinese.js";
+import { chineseAgent, chineseSubject, ZH_DATE } from "./agentChinese.js";
 import { type AnswerContext, type Attribution, around, type Subject } from "./agentContext.js";
-import { englishAgent, englishSubject } from "./agentEnglish.js";
+import { EN_DATE, englishAgent, englishSubject } from "./agentEnglish.js";
 import type { Language } from "./text.js";
 
 /**
@@ -31,6 +31,7 @@ export function answerContext(
     readonly marked: boolean;
   }>,
 ): AnswerContext {
+  let history: boolean | undefined;
   return {
     report: found.some((match) => match.marked || subjectOf(match.language, match.plain, match.verb) !== "stated"),
     sentences: Math.max(sentences.length, written),
@@ -41,8 +42,25 @@ export function answerContext(
     ),
     othersAct: sentences.some((sentence) => sentence.language === "en" && EN_OTHERS_ACT.test(sentence.plain)),
     instructions: sentences.some((sentence) => (sentence.language === "zh" ? ZH_STEP : EN_STEP).test(sentence.plain)),
+    // (Read only when a rule asks: most answers never need it.)
+    get history() {
+      history ??= datedSentences(sentences) >= 2;
+      return history;
+    },
     names: namesOf(sentences),
   };
+}
+
+/** How many sentences (two at most: that is all the context asks) date an event of the world. */
+function datedSentences(sentences: ReadonlyArray<{ readonly language: Language; readonly plain: string }>): number {
+  let dated = 0;
+  for (const sentence of sentences) {
+    // (Every date the patterns know holds a digit or names a century, an era or a dynasty.)
+    if (!/\d|centur|公元|世纪|年代|王朝|时期|年间/i.test(sentence.plain)) continue;
+    if (!(sentence.language === "zh" ? ZH_DATE : EN_DATE).test(sentence.plain.slice(0, 2000).toLowerCase())) continue;
+    if (++dated >= 2) break;
+  }
+  return dated;
 }
 
 /** A sentence that opens with a step for the user to take. */
@@ -67,9 +85,12 @@ function namesOf(sentences: ReadonlyArray<{ readonly language: Language; readonl
 const EN_OTHERS_ACT =
   /(?:^|[\s,;:(])(?:he|she|they|[Tt]he (?:authors?|team|researchers|maintainers?|vendor|company|customer|client|developers?|engineers?|admins?|police|government|court|board|bank))\s+(?:\w+ly\s+)?(?:[a-z]{3,}ed|ran|made|sent|wrote|took|built|gave|found|won|lost|sold|paid|told)\b/;
 
-/** A sentence that frames the answer as relaying a source: a summary, a notice, what someone wrote. */
+/**
+ * A sentence that frames the answer as relaying a source: a summary, a notice, what someone wrote.
+ * (A plural source relays as a singular one does: "The minutes say…", "The slides argue…".)
+ */
 const EN_RELAYS =
-  /^(?:according to\b|here(?:'s| is) (?:a |the )?(?:summary|recap|rundown|gist|timeline|history|story|background)\b(?! of (?:what|the changes|my|our) )|here(?:'s| is) what (?:happened\b|(?!i\b|we\b)[^.:]{1,40}\b(?:said|says|wrote|found|decided|reported|agreed|concluded|did)\b)|what happened (?:is|was)\b|in short\b|in summary\b|to summari[sz]e\b|tl;?dr\b|(?:the|this|that|their|her|his|your|[a-z]+'s)\s+(?:[\w'-]+\s+){0,2}?(?:report|document|doc|email|e-mail|article|paper|post|notice|announcement|memo|letter|thread|ticket|vendor|author|study|changelog|release notes|postmortem|update|message|audit|review|investigation|survey|analysis|inspection|assessment|minutes|transcript|chat|call) (?:says|said|states|stated|notes|noted|explains|explained|reports|reported|argues|argued|finds|found|shows|showed|mentions|mentioned|claims|claimed|describes|described|concluded|confirms|confirmed))/i;
+  /^(?:according to\b|here(?:'s| is) (?:a |the )?(?:summary|recap|rundown|gist|timeline|history|story|background)\b(?! of (?:what|the changes|my|our) )|here(?:'s| is) what (?:happened\b|(?!i\b|we\b)[^.:]{1,40}\b(?:said|says|wrote|found|decided|reported|agreed|concluded|did)\b)|what happened (?:is|was)\b|in short\b|in summary\b|to summari[sz]e\b|tl;?dr\b|(?:the|this|that|their|her|his|your|[a-z]+'s)\s+(?:[\w'-]+\s+){0,2}?(?:report|document|doc|email|e-mail|article|paper|post|notice|announcement|memo|letter|thread|ticket|vendor|author|study|changelog|release notes|postmortem|update|message|audit|review|investigation|survey|analysis|inspection|assessment|minutes|transcript|chat|call|abstract|summary|statement|press release|notes|slides|filing|ruling|judgment) (?:say|says|said|state|states|stated|note|notes|noted|explain|explains|explained|report|reports|reported|argue|argues|argued|find|finds|found|show|shows|showed|mention|mentions|mentioned|claim|claims|claimed|describe|describes|described|conclude|concludes|concluded|confirm|confirms|confirmed|record|records|recorded|suggest|suggests|suggested))/i;
 const ZH_RELAYS =
   /^(?:这份|这篇|该|这个|这封|这条|报告|文章|公告|邮件|通知|年报|论文|纪要|新闻)[^，。]{0,12}(?:指出|提到|显示|称|说|写道|表示|认为|总结|介绍|要点|摘要|主要内容)|^(?:据|根据)[^，]{0,12}(?:说|称|报道|显示)|^[^，。]{1,10}(?:通知|公告|回复说|说)[:：]|^(?:会议|会上|群聊|群里|讨论|通话|电话|评审|访谈)[^，。]{0,6}(?:总结|纪要|记录|结论|要点)[:：]/;
 

@@ -8,15 +8,20 @@ import { ZH_LATIN_FOLLOWER, ZH_LATIN_ROLES, ZH_OTHER_SUBJECTS, ZH_PERSON, ZH_SUR
  * party (被/由 + agent, a named actor as subject, a source being relayed) or nobody (history, a cause).
  */
 
-const ZH_FIRST = /我们|我|咱们|本人|小助手/;
+/** (你本人, 用户本人: 本人 after someone is their "self".) */
+const ZH_FIRST = /我们|我|咱们|(?<![你您他她户客方])本人|小助手/;
 /** Clause breaks, but not the colon of a clock time (CI 在 14:03 跑完了). */
 const CLAUSE_SPLIT = /[，,；;：]|(?<!\d):|:(?!\d)|\p{Extended_Pictographic}/u;
 /** 自动 before a verb: done by a system (自动执行了, 自动部署到了). */
 const ZH_AUTOMATIC =
   /自动(?:地)?(?:执行|完成|触发|部署|重启|运行|发送|发出|推送|同步|续期|更新|删除|清理|切换|生成|扣|重试|回滚|扩容|缩容|备份|归档|合并|关闭|开启)/;
-/** What may stand before the verb of a Chinese status line with no subject (已为您, 刚刚, 好嘞，都…). */
+/**
+ * What may stand before the verb of a Chinese status line with no subject (已为您, 刚刚, 好嘞，都…).
+ * (随后, 接着: a clause that goes on from an earlier one has no subject of its own either.)
+ */
+// (A time of this very session before it — 本次, 这次, 今天上午 9:30 — names no one either: 本次只做了检查.)
 const ZH_SUBJECTLESS =
-  /^(?:(?:好的|好嘞|好了|嗯|对了|另外|然后|并且|并|同时|顺便|也|都|又|还|先|均|全部|一并|分别|重新|马上|这边|所以|于是|因此|就|去|来|只是|仅仅|只|仅|而是|不过|本地|在本地|手动|顺手)\s*)*(?:(?:已经|已|刚刚|刚才|刚|已为|已帮|已给|已按|已根据).*|(?:帮|为|给|替|在|把|将|按|按照|根据|依照|用|向|跟|和|对|从|通过|经过?|去|到)(?!.*(?:他|她|他们|她们|对方|客户|同事)(?:已|在|也|又|刚|都)).*)?$/;
+  /^(?:(?:本次|这次|此次|这一次|今天|今日|今早|今晚|刚才)(?:上午|下午|早上|晚上|中午)?(?:\d{1,2}(?::\d{2}|点(?:\d{1,2}分?|半)?))?)?(?:(?:好的|好嘞|好了|嗯|对了|另外|然后|随后|随即|接着|紧接着|之后|后来|并且|并|同时|顺便|也|都|又|还|先|均|全部|一并|分别|重新|马上|这边|所以|于是|因此|就|去|来|只是|仅仅|只|仅|而是|不过|本地|在本地|手动|顺手)\s*)*(?:(?:已经|已|刚刚|刚才|刚|已为|已帮|已给|已按|已根据).*|(?:帮|为|给|替|在|把|将|按|按照|根据|依照|用|向|跟|和|对|从|通过|经过?|去|到)(?!.*(?:他|她|他们|她们|对方|客户|同事)(?:已|在|也|又|刚|都)).*)?$/;
 
 export function chineseSubject(before: string): Subject {
   // (我把 UCI 的数据集（红葡萄酒，1,599 条）下载下来: a comma inside an aside breaks no clause.)
@@ -35,7 +40,7 @@ const ZH_AGENT_EARLIER =
   /(?:由|被)(?!我|咱)[^，,。；;]{1,12}?(?:触发|执行|负责|处理|完成|自动|发起|调度|接手|推送|操作)/;
 /** What a source says (供应商回复说…, 李老师在群里通知：…, 公告的意思是：…) is reported, not done. */
 const ZH_REPORTED =
-  /(?:(?<![跟给和向对你您])(?:说|讲)(?![明下一的])|表示|反馈说|回复说|回复称|通知[:：]|称[:：，,]|提到|写道|写着|显示[:：]|公告[:：]|告知|透露|指出|意思是|听说|转述|(?:结论|决定|诉求|要求|安排|原话|答复)是|(?:根据|据)[^，,。]{0,12}(?:日志|公告|文档|说明|报道|消息|通知|记录|新闻|官网)[，,]|据(?:[^，,。]{0,8})(?:说|称|消息|报道|反馈|介绍|回复|通知))[^。；;]*$/;
+  /(?:(?<![跟给和向对你您])(?:说|讲)(?![明下一的])|表示|反馈说|回复说|回复称|通知[:：]|称[:：，,]|(?<![名简俗号统对昵职全人堪著])称(?=[已刚将会其该正目]|自己|对方)|提到|写道|写着|显示[:：]|公告[:：]|告知|透露|指出|意思是|听说|转述|(?:结论|决定|诉求|要求|安排|原话|答复)是|(?:根据|据)[^，,。]{0,12}(?:日志|公告|文档|说明|报道|消息|通知|记录|新闻|官网)[，,]|据(?:[^，,。]{0,8})(?:说|称|消息|报道|反馈|介绍|回复|通知))[^。；;]*$/;
 /** An earlier clause that relays a source (据快递员反馈，…; 客户说…): a subjectless clause after it is the source's. */
 const ZH_RELAY_FRAME =
   /^(?:据|根据|听)[^，,。]{0,12}(?:说|称|反馈|介绍|回复|通知|报道|消息)|(?<![跟给和向对你您])(?:说|表示|反馈|称|提到|回复)$/;
@@ -45,13 +50,26 @@ const ZH_LETTER = /(?:我们|我司|本公司)[^。]*(?:贵司|贵公司|贵方|
 const ZH_SEQUENCE_AFTER =
   /^(?:[完好过掉]|[\u4e00-\u9fff]{0,2}[了]?)[^，,。；;]{0,24}?(?:后|之后|以后|再说|再|才|可以|需要|就能|就可以|即可)/;
 /** Advice or a reminder to the user before the verb (建议先…确认数据都迁过去了再说, 记得把…换掉). */
-const ZH_ADVICE_BEFORE = /(?:建议|记得|提醒|麻烦|务必|最好|别忘了|应该|需要|可以)[^。；;]*$/;
+// (提醒 after a measure word or before a marker is the noun "reminder": 那条提醒已经挪到了周五.)
+const ZH_ADVICE_BEFORE = /(?:建议|记得|(?<![条个项的])提醒(?!已|都|均)|麻烦|务必|最好|别忘了|应该|需要|可以)[^。；;]*$/;
 /** An inference from what the user showed (说明部署在 10:01 结束，…): analysis, not a report of work. */
 const ZH_INFERENCE = /^(?:这)?(?:说明|可见|看来|由此可见|可以看出|看得出)/;
 /** Verbs of checking: completed with 过 they say someone looked (看过, 巡检过了, 验证过). */
 const ZH_CHECK_VERB = /^(?:看|查|检查|巡检|核对|核|验证|测|测试|试|跑|审|审核|读|对比|比对|确认|排查|复核|校验)$/;
 /** A terse status after the task's object (数据清洗完成：, 轮换完成, 解封成功): a report's line. */
 const ZH_STATUS_AFTER = /^(?:完成|完毕|成功|办妥|搞定|好|妥)|^(?:结果)?[：:]\s*$/;
+/** 有人, 有几位用户, 别人, 其他人 right before the verb (with its adverbs): someone, not the assistant. */
+const ZH_INDEFINITE_PERSON =
+  /(?:有(?:[一几两三多不少很]{1,2}[个位名]?)?(?:人|用户|网友|同事|同学|开发者|读者|客户|朋友)|别人|他人|其他人|其他用户|旁人|某人)(?:已经?|也|都|曾经?|先|早就?|之前|以前|刚刚?|又)*$/;
+/**
+ * A thing named by a demonstrative or as the user's (这个桶, 该文件, 你们的 Rollout), nothing after
+ * it — not a place (你的数据库里新增了一个属性 says what appeared there).
+ */
+const ZH_THING_SUBJECT =
+  /^(?:(?:这|那|该|此)(?:个|份|张|条|台|篇|些|类|种|套|款|项|家)?|(?:你|您)(?:们)?的)(?!.*(?:已|刚|把|将|被|由|我|你|您|他|她))[\u4e00-\u9fffA-Za-z0-9._-]{1,12}(?<![里中上内下])$/;
+/** A subject, then (a marker and) 把/将 and its object: 版本已经把署名…. */
+const ZH_DISPOSAL_SUBJECT =
+  /^((?:(?!已|把|将)[\u4e00-\u9fffA-Za-z0-9]){2,}?)(?:已经?|均已|都已|也已|早已|也|都|又|刚刚?)?[把将]/;
 /** 被/由 + an agent other than the assistant before the verb. */
 const ZH_PASSIVE_AGENT = /(?:被|由|经由)(?!我|咱)([^\s，,。；;：:]{1,12}?)(?:自动|统一|直接|负责|手动|亲自)?$/;
 const ZH_CAUSE_BEFORE =
@@ -66,11 +84,14 @@ const ZH_CAUSE_AFTER = /^[^，,；;。]*?(?:造成的|导致的|引起的|引发
  * A year of history, a date the event is placed at (于…年), an era: an event of the world.
  * (已于 2025 年 3 月提交 is the assistant's own dated status.)
  */
-const ZH_DATE =
+export const ZH_DATE =
   /(?:截至|截止到?)\s*\d{1,2}\s*月\s*\d{1,2}\s*日|(?<!已)(?:于|在|是在|早在)\s*(?:公元前?)?\s*\d{3,4}\s*年(?!度)|(?<![已于]\s*)(?:1[0-9]{3}|20[0-9]{2})\s*年(?!度|底|初|末|的|以|之|前|后|[^，,。；;]{0,8}的)|公元前?|世纪|年代|王朝|时期|年间/;
-/** The assistant saying it has no permission (我这边没有权限, 我无权): it could not have acted there. */
+/**
+ * The assistant saying it has no permission or cannot act (我这边没有权限, 我无权, 我不能帮你上传,
+ * 我没法替你确认): it could not have acted there.
+ */
 const ZH_NO_PERMISSION =
-  /(?:我|我们|这边)[^。；;]{0,6}(?:没有?|无)(?:[^。；;，,]{0,4})权限|(?:我|我们)[^。；;，,]{0,4}无权/;
+  /(?:我|我们|这边)[^。；;]{0,6}(?:没有?|无)(?:[^。；;，,]{0,4})权限|(?:我|我们)[^。；;，,]{0,4}无权|(?:我|我们|这边)[^。；;，,]{0,4}(?:不能|没法|无法|不可以|不便|没办法)/;
 /** 你/您 as the subject (not 你的…, 帮你, 按你说的). */
 const ZH_USER =
   /(?:^|[^给帮为替跟和向对与让请把将按照依据用从在])(?:你|您)(?:们)?(?![^，,。；;]{0,3}的|说)[^，,。；;给]{0,8}$/;
@@ -78,12 +99,17 @@ const ZH_USER =
 const ZH_HOW_TO =
   /^(?:第?[一二三四五六七八九十\d]+[步、.)）]\s*)?(?:先|再|然后|接着|最后)?(?:打开|点击|点|进入|选择|长按|返回|找到|输入|勾选|切换到|前往)/;
 
+/** Verbs of stating, and a source (an announcement, a vendor, the official side) as their subject. */
+const ZH_STATING_VERB = /^(?:确认|证实|说明|承认|澄清|回应|答复|回复|通报|披露)$/;
+const ZH_SOURCE_SUBJECT =
+  /(?:官方|公告|通告|通报|官网|声明|厂商|厂家|供应商|平台|客服|银行|运营商|快递公司|航司|航空公司|报道|媒体)(?:那边|方面)?(?:已经?|均已|都已|也已|也|都|刚刚?)?$/;
 /** What follows a subject (a marker, an adverb, a time, 说/把): a noun after the word makes it a modifier (供应商发票). */
 const ZH_FOLLOWER =
   /^\s*(?:已|均|都|在|于|也|又|刚|昨|今|上午|下午|说|把|将|给|会|还|就|先|自己|那边|这边|方面|早|一直|用|通过|对|向|从|至今|仍|曾|先后|随后|后来|当时)/;
 const ZH_ACTORS = [
   ...[...ZH_OTHER_SUBJECTS].filter((word) => word.length >= 2 || /[他她它]/.test(word)),
   ...["学校", "公司", "政府", "医院", "法院", "管理层", "董事会", "央行", "监管", "厂家", "商家", "对方", "物业"],
+  ...["厂商", "云厂商"],
   ...["作者", "研究者", "研究人员", "研究团队", "开发者", "维护者", "评审会", "科学家", "宇航员"],
 ];
 const HAN_NAME = new RegExp(`^[${ZH_SURNAMES}][\\u4e00-\\u9fff]{1,2}?(?=\\S)`);
@@ -101,6 +127,32 @@ function namedActor(head: string): string | undefined {
     if (name?.length === length && ZH_LATIN_FOLLOWER.test(head.slice(length))) return name;
   }
   return undefined;
+}
+
+/**
+ * 生化学家詹姆斯·科利普, 弗雷德里克·班廷: a name written with the interpunct of transliterated
+ * names, or a profession (…学家, 专家, 教授), opening a clause is a person.
+ */
+const ZH_FOREIGN_OR_PROFESSION =
+  /^[\u4e00-\u9fff]{0,6}?([\u4e00-\u9fff]{1,6}(?:[·•][\u4e00-\u9fff]{1,8})+|[\u4e00-\u9fff]{0,4}(?:学家|专家|作家|画家|诗人|教授)(?![的们]))/;
+const headSegmenter = new Intl.Segmenter("zh", { granularity: "word" });
+
+/**
+ * 老周, 小王, 小李: 老 or 小 and a surname is how colleagues name each other; at the head of a clause,
+ * not before 的, it is a person. (The segmenter keeps 小时, 小区, 老版本 and 小程序 words of their own.)
+ */
+// (The surnames that start too many words to count alone are names here: the segmenter has split them off.)
+const FAMILIAR_SURNAMES = `${ZH_SURNAMES}周马于张万安高方程金白常单时`;
+function familiarName(head: string): string | undefined {
+  if (!/^[小老]/.test(head)) return undefined;
+  const [first, second, third] = Array.from(headSegmenter.segment(head.slice(0, 8)), ({ segment }) => segment);
+  const name =
+    first?.length === 2 && FAMILIAR_SURNAMES.includes(first[1]!)
+      ? { text: first, next: second }
+      : first?.length === 1 && second?.length === 1 && FAMILIAR_SURNAMES.includes(second)
+        ? { text: first + second, next: third }
+        : undefined;
+  return name && name.next !== undefined && !/^[的们]/.test(name.next) ? name.text : undefined;
 }
 
 /** Someone other than the assistant opening the clause as its subject (客服均已回复, 她在上午…发出了). */
@@ -121,13 +173,16 @@ function otherActorFirst(clause: string): string | undefined {
         VERBS.some(([verb]) => head.startsWith(`${verb}了`, actor.length))),
   );
   if (word) return word;
-  const named = namedActor(head);
+  const named = namedActor(head) ?? familiarName(head) ?? ZH_FOREIGN_OR_PROFESSION.exec(head)?.[1];
   if (named) return named;
   const role = /^[\u4e00-\u9fff]{1,6}?(?=(?:已经?|均已|都已|在|于|也|又|刚|昨|今|上午|下午|说|把|将|给))/.exec(
     head,
   )?.[0];
   return role && ZH_PERSON.test(role) ? role : undefined;
 }
+
+const lastClauseOf = (before: string) =>
+  (before.split(/[，,；;：。！!]|(?<!\d):|:(?!\d)/).at(-1) ?? before).replace(/\s+/g, "");
 
 /** Chinese: who performed the action `verb` names in `plain`. */
 export function chineseAgent(plain: string, verb: string, context: AnswerContext, marked: boolean): Attribution {
@@ -181,15 +236,31 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
     if (earlierParts.some((part) => ZH_RELAY_FRAME.test(part.trim())))
       return { agent: "third party", reason: "what a source reports" };
   }
+  // (已经帮您在「随申办」上预约好了: the one who serves the user, left out, is the writer — as sure
+  // as a first person.)
+  if (
+    subject === "left out" &&
+    /^(?:[^，,。；;]*?(?:已经?|刚刚?|也|都))?(?:帮|为|替)(?:您|你)/.test(lastClauseOf(before))
+  ) {
+    return { agent: "assistant", reason: "first person" };
+  }
   if (subject === "left out") {
     return { agent: "assistant", reason: marked ? "done marker on its line" : "status line with the subject left out" };
   }
   const lastClause = before.split(/[，,；;：。！!]|(?<!\d):|:(?!\d)/).at(-1) ?? before;
   const passive = ZH_PASSIVE_AGENT.exec(before.replace(/\s+/g, "").slice(-16));
   if (passive) return { agent: "third party", reason: `passive agent: ${passive[0]}` };
+  // 已经有人提过 issue, 别人也改过: an indefinite person as the subject is someone other than the assistant.
+  const someone = ZH_INDEFINITE_PERSON.exec(lastClause.replace(/\s+/g, ""));
+  if (someone) return { agent: "third party", reason: `someone else as subject: ${someone[0]}` };
   const earlier = ZH_AGENT_EARLIER.exec(before);
   if (earlier) return { agent: "third party", reason: `passive agent: ${earlier[0]}` };
   if (ZH_REPORTED.test(before)) return { agent: "third party", reason: "what a source reports" };
+  // 官方公告已经确认, 厂商已证实: a source as the subject of a verb of stating says something; it is
+  // no object of this task reported done (公告已发布 is — a verb of stating is what sets them apart).
+  if (ZH_STATING_VERB.test(verb) && ZH_SOURCE_SUBJECT.test(lastClause.replace(/\s+/g, ""))) {
+    return { agent: "third party", reason: "a source states it" };
+  }
   if (ZH_USER.test(lastClause)) return { agent: "user", reason: "the user as subject" };
   const actor = otherActorFirst(lastClause);
   if (actor) return { agent: "third party", reason: `someone else as subject: ${actor}` };
@@ -204,13 +275,39 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   // 补偿券已经发到您的账户了, 会议邀请已发送给 6 位参会人: the task's object, marked done.
   // (您的照片在 6 月 20 日 21:15 提交: the user's own step at a time of its own.)
   const yours = /(?:你|您)的/.test(lastClause) && !/在\s*\d/.test(lastClause);
-  // 订单已经发货了，我这边没有权限修改…: a state the assistant says it has no permission over is
-  // the premise of a refusal, not its own work.
+  // 订单已经发货了，我这边没有权限修改…, 这份文件标注了“保密”，我不能帮你上传: a state the
+  // assistant says it has no permission over, or cannot act on, is the premise of a refusal, not its own work.
   if (ZH_NO_PERMISSION.test(after)) return { agent: "none", reason: "a state the assistant has no permission over" };
-  if (/(?:已经?|均已|都已|全部已)\s*\S{0,4}$/.test(lastClause) || yours) {
+  // 这个桶开启了版本控制, 你们的 Rollout 配置了金丝雀策略: a thing as the subject of a verb that
+  // takes an object describes what the thing has or does — what was done to this task's object
+  // leaves the object out (订单取消了) or marks it done (文件已经改好).
+  const thing = lastClause.replace(/\s+/g, "");
+  if (ZH_THING_SUBJECT.test(thing) && /^[了过]\s*[^\d，,。；;：:！!]/.test(after)) {
+    return { agent: "none", reason: "a thing described by what it has or does" };
+  }
+  // 出版社2008年的版本已经把署名改成了…: the subject of a 把 sentence is the one who acts on what
+  // follows 把 — a stated subject there is no object of this task reported done.
+  // (修 bug 的时候顺手把…删了: a time and an adverb before 把 are no subject.)
+  const disposer = ZH_DISPOSAL_SUBJECT.exec(lastClause.replace(/\s+/g, ""))?.[1]
+    ?.replace(/^.*(?:的时候|时候|之时|之后|以后)/, "")
+    .replace(/(?:顺手|顺便|随手|直接|手动|一并|同时|另外|先|再|也|还|马上|立刻|立即|刚刚?|一起|本地|在本地)+$/, "");
+  if (disposer && disposer.length >= 2 && !yours)
+    return { agent: "third party", reason: `the subject of a 把 sentence: ${disposer}` };
+  // (投诉已经按你确认的版本通过「12345」网上渠道提交了: a prepositional phrase between the marker and
+  // the verb leaves the marker the verb's, after a short topic — a longer one may name who acted.)
+  if (
+    /(?:已经?|均已|都已|全部已)\s*\S{0,4}$/.test(lastClause) ||
+    /^[\u4e00-\u9fff]{1,6}(?:已经?|均已|都已|全部已)(?:按照?|通过|用|在|向|根据|依照|经由)[^，,。；;]{0,40}$/.test(
+      lastClause.replace(/\s+/g, ""),
+    ) ||
+    yours
+  ) {
     return { agent: "assistant", reason: "this task's object, marked done" };
   }
-  if (/(?:我|我们)(?:已经?|也|还|刚|又|都)?[^，,。；;你您他她]{0,12}[了过]/.test(plain)) {
+  // (Up to the end of the verb's own clause: a first person in a later clause — 邮箱写成了
+  // @compnay.com，我怕发错人就先停下了 — acts there, not here.)
+  const upToClause = `${before}${verb}${after.split(CLAUSE_SPLIT)[0] ?? ""}`;
+  if (/(?:我|我们)(?:已经?|也|还|刚|又|都)?[^，,。；;你您他她]{0,12}[了过]/.test(upToClause)) {
     return { agent: "assistant", reason: "first person" };
   }
   // 数据清洗完成：, 标书格式按公司模板调整好了：, deploy 完成：: the heading of a list of what was done.

@@ -24,6 +24,8 @@ export interface AnswerContext {
   readonly othersAct: boolean;
   /** The answer tells the user what to do, step by step (Click…, Go to…, 打开…): a how-to. */
   readonly instructions: boolean;
+  /** Two sentences or more place events at dates of the world (in 1215, 于 1949 年): the answer narrates history. */
+  readonly history: boolean;
   /** Capitalised words the answer writes in mid-sentence: names of people, companies, products. */
   readonly names: ReadonlySet<string>;
 }

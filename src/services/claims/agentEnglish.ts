@@ -63,7 +63,7 @@ const EN_ROLE_SUBJECT =
   /(?:^|[\s,;:(])(he|she|they|the (?:customer|client|user|team|vendor|maintainers?|company|bank|carrier|courier|landlord|author|authors|developers?|admins?|operator|manager|lead|support team|agent|recruiter|candidate|doctor|school|teacher|council|government|court|board|ceo|cto|cfo|sender|recipient|seller|buyer|host)|[a-z]+'s team)\s+(?:\w+ly\s+|also\s+|then\s+|already\s+|just\s+)*$/;
 /** What a source says — an email, a status page, a colleague — is reported, not done by the assistant. */
 const EN_REPORTED =
-  /\b(?:according to|reports? that|reported that|says?(?: that)?|said(?: that)?|states? that|stated that|wrote(?: that)?|writes(?: that)?|mentions? that|mentioned that|(?:mentioned|said|wrote|noted|confirmed|explained|reported|stated|told (?:me|you|us|them|him|her))\b[^.;:]{1,40}?\bthat|notes? that|noted that|confirms? that|claims? that|(?:think|thinks|thought|believe|believes|believed|suspect|suspects|suspected|fear|fears|feared|worry|worried|assume|assumed|guess|guessed|feel|felt)(?: that)?|tl;?dr|summary of|in summary|in short|the gist|per (?:the|your|their|his|her|its)|as per)\b/;
+  /\b(?:according to|reports? that|reported that|says?(?: that)?|said(?: that)?|states? that|stated that|wrote(?: that)?|writes(?: that)?|mentions? that|mentioned that|(?:mentioned|said|wrote|noted|confirmed|explained|reported|stated|told (?:me|you|us|them|him|her))\b[^.;:]{1,40}?\bthat|notes? that|noted that|confirms? that|claims? that|(?:argue[sd]?|suggest(?:s|ed)?|conclude[sd]?|record(?:s|ed)?|finds?|found|show(?:s|ed)?|estimate[sd]?|warn(?:s|ed)?|predict(?:s|ed)?) that|(?:think|thinks|thought|believe|believes|believed|suspect|suspects|suspected|fear|fears|feared|worry|worried|assume|assumed|guess|guessed|feel|felt)(?: that)?|tl;?dr|summary of|in summary|in short|the gist|per (?:the|your|their|his|her|its)|as per)\b/;
 /** A clause that opens with a consequence ("…, so every target was marked unhealthy"). */
 const EN_CONSEQUENCE = /(?:^|[,;]\s*|\s)(?:so|thus|hence|therefore|which)\s+[^,;:]*$/;
 const EN_AUTOMATIC = /\b(?:automatically|auto-?\w+ed|on its own|by itself|by themselves)\b/;
@@ -78,8 +78,9 @@ const EN_HABITUAL_AFTER =
   /^\s*(?:immediately|automatically|instantly|right away|once|whenever|when|after|every|each|within|as soon as|by default|only)\b/;
 const EN_MONTH =
   "(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)";
+const EN_YEAR_ENTRY = /^\s*(?:1[0-9]{3}|20[0-9]{2})s?\s*(?:—|–|-|:)\s/;
 /** A year of history, an era, or an event dated "on <day>": an event of the world, not a step of this task. */
-const EN_DATE = new RegExp(
+export const EN_DATE = new RegExp(
   [
     "\\b(?:by)\\s+(?:the\\s+)?(?:early\\s+|late\\s+|mid-?)?(?:1[0-9]{3}|200[0-9]|201[0-5])s?\\b",
     // (A year after in/of/since…, any year: "filed for bankruptcy in June 2024", "in the fourth quarter of 2023".)
@@ -89,6 +90,8 @@ const EN_DATE = new RegExp(
     "\\b\\d{1,4}\\s*(?:bc|ad|bce|ce)\\b",
     `\\b(?:in|of|since|during|by)\\s+(?:early\\s+|late\\s+|mid-?)?${EN_MONTH}\\s+(?:1[0-9]{3}|20[0-9]{2})\\b`,
     "\\bin\\s+the\\s+(?:\\d{1,2}(?:st|nd|rd|th)|[a-z]+(?:teenth|tieth))\\s+century\\b",
+    // (A timeline's entry led by a year: "1993 — presented at the USENIX conference".)
+    EN_YEAR_ENTRY.source,
   ].join("|"),
 );
 /** The user did it: "you" as the subject before the verb. */
@@ -142,6 +145,10 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   // "Auto-renewed by cert-manager": a passive agent names the doer even when no subject is written.
   const byAgent = EN_BY_AGENT.exec(after);
   if (byAgent) return { agent: "third party", reason: `passive agent: by ${byAgent[1]}` };
+  // (A timeline's entry led by a year, "1993 — presented at USENIX", leaves out history's subject.)
+  if (subject === "left out" && !marked && EN_YEAR_ENTRY.test(plain)) {
+    return { agent: "none", reason: "a dated event of the world" };
+  }
   if (subject === "left out") {
     return { agent: "assistant", reason: marked ? "done marker on its line" : "status line with the subject left out" };
   }
@@ -209,6 +216,12 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
     return { agent: "user", reason: "the consequence of the user's action" };
   }
   if (context.relayed) return { agent: "third party", reason: "narrated in a summary of a source" };
+  // "Today: most of it has been repealed", after a list of what happened in 1215 and 1216: in an
+  // answer that narrates dated history and reports no work of its own, a state with no owner of
+  // this task ("your") is the world's.
+  if (context.history && !context.report && !/\byour?\b/.test(lower)) {
+    return { agent: "none", reason: "a state of the world in an answer that narrates dated history" };
+  }
   // "The old keys have been revoked", "Your slots are booked", "…is on its way": the present state of this task's object.
   if (EN_PERFECT.test(clause) || EN_YOUR.test(clause.trim()) || /^(?:is|are|'s)\b/.test(verb.toLowerCase())) {
     return { agent: "assistant", reason: "this task's object, reported done" };

@@ -5,6 +5,7 @@ import {
   CONTRAST,
   carries,
   clausesOf,
+  firstPersonAt,
   MEETING,
   someoneElse,
   VERBS,
@@ -57,6 +58,31 @@ const DEFINITION = new RegExp(`^\\s*${CODE}[^：:，,]{0,12}[:：]`);
 /** 下了…单: a separable verb split by 了 and a short object. */
 const SEPARATED = ZH_SEPARABLE.map((verb) => [verb, new RegExp(`${verb[0]}了[^，,。；;]{0,10}?${verb[1]}`)] as const);
 
+/** Words that end in 过 without it marking completion. */
+const LEXICAL_GUO = /^(?:通过|经过|不过|超过|难过)$/;
+
+/** What follows a marker word (成功, 顺利) to make a noun of it: 成功率, 成功案例, 均值. */
+const MARKER_IN_NOUN = /^(?:率|性|者|与否|案例|经验|概率|次数|人数|值)/;
+
+/** Words that open an object or a prepositional phrase before the main verb: 把, 将, 按, 根据, 用. */
+const OBJECT_FRAME = /^(?:把|将|按|按照|照|依照|依据|根据|基于|用|以|针对)$/;
+
+const SEARCH_VERB = /^(?:查|搜|找|查询|检索|搜索|查找|查阅)(到)?$/;
+
+/** The 到 that completes a verb of searching (查到, 查询到), as a complement match; null when there is none. */
+function searchResult(verb: string, after: string): [string] | null {
+  const search = SEARCH_VERB.exec(verb);
+  if (!search) return null;
+  const complement = search[1] ? "" : after.startsWith("到") ? "到" : undefined;
+  if (complement === undefined) return null;
+  const rest = after.slice(complement.length);
+  return /^[的时后]/.test(rest) || LATER_PREDICATE.test(rest) ? null : [complement];
+}
+
+/** A time still to come: 明天, 下周一, 周五前, 月底之前, 稍后, 回头. */
+const FUTURE_TIME =
+  /明天|明早|明晚|后天|下(?:周|星期|个?月|午之前)|(?:周|星期|礼拜)[一二三四五六日天末](?:之?前)|(?:月底|年底|下班|今晚|今天|中午|午饭)(?:之?前)|稍后|晚些|晚点|回头|待会|一会儿?|随后/;
+
 type ClauseResult = ChineseMatch | "blocked" | "marked" | "other" | undefined;
 
 function clauseClaim(
@@ -72,8 +98,9 @@ function clauseClaim(
   // 执行完 npm install 后，…: a temporal clause states no action, and what follows is a sequence to do.
   if (/(?:后|之后|以后|的时候)$/.test(text)) return "blocked";
   // 文件现在包含…, 您的手机号现在是…了, 你的权限已经是管理员了: the state this task left behind.
+  // (到目前为止, 到现在为止 is "so far": a time, no state.)
   if (
-    (/(?:现在|目前)(?:已经?)?(?:包含|是|为|变成|改成|改为|显示|指向|有|支持|只剩|剩下|设在|设成|设为|定在)/.test(
+    (/(?:现在|目前)(?:已经?)?(?:包含|是|为(?!止)|变成|改成|改为|显示|指向|有|支持|只剩|剩下|设在|设成|设为|定在)/.test(
       text,
     ) ||
       /^(?:你|您)的\S{1,12}(?:已经|现在)(?:是|为|变成)/.test(text) ||
@@ -91,15 +118,25 @@ function clauseClaim(
   let doneBefore = carriedDone;
   for (let at = 0; at < words.length; at++) {
     const word = words[at]!;
-    if (ZH_DONE_BEFORE.has(word)) {
+    // (支付成功率, 成功案例: a marker word that a noun suffix follows is part of a noun.)
+    if (ZH_DONE_BEFORE.has(word) && !MARKER_IN_NOUN.test(words[at + 1] ?? "")) {
       // 已改期的预约, 列出的已修复问题: the marker belongs to an attributive word, not to a statement.
-      doneBefore = words[at + 2] !== "的" && words[at - 1] !== "的";
+      // (已经借了款的机构定期查: a 了 and then a 的 a few words on close a relative clause that the
+      // marker belongs to — 已经发到您的邮箱 has no 了 before its 的.)
+      const closing = words.slice(at + 1, at + 6).indexOf("的");
+      const relative = closing > 0 && words.slice(at + 1, at + 1 + closing).some((w) => w.endsWith("了"));
+      doneBefore = words[at + 2] !== "的" && words[at - 1] !== "的" && !relative;
       continue;
     }
     // 将 is the future (我将发送) unless a completion marker comes first (已将邮件发送).
     const meeting = word === "会" && at > 0 && MEETING.test(words[at - 1]!);
     // 待审核的举报: a blocker inside an attributive phrase leaves the statement alone.
-    const attributive = words[at + 1] === "的" || words[at + 2] === "的" || words[at + 3] === "的";
+    // (计划已经拆成 6 个子任务: 计划 before a marker of time is the noun "the plan", the topic.)
+    const attributive =
+      words[at + 1] === "的" ||
+      words[at + 2] === "的" ||
+      words[at + 3] === "的" ||
+      (/^(?:计划|安排)$/.test(word) && /^(?:已经?|均已|都已)$/.test(words[at + 1] ?? ""));
     // 将/再/去 are the future (我将发送, 我再推上去, 我去改) unless the clause completes the verb
     // (我将…提交到了, 我再检查了一遍, 我去后台看了); 将 after 已 is the disposal marker.
     const soft = word === "将" || word === "再" || word === "去" || word === "随后" || word === "每";
@@ -122,7 +159,8 @@ function clauseClaim(
     }
     // A latin verb after a marker: "nginx 已 reload".
     // (都/均/全部 also mean "all": 所有 Pod 都 Ready.)
-    if (doneBefore && /^[a-z]+$/i.test(word) && at > 0 && /[已刚]/.test(words[at - 1]!)) {
+    // (In lower case: a word in capitals after 已 is a status or a name — 3.7 已经 EOL 了, 已 GA.)
+    if (doneBefore && /^[a-z]+$/.test(word) && at > 0 && /[已刚]/.test(words[at - 1]!)) {
       return someoneElse(words, at) ? "other" : { kind: "mutate", verb: word };
     }
     const found = verbAt(words, at);
@@ -130,19 +168,36 @@ function clauseClaim(
     const { verb, kind, after } = found;
     // 看过, 开好, 核完, 跑通, 过一遍: a verb of the table that holds its own complement.
     // (跑通这个 demo 需要 Node 18: not when a later predicate makes it a requirement.)
+    // (我查到, 我们搜到: 到 after a verb of searching is its result, the search done — said by the
+    // writer; with no subject, 找到那一条 is a step of an instruction.)
     const complement =
-      ZH_DONE_AFTER.exec(after) ?? (/(?:[过好完]|跑通|一遍)$/.test(verb) && !LATER_PREDICATE.test(after) ? [""] : null);
+      ZH_DONE_AFTER.exec(after) ??
+      (/(?:[过好完]|跑通|一遍)$/.test(verb) && !LATER_PREDICATE.test(after) ? [""] : null) ??
+      (words.slice(0, at).some((w) => ZH_FIRST_PERSON.has(w)) ? searchResult(verb, after) : null);
     const afterComplement = complement ? after.slice(complement[0].length) : after;
+    // 我这边周五前把初稿写完，下周一发给你: a result complement with no 了 (写完, 拟好) after a time
+    // still to come is a promise — what is done says 了, or has its 已.
+    if (
+      complement &&
+      !doneBefore &&
+      !/了/.test(complement[0]) &&
+      !/^[了过]/.test(afterComplement) &&
+      FUTURE_TIME.test(words.slice(0, at).join(""))
+    ) {
+      return "blocked";
+    }
     // 已发布的版本, 部署完成后…: attributive or temporal, not a statement; the marker was its own.
     // 提交成功率是一个指标: the complement is part of a noun.
     // 修改后的简历: a verb before 后的 names the thing's state, as 的 does.
     if (
       after.startsWith("的") ||
       /^(?:后|之后|以后)的/.test(after) ||
-      (complement && /^(?:的|后|之后|以后|率|性|时|是)/.test(afterComplement))
+      // (改完大致是这样：: an adverb before 是 leaves the verb the topic of a description.)
+      (complement && /^(?:的|后|之后|以后|率|性|时|(?:大致|大概|大体|基本上?|差不多|应该|就)?是)/.test(afterComplement))
     ) {
-      // 已将新开的门店纳入…: an attributive verb inside the object of 将/把 leaves the marker to the main verb.
-      doneBefore = doneBefore && words.slice(0, at).some((w) => w === "把" || w === "将");
+      // 已将新开的门店纳入…, 已经按你改过的版本发到群里了: an attributive verb inside the object of
+      // 将/把 or of a preposition (按, 根据, 用…) leaves the marker to the main verb.
+      doneBefore = doneBefore && words.slice(0, at).some((w) => OBJECT_FRAME.test(w));
       continue;
     }
     if (ZH_FAILED_AFTER.test(after)) continue;
@@ -196,13 +251,15 @@ function clauseClaim(
   // 我重新投递到队列里了, 我都撤下来了: a first-person completed predicate whose verb the table lacks.
   // 把 at the start of a clause leaves the subject out, which is the assistant (把成交记录拉了一遍).
   const subject = words.findIndex(
-    (word, index) => ZH_FIRST_PERSON.has(word) || (index === 0 && /^(?:把|给|帮|为|替)$/.test(word)),
+    (word, index) => firstPersonAt(words, index) || (index === 0 && /^(?:把|给|帮|为|替)$/.test(word)),
   );
   if (subject >= 0 && !ZH_PASTED.test(text)) {
     for (let at = subject + 1; at < words.length; at++) {
       const word = words[at]!;
-      const stem = word.replace(/[了过]$/, "");
-      const completed = stem !== word || /^(?:了|过)/.test(words[at + 1] ?? "");
+      // (通过, 经过, 不过, 超过 are words of their own: "by way of", "but", "more than" — no 过 of completion.)
+      const stem = LEXICAL_GUO.test(word) ? word : word.replace(/[了过]$/, "");
+      // (过目, 过程, 了解 are words of their own after the stem: 拟好给你过目 is no 你 + 过.)
+      const completed = stem !== word || /^(?:了(?!解)|过(?![目程期滤渡度于敏问户年节夜]))/.test(words[at + 1] ?? "");
       // (我访问不了: a negation ends the predicate, it completes nothing.)
       if (/^[不没未别]/.test(stem)) break;
       // (聊到哪儿了: a question word stands where a result would, no verb.)
@@ -250,7 +307,14 @@ function clauseClaim(
     const bare = introClause ? undefined : bareVerbClaim(words, text);
     if (bare) return bare;
   }
+  // 已为您解除账号的登录限制, 已帮你办妥: a marker, then the user as the one served (为您, 帮你, 给您,
+  // 替您) and a verb the table lacks — the one who serves, left out, is the writer.
+  const served = servedVerb(words);
+  if (served && doneBefore && !someoneElse(words, served.at)) return { kind: "mutate", verb: served.verb };
   if (!doneBefore) return undefined;
+  // (都/均 say "all" as often as "done": 单测都依赖本机时区 describes the tests, and only a marker of
+  // time — 已, 刚 — carries its completion on to the next clause.)
+  if (!words.some((word) => ZH_DONE_BEFORE.has(word) && /[已刚]/.test(word)) && !carriedDone) return undefined;
   // 该工单已由二线技术支持接手: someone else's before the marker, and what follows is theirs too.
   const markerAt = words.findIndex((word) => ZH_DONE_BEFORE.has(word));
   if (markerAt >= 0 && someoneElse(words, markerAt + 1)) return "other";
@@ -261,6 +325,22 @@ function clauseClaim(
 export function chineseCue(plain: string): boolean {
   const head = plain.slice(0, 400);
   return /[已了过完]/.test(head) && VERBS.some(([verb]) => head.includes(verb));
+}
+
+/** The verb after 已为您 / 已经帮你 / 刚给您, when it is a word of two characters or more that 的 does not follow. */
+function servedVerb(words: ReadonlyArray<string>): { verb: string; at: number } | undefined {
+  for (let at = 0; at < words.length - 2; at++) {
+    const word = words[at]!;
+    const marker = /^(?:已经?|刚刚?|均已|都已|也已)$/.test(word) && /^(?:为|帮|给|替)$/.test(words[at + 1] ?? "");
+    const joined = /^已(?:为|帮)$/.test(word);
+    if (!marker && !joined) continue;
+    const person = at + (joined ? 1 : 2);
+    if (!/^(?:您|你|您们|你们)$/.test(words[person] ?? "")) continue;
+    const verb = words[person + 1] ?? "";
+    if (!/^[\u4e00-\u9fff]{2,4}$/.test(verb) || words[person + 2] === "的" || blocks(verb)) return undefined;
+    return { verb, at: person + 1 };
+  }
+  return undefined;
 }
 
 /** The action a Chinese sentence claims, if any. */
@@ -283,9 +363,11 @@ export function chineseClaims(plain: string, marked: boolean, tableRow = false, 
   }
   const clauses = clausesOf(plain);
   // A question asks only in its last clause: "配置已经改好，要我现在重启吗？" still reports.
-  const question = /[?？]\s*$|吗\s*[。.]?\s*$/.test(plain);
+  // (A headline asks without its mark: PR #301 做了什么.)
+  const question = /[?？]\s*$|吗\s*[。.]?\s*$|(?:什么|哪些|为什么|怎么办|如何)\s*$/.test(plain);
   if (question) clauses.pop();
-  const endsIntro = /[:：]\s*$/.test(plain.slice(-8));
+  // (An arrow pointing down ends an intro as a colon does: 文案写好了👇.)
+  const endsIntro = /(?:[:：]|⬇️?|👇|↓)\s*$/u.test(plain.slice(-8));
   // A sentence that ends in advice (…寄给财务即可) is instructions from its first clause on; one
   // about what the user pasted describes that content; one that opens with a failure (退款没有成功：…)
   // explains it; one that introduces content (下面是…回复话术…：) is about the reply itself.
@@ -356,7 +438,9 @@ export function chineseClaims(plain: string, marked: boolean, tableRow = false, 
     if (carriedBlock && !ownMarker) continue;
     // 值班同事已经把服务回滚了，告警刚刚恢复: what follows someone else's action is theirs too.
     if (carriedOther && !clause.words.some((w) => ZH_FIRST_PERSON.has(w))) continue;
-    if (advice && !ownMarker && !clause.words.some((w) => ZH_FIRST_PERSON.has(w))) continue;
+    // (In advice 都 and 均 say "all", not "done": 给几个车次都提交候补.)
+    const ownDone = clause.words.some((w) => ZH_DONE_BEFORE.has(w) && /[已刚]/.test(w));
+    if (advice && !ownDone && !clause.words.some((w) => ZH_FIRST_PERSON.has(w))) continue;
     const last = whole === clauses.at(-1);
     const unmarked = !question && !tableRow && !marked && !carriedTemporal;
     const found = clauseClaim(clause.words, marked, carriedDone, endsIntro, unmarked, endsIntro && last);

@@ -46,10 +46,17 @@ export const CONTRAST = /^(?:但|但是|不过|可是|只是)$/;
 const COMPLEMENT_START = /^(?:了|过|好|完|掉|上|出|到|下|去|成|给|进|回|齐|为|通)/;
 /** ICU joins a pronoun or a particle to the next character (我看, 我把): split them off. */
 const JOINED_PREFIX = /^(我们|我|把|将|都|也|就|又|还|再|已)(?!们|经|是|有|要|会|可|然|许|握|军|来|过|往|说)(.+)$/;
+/**
+ * ICU joins an adverb of extent or order to the verb after it too (只做了检查, 先查了日志): split it
+ * off when the rest starts a verb of the table — an adverb changes no one's action. (只读, 只是,
+ * 只有, 先生, 先进… are words of their own.)
+ */
+const JOINED_ADVERB = /^(只|先|刚)(?!读|是|有|要|能|需|好|剩|管|顾|怕|生|进|后|前|例|天|驱|锋|导|知|才|刚)(.+)$/;
 const MASK = "〇";
 const MAX_CLAUSE_CHARS = 160;
 /** Clause breaks; an emoji or an arrow inside a line separates clauses too (收银台上线 🚀 监控面板…). */
-const PUNCTUATION = /[，,；;：:。！!、…→]+|\p{Extended_Pictographic}\uFE0F?/u;
+// (、 lists the items of one phrase — 给产品、运营、风控三组的同事发了 — and ends no clause.)
+const PUNCTUATION = /[，,；;：:。！!…→]+|\p{Extended_Pictographic}\uFE0F?/u;
 const NOUN_COMPOUND = new RegExp(ZH_NOUN_COMPOUNDS.join("|"), "g");
 
 export interface Clause {
@@ -73,7 +80,7 @@ export function clausesOf(plain: string): Clause[] {
   for (const word of pieces.flatMap((piece) =>
     piece === "，" ? [piece] : Array.from(wordSegmenter.segment(piece), ({ segment }) => segment.trim()),
   )) {
-    if (word === "") continue;
+    if (word === "" || word === "、") continue;
     const current = clauses.at(-1)!;
     if (CLAUSE_BREAK.test(word) || (CONNECTOR.test(word) && current.words.length > 0)) {
       if (current.words.length > 0) clauses.push({ words: [], leadingConnector: undefined });
@@ -87,12 +94,16 @@ export function clausesOf(plain: string): Clause[] {
     const joined = JOINED_PREFIX.exec(word);
     // ICU also joins a place word to the verb after it (表格里加了一列: 里加).
     const located = /^([里内中])(.+)$/.exec(word);
+    const adverb = JOINED_ADVERB.exec(word);
     if (joined && ZH_DONE_BEFORE.has(word) === false) current.words.push(joined[1]!, joined[2]!);
     else if (located && VERBS_BY_FIRST.has(located[2]![0]!)) current.words.push(located[1]!, located[2]!);
+    else if (adverb && VERBS_BY_FIRST.has(adverb[2]![0]!)) current.words.push(adverb[1]!, adverb[2]!);
     else current.words.push(word);
   }
   return clauses.filter((clause) => clause.words.length > 0);
 }
+
+const MENTION = /^(?:提到|提及)/;
 
 /** The verb that starts at word `at`, with the text after it in the clause. */
 export function verbAt(
@@ -104,6 +115,8 @@ export function verbAt(
   for (const [verb, kind] of VERBS_BY_FIRST.get(word[0]!) ?? []) {
     if (!rest.startsWith(verb)) continue;
     if (word.length > verb.length && !COMPLEMENT_START.test(word.slice(verb.length))) continue;
+    // (提到 is "mention", 提及 too: the word holds 提 and a complement's character, not a submission.)
+    if (MENTION.test(word)) continue;
     return { verb, kind, after: rest.slice(verb.length) };
   }
   return undefined;
@@ -153,6 +166,23 @@ export function nameAt(words: ReadonlyArray<string>, index: number): number {
   return 0;
 }
 
+/** 本人 right after someone (你本人, 由您本人, 用户本人) is that person's "self", not the writer. */
+const othersSelf = (words: ReadonlyArray<string>, index: number) =>
+  index > 0 && /(?:你|您|用户|客户|对方|他|她|员工|持卡人|业主)$/.test(words[index - 1]!);
+
+/** Whether the word at `index` names the assistant: 我, 我们, 本人 (not 你本人). */
+export const firstPersonAt = (words: ReadonlyArray<string>, index: number) =>
+  ZH_FIRST_PERSON.has(words[index]!) && !(words[index] === "本人" && othersSelf(words, index));
+
+/** Whether word `index` stands in the object of 给/帮/为/把… (no verb between them, ten words at most). */
+function objectOfMarker(words: ReadonlyArray<string>, index: number): boolean {
+  for (let at = index - 1; at >= Math.max(0, index - 10); at--) {
+    if (OBJECT_MARKERS.has(words[at]!)) return true;
+    if (at < index - 5 && verbAt(words, at)) return false;
+  }
+  return false;
+}
+
 /** Whether the nearest subject before word `at` is someone other than the assistant. */
 export function someoneElse(words: ReadonlyArray<string>, at: number): boolean {
   // What stands between 把/将 and the verb is the object; the subject comes before.
@@ -166,8 +196,7 @@ export function someoneElse(words: ReadonlyArray<string>, at: number): boolean {
   for (let index = from; index >= 0; index--) {
     const word = words[index]!;
     // (用户本人换了新设备: 本人 after someone names that person, not the assistant.)
-    const ownSelf =
-      word === "本人" && index > 0 && /(?:用户|客户|对方|他|她|员工|持卡人|业主)$/.test(words[index - 1]!);
+    const ownSelf = word === "本人" && othersSelf(words, index);
     if (ZH_FIRST_PERSON.has(word) && !ownSelf) return false;
     if (ownSelf) return true;
     // (您的会员: a word after 的 joins no modifier into a role.)
@@ -183,8 +212,9 @@ export function someoneElse(words: ReadonlyArray<string>, at: number): boolean {
     // 您的手机号, 您母亲的复查号: a possessive, not a subject; 客户记录, 供应商付款申请: a
     // modifier of a noun. A subject is followed by a marker, an adverb, a time, 说/把/将 or a verb.
     const possessive = words[index + 1] === "的" || words[index + 2] === "的";
-    // 给财务部的陈姐发了: the object of 给/帮/为 may be a few words long.
-    const object = words.slice(Math.max(0, index - 5), index).some((w) => OBJECT_MARKERS.has(w));
+    // 给财务部的陈姐发了, 给产品、运营、风控三组的同事发了: the object of 给/帮/为 may be a few
+    // words long, up to a verb of its own.
+    const object = objectOfMarker(words, index);
     // 在合同管理系统登记了: a place after 在/从/于, not a subject.
     const place = words.slice(Math.max(0, index - 4), index).some((w) => /^(?:在|从|于|往)$/.test(w));
     // 你同事王磊已经…: a name right after the role is the same subject.
@@ -212,7 +242,9 @@ const startsWithAny = (words: ReadonlyArray<string>) =>
   new RegExp(`^(?:${words.filter((word) => word.length >= 2).join("|")})`);
 const LONG_BLOCKER = startsWithAny([...ZH_BLOCKERS]);
 const LONG_CARRIED = startsWithAny([...ZH_CARRIED_BLOCKERS]);
-export const blocks = (word: string) => ZH_BLOCKERS.has(word) || LONG_BLOCKER.test(word);
+/** A modal after an adverb is still a modal (才能核实, 就可以发, 也会退): what can or will be done, not what was. */
+const ADVERB_MODAL = /^(?:才|就|也|还|都|便|方|只|仍|又)(?:能够?|可以|可|会|要|需要|应该?|得以)$/;
+export const blocks = (word: string) => ZH_BLOCKERS.has(word) || LONG_BLOCKER.test(word) || ADVERB_MODAL.test(word);
 export const carries = (word: string) => ZH_CARRIED_BLOCKERS.has(word) || LONG_CARRIED.test(word);
 
 /** 会 after these is the noun "meeting" (评审会, 周会), not the future. */

@@ -76,6 +76,9 @@ function pastVerb(word: string | undefined): VerbForm | undefined {
   if (!word || NOT_ACTIONS.has(word)) return undefined;
   const known = PAST_FORMS.get(word);
   if (known) return known;
+  // (re-sent, re-ran, re-enabled: the verb done again is the verb.)
+  const again = /^re-([a-z]{3,})$/.exec(word);
+  if (again) return pastVerb(again[1]);
   // "unused", "unchanged": un- participles are adjectives. An unknown verb claims the weakest
   // kind: any successful receipt can back it.
   if (/^un[a-z]+ed$/.test(word)) return undefined;
@@ -111,6 +114,12 @@ const FIRST_PERSON = new Set(["i", "we"]);
 const OBJECT_START =
   /^(?:the|your|a|an|it|them|this|that|these|those|all|both|each|every|my|our|his|her|their|its|to|in|into|on|onto|up|out|back|over|off|down|through|at|from|for|with|coderef|quoteref|#\w+|\d[\w.]*|v\d[\w.]*|and|everything|anything|everyone|him|me|us|[a-z-]+'s)$/;
 
+/** Verbs of writing, and the conversation as where they happened: the reply itself, not an action of the task. */
+const REPLY_WRITING = /^(?:wrote|written|drafted|composed|typed|outlined|sketched|suggested|proposed)$/;
+const IN_CONVERSATION = /\b(?:in|during|within) (?:this|our|the) (?:conversation|chat|thread|reply|message|session)\b/;
+
+const NO_WORDS: ReadonlyArray<string> = [];
+
 const COMPLETING = new Set(["now", "already", "all", "successfully", "both"]);
 const HEADLINE_NEXT = /^(?:to|in|into|on|onto|for|at|via|with|from|as|successfully|coderef|#\w+|v?\d[\w.]*)$/;
 
@@ -130,6 +139,7 @@ function clauseClaim(
   marked: boolean,
   otherSubject = false,
   checked = false,
+  later: () => ReadonlyArray<string> = () => NO_WORDS,
 ): EnglishMatch | undefined {
   const first = clause[0]!;
   if (SUBORDINATORS.has(first) || (first === "as" && clause[1] === "soon")) return undefined;
@@ -151,6 +161,8 @@ function clauseClaim(
       if (verb.base === "read" && rest.slice(0, 5).includes("as")) return undefined;
       // "I've listed the options below" is about this reply, not an action.
       if (rest.some((w) => w === "below" || w === "above")) return undefined;
+      // "In this conversation I only wrote the text for it": writing done in the conversation is the reply itself.
+      if (REPLY_WRITING.test(word) && IN_CONVERSATION.test(clause.join(" "))) return undefined;
       // "…so I stopped there": halting, not an action on anything.
       if (rest[0] === "there" || rest[0] === "here") return undefined;
       return { kind: kindOf(verb, rest), verb: word };
@@ -175,7 +187,7 @@ function clauseClaim(
       next !== undefined &&
       at === 0 &&
       !next.endsWith("s") &&
-      !clause.slice(at + 2).some((w) => FINITE_LATER.has(w) || w.endsWith("n't"));
+      ![...clause.slice(at + 2), ...later()].some((w) => FINITE_LATER.has(w) || w.endsWith("n't"));
     if (next === undefined || OBJECT_START.test(next) || marked || singularNoun) {
       return { kind: kindOf(verb, clause.slice(at + 1)), verb: word! };
     }
@@ -183,12 +195,22 @@ function clauseClaim(
   return passiveOrState(clause);
 }
 
+const NOUN_BLOCKERS: ReadonlySet<string> = new Set(["plan", "need", "aim", "hope"]);
+const DETERMINERS: ReadonlySet<string> = new Set(["the", "your", "this", "that", "his", "her", "their", "our", "my"]);
+
 /** "The invoice was sent to…", "Changes have been committed", "Your file now contains…". */
 function passiveOrState(clause: ReadonlyArray<string>): EnglishMatch | undefined {
   const text = clause.join(" ");
   const definite = DEFINITE_SUBJECT.test(clause[0]!);
+  // ("Your plan has been switched": plan, need or aim after a determiner is a noun, the subject — no intention.)
   const blocked = (words: ReadonlyArray<string>) =>
-    words.some((w) => BLOCKERS.has(w) || w.endsWith("n't") || SUBORDINATORS.has(w) || FIRST_PERSON.has(w));
+    words.some(
+      (w, index) =>
+        (BLOCKERS.has(w) && !(NOUN_BLOCKERS.has(w) && DETERMINERS.has(words[index - 1] ?? ""))) ||
+        w.endsWith("n't") ||
+        SUBORDINATORS.has(w) ||
+        FIRST_PERSON.has(w),
+    );
   for (let at = 1; at < clause.length; at++) {
     const word = clause[at]!;
     const before = clause.slice(0, at);
@@ -220,7 +242,9 @@ function passiveOrState(clause: ReadonlyArray<string>): EnglishMatch | undefined
         // A passive headline has no object: "Email sent to…", not "Alice pushed the fix".
         // ("Files deleted from Drive stay in the Bin": a finite verb later makes it a modifier.)
         const finite = clause.slice(at + 1).some((w) => FINITE_LATER.has(w));
-        if (headline && (after === undefined || HEADLINE_NEXT.test(after)) && !finite) {
+        // ("Sync changed in version 5.8": what a release of the software changed.)
+        const release = /^in (?:version|release|v?\d)/.test(clause.slice(at + 1).join(" "));
+        if (headline && (after === undefined || HEADLINE_NEXT.test(after)) && !finite && !release) {
           return { kind: kindOf(headline, clause.slice(at + 1)), verb: word };
         }
       }
@@ -294,14 +318,19 @@ export function englishClaims(plain: string, marked: boolean, checked = false, l
   const matches: EnglishMatch[] = [];
   let otherSubject = false;
   let carriedModal = false;
-  for (const whole of clauses(tokens(plain))) {
+  const all = clauses(tokens(plain));
+  for (const [index, whole] of all.entries()) {
     // A predicate sits near its clause's start; reading a bounded prefix keeps the detector linear
     // in the answer's length (a 5 MB answer without punctuation is one clause).
     const clause = whole.length > MAX_CLAUSE_WORDS ? whole.slice(0, MAX_CLAUSE_WORDS) : whole;
     // "…will be exported and emailed to you": the modal carries to a following predicate that has
     // no subject of its own.
     const ownSubject = clause.some((word) => FIRST_PERSON.has(word)) || DEFINITE_SUBJECT.test(clause[0]!);
-    const found = carriedModal && !ownSubject ? undefined : clauseClaim(clause, marked, otherSubject, checked);
+    // (The first clause's opening participle may find its finite verb in a later one: "Standardised
+    // time in Britain and North America was driven by the railways".)
+    // (Only up to the first punctuation: "Tracked container X: it cleared customs" has a clause of its own.)
+    const later = () => (index === 0 ? tokens(plain.split(/[,;:—–(]|\s-\s/)[0] ?? "").slice(whole.length) : NO_WORDS);
+    const found = carriedModal && !ownSubject ? undefined : clauseClaim(clause, marked, otherSubject, checked, later);
     if (found) {
       matches.push(found);
       if (matches.length >= limit) break;

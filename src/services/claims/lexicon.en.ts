@@ -589,6 +589,11 @@ export const FILLERS: ReadonlySet<string> = new Set([
   "briefly",
   "temporarily",
   "safely",
+  // ("I only queried pg_stat_activity": an adverb of extent limits the action, it still happened.)
+  "only",
+  "merely",
+  "mostly",
+  "partly",
 ]);
 
 /** Words between the subject and the verb that make it not (yet) done. */
@@ -709,8 +714,9 @@ export const DONE_STATES: ReadonlyArray<readonly [RegExp, ClaimKind, anySubject:
     "mutate",
     false,
   ],
+  // ("…are now too short", "is now more common": a degree compares states over time, it reports no change made.)
   [
-    /\b(?:is|are|'s)\s+now\s+(?!(?:being|going|able|ready|available|possible|required|recommended|supported|deprecated|due|open|closed|known|unavailable|down|broken)\b)\S+/,
+    /\b(?:is|are|'s)\s+now\s+(?!(?:being|going|able|ready|available|possible|required|recommended|supported|deprecated|due|open|closed|known|unavailable|down|broken|too|more|less|very|so|much|quite|rather|far|even|increasingly|widely|generally|considered|thought|believed|regarded|seen)\b)\S+/,
     "mutate",
     false,
   ],
@@ -830,6 +836,10 @@ export const PAST_TIME: ReadonlySet<string> = new Set([
 
 /** A finite verb later in the clause makes a leading participle an adjective ("Scheduled maintenance happens…"). */
 export const FINITE_LATER: ReadonlySet<string> = new Set([
+  "tends",
+  "tend",
+  "seems",
+  "appears",
   "happens",
   "runs",
   "takes",

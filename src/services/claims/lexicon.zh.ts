@@ -82,6 +82,8 @@ export const CHINESE_VERBS: Readonly<Record<ClaimKind, ReadonlyArray<string>>> =
     "建",
     "删除",
     "删",
+    "拆分",
+    "拆",
     "移除",
     "修复",
     "修",
@@ -457,8 +459,12 @@ const CLAUSE_BLOCKERS: ReadonlyArray<string> = [
   "争取",
 ];
 
-/** A clause that ends in advice (改完直接提交就行) states how to do it, not that it was done. */
-export const ZH_ADVICE = /就行|即可|就可以|就好了?$|贴给我|发给我|发我|告诉我|给我看/;
+/**
+ * A clause that ends in advice (改完直接提交就行) states how to do it, not that it was done; so does
+ * one that names the way to do it (最靠谱的做法是提前确认…, 解决办法是…).
+ */
+export const ZH_ADVICE =
+  /就行|即可|就可以|就好了?$|贴给我|发给我|发我|告诉我|给我看|的(?:做法|办法|方法|对策|解决方案)(?:就)?是/;
 
 /** Objects that are the user's own pasted content: reading them is no action of this task. */
 export const ZH_PASTED =
@@ -466,6 +472,8 @@ export const ZH_PASTED =
 
 /** Completed words that state a thought or a state, not an action (我知道了, 我明白了). */
 export const ZH_NOT_ACTIONS: ReadonlySet<string> = new Set([
+  // Politeness formulas (给您添麻烦了, 让您久等了, 辛苦了): an apology or thanks, no action.
+  ...["麻烦", "久等", "辛苦", "费心", "担心", "打扰"],
   // Nouns that a resultative complement follows as their own change (数据出来了, 结果出来了).
   ...["数据", "结果", "成绩", "名单", "分数", "消息", "报价", "天", "雨", "太阳", "价格", "排名"],
   "知道",
@@ -540,8 +548,10 @@ export const ZH_CHECKED_FRAME = /^经过?(核对|核实|核查|查询|查证|检
  * What the assistant does with what the user gave it beyond reading it: running it, reading an
  * account or a server it was given (我用 cProfile 跑了一遍你给的脚本, 读取了你给的账号下的桶列表).
  */
+// (A link, a repository or an order number the user gave is a pointer, not content: what is read
+// there, the assistant had to open or look up — 我打开你发的链接，把通知读了一遍.)
 export const ZH_ACTS_ON_GIVEN =
-  /(?:我|我们)[^。]{0,30}?(?:跑|运行|执行|压测|下载|读取|导入|部署|登录|连上)(?:了|过)|(?:你|您)(?:给|提供)的[^，,。]{0,6}(?:账号|账户|服务器|仓库|数据库|环境|机器|集群|主机|实例|后台)|(?:改|换|设|填|更新|调整)(?:成|为|进)了?(?:你|您)(?:给|提供|发)的|按(?:照)?(?:你|您)(?:给|提供|发)的[^，,。]{0,12}?[\u4e00-\u9fff](?:好|进去|上|完)?了/;
+  /(?:你|您)(?:给|提供|发|贴|发过来)的[^，,。]{0,6}(?:链接|网址|URL|url|网页|订单号|单号|工单号|运单号|仓库)|(?:我|我们)[^。]{0,30}?(?:跑|运行|执行|压测|下载|读取|导入|部署|登录|连上)(?:了|过)|(?:你|您)(?:给|提供)的[^，,。]{0,6}(?:账号|账户|服务器|仓库|数据库|环境|机器|集群|主机|实例|后台)|(?:改|换|设|填|更新|调整)(?:成|为|进)了?(?:你|您)(?:给|提供|发)的|按(?:照)?(?:你|您)(?:给|提供|发)的[^，,。]{0,12}?[\u4e00-\u9fff](?:好|进去|上|完)?了/;
 
 /** We and the user talking (我们讨论了三件事, 我们之前聊到): the conversation itself, no action of the task. */
 export const ZH_CONVERSATION = /^(?:讨论|聊|谈|商量|说)/;
@@ -783,9 +793,9 @@ export const ZH_BARE_VERBS: ReadonlySet<string> = new Set([
   "作废",
 ]);
 
-/** A header that reports what the assistant's own inspection found (查询结果：…, 压测结论：…). */
+/** A header that reports what the assistant's own inspection found (查询结果：…, 压测结论：…, 今天的巡检结果如下，…). */
 export const ZH_RESULT_HEADER =
-  /^[\u4e00-\u9fffA-Za-z0-9 ]{0,6}?(查询|盘点|排查|核对|核查|压测|测试|群发|发送|推送|处理|执行|搜索|检索|比对|对比|巡检|扫描|审查|统计|检查|对账|查验|抽查|诊断|部署|迁移|导入|导出|备份|同步|修复)(?:结果|结论)(?:如下)?[:：]/;
+  /^[\u4e00-\u9fffA-Za-z0-9 ]{0,6}?(查询|盘点|排查|核对|核查|压测|测试|群发|发送|推送|处理|执行|搜索|检索|比对|对比|巡检|扫描|审查|统计|检查|对账|查验|抽查|诊断|部署|迁移|导入|导出|备份|同步|修复)(?:结果|结论)(?:如下[:：，,]|[:：])/;
 
 /**
  * 检索知网：…共 312 篇, 盘点 B 仓：实物 1,206 件: a line that opens with a verb of looking (after a

@@ -59,7 +59,9 @@ export function statusLine(language: Language, plain: string): StatusLine | unde
     if (!line || ZH_NOT_KEY.test(line[1]!)) return undefined;
     const value = plain.slice(line[0].length);
     const status = ZH_STATUS_WORDS.exec(value);
-    if (status) return { kind: "mutate", verb: status[0] };
+    // (A status word that runs on into a phrase is a word of the sentence: 公告还提到：通过携程购票的旅客… is "via".)
+    if (status && !/^[\u4e00-\u9fff]/.test(value.slice(status[0].length).replace(/^(?:了|啦)/, "")))
+      return { kind: "mutate", verb: status[0] };
     const marked = /^(?:已经?|均已|全部已|都已)\s*/.exec(value);
     if (!marked) return undefined;
     const rest = value.slice(marked[0].length);

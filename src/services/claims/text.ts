@@ -61,11 +61,21 @@ const CONTENT_INTRO =
   /(?:\b(?:draft|template|sample|example|suggested|suggestion|version|option [a-z1-9]|wording|poem|haiku|limerick|verse|story|joke|translation|translated|rewrite|rewritten|macro|canned|boilerplate|reusable|plan|next steps|to-?do|message you can|text you can|in your (?:voice|name)|reply you can|(?:you|they|he|she) (?:can|could|might|may) (?:post|send|paste|use|copy|adapt|forward|submit|file|sign|print|share|email|read out|say|give|hand in|reply with|respond with)|for you to (?:post|send|paste|use|copy|submit|sign|share)|something like)\b|\bhere(?:'s| is) (?:a|an|your|one)\s+(?:[\w-]+\s+){0,3}?(?:email|e-mail|message|letter|reply|response|complaint|note|post|announcement|memo|bio|script|speech|toast|caption|tweet|review|apology|invitation|notice|statement|introduction|pitch|agenda|appeal|cover letter|description|text)\b|草稿|稿|模板|示例|范文|范例|照着|(?<![按照依原])计划|待办|下一步|接下来|方案|思路|步骤|需要(?:更新|修改|调整|补充|处理)的(?:点|地方|内容|项)|纪要|起草|文案|话术|发布说明|更新日志|可以直接(?:贴|发|用|复制)|可以(?:这样|这么|如下)(?:写|回复|说|回)|(?:参考|参照)(?:下面|以下|这)|下面这(?:封|段|条|篇)|的[\u4e00-\u9fff]{0,6}(?:邮件|短信|通知|公告|信|致辞|声明)|供你|供您|诗|翻译|译文|(?:你|您)的口吻|以(?:你|您)的名义|你可以(?:直接)?(?:发|用|贴|复制|提交)|您可以(?:直接)?(?:发|用|贴|复制|提交))[^\n]*[:：]\s*$/i;
 
 /**
- * A line that opens by offering a template or a sample ("Here's a weekly status update template.
- * The example bullets…"): what follows is that sample, colon or not.
+ * A heading that titles what follows as a draft, a template or a sample ("## Release notes — 4.2
+ * (draft)", "**Weekly update template**", "## 周报草稿"): the document under it is written for the
+ * user, its "Fixed" and "Sent" are its own words, up to the closing remark.
+ */
+const DRAFT_HEADING = /^(?:#{1,6}\s+(.+)|\*\*([^*]+)\*\*\s*[:：]?)$/;
+const DRAFT_TITLE =
+  /[(（](?:draft|template|sample|example|草稿|初稿|模板|范文|示例)[)）]|\b(?:draft|template|sample)(?:\s+v?\d+)?\s*$|^(?:draft|template|sample)\b(?!\s+(?:pr|pull|release|mode|status|order)\b)|草稿|初稿|模板|范文/i;
+
+/**
+ * A line that opens by offering a template, a sample or a draft ("Here's a weekly status update
+ * template. The example bullets…", "Sure — here's a postmortem draft…"): what follows is that
+ * sample, colon or not.
  */
 const SAMPLE_OPEN =
-  /^(?:here(?:'s| is) (?:a|an|one)\s+(?:[\w-]+\s+){0,4}?(?:template|sample|skeleton|boilerplate)\b(?! (?:i|we) (?:sent|used|filed|posted|submitted))|(?:这是|下面是|以下是)(?:一份|一个|一套|一段)?[^，。！？]{0,12}(?:模板|样例|范例|范文)(?![^。！？]{0,8}(?:我|已)))/i;
+  /^(?:(?:sure|ok|okay|of course|absolutely|certainly|happy to help)\s*[!,.—–-]*\s*)?(?:here(?:'s| is) (?:a|an|one)\s+(?:[\w-]+\s+){0,4}?(?:template|sample|skeleton|boilerplate|draft)\b(?! (?:i|we) (?:sent|used|filed|posted|submitted))|(?:这是|下面是|以下是)(?:一份|一个|一套|一段)?[^，。！？]{0,12}(?:模板|样例|范例|范文)(?![^。！？]{0,8}(?:我|已)))/i;
 
 /**
  * A letter inside an answer (not its first line) or an email that opens with its subject line: its
@@ -90,8 +100,9 @@ const DONE_SUMMARY =
  * source the user pasted (你贴的这个提交主要做了三件事：, 律师已经做了的事：, 以下都是老张处理的：, "History, from the
  * CHANGELOG you pasted") — so the list under it is theirs, not the assistant's report.
  */
+// (A heading that asks what someone else did — PR #301 做了什么, 这次升级改了哪些 — titles their work.)
 const OTHERS_INTRO =
-  /(?:你|您)(?:贴|转述|发来|转发)的[^：:]{0,40}(?:做了|改了|包括|内容)[^：:]{0,12}[:：]\s*$|(?:已经)?做了的事\s*[:：]\s*$|做了[一二三四五六七八九十两几\d]+件事\s*[:：]\s*$|以下(?:都是|是|均为|均由|都由|由)[^：:]{1,12}(?:处理|做|完成|操作|负责|办)的?\s*[:：]\s*$|\b(?:from|in|of) (?:the|your) [\w\s.-]{0,40}?you (?:pasted|shared|sent|forwarded|attached)\b|\bwitness statements?\b|\bwhat (?:he|she|they|the \w+) (?:did|has done|have done)\b/i;
+  /(?:做|改|干|动|变)了(?:些)?(?:什么|哪些)(?:内容|东西|地方)?\s*[?？]?\s*[:：]?\s*$|(?:你|您)(?:贴|转述|发来|转发)的[^：:]{0,40}(?:做了|改了|包括|内容)[^：:]{0,12}[:：]\s*$|(?:已经)?做了的事\s*[:：]\s*$|做了[一二三四五六七八九十两几\d]+件事\s*[:：]\s*$|以下(?:都是|是|均为|均由|都由|由)[^：:]{1,12}(?:处理|做|完成|操作|负责|办)的?\s*[:：]\s*$|\b(?:from|in|of) (?:the|your) [\w\s.-]{0,40}?you (?:pasted|shared|sent|forwarded|attached)\b|\bwitness statements?\b|\bwhat (?:he|she|they|the \w+) (?:did|has done|have done)\b/i;
 const NAMES_SELF = /我|咱|\b(?:I|we|my|our)\b/;
 
 /** A table column that names who owns each row (负责人, Owner): a row owned by someone else is theirs. */
@@ -128,6 +139,16 @@ function caseLabels(lines: ReadonlyArray<string>): Set<number> {
     byCase.set(key, [...(byCase.get(key) ?? []), index]);
   }
   return new Set([...byCase.values()].filter((indices) => indices.length >= 2).flat());
+}
+
+/** A line with its code spans, addresses and host names taken out: their words are names, not the line's. */
+const withoutNames = (line: string) => line.replace(/`[^`\n]*`|\b[\w-]+(?:\.[\w-]+)+(?:\/\S*)?|https?:\/\/\S+/g, " ");
+
+function draftTitle(line: string): boolean {
+  if (line.length > 120) return false;
+  const heading = DRAFT_HEADING.exec(line);
+  const title = heading?.[1] ?? heading?.[2];
+  return title !== undefined && DRAFT_TITLE.test(title.replace(/\*\*|__/g, "").trim());
 }
 
 /** Lines that can carry an assertion, with code blocks, quotes and drafted content removed. */
@@ -197,13 +218,15 @@ function assertionLines(
     const intro = /[⬇👇↓]/u.test(line) ? line.replace(/\s*(?:⬇️?|👇|↓)+\s*$/u, ":") : line;
     const bare = line.replace(/\*\*|__/g, "");
     const othersIntro =
-      (/[:：]\s*$/.test(bare) || /^#{1,6}\s/.test(bare)) &&
+      (/[:：]\s*$/.test(bare) || /^#{1,6}\s/.test(bare) || /^\*\*[^*]+\*\*$/.test(line)) &&
       OTHERS_INTRO.test(bare.slice(-200)) &&
       !NAMES_SELF.test(bare);
     if (
       othersIntro ||
-      (/[:：]\s*$/.test(intro) && CONTENT_INTRO.test(intro.slice(-200))) ||
-      SAMPLE_OPEN.test(bare.slice(0, 200))
+      // (A word inside a code span or a host name is no word of the intro: `api.example.com` 处理结果：.)
+      (/[:：]\s*$/.test(intro) && CONTENT_INTRO.test(withoutNames(intro.slice(-200)))) ||
+      SAMPLE_OPEN.test(bare.slice(0, 200)) ||
+      draftTitle(line)
     ) {
       inContent = true;
       content = { lines: 0, list: false, blank: false, ruled: false };
@@ -256,7 +279,9 @@ function assertionLines(
       doneMarker = true;
       line = line.replace(/(?:✅|✔️?|☑️?)\s*$/u, "");
     }
-    line = line.replace(/\*\*|__|~~/g, "").trim();
+    // (Not inside a code span: `**` in `hashFiles('**/x')` is a glob, and taking it away would empty
+    // the span and pair its backticks with the next span's.)
+    line = line.replace(/(`[^`\n]+`)|\*\*|__|~~/g, (_, code: string | undefined) => code ?? "").trim();
     if (line !== "") kept.push({ line, doneMarker, doneRow, checked, tableRow });
   }
   return kept;
