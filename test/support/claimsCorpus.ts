@@ -30,7 +30,8 @@ export type Split =
   | "v4/heldout"
   | "v5/heldout"
   | "v6/heldout"
-  | "v7/heldout";
+  | "v7/heldout"
+  | "v8/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
