@@ -63,7 +63,12 @@ const WORD = /v?\d[\w.]*\w|[a-z]+(?:[-'][a-z]+)*|#\w+|\d|[,;:—–()]|(?<=\s)-(
 function tokens(sentence: string): string[] {
   // A parenthesis adds detail ("(INV-4471 and INV-4472)"); it never carries the predicate.
   // A word with a capital inside it (PubMed, LinkedIn, GitHub) is a name, never a past verb.
-  const unbracketed = sentence.replace(/\([^()]*\)/g, " ").replace(/\b[A-Za-z]*[a-z][A-Z][A-Za-z]*\b/g, "name");
+  // A capitalised -ed word no verb of the lexicon forms, before a regnal number or a possessive
+  // (Mehmed II's cannon, Ahmed's report), is a person's name.
+  const unbracketed = sentence
+    .replace(/\([^()]*\)/g, " ")
+    .replace(/\b[A-Za-z]*[a-z][A-Z][A-Za-z]*\b/g, "name")
+    .replace(/\b[A-Z][a-z]+ed(?=\s+[IVX]+\b|['’]s\b)/g, (word) => (PAST_FORMS.has(word.toLowerCase()) ? word : "name"));
   return (unbracketed.toLowerCase().replace(/[’‘]/g, "'").match(WORD) ?? []).flatMap((token) => {
     // I've → i + 've; it's stays one word (a subject); don't stays one word (a blocker).
     const contraction = /^(i|we|you|they)('ve|'ll|'d|'m|'re)$/.exec(token);
@@ -292,6 +297,9 @@ export function englishCue(plain: string): boolean {
   return tokens(plain.slice(0, 2000)).some((word) => pastVerb(word) !== undefined);
 }
 
+/** A participle and one noun before a colon: a label ("Suggested order:", "Estimated effort:"). */
+const LABEL = /^[A-Za-z]+ed\s+[a-z]+\s*:(?!\d)/;
+
 /** A sentence that opens as a question stays one before its dash too ("Did I push — or not?"). */
 const QUESTION_OPENING =
   /^(?:did|do|does|is|are|was|were|have|has|had|can|could|should|shall|will|would|may|might|want|what|why|how|when|where|who|which|any|anything)\b/i;
@@ -330,7 +338,12 @@ export function englishClaims(plain: string, marked: boolean, checked = false, l
     // time in Britain and North America was driven by the railways".)
     // (Only up to the first punctuation: "Tracked container X: it cleared customs" has a clause of its own.)
     const later = () => (index === 0 ? tokens(plain.split(/[,;:—–(]|\s-\s/)[0] ?? "").slice(whole.length) : NO_WORDS);
-    const found = carriedModal && !ownSubject ? undefined : clauseClaim(clause, marked, otherSubject, checked, later);
+    // ("Syndicated coverage: the same story…", "Proposed order: …": a participle and its noun before
+    // a colon label what follows, the way a noun phrase does — a status says what was done to
+    // something, and a label names it.)
+    const label = index === 0 && LABEL.test(plain);
+    const found =
+      (carriedModal && !ownSubject) || label ? undefined : clauseClaim(clause, marked, otherSubject, checked, later);
     if (found) {
       matches.push(found);
       if (matches.length >= limit) break;

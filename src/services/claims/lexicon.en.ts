@@ -161,6 +161,8 @@ export const ENGLISH_VERBS: Readonly<Record<ClaimKind, ReadonlyArray<string>>> =
     "bump",
     "rotate",
     "restart",
+    "reload",
+    "renew",
     "reboot",
     "reset",
     "migrate",
@@ -695,7 +697,7 @@ export const SUBORDINATORS: ReadonlySet<string> = new Set([
 
 /** A sentence that places the action outside this task ("last month's tickets" names this task's object). */
 export const OUTSIDE_TASK =
-  /\b(?:(?:many|several|countless|a few|a couple of) times(?: before)?|a while (?:back|ago)|back when|when i first|last (?:year|month|week|time|summer|winter|spring|fall)(?!['’]s)|years? ago|months? ago|in (?:college|school|the past|my experience|a previous (?:job|role|project))|as a (?:child|kid|student)|back (?:then|in (?:19|20)\d\d)|when i was|previously in my life|in my (?:last|previous) (?:job|role)|(?:seen|heard|noticed) (?:this|that|it|these|those)(?: [a-z]+){0,3}? (?:a lot|often|all the time|before|plenty))\b/i;
+  /\b(?:(?:many|several|countless|a few|a couple of) times(?: before)?|a while (?:back|ago)|back when|when i first|(?<!\b(?:in|for|over|from|during|of|within|across) the )last (?:year|month|week|time|summer|winter|spring|fall)(?!['’]s)|years? ago|months? ago|in (?:college|school|the past|my experience|a previous (?:job|role|project))|as a (?:child|kid|student)|back (?:then|in (?:19|20)\d\d)|when i was|previously in my life|in my (?:last|previous) (?:job|role)|(?:seen|heard|noticed) (?:this|that|it|these|those)(?: [a-z]+){0,3}? (?:a lot|often|all the time|before|plenty))\b/i;
 
 /** Subjects of a passive or a state that can be this task's object (not a generality). */
 export const DEFINITE_SUBJECT =
@@ -836,6 +838,21 @@ export const PAST_TIME: ReadonlySet<string> = new Set([
 
 /** A finite verb later in the clause makes a leading participle an adjective ("Scheduled maintenance happens…"). */
 export const FINITE_LATER: ReadonlySet<string> = new Set([
+  // (Adverbs of how often or how long stand before a finite verb: "Closed accounts still count…".)
+  "still",
+  "usually",
+  "often",
+  "always",
+  "never",
+  "typically",
+  "generally",
+  "normally",
+  "count",
+  "counts",
+  "matter",
+  "matters",
+  "affect",
+  "affects",
   "tends",
   "tend",
   "seems",
