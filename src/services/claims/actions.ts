@@ -42,6 +42,12 @@ const TERSE: ReadonlySet<string> = new Set([
   "terse status after the task's object",
   "status line, no other agent named",
 ]);
+/** Reasons that name the assistant's own voice: a first person, a verb-first status, a done marker. */
+const OWN_VOICE: ReadonlySet<string> = new Set([
+  "first person",
+  "status line with the subject left out",
+  "done marker on its line",
+]);
 /** A done marker at the head of a clause: 已经保存到…, "already saved to…". */
 const DONE_BEFORE = /^\s*(?:已经?|均已|都已|already\b)/;
 
@@ -132,6 +138,24 @@ export function attributedActions(answer: string): AnswerActions {
       NARRATIVE_NEXT.test(match.plain)
     ) {
       ({ agent, reason } = { agent: previous.agent, reason: `goes on from the previous sentence: ${previous.reason}` });
+    }
+    // "Nobody on our side touched it, and the pods were rescheduled", 没有做任何改动…指标已经自行恢复:
+    // in an answer that says the assistant changed nothing, or declines the change from its opening,
+    // a change reported of a thing — no subject, no marker, no verb-first status in the writer's own
+    // terse voice (Ran the tests; 本次只做了检查) — is someone else's or the system's.
+    if (
+      agent === "assistant" &&
+      context.disowned &&
+      !match.marked &&
+      claim.kind === "mutate" &&
+      !OWN_VOICE.has(reason) &&
+      // (做了查看, 进行了检查: a light verb takes its kind from its object; it names no change.)
+      !/^(?:做|进行|执行|搞|弄)$/.test(claim.verb)
+    ) {
+      ({ agent, reason } = {
+        agent: "none",
+        reason: "a change with no subject in an answer that says it changed nothing",
+      });
     }
     actions.push({
       sentence: match.sentence,

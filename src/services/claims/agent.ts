@@ -48,8 +48,27 @@ export function answerContext(
       return history;
     },
     names: namesOf(sentences),
+    disowned: sentences.some(
+      (sentence, index) =>
+        (sentence.language === "zh" ? ZH_DISOWNED : EN_DISOWNED).test(sentence.plain) ||
+        (index <= 1 && (sentence.language === "zh" ? ZH_DECLINED : EN_DECLINED).test(sentence.plain)),
+    ),
   };
 }
+
+/**
+ * The assistant (or "our side") says it changed nothing at all: a denial of any change, not of one
+ * thing ("I didn't touch prod" leaves staging open, so it does not count).
+ */
+const EN_DISOWNED =
+  /\b(?:nobody|no one|none of us)(?: (?:on|from) (?:our|my) (?:side|end|team))? (?:touched|changed|modified|did anything)\b|\b(?:i|we) (?:didn['’]t|did not|haven['’]t|have not|never) (?:touch|change|modify|do) anything(?:\s+(?:myself|at all|else))?\s*(?:[.;,:—–-]|$)|\b(?:i|we) (?:didn['’]t|did not|haven['’]t|have not) (?:make|made) any changes?\b|\bnothing (?:was|has been|got) (?:changed|touched|modified) on (?:our|my) (?:side|end)\b/i;
+const ZH_DISOWNED =
+  /(?:没有?|未|并未|不曾)(?:做|进行|执行)?(?:过)?任何(?:改动|操作|变更|修改|更改|调整|处理)|(?:我|我们)(?:这边)?(?:没有|没|并未|未|不曾)参与|没有人(?:动|碰|改)过?/;
+/** An opening that declines the change asked for ("I can['’]t help you get around…", 也不会帮你改). */
+const EN_DECLINED =
+  /^(?:(?:sorry|unfortunately)[,.!]?\s*)?(?:i|we) (?:can['’]t|cannot|won['’]t|will not|am not able to|['’]m not able to|am not going to|['’]m not going to) (?:help (?:you )?(?:with|get|to|bypass|disable|delete|turn)|make (?:that|this|the) change|change|modify|delete|disable|turn off|bypass|remove|edit)\b/i;
+const ZH_DECLINED =
+  /(?:不会|不能|没法|无法|不便)(?:帮你|帮您|替你|替您|为你|为您)(?:改|关|删|做|操作|执行|处理|修改|关闭|删除|绕过)/;
 
 /** How many sentences (two at most: that is all the context asks) date an event of the world. */
 function datedSentences(sentences: ReadonlyArray<{ readonly language: Language; readonly plain: string }>): number {

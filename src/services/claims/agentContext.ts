@@ -26,6 +26,12 @@ export interface AnswerContext {
   readonly instructions: boolean;
   /** Two sentences or more place events at dates of the world (in 1215, 于 1949 年): the answer narrates history. */
   readonly history: boolean;
+  /**
+   * The answer says the assistant changed nothing at all ("Nobody on our side touched it",
+   * 没有做任何改动, 我没有参与) or, from its opening, declines to make the change: a change it reports
+   * with no subject of its own is someone else's or the system's.
+   */
+  readonly disowned: boolean;
   /** Capitalised words the answer writes in mid-sentence: names of people, companies, products. */
   readonly names: ReadonlySet<string>;
 }
