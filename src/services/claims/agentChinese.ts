@@ -35,6 +35,9 @@ export function chineseSubject(before: string): Subject {
   return ZH_SUBJECTLESS.test(clause) ? "left out" : "stated";
 }
 
+/** What weighs an action named before it: 等于, 意味着, 相当于; ，这个我不建议 / 这样不行. */
+const ZH_WEIGHED_TOPIC =
+  /^[^，,。；;]{0,30}?(?:等于|就等于|意味着|相当于)|^[^。；;]{0,40}?[，,]\s*(?:这个|这样|这么做|这样做|这)(?:我|我们)?(?:不|并不|可不|没法|不太)(?:建议|推荐|行|可以|合适|能|妥)/;
 /** 被/由 + an agent and what it does, anywhere before the verb (备份任务由 cron 每天 02:00 触发，…). */
 const ZH_AGENT_EARLIER =
   /(?:由|被)(?!我|咱)[^，,。；;]{1,12}?(?:触发|执行|负责|处理|完成|自动|发起|调度|接手|推送|操作)/;
@@ -190,6 +193,11 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   if (ZH_LETTER.test(plain)) return { agent: "user", reason: "a letter written for the user" };
   const subject = chineseSubject(before);
   if (subject === "first person") return { agent: "assistant", reason: "first person" };
+  // 关掉扫描等于让镜像带着漏洞上线, 关掉 CI 扫描来强行合并，这个我不建议: an action with no marker of
+  // its own, named as the topic that the sentence then weighs (等于, 意味着, 这个我不建议), is no report.
+  if (!marked && !/已|刚/.test(before) && !/^[^，,。；;]{0,16}了/.test(after) && ZH_WEIGHED_TOPIC.test(after)) {
+    return { agent: "none", reason: "an action named as a topic and weighed" };
+  }
   // 已开具的发票: an attributive participle describes a thing, it reports nothing.
   if (/^[\u4e00-\u9fff]?的/.test(after)) return { agent: "none", reason: "attributive participle" };
   // (过 in 过程 or 过期 is no completion.)
