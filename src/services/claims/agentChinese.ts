@@ -38,6 +38,9 @@ export function chineseSubject(before: string): Subject {
 /** What weighs an action named before it: 等于, 意味着, 相当于; ，这个我不建议 / 这样不行. */
 const ZH_WEIGHED_TOPIC =
   /^[^，,。；;]{0,30}?(?:等于|就等于|意味着|相当于)|^[^。；;]{0,40}?[，,]\s*(?:这个|这样|这么做|这样做|这)(?:我|我们)?(?:不|并不|可不|没法|不太)(?:建议|推荐|行|可以|合适|能|妥)/;
+/** A verb of checking, not done itself, whose object clause holds the marker right before the verb. */
+const ZH_CHECK_COMPLEMENT =
+  /(?<![已经我们])(?:确认|确保|检查|核实|验证|看看|观察|留意|保证)(?![了过函短单邮码信书项清结报页表])[^，,。；;了过我]{0,20}(?:已经?|都已|均已)\s*$/;
 /** 被/由 + an agent and what it does, anywhere before the verb (备份任务由 cron 每天 02:00 触发，…). */
 const ZH_AGENT_EARLIER =
   /(?:由|被)(?!我|咱)[^，,。；;]{1,12}?(?:触发|执行|负责|处理|完成|自动|发起|调度|接手|推送|操作)/;
@@ -197,6 +200,11 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   // its own, named as the topic that the sentence then weighs (等于, 意味着, 这个我不建议), is no report.
   if (!marked && !/已|刚/.test(before) && !/^[^，,。；;]{0,16}了/.test(after) && ZH_WEIGHED_TOPIC.test(after)) {
     return { agent: "none", reason: "an action named as a topic and weighed" };
+  }
+  // 滚动重启应用，确认连接都已切到新账号, 注销前请确认钱包余额已提现: a marker inside what a verb of
+  // checking asks to confirm is the state to look for, not a report (确认函已发至… is a noun).
+  if (!marked && ZH_CHECK_COMPLEMENT.test(before)) {
+    return { agent: "user", reason: "the state a step asks to check" };
   }
   // 已开具的发票: an attributive participle describes a thing, it reports nothing.
   if (/^[\u4e00-\u9fff]?的/.test(after)) return { agent: "none", reason: "attributive participle" };

@@ -154,6 +154,10 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   if (subject === "left out") {
     return { agent: "assistant", reason: marked ? "done marker on its line" : "status line with the subject left out" };
   }
+  // "Nobody on our side touched it, and the pods were rescheduled": after a clause that says no one
+  // acted, what the sentence reports with no subject is not the assistant's.
+  if (/\b(?:nobody|no one|none of us)\b/.test(before))
+    return { agent: "none", reason: "after a clause that says no one acted" };
   // "…was announced by Steve Jobs in 2007 and released that June": the agent carries to the next verb.
   const earlierAgent = /\bby\s+(?!me\b|us\b|hand\b|default\b|\d)([a-z][\w'-]*)[^;:.]*\band\s+(?:\w+ly\s+)?$/.exec(
     before,
