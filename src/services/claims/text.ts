@@ -110,6 +110,10 @@ const OWNER_COLUMN =
   /^(?:负责人|执行人|经办人|处理人|操作人|完成人|成员|人员|姓名|同事|owner|assignee|member|person|who|by|done by|handled by|owned by|engineer|on-?call)$/i;
 const SELF_OWNER = /^(?:我|我们|本人|助手|AI|me|I|assistant)$/i;
 
+/** An opening that shows a rewritten text in the reply: 润色后的版本：, "Here's the revised version:". */
+const REWRITE_INTRO =
+  /^(?:(?:sure|ok|okay|好的|好)[\s,，!！.—–-]*)?(?:(?:here(?:'s| is)|below is) (?:the |a |your )?(?:revised|polished|edited|rewritten|reworded|tightened|shortened|cleaned-up|proofread) (?:version|draft|text|copy)|(?:(?:下面|以下|这)是)?[^。！？:：]{0,12}?(?:润色|修改|改写|优化|精简|校对|调整)(?:后|过)的(?:版本|稿子?|文本|内容|版|段落))\s*[:：]\s*$/i;
+
 /** Closing remarks after a draft ("Let me know…", "Want me to…") are the assistant's again. */
 const CLOSING =
   /^(?:let me know|want me|should i|do you want|shall i|feel free|happy to|如需|需要的话|要不要|如果需要|有需要)/i;
@@ -163,6 +167,7 @@ function assertionLines(
   let inSummary = false;
   let letter: "body" | "name" | undefined;
   let seen = false;
+  let rewriteShown = false;
   let header: string[] | undefined;
   const cases = lines.length > 4 ? caseLabels(lines) : new Set<number>();
   for (const [index, raw] of lines.entries()) {
@@ -211,6 +216,7 @@ function assertionLines(
       letter = "body";
       continue;
     }
+    if (!seen) rewriteShown = REWRITE_INTRO.test(opening);
     seen = true;
     if (cases.has(index)) continue;
     // An intro ends in a colon; only its tail is read, which keeps the test linear on a huge line.
@@ -259,7 +265,15 @@ function assertionLines(
     line = line.replace(LIST_MARKER, "");
     // The list under a summary of what was done reports done items; any other line ends it.
     const summarised: boolean = inSummary && listItem;
-    inSummary = summarised || DONE_SUMMARY.test(line.replace(/\*\*|__/g, "").trim());
+    const summary = DONE_SUMMARY.test(line.replace(/\*\*|__/g, "").trim());
+    // (After an opening that shows a rewritten text in the reply — 润色后的版本：, "Here's the
+    // revised version:" — the summary of changes describes that text, which is the reply itself.)
+    if (summary && rewriteShown) {
+      inContent = true;
+      content = { lines: 0, list: false, blank: false, ruled: false };
+      continue;
+    }
+    inSummary = summarised || summary;
     let doneMarker = summarised;
     let checked = false;
     if (UNCHECKED.test(line)) continue;
