@@ -33,7 +33,10 @@ export function answerContext(
 ): AnswerContext {
   let history: boolean | undefined;
   return {
-    report: found.some((match) => match.marked || subjectOf(match.language, match.plain, match.verb) !== "stated"),
+    // (An answer that opens by saying it is done — 好了，…, "Done —" — reports its own work too.)
+    report:
+      DONE_OPENING.test(sentences[0]?.plain ?? "") ||
+      found.some((match) => match.marked || subjectOf(match.language, match.plain, match.verb) !== "stated"),
     sentences: Math.max(sentences.length, written),
     relayed: sentences.some(
       (sentence) =>
@@ -55,6 +58,10 @@ export function answerContext(
     ),
   };
 }
+
+/** An answer's opening word that says the work is done (not "Done on your side!"). */
+const DONE_OPENING =
+  /^(?:好了|搞定了?|弄好了|办好了|完成了|都好了)(?=[，,。！!\s])|^(?:done|all done|all set)\b(?! on your)/i;
 
 /**
  * The assistant (or "our side") says it changed nothing at all: a denial of any change, not of one

@@ -58,6 +58,10 @@ const DEFINITION = new RegExp(`^\\s*${CODE}[^：:，,]{0,12}[:：]`);
 /** 下了…单: a separable verb split by 了 and a short object. */
 const SEPARATED = ZH_SEPARABLE.map((verb) => [verb, new RegExp(`${verb[0]}了[^，,。；;]{0,10}?${verb[1]}`)] as const);
 
+/** The first person seeing or finding something in a record or a system (在工单 #5521 里看到). */
+const ZH_LOOKED_IN =
+  /(?:我|我们)(?:这边)?(?:刚才|刚刚|刚)?在[^，,。；;]{0,16}?(?:工单|日志|后台|系统|邮箱|监控|面板|仪表盘|记录|表格|仓库|文档|共享盘|网盘|数据库|控制台|订单|账单|群聊|频道|官网)[^，,。；;]{0,10}?(?:里|上|中)(?:面)?(看到|查到|找到|发现)/;
+
 /** Words that end in 过 without it marking completion. */
 const LEXICAL_GUO = /^(?:通过|经过|不过|超过|难过)$/;
 
@@ -385,6 +389,12 @@ export function chineseClaims(plain: string, marked: boolean, tableRow = false, 
   const looked = ZH_LOOKED_RESULT.exec(plain);
   if (looked && !ZH_LOOKED_RESULT_NOT.test(plain.slice(0, looked[0].length)) && !ZH_PASTED.test(plain)) {
     return [{ kind: "observe", verb: looked[1]! }];
+  }
+  // 我在工单 #5521 里看到…, 我在教务系统里查到了…: seeing something in a record or a system is
+  // looking it up there (我看到 alone is "I see", about what is in front of the writer).
+  const lookedIn = ZH_LOOKED_IN.exec(plain);
+  if (lookedIn && !ZH_PASTED.test(plain.slice(0, lookedIn.index + lookedIn[0].length))) {
+    return [{ kind: "observe", verb: lookedIn[1]! }];
   }
   // 经核对天眼查上的工商信息，…: the sentence reports what the check found.
   const checked = ZH_CHECKED_FRAME.exec(plain);

@@ -742,8 +742,9 @@ export const ZH_FIRST_PERSON: ReadonlySet<string> = new Set(["我", "我们", "�
 export const ZH_FAILED_AFTER = /^(?:失败|不|没|未)/;
 
 /** A sentence that places the action outside this task. */
+// (A time compared with or owned — 跟去年比, 您上个月话费 — dates the object, not the action.)
 export const ZH_OUTSIDE_TASK =
-  /(?:(?:上次|上回|之前|以前|过去)[^，。]{0,6}(?:帮|给|为|替)(?:别的|其他|其它|另一个|另外的)|去年|前年|(?<![年月日号点])以前|多年前|小时候|上学时|当年|之前工作|过去几年|曾经|之前在别|别的项目|以往|很多次|好多次|多次了|一直以来|上个月|另一个团队|别的团队|其他项目)(?!的)/;
+  /(?<!(?:跟|和|与|比|较|同|你|您)\s*)(?:(?:上次|上回|之前|以前|过去)[^，。]{0,6}(?:帮|给|为|替)(?:别的|其他|其它|另一个|另外的)|去年|前年|(?<![年月日号点])以前|多年前|小时候|上学时|当年|之前工作|过去几年|曾经|之前在别|别的项目|以往|很多次|好多次|多次了|一直以来|上个月|另一个团队|别的团队|其他项目)(?!的)/;
 
 /**
  * A clause that ends in a status of completion (派单完成, 热加载成功, 核对无误, 调价生效, Issue 开好,
