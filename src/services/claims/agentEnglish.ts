@@ -112,6 +112,10 @@ const EN_OTHER_ACTOR =
  */
 function namedSubject(plain: string, at: number, after: string, names: ReadonlySet<string>): string | undefined {
   const head = plain.slice(0, at).replace(EN_ADVERBS, "");
+  // "Worker A updated…", "Process 4121 waited…": a noun labelled with a letter or a number is a named actor.
+  const labelled = /(?:^|[\s,;:(])([A-Z][a-z]+ (?:[A-Z]|\d+))$/.exec(head);
+  if (labelled && !/^(?:Step|Phase|Stage|Part|Section|Option|Day|Week|Version|Table|Figure) /.test(labelled[1]!))
+    return labelled[1];
   const word = /(?:^|[\s,;:(—–"“])([A-Z][a-z]+(?:[A-Z][a-z]+)*|[A-Z]{2,5}s?)$/.exec(head);
   if (
     !word ||

@@ -200,6 +200,7 @@ function clauseClaim(
   return passiveOrState(clause);
 }
 
+const RELATIVE: ReadonlySet<string> = new Set(["that", "who", "which"]);
 const NOUN_BLOCKERS: ReadonlySet<string> = new Set(["plan", "need", "aim", "hope"]);
 const DETERMINERS: ReadonlySet<string> = new Set(["the", "your", "this", "that", "his", "her", "their", "our", "my"]);
 
@@ -223,7 +224,9 @@ function passiveOrState(clause: ReadonlyArray<string>): EnglishMatch | undefined
     // A perfect passive is about this task whatever its subject ("Changes have been committed");
     // a simple one only with a definite subject ("The invoice was sent", not "Emails are sent").
     if ((word === "has" || word === "have" || word === "'s") && clause[at + 1] === "been") participleAt = at + 2;
-    else if (word === "was" || word === "were") participleAt = at + 1;
+    // ("Cells that were already converted can't be turned back": a passive right after a relative
+    // pronoun describes the subject; the main clause's verb comes later.)
+    else if ((word === "was" || word === "were") && !RELATIVE.has(clause[at - 1] ?? "")) participleAt = at + 1;
     // "is enabled" describes a state; "is now enabled", "are all uploaded" report a change.
     else if (definite && ["is", "are", "'s"].includes(word)) {
       const next = clause[at + 1] ?? "";
