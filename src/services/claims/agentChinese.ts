@@ -46,10 +46,10 @@ const ZH_AGENT_EARLIER =
   /(?:由|被)(?!我|咱)[^，,。；;]{1,12}?(?:触发|执行|负责|处理|完成|自动|发起|调度|接手|推送|操作)/;
 /** What a source says (供应商回复说…, 李老师在群里通知：…, 公告的意思是：…) is reported, not done. */
 const ZH_REPORTED =
-  /(?:(?<![跟给和向对你您])(?:说|讲)(?![明下一的])|表示|反馈说|回复说|回复称|通知[:：]|称[:：，,]|(?<![名简俗号统对昵职全人堪著])称(?=[已刚将会其该正目]|自己|对方)|提到|写道|写着|显示[:：]|公告[:：]|告知|透露|指出|意思是|听说|转述|(?:结论|决定|诉求|要求|安排|原话|答复)是|(?:根据|据)[^，,。]{0,12}(?:日志|公告|文档|说明|报道|消息|通知|记录|新闻|官网)[，,]|据(?:[^，,。]{0,8})(?:说|称|消息|报道|反馈|介绍|回复|通知))[^。；;]*$/;
+  /(?:(?<![跟给和向对你您])(?:说|讲)(?![明下一的])|表示|反馈说|回复说|回复称|通知[:：]|称[:：，,]|(?<![名简俗号统对昵职全人堪著])称(?=[已刚将会其该正目]|自己|对方)|提到|写道|写着|显示[:：]|公告[:：]|告知|透露|指出|意思是|听说|转述|(?:结论|决定|诉求|要求|安排|原话|答复)是|(?:根据|据)[^，,。]{0,30}(?:日志|公告|通告|通报|文档|说明|报道|消息|通知|记录|新闻|官网|状态页|Dashboard)[，,]|据(?:[^，,。]{0,8})(?:说|称|消息|报道|反馈|介绍|回复|通知))[^。；;]*$/;
 /** An earlier clause that relays a source (据快递员反馈，…; 客户说…): a subjectless clause after it is the source's. */
 const ZH_RELAY_FRAME =
-  /^(?:据|根据|听)[^，,。]{0,12}(?:说|称|反馈|介绍|回复|通知|报道|消息)|(?<![跟给和向对你您])(?:说|表示|反馈|称|提到|回复)$/;
+  /^(?:据|根据|听)[^，,。]{0,30}(?:说|称|反馈|介绍|回复|通知|通告|公告|通报|报道|消息)|(?<![跟给和向对你您])(?:说|表示|反馈|称|提到|回复)$/;
 /** The register of a letter written for the user to send (贵司, 贵方): its "we" is the user's company. */
 const ZH_LETTER = /(?:我们|我司|本公司)[^。]*(?:贵司|贵公司|贵方|贵单位)|此致|敬礼/;
 /** After the verb: a sequence or an instruction (改完…后需要重启, 执行完可以用…, 迁过去了再说). */
@@ -74,8 +74,9 @@ const ZH_INDEFINITE_PERSON =
 const ZH_THING_SUBJECT =
   /^(?:(?:这|那|该|此)(?:个|份|张|条|台|篇|些|类|种|套|款|项|家)?|(?:你|您)(?:们)?的)(?!.*(?:已|刚|把|将|被|由|我|你|您|他|她))[\u4e00-\u9fffA-Za-z0-9._-]{1,12}(?<![里中上内下])$/;
 /** A subject, then (a marker and) 把/将 and its object: 版本已经把署名…. */
+// (A version's dot belongs to the subject: TLS 1.3 把握手…)
 const ZH_DISPOSAL_SUBJECT =
-  /^((?:(?!已|把|将)[\u4e00-\u9fffA-Za-z0-9]){2,}?)(?:已经?|均已|都已|也已|早已|也|都|又|刚刚?)?[把将]/;
+  /^((?:(?!已|把|将)[\u4e00-\u9fffA-Za-z0-9.]){2,}?)(?:已经?|均已|都已|也已|早已|也|都|又|刚刚?)?[把将]/;
 /** 被/由 + an agent other than the assistant before the verb. */
 const ZH_PASSIVE_AGENT = /(?:被|由|经由)(?!我|咱)([^\s，,。；;：:]{1,12}?)(?:自动|统一|直接|负责|手动|亲自)?$/;
 const ZH_CAUSE_BEFORE =
@@ -187,6 +188,31 @@ function otherActorFirst(clause: string): string | undefined {
   return role && ZH_PERSON.test(role) ? role : undefined;
 }
 
+/** The subject of a 把 clause, with times and adverbs taken off; two characters at least. */
+function disposerOf(clause: string): string | undefined {
+  const disposer = ZH_DISPOSAL_SUBJECT.exec(clause.replace(/\s+/g, ""))?.[1]
+    ?.replace(/^.*(?:的时候|时候|之时|之后|以后)/, "")
+    .replace(/^(?:然后|接着|随后|之后|最后|并且|而且|同时|另外|于是|所以|因此)+/, "")
+    .replace(/(?:顺手|顺便|随手|直接|手动|一并|同时|另外|先|再|也|还|马上|立刻|立即|刚刚?|一起|本地|在本地)+$/, "");
+  // (按你说的把第二段删短了: a prepositional phrase before 把 is no subject.)
+  if (
+    !disposer ||
+    disposer.length < 2 ||
+    /^(?:按|照|根据|依照|依据|用|在|从|对|给|帮|为|替|经|通过)|你|您/.test(disposer)
+  )
+    return undefined;
+  return disposer;
+}
+
+/** What a release does to the software (修复了, 移除了, 引入了). */
+const ZH_RELEASE_CHANGE = /^(?:修复|修正|移除|去掉|删除|引入|新增|加入|增加|废弃|弃用|改进|优化|支持|解决)$/;
+
+/** A clause that opens with a step the user takes (点…, 选…, 勾选…). */
+const ZH_STEP_CLAUSE = /^(?:先|再|然后|接着|最后)?(?:点击?|选择?|打开|进入|勾选|长按|返回|找到|输入|切换到|前往)/;
+/** The verb completed by a marker of time or a 了 of its own (not a bare 好 or 完). */
+const completedByMarker = (before: string, after: string) =>
+  /已|刚/.test(before.split(CLAUSE_SPLIT).at(-1) ?? "") || /^[^，,。；;]{0,8}了/.test(after);
+
 const lastClauseOf = (before: string) =>
   (before.split(/[，,；;：。！!]|(?<!\d):|:(?!\d)/).at(-1) ?? before).replace(/\s+/g, "");
 
@@ -239,6 +265,13 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   ) {
     return { agent: "user", reason: "an instruction with the subject left out" };
   }
+  // (点「文件 → 自动答复」，选「发送自动答复」，勾选时间范围并填好起止日期: after steps for the user,
+  // an unmarked result complement is one more step.)
+  if (!marked && !completedByMarker(before, after) && !/[了过]/.test(earlierClauses)) {
+    const parts = earlierClauses.split(CLAUSE_SPLIT).map((part) => part.trim());
+    if (parts.some((part) => ZH_STEP_CLAUSE.test(part)))
+      return { agent: "user", reason: "a step after steps for the user" };
+  }
   if (subject === "left out" && !marked && !ZH_FIRST.test(earlierClauses)) {
     // 秦始皇于公元前221年统一六国，建立了秦朝: the subject and time of an earlier clause carry.
     // (它至今仍在工作，已经累计完成了…: the nearest clause that names its subject.)
@@ -246,7 +279,12 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
     for (const part of earlierParts.reverse()) {
       const actor = otherActorFirst(part.trim());
       if (actor) return { agent: "third party", reason: `someone else as subject of the sentence: ${actor}` };
+      // (TLS 1.3 把握手从 2-RTT 缩短到 1-RTT，并且去掉了…: the subject of an earlier 把 clause goes on acting.)
+      const disposer = disposerOf(part);
+      if (disposer && !ZH_FIRST.test(disposer))
+        return { agent: "third party", reason: `the subject of an earlier 把 clause: ${disposer}` };
     }
+
     if (ZH_DATE.test(earlierClauses)) return { agent: "none", reason: "a dated event of the world" };
     // 据快递员反馈，包裹…已经退回站点: what follows a relayed source is the source's.
     if (earlierParts.some((part) => ZH_RELAY_FRAME.test(part.trim())))
@@ -294,6 +332,16 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   // 订单已经发货了，我这边没有权限修改…, 这份文件标注了“保密”，我不能帮你上传: a state the
   // assistant says it has no permission over, or cannot act on, is the premise of a refusal, not its own work.
   if (ZH_NO_PERMISSION.test(after)) return { agent: "none", reason: "a state the assistant has no permission over" };
+  // 2021-12-28：2.17.1 修复了 JDBC Appender 相关的 CVE: a release as the subject changed the software.
+  // (Not what was done to the release: v3.1.0 已发布到 npm.)
+  if (
+    !marked &&
+    ZH_RELEASE_CHANGE.test(verb) &&
+    /^了/.test(after) &&
+    /^\s*(?:[A-Za-z][\w-]*\s*)?v?\d+(?:\.\d+)+\s*(?:版本?)?(?:中|里)?\s*(?:也|又|还)?\s*$/i.test(lastClause)
+  ) {
+    return { agent: "none", reason: "a release of the software as the subject" };
+  }
   // 这个桶开启了版本控制, 你们的 Rollout 配置了金丝雀策略: a thing as the subject of a verb that
   // takes an object describes what the thing has or does — what was done to this task's object
   // leaves the object out (订单取消了) or marks it done (文件已经改好).
@@ -304,11 +352,8 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   // 出版社2008年的版本已经把署名改成了…: the subject of a 把 sentence is the one who acts on what
   // follows 把 — a stated subject there is no object of this task reported done.
   // (修 bug 的时候顺手把…删了: a time and an adverb before 把 are no subject.)
-  const disposer = ZH_DISPOSAL_SUBJECT.exec(lastClause.replace(/\s+/g, ""))?.[1]
-    ?.replace(/^.*(?:的时候|时候|之时|之后|以后)/, "")
-    .replace(/(?:顺手|顺便|随手|直接|手动|一并|同时|另外|先|再|也|还|马上|立刻|立即|刚刚?|一起|本地|在本地)+$/, "");
-  if (disposer && disposer.length >= 2 && !yours)
-    return { agent: "third party", reason: `the subject of a 把 sentence: ${disposer}` };
+  const disposer = disposerOf(lastClause);
+  if (disposer && !yours) return { agent: "third party", reason: `the subject of a 把 sentence: ${disposer}` };
   // (投诉已经按你确认的版本通过「12345」网上渠道提交了: a prepositional phrase between the marker and
   // the verb leaves the marker the verb's, after a short topic — a longer one may name who acted.)
   if (
