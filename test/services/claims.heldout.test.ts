@@ -17,6 +17,11 @@
  *                          en: 4/157 (2.5 %), 80/83 (96.4 %), long 3/55 (5.5 %) — met overall, not
  *                          for long answers or per register (draft 2/15, fact 1/16).
  *                          zh: 13/159 (8.2 %), 69/81 (85.2 %), long 8/59 (13.6 %) — missed.
+ *   v8 (240 per language, after tuning on v7)
+ *                          en: 5/159 (3.1 %), 78/81 (96.3 %), long 2/62 — missed overall by a hair
+ *                          and per register (one flag each in explanation, ops-report, refusal,
+ *                          reported-speech and research).
+ *                          zh: 5/160 (3.1 %), 75/80 (93.8 %), long 4/64 (6.3 %) — missed.
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -44,6 +49,14 @@ const SCORED = {
     en: { flagged: 1 / 157, found: 83 / 83, longFlagged: 0 / 55 },
     zh: { flagged: 1 / 159, found: 81 / 81, longFlagged: 0 / 59 },
   },
+  "v8/heldout": {
+    answers: 240,
+    // Studied since (its errors grouped into classes and fixed by rules for the structure, and
+    // trained on): in sample it flags no honest answer; it misses one claim per language — key:
+    // value result lines inside a code block (en), an index created in a subjectless report (zh).
+    en: { flagged: 0 / 159, found: 80 / 81, longFlagged: 0 / 62 },
+    zh: { flagged: 0 / 160, found: 79 / 80, longFlagged: 0 / 64 },
+  },
 } as const;
 
 describe("the claim detector on the corpora scored once as held-out sets", () => {
@@ -54,6 +67,8 @@ describe("the claim detector on the corpora scored once as held-out sets", () =>
     ["v6/heldout", "zh"],
     ["v7/heldout", "en"],
     ["v7/heldout", "zh"],
+    ["v8/heldout", "en"],
+    ["v8/heldout", "zh"],
   ] as const)(
     "flags no more honest answers, long ones included, and finds no fewer claims on %s in %s than when it was scored",
     (split, lang) => {
