@@ -3,7 +3,8 @@
  * [--budget-min M] [--json FILE]`
  *
  * Before/after in one session: for each benchmark id, the base checkout's worker and the head
- * checkout's worker (`node --expose-gc --import tsx <root>/bench/worker.ts <id>`, each in its own
+ * checkout's worker (`node --expose-gc --import tsx <root>/bench/worker.ts <id>`, on the checkout's
+ * own build — both sides are built first, see lib/builtPackage.mjs — each in its own
  * checkout as working directory) run one after the other, round after round, alternating which side
  * goes first, so the machine's drift and noise fall on both alike. The peers (the same code on both
  * sides) run once per round, from head. Prints a Markdown table — base and head median µs/step (the
@@ -88,6 +89,12 @@ async function main(): Promise<void> {
   const head = resolve(values.head ?? HERE);
   for (const root of [base, head]) {
     if (!existsSync(resolve(root, "bench", "worker.ts"))) fail(`${root} has no bench/worker.ts`);
+    // Each side runs its own build (see lib/builtPackage.mjs), so each is built from its own sources.
+    try {
+      execFileSync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: root, stdio: ["ignore", "ignore", "pipe"] });
+    } catch (error) {
+      fail(`could not build ${root}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`);
+    }
   }
   const ids = values.ids
     ? values.ids

@@ -1,6 +1,7 @@
 /** One benchmark in a fresh Node process of a checkout's own `bench/worker.ts`, its result parsed. */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { RESULT_MARKER } from "./ids.js";
 import type { BenchResult } from "./types.js";
 
@@ -15,12 +16,24 @@ export interface WorkerOptions {
   readonly timeoutMs?: number;
 }
 
+/** Maps the workloads' imports of `src/` to the checkout's `dist/`: the package as a host runs it. */
+const BUILT_PACKAGE = fileURLToPath(new URL("./builtPackage.mjs", import.meta.url));
+
 /**
- * `node --expose-gc --import tsx <root>/bench/worker.ts <id> [--quick]` in `root`. Never rejects:
+ * `node --expose-gc --import tsx --import builtPackage.mjs <root>/bench/worker.ts <id> [--quick]`
+ * in `root`. Never rejects:
  * a process that fails (exit code, signal, time-out, no result line) becomes `{ id, error }`.
  */
 export function runWorkerProcess(id: string, options: WorkerOptions): Promise<BenchResult> {
-  const args = ["--expose-gc", "--import", "tsx", join(options.root, "bench", "worker.ts"), id];
+  const args = [
+    "--expose-gc",
+    "--import",
+    "tsx",
+    "--import",
+    BUILT_PACKAGE,
+    join(options.root, "bench", "worker.ts"),
+    id,
+  ];
   if (options.quick) args.push("--quick");
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, {

@@ -1,3 +1,4 @@
+import type { SqlClient } from "@effect/sql";
 import { Effect, FiberMap, Schedule } from "effect";
 import type {
   ApprovalDecided,
@@ -49,104 +50,131 @@ interface WaitingCall {
   readonly deliver: (decided: ApprovalDecided) => void;
 }
 
-export type ApprovalDesk = ReturnType<typeof approvalDesk>;
-
-export function approvalDesk(wiring: ApprovalWiring) {
+/** What a desk holds once a call of its run has had to wait (most runs never need it). */
+interface DeskState {
   /** Tools approved for this run (scope `run` or `session`), with the decision that approved them. */
-  const runGrants = new Map<string, HostApprovalDecision>();
-  const granted = (toolName: string) => runGrants.has(toolName) || wiring.sessionGrants?.has(toolName) === true;
-  const timeoutMs = Math.max(1, Math.floor(wiring.approval?.timeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS));
-  const pollMs = Math.max(10, wiring.approvalPollMs ?? DEFAULT_APPROVAL_POLL_MS);
-  const waiting = new Map<string, WaitingCall>();
+  readonly runGrants: Map<string, HostApprovalDecision>;
+  readonly waiting: Map<string, WaitingCall>;
   /** Calls whose wait ended, perhaps before their request was durable (a short expiry). */
-  const closed = new Set<string>();
+  readonly closed: Set<string>;
+  /** One read of the ledger: each decision found for a waiting call is handed on, once. */
+  readonly pollOnce: Effect.Effect<unknown, never, SqlClient.SqlClient>;
+}
+
+/**
+ * A class rather than a closure table: a run holds its desk for its whole life, and methods on a
+ * prototype cost a run nothing; the maps are made when a call first waits.
+ */
+export class ApprovalDesk {
+  private readonly timeoutMs: number;
+  private readonly pollMs: number;
+  private state: DeskState | undefined;
+
+  constructor(private readonly wiring: ApprovalWiring) {
+    this.timeoutMs = Math.max(1, Math.floor(wiring.approval?.timeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS));
+    this.pollMs = Math.max(10, wiring.approvalPollMs ?? DEFAULT_APPROVAL_POLL_MS);
+  }
+
+  private desk(): DeskState {
+    if (this.state) return this.state;
+    this.state = {
+      runGrants: new Map(),
+      waiting: new Map(),
+      closed: new Set(),
+      pollOnce: listApprovals(this.wiring.runId).pipe(
+        Effect.tap((records) =>
+          Effect.sync(() => {
+            for (const record of records) {
+              if (record.decision && this.state?.waiting.has(record.callId))
+                this.decide(record.callId, record.toolName, record.decision);
+            }
+          }),
+        ),
+        // A failed read is tried again at the next beat.
+        Effect.catchAllCause(() => Effect.void),
+      ),
+    };
+    return this.state;
+  }
+
+  private granted(toolName: string): boolean {
+    return this.state?.runGrants.has(toolName) === true || this.wiring.sessionGrants?.has(toolName) === true;
+  }
 
   /** Why a runnable call must wait, and for how long; undefined when it may run at once. */
-  const approvalFor = (call: ToolCall, tool: AnyToolDefinition) => {
-    const reason = approvalReason(call, tool, wiring.approval, granted);
-    return reason === undefined ? undefined : { reason, timeoutMs };
-  };
+  approvalFor(call: ToolCall, tool: AnyToolDefinition) {
+    const reason = approvalReason(call, tool, this.wiring.approval, (toolName) => this.granted(toolName));
+    return reason === undefined ? undefined : { reason, timeoutMs: this.timeoutMs };
+  }
 
   /**
    * A resumed call that never started and has no approval request of its own goes through this
    * run's approval policy as a new call would (the process may have stopped before asking).
    */
-  const withApproval = (planned: PlannedCall): PlannedCall => {
+  withApproval(planned: PlannedCall): PlannedCall {
     if (planned.approval || planned.disposition !== "run") return planned;
-    const tool = wiring.tools.get(planned.call.name);
-    const approval = tool ? approvalFor(planned.call, tool) : undefined;
+    const tool = this.wiring.tools.get(planned.call.name);
+    const approval = tool ? this.approvalFor(planned.call, tool) : undefined;
     return approval ? { ...planned, approval } : planned;
-  };
+  }
 
-  const handOn = (callId: string, decision: HostApprovalDecision) => {
-    const call = waiting.get(callId);
+  private handOn(callId: string, decision: HostApprovalDecision) {
+    const call = this.state?.waiting.get(callId);
     if (!call) return;
-    waiting.delete(callId);
+    this.state?.waiting.delete(callId);
     call.deliver({ type: "APPROVAL_DECIDED", callId, decision });
-  };
+  }
 
   /**
    * A decision on one call, from the host or the ledger: it goes to the call's batch if the call
    * still waits. Approved for the run or the session, the tool needs no approval for the rest of
    * the run (or the session), and every other call of the tool waiting now is approved with it.
    */
-  const decide = (callId: string, toolName: string, decision: HostApprovalDecision) => {
-    handOn(callId, decision);
+  decide(callId: string, toolName: string, decision: HostApprovalDecision) {
+    this.handOn(callId, decision);
     if (decision.decision !== "approved" || decision.scope === "once") return;
     // Edited arguments belong to the call they were written for, not to the tool's other calls.
     const { arguments: _edited, ...forTheTool } = decision;
+    const { runGrants, waiting } = this.desk();
     runGrants.set(toolName, forTheTool);
-    if (decision.scope === "session") wiring.sessionGrants?.add(toolName);
+    if (decision.scope === "session") this.wiring.sessionGrants?.add(toolName);
     for (const [otherId, other] of [...waiting]) {
-      if (other.toolName === toolName) handOn(otherId, forTheTool);
+      if (other.toolName === toolName) this.handOn(otherId, forTheTool);
     }
-  };
-
-  /** One read of the ledger: each decision found for a waiting call is handed on, once. */
-  const pollOnce = listApprovals(wiring.runId).pipe(
-    Effect.tap((records) =>
-      Effect.sync(() => {
-        for (const record of records) {
-          if (record.decision && waiting.has(record.callId)) decide(record.callId, record.toolName, record.decision);
-        }
-      }),
-    ),
-    // A failed read is tried again at the next beat.
-    Effect.catchAllCause(() => Effect.void),
-  );
+  }
 
   /**
    * The call's request is durable before the host hears of it (a resumed run finds it there
    * already); from then on the ledger is read for its decision until none waits any more. A call
    * of a tool approved for the run while its request was being written is approved at once.
    */
-  const request = (command: RequestCommand, io: Pick<CommandIO, "tell" | "fibers">) => {
+  request(command: RequestCommand, io: Pick<CommandIO, "tell" | "fibers">) {
     const { type: _command, timeoutMs: waitMs, replyTo, ...fields } = command;
-    return recordApprovalRequest({ ...fields, timeoutMs: waitMs }, wiring.now()).pipe(
+    return recordApprovalRequest({ ...fields, timeoutMs: waitMs }, this.wiring.now()).pipe(
       Effect.as({ type: "APPROVAL_REQUESTED" as const, ...fields } satisfies Requested),
       Effect.tap(() => {
+        const { closed, waiting, runGrants, pollOnce } = this.desk();
         if (closed.has(command.callId)) return Effect.void;
         waiting.set(command.callId, { toolName: command.toolName, deliver: (decided) => io.tell(replyTo, decided) });
         const grant = runGrants.get(command.toolName);
         if (grant) {
-          handOn(command.callId, grant);
+          this.handOn(command.callId, grant);
           return Effect.void;
         }
         // A new poller reads at once; the one it replaces loses nothing (decisions stay in the ledger).
         const polling = Effect.repeat(pollOnce, {
-          schedule: Schedule.spaced(pollMs),
+          schedule: Schedule.spaced(this.pollMs),
           while: () => waiting.size > 0,
         });
         return FiberMap.run(io.fibers, "approvals", polling);
       }),
     );
-  };
+  }
 
   /** The call's wait ended, whoever ended it: stop looking for its decision. */
-  const close = (callId: string) => {
+  close(callId: string) {
+    const { closed, waiting } = this.desk();
     closed.add(callId);
     waiting.delete(callId);
-  };
-
-  return { approvalFor, withApproval, decide, request, close };
+  }
 }

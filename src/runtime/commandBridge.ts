@@ -35,9 +35,13 @@ const runIO = fromCallback<RunCommand, { runId: string }>(({ receive, sendBack, 
   const { runtime, handlers, observer } = bridge;
   // The fibers live in a scope of their own whose closing the run's scope starts but does not
   // wait for: a provider call or a tool that ignores interruption must not hold the run's end.
-  const work = runtime.runSync(Scope.make());
-  runtime.runSync(Scope.addFinalizer(bridge.scope, Effect.forkDaemon(Scope.close(work, Exit.void))));
-  const fibers = runtime.runSync(FiberMap.make<string>().pipe(Effect.provideService(Scope.Scope, work)));
+  const { work, fibers } = runtime.runSync(
+    Effect.gen(function* () {
+      const work = yield* Scope.make();
+      yield* Scope.addFinalizer(bridge.scope, Effect.forkDaemon(Scope.close(work, Exit.void)));
+      return { work, fibers: yield* FiberMap.make<string>().pipe(Scope.extend(work)) };
+    }),
+  );
   // Work nothing needs to interrupt by name still lives in the map, under a key of its own.
   let unnamed = 0;
   let stopped = false;

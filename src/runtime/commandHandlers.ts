@@ -129,7 +129,7 @@ export function commandHandlers(wiring: RunWiring): CommandHandlers {
               allowed: wiring.allowedTools,
               defaultTimeoutMs: wiring.defaultToolTimeoutMs,
               usedCallIds,
-              approvalFor: wiring.approvals.approvalFor,
+              approvalFor: (call, tool) => wiring.approvals.approvalFor(call, tool),
             }),
           }),
         ),

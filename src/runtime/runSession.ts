@@ -5,7 +5,7 @@ import type { AgentRunResult, HostApprovalDecision, LoopEvent, ResumePoint } fro
 import { RUN_WAITING_FOR_APPROVAL, type runMachine } from "../machines/run/machine.js";
 import { shownApprovalRequests } from "../machines/toolBatch/machine.js";
 import { observeRun } from "../services/observability/tracing.js";
-import { approvalDesk } from "./approvalDesk.js";
+import { ApprovalDesk } from "./approvalDesk.js";
 import { createRunActor } from "./commandBridge.js";
 import { commandHandlers } from "./commandHandlers.js";
 import { EventStream } from "./eventStream.js";
@@ -61,7 +61,6 @@ export function openRunSession(settings: RunSettings, host: RunSessionHost, opti
   const { runId, provider, contract } = settings;
   const { managed } = host;
   const scope = managed.runSync(Scope.make());
-  const finalize = (cleanUp: () => void) => managed.runSync(Scope.addFinalizer(scope, Effect.sync(cleanUp)));
 
   // The run's root span; its trace id is the run's trace id unless the host chose one.
   const observer = observeRun({
@@ -81,7 +80,7 @@ export function openRunSession(settings: RunSettings, host: RunSessionHost, opti
   });
   const { traceId } = observer;
   const transcript = makeTranscriptStore(settings.history);
-  const approvals = approvalDesk({
+  const approvals = new ApprovalDesk({
     runId,
     now: () => new Date().toISOString(),
     tools: settings.tools,
@@ -104,11 +103,6 @@ export function openRunSession(settings: RunSettings, host: RunSessionHost, opti
     payloadCapBytes: settings.payloadCapBytes,
   });
   const events = new EventStream<LoopEvent>();
-  finalize(() => {
-    events.close();
-    host.registry.trigger.ended({ runId });
-    host.closed(runId);
-  });
   const { resume } = options;
   const actor: RunActor = createRunActor(
     { runtime: managed, handlers, observer, scope },
@@ -129,7 +123,9 @@ export function openRunSession(settings: RunSettings, host: RunSessionHost, opti
         locale: settings.locale,
         capabilities: provider.capabilities,
         receiptVerification: settings.receiptVerification,
-        ...(resume ? { resume: { ...resume, rerun: resume.rerun.map(approvals.withApproval) } } : {}),
+        ...(resume
+          ? { resume: { ...resume, rerun: resume.rerun.map((planned) => approvals.withApproval(planned)) } }
+          : {}),
       },
     },
   );
@@ -140,11 +136,19 @@ export function openRunSession(settings: RunSettings, host: RunSessionHost, opti
   const cancel = () => actor.send({ type: "CANCEL" });
   const { signal } = options;
   signal?.addEventListener("abort", cancel, { once: true });
-  // Added last, so it runs first: nothing the actor asks for starts once the scope closes.
-  finalize(() => {
-    signal?.removeEventListener("abort", cancel);
-    actor.stop();
-  });
+  managed.runSync(
+    Scope.addFinalizer(
+      scope,
+      Effect.sync(() => {
+        // First: nothing the actor asks for starts once the scope closes.
+        signal?.removeEventListener("abort", cancel);
+        actor.stop();
+        events.close();
+        host.registry.trigger.ended({ runId });
+        host.closed(runId);
+      }),
+    ),
+  );
 
   let closing: Promise<void> | undefined;
   const close = () => {

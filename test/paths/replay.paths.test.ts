@@ -19,7 +19,7 @@ import type { RunInput } from "../../src/machines/run/context.js";
 import { runMachine } from "../../src/machines/run/machine.js";
 import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
 import * as Ledger from "../../src/persistence/ledger.js";
-import { approvalDesk } from "../../src/runtime/approvalDesk.js";
+import { ApprovalDesk } from "../../src/runtime/approvalDesk.js";
 import { createRunActor } from "../../src/runtime/commandBridge.js";
 import { type CommandHandlers, commandHandlers } from "../../src/runtime/commandHandlers.js";
 import { makeTranscriptStore } from "../../src/runtime/stores.js";
@@ -318,7 +318,7 @@ async function replay({ steps, outcomes, input = INPUT, toolTimeoutMs = TOOL_TIM
     defaultToolTimeoutMs: toolTimeoutMs,
     now,
     receiptVerification: input.receiptVerification,
-    approvals: approvalDesk({ runId, now, tools }),
+    approvals: new ApprovalDesk({ runId, now, tools }),
   });
   const scope = managed.runSync(Scope.make());
   try {

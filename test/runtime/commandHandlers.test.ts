@@ -4,7 +4,7 @@ import { z } from "zod";
 import { NONE_CONTRACT, type PlannedCall, type ToolSettlement } from "../../src/domain/index.js";
 import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
 import * as Ledger from "../../src/persistence/ledger.js";
-import { approvalDesk } from "../../src/runtime/approvalDesk.js";
+import { ApprovalDesk } from "../../src/runtime/approvalDesk.js";
 import { type CommandHandlers, type CommandIO, commandHandlers } from "../../src/runtime/commandHandlers.js";
 import { makeTranscriptStore } from "../../src/runtime/stores.js";
 import { scriptedProvider } from "../../src/services/providers/scripted.js";
@@ -55,7 +55,7 @@ function handlersOf(runId: string, provider = scriptedProvider([{ text: "hi" }])
     defaultToolTimeoutMs: 1_000,
     now,
     receiptVerification: "enforce",
-    approvals: approvalDesk({ runId, now, tools }),
+    approvals: new ApprovalDesk({ runId, now, tools }),
   });
 }
 
