@@ -56,7 +56,8 @@ const runIO = fromCallback<RunCommand, { runId: string }>(({ receive, sendBack, 
   };
   receive((command) => {
     const handle = handlers[command.type] as (command: RunCommand, io: CommandIO) => Effect.Effect<unknown, never>;
-    const handled = handle(command, io).pipe(
+    // Called on the table: a run's handlers may be methods.
+    const handled = handle.call(handlers, command, io).pipe(
       observer.command(command),
       Effect.tap((reply) =>
         Effect.sync(() => {

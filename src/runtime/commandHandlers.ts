@@ -8,7 +8,7 @@ import type {
   RunCommand,
   RunReply,
   SampleOutcome,
-  VerifyInput,
+  ToolDescriptor,
 } from "../domain/index.js";
 import type { AgentRunStore } from "../persistence/AgentRunStore.js";
 import { judgeClaims } from "../services/claimJudge.js";
@@ -19,9 +19,9 @@ import { type AnyToolDefinition, describeTool } from "../services/tools/Tool.js"
 import { callIdsOf } from "../services/transcriptProjector.js";
 import { readClaimsYielding, uncertainSentencesYielding, verifyAnswer } from "../services/verification.js";
 import type { ApprovalDesk } from "./approvalDesk.js";
-import { orLedgerFailed, runLedgerWrites } from "./runLedgerWrites.js";
+import { orLedgerFailed, RunLedgerWrites } from "./runLedgerWrites.js";
 import type { TranscriptStore } from "./stores.js";
-import { callBook, executeCall } from "./toolExecution.js";
+import { type CallBook, callBook, executeCall } from "./toolExecution.js";
 
 /**
  * The I/O of one run: one handler per command the run machine (or its tool batch) sends, in a
@@ -90,31 +90,45 @@ export type CommandHandlers<R = AgentRunStore | SqlClient.SqlClient> = {
 export const fiberKeyOf = (command: RunCommand): string | undefined =>
   command.type === "SAMPLE" ? "sample" : command.type === "EXECUTE" ? `tool:${command.planned.call.id}` : undefined;
 
-export function commandHandlers(wiring: RunWiring): CommandHandlers {
-  const { transcript } = wiring;
-  const descriptors = wiring.provider.capabilities.toolCalling
-    ? [...wiring.tools.values()].filter((tool) => wiring.allowedTools.has(tool.name)).map(describeTool)
-    : [];
-  // A new call may not reuse an id the replayed history holds (providers that number their calls
-  // repeat ids from turn to turn): planCalls renames such a call `<id>_<n>`.
-  const usedCallIds = callIdsOf(transcript.getSnapshot().context.messages);
-  const retry = withProviderRetry(wiring.retry);
-  const calls = callBook();
-  const execute = executeCall({ tools: wiring.tools, now: wiring.now, calls });
+/**
+ * The handlers of one run, as methods: a run holds its table for its whole life, and methods on
+ * a prototype cost a run nothing where a table of closures costs each run its own copies.
+ */
+class RunCommandHandlers implements CommandHandlers {
+  private readonly descriptors: ReadonlyArray<ToolDescriptor>;
+  /**
+   * A new call may not reuse an id the replayed history holds (providers that number their calls
+   * repeat ids from turn to turn): planCalls renames such a call `<id>_<n>`.
+   */
+  private readonly usedCallIds: Set<string>;
+  private readonly calls: CallBook;
+  private readonly ledger: RunLedgerWrites;
 
-  const { open, writeRows, recordResults, finish } = runLedgerWrites(wiring, calls);
+  constructor(private readonly wiring: RunWiring) {
+    this.descriptors = wiring.provider.capabilities.toolCalling
+      ? [...wiring.tools.values()].filter((tool) => wiring.allowedTools.has(tool.name)).map(describeTool)
+      : [];
+    this.usedCallIds = callIdsOf(wiring.transcript.getSnapshot().context.messages);
+    this.calls = callBook();
+    this.ledger = new RunLedgerWrites(wiring, this.calls);
+  }
 
-  const sample = (command: Extract<RunCommand, { type: "SAMPLE" }>): Effect.Effect<Reply<"SAMPLED">> =>
-    wiring.provider
+  OPEN(command: CommandOf<"OPEN">) {
+    return this.ledger.open(command);
+  }
+
+  SAMPLE(command: CommandOf<"SAMPLE">): Effect.Effect<Reply<"SAMPLED">> {
+    const { wiring, descriptors } = this;
+    return wiring.provider
       .sample({
         runId: wiring.runId,
         step: command.step,
-        messages: transcript.getSnapshot().context.messages,
+        messages: wiring.transcript.getSnapshot().context.messages,
         tools: descriptors,
         toolChoice: descriptors.length > 0 ? command.toolChoice : { mode: "none" },
       })
       .pipe(
-        retry,
+        withProviderRetry(wiring.retry),
         Effect.map(
           (response): SampleOutcome => ({
             type: "response",
@@ -128,7 +142,7 @@ export function commandHandlers(wiring: RunWiring): CommandHandlers {
               tools: wiring.tools,
               allowed: wiring.allowedTools,
               defaultTimeoutMs: wiring.defaultToolTimeoutMs,
-              usedCallIds,
+              usedCallIds: this.usedCallIds,
               approvalFor: (call, tool) => wiring.approvals.approvalFor(call, tool),
             }),
           }),
@@ -149,9 +163,27 @@ export function commandHandlers(wiring: RunWiring): CommandHandlers {
         ),
         Effect.map((outcome) => ({ type: "SAMPLED" as const, outcome })),
       );
+  }
 
-  const verify = (input: VerifyInput): Effect.Effect<Reply<"VERIFIED"> | Reply<"VERIFY_FAILED">> =>
-    Effect.gen(function* () {
+  STOP_SAMPLE(_command: CommandOf<"STOP_SAMPLE">, io: CommandIO) {
+    return FiberMap.remove(io.fibers, "sample").pipe(Effect.as(undefined));
+  }
+
+  RECORD_CALLS(command: CommandOf<"RECORD_CALLS">) {
+    return this.ledger.writeRows("CALLS_RECORDED", command);
+  }
+
+  RECORD_TURN(command: CommandOf<"RECORD_TURN">) {
+    return this.ledger.writeRows("TURN_RECORDED", command);
+  }
+
+  RECORD_RESULTS(command: CommandOf<"RECORD_RESULTS">) {
+    return this.ledger.recordResults(command);
+  }
+
+  VERIFY(input: CommandOf<"VERIFY">): Effect.Effect<Reply<"VERIFIED"> | Reply<"VERIFY_FAILED">> {
+    const { wiring } = this;
+    return Effect.gen(function* () {
       if (wiring.receiptVerification === "off")
         return { verdict: "completed", reason: "answered", missing: [] } as const;
       const capabilities = wiring.provider.capabilities;
@@ -170,44 +202,49 @@ export function commandHandlers(wiring: RunWiring): CommandHandlers {
       Effect.map((verdict) => ({ type: "VERIFIED" as const, verdict })),
       Effect.catchAllDefect((defect) => Effect.succeed({ type: "VERIFY_FAILED" as const, detail: errorText(defect) })),
     );
+  }
 
-  return {
-    OPEN: (command) => open(command),
-    SAMPLE: (command) => sample(command),
-    STOP_SAMPLE: (_command, io) => FiberMap.remove(io.fibers, "sample").pipe(Effect.as(undefined)),
-    RECORD_CALLS: (command) => writeRows("CALLS_RECORDED", command),
-    RECORD_TURN: (command) => writeRows("TURN_RECORDED", command),
-    RECORD_RESULTS: (command) => recordResults(command),
-    VERIFY: (command) => verify(command),
-    FINISH: (command) => finish(command),
-    EXECUTE: (command, io) => {
-      const abort = new AbortController();
-      const { call } = command.planned;
-      // The batch and the host hear that the call started only once its start record is durable.
-      const started = (startedAt: string) => {
-        io.tell(command.replyTo, { type: "CALL_STARTED", index: command.index, at: Date.now(), startedAt });
-        io.tellRun({ type: "TOOL_STARTED", step: command.step, callId: call.id, toolName: call.name });
-      };
-      return execute(command, abort.signal, started).pipe(
-        Effect.map((result) => ({ type: "CALL_SETTLED" as const, index: command.index, at: Date.now(), result })),
-        // Interrupted (the batch gave up on the call, or the run stopped): the tool is told.
-        Effect.onInterrupt(() => Effect.sync(() => abort.abort())),
-      );
-    },
-    // The batch has settled the call already (it timed out): its fiber is interrupted, no answer follows.
-    ABORT: (command, io) => FiberMap.remove(io.fibers, `tool:${command.callId}`).pipe(Effect.as(undefined)),
-    REQUEST_APPROVAL: (command, io) =>
-      orLedgerFailed(wiring.approvals.request(command, io)).pipe(
-        Effect.map((reply) => {
-          if (reply.type !== "LEDGER_FAILED") return reply;
-          io.tellRun(reply);
-          return undefined;
-        }),
-      ),
-    APPROVAL_CLOSED: (command) =>
-      Effect.sync(() => {
-        wiring.approvals.close(command.callId);
+  FINISH(command: CommandOf<"FINISH">) {
+    return this.ledger.finish(command);
+  }
+
+  EXECUTE(command: CommandOf<"EXECUTE">, io: CommandIO) {
+    const abort = new AbortController();
+    const { call } = command.planned;
+    // The batch and the host hear that the call started only once its start record is durable.
+    const started = (startedAt: string) => {
+      io.tell(command.replyTo, { type: "CALL_STARTED", index: command.index, at: Date.now(), startedAt });
+      io.tellRun({ type: "TOOL_STARTED", step: command.step, callId: call.id, toolName: call.name });
+    };
+    const { tools, now } = this.wiring;
+    return executeCall({ tools, now, calls: this.calls }, command, abort.signal, started).pipe(
+      Effect.map((result) => ({ type: "CALL_SETTLED" as const, index: command.index, at: Date.now(), result })),
+      // Interrupted (the batch gave up on the call, or the run stopped): the tool is told.
+      Effect.onInterrupt(() => Effect.sync(() => abort.abort())),
+    );
+  }
+
+  /** The batch has settled the call already (it timed out): its fiber is interrupted, no answer follows. */
+  ABORT(command: CommandOf<"ABORT">, io: CommandIO) {
+    return FiberMap.remove(io.fibers, `tool:${command.callId}`).pipe(Effect.as(undefined));
+  }
+
+  REQUEST_APPROVAL(command: CommandOf<"REQUEST_APPROVAL">, io: CommandIO) {
+    return orLedgerFailed(this.wiring.approvals.request(command, io)).pipe(
+      Effect.map((reply) => {
+        if (reply.type !== "LEDGER_FAILED") return reply;
+        io.tellRun(reply);
         return undefined;
       }),
-  };
+    );
+  }
+
+  APPROVAL_CLOSED(command: CommandOf<"APPROVAL_CLOSED">) {
+    return Effect.sync(() => {
+      this.wiring.approvals.close(command.callId);
+      return undefined;
+    });
+  }
 }
+
+export const commandHandlers = (wiring: RunWiring): CommandHandlers => new RunCommandHandlers(wiring);

@@ -37,20 +37,49 @@ export const orLedgerFailed = <A, R>(
     Effect.catchAllDefect((defect) => Effect.succeed({ type: "LEDGER_FAILED" as const, detail: errorText(defect) })),
   );
 
-export function runLedgerWrites(
-  wiring: Pick<RunWiring, "provider" | "tools" | "transcript" | "now" | "receiptVerification" | "payloadCapBytes">,
-  calls: CallBook,
-) {
-  const { transcript } = wiring;
-  const append = (messages: ReadonlyArray<ContextMessage>) => transcript.trigger.append({ messages });
-  const numbered = (events: ReadonlyArray<PendingEvent>, first: number): EventToAppend[] =>
-    events.map((event, index) => ({ sequence: first + index, type: event.type, payload: event.payload }));
+type LedgerWiring = Pick<
+  RunWiring,
+  "provider" | "tools" | "transcript" | "now" | "receiptVerification" | "payloadCapBytes"
+>;
 
-  const open = (
-    input: OpenRunInput & { readonly after: number },
-  ): Effect.Effect<LedgerReply<"OPENED">, never, AgentRunStore> =>
-    orLedgerFailed(
-      Effect.gen(function* () {
+/** A row of the step's rows numbered from `first`. */
+const numbered = (events: ReadonlyArray<PendingEvent>, first: number): EventToAppend[] =>
+  events.map((event, index) => ({ sequence: first + index, type: event.type, payload: event.payload }));
+
+/**
+ * A call of the current step that never got a recorded result. Only a user's cancel may call
+ * it `cancelled_by_user`; otherwise (a ledger write failed, the batch crashed) the call may have
+ * run and its side effects are unknown: `interrupted`, as start-up recovery says.
+ */
+const unsettledSettlement =
+  (terminal: FinishRunInput["terminal"]) =>
+  (planned: PlannedCall): ToolSettlement => ({
+    callId: planned.call.id,
+    toolName: planned.call.name,
+    inputFingerprint: planned.inputFingerprint,
+    status: "cancelled",
+    reason: terminal.reason === "cancelled_by_user" ? "cancelled_by_user" : "interrupted",
+    output: { error: "the run ended before this call reported" },
+    evidence: {},
+    startedAt: null,
+    finishedAt: null,
+  });
+
+/** The writes of one run (a class: a run keeps it for its whole life, and methods cost it nothing). */
+export class RunLedgerWrites {
+  constructor(
+    private readonly wiring: LedgerWiring,
+    private readonly calls: CallBook,
+  ) {}
+
+  private append(messages: ReadonlyArray<ContextMessage>) {
+    this.wiring.transcript.trigger.append({ messages });
+  }
+
+  open(input: OpenRunInput & { readonly after: number }): Effect.Effect<LedgerReply<"OPENED">, never, AgentRunStore> {
+    const { wiring } = this;
+    return orLedgerFailed(
+      Effect.gen(this, function* () {
         const store = yield* AgentRunStore;
         // A resumed run's rows exist already: opening writes none.
         if (input.resumed) return { type: "OPENED", lastSequence: input.after } as const;
@@ -67,45 +96,50 @@ export function runLedgerWrites(
           },
           [{ sequence: 1, type: "user_input", payload: { text: input.input, origin: "user" } }],
         );
-        append([{ role: "user", content: input.input }]);
+        this.append([{ role: "user", content: input.input }]);
         return { type: "OPENED", lastSequence: 1 } as const;
       }),
     );
+  }
 
-  const writeRows = <T extends "CALLS_RECORDED" | "TURN_RECORDED">(
+  writeRows<T extends "CALLS_RECORDED" | "TURN_RECORDED">(
     type: T,
     input: LedgerWriteInput & { readonly after: number },
-  ) =>
-    orLedgerFailed(
-      Effect.gen(function* () {
+  ): Effect.Effect<LedgerReply<T>, never, AgentRunStore> {
+    return orLedgerFailed(
+      Effect.gen(this, function* () {
         const store = yield* AgentRunStore;
         const events = numbered(input.events, input.after + 1);
         yield* store.appendEvents(input.runId, events);
-        append(input.transcript);
+        this.append(input.transcript);
         return { type, lastSequence: input.after + events.length } as Reply<T>;
       }),
     );
+  }
 
-  const receiptContext = (finishedAt: string): ReceiptContext => ({
-    finishedAt,
-    startedAtOf: (callId) => calls.startedAt.get(callId),
-    toolOf: (name) => wiring.tools.get(name),
-    notedEvidenceOf: (callId) => calls.notedEvidence.get(callId),
-  });
-  const toReceipt = (runId: string, settlement: ToolSettlement, finishedAt: string): ExecutionReceipt =>
-    receiptOf(runId, settlement, receiptContext(finishedAt));
-  const resultRecords = (runId: string, step: number, settlements: ReadonlyArray<ToolSettlement>, first: number) =>
-    toolResultRecords(runId, step, settlements, first, receiptContext(wiring.now()));
+  private receiptContext(finishedAt: string): ReceiptContext {
+    const { calls, wiring } = this;
+    return {
+      finishedAt,
+      startedAtOf: (callId) => calls.startedAt.get(callId),
+      toolOf: (name) => wiring.tools.get(name),
+      notedEvidenceOf: (callId) => calls.notedEvidence.get(callId),
+    };
+  }
 
-  const recordResults = (
+  private resultRecords(runId: string, step: number, settlements: ReadonlyArray<ToolSettlement>, first: number) {
+    return toolResultRecords(runId, step, settlements, first, this.receiptContext(this.wiring.now()));
+  }
+
+  recordResults(
     input: ToolResultsInput & { readonly after: number },
-  ): Effect.Effect<LedgerReply<"RESULTS_RECORDED">, never, AgentRunStore> =>
-    orLedgerFailed(
-      Effect.gen(function* () {
+  ): Effect.Effect<LedgerReply<"RESULTS_RECORDED">, never, AgentRunStore> {
+    return orLedgerFailed(
+      Effect.gen(this, function* () {
         const store = yield* AgentRunStore;
-        const records = resultRecords(input.runId, input.step, input.settlements, input.after + 1);
+        const records = this.resultRecords(input.runId, input.step, input.settlements, input.after + 1);
         yield* store.appendEvents(input.runId, records.events, records.receipts);
-        append(records.messages);
+        this.append(records.messages);
         return {
           type: "RESULTS_RECORDED" as const,
           lastSequence: input.after + records.events.length,
@@ -114,33 +148,15 @@ export function runLedgerWrites(
         };
       }),
     );
-
-  /**
-   * A call of the current step that never got a recorded result. Only a user's cancel may call
-   * it `cancelled_by_user`; otherwise (a ledger write failed, the batch crashed) the call may have
-   * run and its side effects are unknown: `interrupted`, as start-up recovery says.
-   */
-  const unsettledSettlement =
-    (terminal: FinishRunInput["terminal"]) =>
-    (planned: PlannedCall): ToolSettlement => ({
-      callId: planned.call.id,
-      toolName: planned.call.name,
-      inputFingerprint: planned.inputFingerprint,
-      status: "cancelled",
-      reason: terminal.reason === "cancelled_by_user" ? "cancelled_by_user" : "interrupted",
-      output: { error: "the run ended before this call reported" },
-      evidence: {},
-      startedAt: null,
-      finishedAt: null,
-    });
+  }
 
   /**
    * After a ledger write failed, the rows that should have landed with the terminal may be the
    * very rows the ledger refuses. Closes the run the way start-up recovery does: receipts for the
    * step's calls whose tool_call row is durable but that have no receipt, then the terminal.
    */
-  const closeAfterLedgerFailure = (input: FinishRunInput) =>
-    Effect.gen(function* () {
+  private closeAfterLedgerFailure(input: FinishRunInput) {
+    return Effect.gen(this, function* () {
       const store = yield* AgentRunStore;
       const events = yield* store.listRunEvents(input.runId);
       const receipted = new Set((yield* store.listReceipts(input.runId)).map((receipt) => receipt.callId));
@@ -149,10 +165,11 @@ export function runLedgerWrites(
           .filter((event) => event.type === "tool_call")
           .map((event) => (event.payload as { callId?: string }).callId),
       );
-      const finishedAt = wiring.now();
-      const receipts = input.unsettled
+      const finishedAt = this.wiring.now();
+      const context = this.receiptContext(finishedAt);
+      const receipts: ExecutionReceipt[] = input.unsettled
         .filter((planned) => called.has(planned.call.id) && !receipted.has(planned.call.id))
-        .map((planned) => toReceipt(input.runId, unsettledSettlement(input.terminal)(planned), finishedAt));
+        .map((planned) => receiptOf(input.runId, unsettledSettlement(input.terminal)(planned), context));
       const sequence = (events[events.length - 1]?.sequence ?? 0) + 1;
       yield* store.finishRun(input.runId, {
         sequence,
@@ -162,16 +179,17 @@ export function runLedgerWrites(
       });
       return { type: "FINISHED" as const, receipts };
     });
+  }
 
   /** Not interruptible by the run: the terminal row must land once decided. */
-  const finish = (
+  finish(
     input: FinishRunInput & { readonly after: number },
-  ): Effect.Effect<LedgerReply<"FINISHED">, never, AgentRunStore> =>
-    orLedgerFailed(
-      Effect.gen(function* () {
+  ): Effect.Effect<LedgerReply<"FINISHED">, never, AgentRunStore> {
+    return orLedgerFailed(
+      Effect.gen(this, function* () {
         const store = yield* AgentRunStore;
         const leading = numbered(input.events, input.after + 1);
-        const unsettled = resultRecords(
+        const unsettled = this.resultRecords(
           input.runId,
           Math.max(1, input.terminal.steps),
           input.unsettled.map(unsettledSettlement(input.terminal)),
@@ -183,18 +201,17 @@ export function runLedgerWrites(
           sequence,
           events,
           receipts: unsettled.receipts,
-          terminal: fitTerminal(input.terminal, wiring.payloadCapBytes),
+          terminal: fitTerminal(input.terminal, this.wiring.payloadCapBytes),
           failureDetail: input.detail,
         });
-        append([...input.transcript, ...unsettled.messages]);
+        this.append([...input.transcript, ...unsettled.messages]);
         return { type: "FINISHED" as const, receipts: unsettled.receipts };
       }).pipe(
         Effect.catchAll((error) =>
-          input.terminal.reason === "ledger_write_failed" ? closeAfterLedgerFailure(input) : Effect.fail(error),
+          input.terminal.reason === "ledger_write_failed" ? this.closeAfterLedgerFailure(input) : Effect.fail(error),
         ),
         Effect.uninterruptible,
       ),
     );
-
-  return { open, writeRows, recordResults, finish };
+  }
 }

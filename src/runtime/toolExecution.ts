@@ -28,80 +28,79 @@ export interface ExecutionDeps {
  * or the ledger is out of reach) means the executor is never invoked: the call settles
  * `cancelled` / `start_refused`, and whoever drives the run now finds it never started.
  */
-export const executeCall =
-  (deps: ExecutionDeps) =>
-  (
-    command: Extract<RunCommand, { type: "EXECUTE" }>,
-    signal: AbortSignal,
-    onStarted: (startedAt: string) => void,
-  ): Effect.Effect<ExecutorResult, never, AgentRunStore> => {
-    const { call } = command.planned;
-    const tool = deps.tools.get(call.name)!;
-    const invoke = (startedAt: string, store: AgentRunStoreShape) =>
-      invokeTool(tool, call.arguments, {
-        runId: command.runId,
-        callId: call.id,
-        step: command.step,
-        signal,
-        noteEvidence: (evidence) =>
-          deps.calls.notedEvidence.set(call.id, { ...deps.calls.notedEvidence.get(call.id), ...evidence }),
-        processes: toolProcessLog(store, command.runId, call.id, deps.now),
-      }).pipe(
-        Effect.map((invocation): ExecutorResult => {
-          if (invocation.kind === "invalid_arguments") {
-            return {
-              status: "error",
-              reason: "invalid_arguments",
-              output: { error: invocation.problem },
-              evidence: {},
-              startedAt,
-              finishedAt: deps.now(),
-            };
-          }
-          const { result } = invocation;
+export const executeCall = (
+  deps: ExecutionDeps,
+  command: Extract<RunCommand, { type: "EXECUTE" }>,
+  signal: AbortSignal,
+  onStarted: (startedAt: string) => void,
+): Effect.Effect<ExecutorResult, never, AgentRunStore> => {
+  const { call } = command.planned;
+  const tool = deps.tools.get(call.name)!;
+  const invoke = (startedAt: string, store: AgentRunStoreShape) =>
+    invokeTool(tool, call.arguments, {
+      runId: command.runId,
+      callId: call.id,
+      step: command.step,
+      signal,
+      noteEvidence: (evidence) =>
+        deps.calls.notedEvidence.set(call.id, { ...deps.calls.notedEvidence.get(call.id), ...evidence }),
+      processes: toolProcessLog(store, command.runId, call.id, deps.now),
+    }).pipe(
+      Effect.map((invocation): ExecutorResult => {
+        if (invocation.kind === "invalid_arguments") {
           return {
-            status: result.status,
-            ...(result.status === "error" ? { reason: "tool_error" as const } : {}),
-            output: result.output,
-            evidence: { ...(result.evidence ?? {}) },
+            status: "error",
+            reason: "invalid_arguments",
+            output: { error: invocation.problem },
+            evidence: {},
             startedAt,
             finishedAt: deps.now(),
           };
-        }),
-        Effect.catchAllCause((cause) =>
-          Cause.isInterruptedOnly(cause)
-            ? Effect.interrupt
-            : Effect.succeed<ExecutorResult>({
-                status: "error",
-                reason: "tool_threw",
-                output: { error: errorText(Cause.squash(cause)) },
-                evidence: {},
-                startedAt,
-                finishedAt: deps.now(),
-              }),
-        ),
-      );
-    return Effect.gen(function* () {
-      const store = yield* AgentRunStore;
-      const startedAt = deps.now();
-      const recorded = yield* Effect.either(
-        store.startCalls(command.runId, [
-          { callId: call.id, toolName: call.name, mayRepeat: mayRepeat(tool), startedAt },
-        ]),
-      );
-      if (recorded._tag === "Left") {
-        const refusedAt = deps.now();
+        }
+        const { result } = invocation;
         return {
-          status: "cancelled",
-          reason: "start_refused",
-          output: { error: `the call was not started: ${recorded.left.message}` },
-          evidence: { started: false, refusal: recorded.left.reason },
-          startedAt: refusedAt,
-          finishedAt: refusedAt,
-        } satisfies ExecutorResult;
-      }
-      deps.calls.startedAt.set(call.id, startedAt);
-      onStarted(startedAt);
-      return yield* invoke(startedAt, store);
-    });
-  };
+          status: result.status,
+          ...(result.status === "error" ? { reason: "tool_error" as const } : {}),
+          output: result.output,
+          evidence: { ...(result.evidence ?? {}) },
+          startedAt,
+          finishedAt: deps.now(),
+        };
+      }),
+      Effect.catchAllCause((cause) =>
+        Cause.isInterruptedOnly(cause)
+          ? Effect.interrupt
+          : Effect.succeed<ExecutorResult>({
+              status: "error",
+              reason: "tool_threw",
+              output: { error: errorText(Cause.squash(cause)) },
+              evidence: {},
+              startedAt,
+              finishedAt: deps.now(),
+            }),
+      ),
+    );
+  return Effect.gen(function* () {
+    const store = yield* AgentRunStore;
+    const startedAt = deps.now();
+    const recorded = yield* Effect.either(
+      store.startCalls(command.runId, [
+        { callId: call.id, toolName: call.name, mayRepeat: mayRepeat(tool), startedAt },
+      ]),
+    );
+    if (recorded._tag === "Left") {
+      const refusedAt = deps.now();
+      return {
+        status: "cancelled",
+        reason: "start_refused",
+        output: { error: `the call was not started: ${recorded.left.message}` },
+        evidence: { started: false, refusal: recorded.left.reason },
+        startedAt: refusedAt,
+        finishedAt: refusedAt,
+      } satisfies ExecutorResult;
+    }
+    deps.calls.startedAt.set(call.id, startedAt);
+    onStarted(startedAt);
+    return yield* invoke(startedAt, store);
+  });
+};

@@ -279,11 +279,12 @@ function refusingOnce(handlers: CommandHandlers, write: RefusableWrite): Command
   let refused = false;
   const handle = handlers[write] as (...args: Parameters<CommandHandlers[typeof write]>) => Effect.Effect<unknown>;
   const once = (...args: Parameters<CommandHandlers[typeof write]>) => {
-    if (refused) return handle(...args);
+    if (refused) return handle.apply(handlers, args);
     refused = true;
     return Effect.succeed({ type: "LEDGER_FAILED", detail: LEDGER_DOWN });
   };
-  return { ...handlers, [write]: once } as CommandHandlers;
+  // The other handlers stay the run's own (they may be methods of its table).
+  return Object.assign(Object.create(handlers), { [write]: once }) as CommandHandlers;
 }
 
 interface Replay {

@@ -31,7 +31,6 @@ import {
   nodeAt,
   type Path,
   rootOf,
-  sentBy,
   shortestPaths,
   shortestTrail,
   stateNodesOf,
