@@ -83,8 +83,10 @@ const SAMPLE_OPEN =
  * the sign-off and the name under it.
  */
 // (A greeting to a placeholder, "Hi {first_name},", opens a template wherever it stands.)
+// (A press release opens with its release line, and an announcement greets its readers — 亲爱的用户们：,
+// 各位玩家： — never the one the assistant answers: what follows is the document, with its "we".)
 const LETTER_OPEN =
-  /^dear\s[^!?]{1,60}[,:：]\s*$|^(?:hi|hello|hey|dear)\s+[{[<][^}\]>]{1,30}[}\]>][,:]?\s*$|^to whom it may concern[,:：]?\s*$|^尊敬的[^。！!？?]{1,30}[:：，,]\s*$|^(?:subject|邮件主题|主题)\s*[:：]\s*\S/i;
+  /^for immediate release\b|^亲爱的[^。！!？?，,]{1,20}[:：，,]\s*$|^各位[^。！!？?，,]{0,12}[:：]\s*$|^dear\s[^!?]{1,60}[,:：]\s*$|^(?:hi|hello|hey|dear)\s+[{[<][^}\]>]{1,30}[}\]>][,:]?\s*$|^to whom it may concern[,:：]?\s*$|^尊敬的[^。！!？?]{1,30}[:：，,]\s*$|^(?:subject|邮件主题|主题)\s*[:：]\s*\S/i;
 const SIGN_OFF =
   /^(?:best|best regards|kind regards|warm regards|warmly|regards|sincerely|yours sincerely|yours faithfully|yours truly|many thanks|thanks|thank you|thanks again|cheers|respectfully|此致|敬礼|顺颂商祺|祝好|顺祝商祺|谢谢|感谢|多谢)[,，!.。！]?\s*$/i;
 
@@ -212,7 +214,7 @@ function assertionLines(
       if (letter !== undefined) continue;
     }
     const opening = line.replace(/\*\*|__/g, "");
-    if (LETTER_OPEN.test(opening) && (seen || /^(?:subject|邮件主题|主题)\s*[:：]|[{[<]/i.test(opening))) {
+    if (LETTER_OPEN.test(opening) && (seen || /^(?:subject|邮件主题|主题)\s*[:：]|^for immediate release\b|[{[<]/i.test(opening))) {
       letter = "body";
       continue;
     }
