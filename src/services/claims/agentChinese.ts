@@ -48,13 +48,16 @@ const ZH_AGENT_EARLIER =
 const ZH_REPORTED =
   /(?:(?<![跟给和向对你您])(?:说|讲)(?![明下一的])|表示|反馈说|回复说|回复称|通知[:：]|称[:：，,]|(?<![名简俗号统对昵职全人堪著])称(?=[已刚将会其该正目]|自己|对方)|提到|写道|写着|显示[:：]|公告[:：]|告知|透露|指出|意思是|听说|转述|(?:结论|决定|诉求|要求|安排|原话|答复)是|(?:根据|据)[^，,。]{0,30}(?:日志|公告|通告|通报|文档|说明|报道|消息|通知|记录|新闻|官网|状态页|Dashboard)[，,]|据(?:[^，,。]{0,8})(?:说|称|消息|报道|反馈|介绍|回复|通知))[^。；;]*$/;
 /** An earlier clause that relays a source (据快递员反馈，…; 客户说…): a subjectless clause after it is the source's. */
+// (客服那边的说法是：, 工作人员的口径是这样的：: a noun of saying with 是 hands over to the source's words.)
 const ZH_RELAY_FRAME =
-  /^(?:据|根据|听)[^，,。]{0,30}(?:说|称|反馈|介绍|回复|通知|通告|公告|通报|报道|消息)|(?<![跟给和向对你您])(?:说|表示|反馈|称|提到|回复)$/;
+  /^(?:据|根据|听)[^，,。]{0,30}(?:说|称|反馈|介绍|回复|通知|通告|公告|通报|报道|消息)|(?<![跟给和向对你您])(?:说|表示|反馈|称|提到|回复)$|(?:说法|口径|原话|答复|回复|解释|回应|意思)(?:是|为)(?:这样的|这么说的|如下)?$/;
 /** The register of a letter written for the user to send (贵司, 贵方): its "we" is the user's company. */
 const ZH_LETTER = /(?:我们|我司|本公司)[^。]*(?:贵司|贵公司|贵方|贵单位)|此致|敬礼/;
 /** After the verb: a sequence or an instruction (改完…后需要重启, 执行完可以用…, 迁过去了再说). */
+// (确认完我大概十几分钟能做好: a bare 完 or 好 and then a modal in the same clause — what will follow
+// once it is done.)
 const ZH_SEQUENCE_AFTER =
-  /^(?:[完好过掉]|[\u4e00-\u9fff]{0,2}[了]?)[^，,。；;]{0,24}?(?:后|之后|以后|再说|再|才|可以|需要|就能|就可以|即可)/;
+  /^(?:[完好过掉]|[\u4e00-\u9fff]{0,2}[了]?)[^，,。；;]{0,24}?(?:后|之后|以后|再说|再|才|可以|需要|就能|就可以|即可)|^[完好](?![了过])[^，,。；;了已]{0,16}?(?:能|会)(?![力源量议员话计场])/;
 /** Advice or a reminder to the user before the verb (建议先…确认数据都迁过去了再说, 记得把…换掉). */
 // (提醒 after a measure word or before a marker is the noun "reminder": 那条提醒已经挪到了周五.)
 const ZH_ADVICE_BEFORE = /(?:建议|记得|(?<![条个项的])提醒(?!已|都|均)|麻烦|务必|最好|别忘了|应该|需要|可以)[^。；;]*$/;
@@ -232,8 +235,12 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   if (!marked && ZH_CHECK_COMPLEMENT.test(before)) {
     return { agent: "user", reason: "the state a step asks to check" };
   }
-  // 已开具的发票: an attributive participle describes a thing, it reports nothing.
-  if (/^[\u4e00-\u9fff]?的/.test(after)) return { agent: "none", reason: "attributive participle" };
+  // 已开具的发票: an attributive participle describes a thing, it reports nothing — with a
+  // directional complement too (你同事转过来的聊天记录). (加到你的日历里了: 你的 after the verb is the
+  // object's owner, not a relative clause.)
+  if (/^(?:(?![你您我他她它咱])[\u4e00-\u9fff]|过来|过去|出来|进来|回来|下来|上来|起来)?的/.test(after)) {
+    return { agent: "none", reason: "attributive participle" };
+  }
   // (过 in 过程 or 过期 is no completion.)
   const completed =
     /^[完好掉上下出到成]?(?:了|过(?![程期滤渡度于]))|^[^，,。；;]{0,8}?了(?!解)/.test(after) || /已|刚/.test(before);

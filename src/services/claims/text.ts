@@ -214,7 +214,10 @@ function assertionLines(
       if (letter !== undefined) continue;
     }
     const opening = line.replace(/\*\*|__/g, "");
-    if (LETTER_OPEN.test(opening) && (seen || /^(?:subject|邮件主题|主题)\s*[:：]|^for immediate release\b|[{[<]/i.test(opening))) {
+    if (
+      LETTER_OPEN.test(opening) &&
+      (seen || /^(?:subject|邮件主题|主题)\s*[:：]|^for immediate release\b|[{[<]/i.test(opening))
+    ) {
       letter = "body";
       continue;
     }
