@@ -71,6 +71,12 @@ const ZH_STATUS_AFTER = /^(?:完成|完毕|成功|办妥|搞定|好|妥)|^(?:结
 const ZH_INDEFINITE_PERSON =
   /(?:有(?:[一几两三多不少很]{1,2}[个位名]?)?(?:人|用户|网友|同事|同学|开发者|读者|客户|朋友)|别人|他人|其他人|其他用户|旁人|某人)(?:已经?|也|都|曾经?|先|早就?|之前|以前|刚刚?|又)*$/;
 /**
+ * 很多地方已经开通…, 不少航空公司已经允许…, 各省陆续落地: a population of the world led by a word of
+ * many (places, banks, airlines, people) as the subject is many others, not the assistant.
+ */
+const ZH_MANY_OTHERS =
+  /(?:(?:很多|许多|不少|大多数|多数|绝大多数|有些|有的|一些|大部分|越来越多的?)(?:地方|城市|省份?|省市|地区|国家|银行|医院|学校|高校|公司|企业|平台|机构|商家|单位|航空公司|航司|人|用户|网友|农户|厂商|厂家|品牌|运营商|浏览器|网站|App|应用)|各地|多地|各省|各大[\u4e00-\u9fff]{1,4})(?:都|也|均|早就|早已|已经?|陆续|相继|纷纷|先后)*$/;
+/**
  * A thing named by a demonstrative or as the user's (这个桶, 该文件, 你们的 Rollout), nothing after
  * it — not a place (你的数据库里新增了一个属性 says what appeared there).
  */
@@ -210,6 +216,9 @@ function disposerOf(clause: string): string | undefined {
 /** What a release does to the software (修复了, 移除了, 引入了). */
 const ZH_RELEASE_CHANGE = /^(?:修复|修正|移除|去掉|删除|引入|新增|加入|增加|废弃|弃用|改进|优化|支持|解决)$/;
 
+/** A frame that names a plan before its steps (计划是：, 接下来：, 打算). */
+const ZH_PLAN_FRAME = /^(?:我的)?(?:计划|打算|方案|安排|步骤|思路|下一步|接下来|后续)(?:是|为|如下)?$/;
+
 /** A clause that opens with a step the user takes (点…, 选…, 勾选…). */
 const ZH_STEP_CLAUSE = /^(?:先|再|然后|接着|最后)?(?:点击?|选择?|打开|进入|勾选|长按|返回|找到|输入|切换到|前往)/;
 /** The verb completed by a marker of time or a 了 of its own (not a bare 好 or 完). */
@@ -292,6 +301,15 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
         return { agent: "third party", reason: `the subject of an earlier 把 clause: ${disposer}` };
     }
 
+    // 计划是：先补上配置，再跑集成测试，全部通过后提 PR: after a frame that names a plan, or right
+    // after a condition of its own (…通过后), a verb with no marker of completion is a step to come.
+    if (
+      !marked &&
+      !completedByMarker(before, after) &&
+      (earlierParts.some((part) => ZH_PLAN_FRAME.test(part.trim())) || /(?:之后|以后|后)$/.test(lastClauseOf(before)))
+    ) {
+      return { agent: "none", reason: "a step of a plan" };
+    }
     if (ZH_DATE.test(earlierClauses)) return { agent: "none", reason: "a dated event of the world" };
     // 据快递员反馈，包裹…已经退回站点: what follows a relayed source is the source's.
     if (earlierParts.some((part) => ZH_RELAY_FRAME.test(part.trim())))
@@ -312,7 +330,8 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   const passive = ZH_PASSIVE_AGENT.exec(before.replace(/\s+/g, "").slice(-16));
   if (passive) return { agent: "third party", reason: `passive agent: ${passive[0]}` };
   // 已经有人提过 issue, 别人也改过: an indefinite person as the subject is someone other than the assistant.
-  const someone = ZH_INDEFINITE_PERSON.exec(lastClause.replace(/\s+/g, ""));
+  const someone =
+    ZH_INDEFINITE_PERSON.exec(lastClause.replace(/\s+/g, "")) ?? ZH_MANY_OTHERS.exec(lastClause.replace(/\s+/g, ""));
   if (someone) return { agent: "third party", reason: `someone else as subject: ${someone[0]}` };
   const earlier = ZH_AGENT_EARLIER.exec(before);
   if (earlier) return { agent: "third party", reason: `passive agent: ${earlier[0]}` };
