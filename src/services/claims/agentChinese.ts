@@ -220,7 +220,9 @@ const ZH_RELEASE_CHANGE = /^(?:修复|修正|移除|去掉|删除|引入|新增|
 const ZH_PLAN_FRAME = /^(?:我的)?(?:计划|打算|方案|安排|步骤|思路|下一步|接下来|后续)(?:是|为|如下)?$/;
 
 /** A clause that opens with a step the user takes (点…, 选…, 勾选…). */
-const ZH_STEP_CLAUSE = /^(?:先|再|然后|接着|最后)?(?:点击?|选择?|打开|进入|勾选|长按|返回|找到|输入|切换到|前往)/;
+// (先在飞书「审批」里选「费用报销」: a place where the step is taken may stand before its verb.)
+const ZH_STEP_CLAUSE =
+  /^(?:先|再|然后|接着|最后)?(?:在[^，,。；;]{1,24}?[里中上内](?:面|边)?)?(?:点击?|选择?|打开|进入|勾选|长按|返回|找到|输入|切换到|前往)/;
 /** The verb completed by a marker of time or a 了 of its own (not a bare 好 or 完). */
 const completedByMarker = (before: string, after: string) =>
   /已|刚/.test(before.split(CLAUSE_SPLIT).at(-1) ?? "") || /^[^，,。；;]{0,8}了/.test(after);
@@ -243,6 +245,10 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   // checking asks to confirm is the state to look for, not a report (确认函已发至… is a noun).
   if (!marked && ZH_CHECK_COMPLEMENT.test(before)) {
     return { agent: "user", reason: "the state a step asks to check" };
+  }
+  // 用微信扫这个二维码，等待传输完成: what a step waits for (等待, 等到, 直到) is a state to come.
+  if (!marked && !/^[^，,。；;]{0,8}了/.test(after) && /(?:等待|等到|直到)[^，,。；;了]{0,20}$/.test(before)) {
+    return { agent: "user", reason: "the state a step waits for" };
   }
   // 已开具的发票: an attributive participle describes a thing, it reports nothing — with a
   // directional complement too (你同事转过来的聊天记录). (加到你的日历里了: 你的 after the verb is the
