@@ -122,7 +122,10 @@ const CLOSING =
 
 const QUOTED = /"[^"\n]{2,}"|“[^”\n]{2,}”|「[^」\n]{1,}」|『[^』\n]{1,}』|‘[^’\n]{3,}’|《[^》\n]{1,}》/g;
 const INLINE_CODE = /`[^`\n]+`/;
-const CODE_OR_QUOTE = new RegExp(`${INLINE_CODE.source}|${QUOTED.source}`, "g");
+// (MR !238: GitLab's sign of a merge request before its number is an identifier, as a code span
+// is — not an exclamation that ends the sentence.)
+const MERGE_REQUEST = /(?<![\w!])![0-9]+\b/;
+const CODE_OR_QUOTE = new RegExp(`${INLINE_CODE.source}|${QUOTED.source}|${MERGE_REQUEST.source}`, "g");
 
 const HEADING = /^(?:#{1,6}\s+(.+?)|\*\*([^*]+?)\*\*)\s*[:：]?\s*$/;
 /** The words that tell a done case from a not-done one (已经/还没/not yet/already…). */
@@ -321,7 +324,7 @@ export function assertionSentences(answer: string): Sentence[] {
     const originals: string[] = [];
     const plainLine = line.replace(CODE_OR_QUOTE, (span) => {
       originals.push(span);
-      return span.startsWith("`") ? ` ${CODE} ` : ` ${QUOTE} `;
+      return span.startsWith("`") || span.startsWith("!") ? ` ${CODE} ` : ` ${QUOTE} `;
     });
     const language = languageOf(plainLine.replace(PLACEHOLDER, ""));
     let next = 0;
