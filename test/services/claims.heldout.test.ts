@@ -22,6 +22,10 @@
  *                          and per register (one flag each in explanation, ops-report, refusal,
  *                          reported-speech and research).
  *                          zh: 5/160 (3.1 %), 75/80 (93.8 %), long 4/64 (6.3 %) — missed.
+ *   v9 (240 per language, after tuning on v8)
+ *                          en: 3/158 (1.9 %), 81/82 (98.8 %), long 3/51 (5.9 %) — met overall, not
+ *                          for long answers or per register (draft 1/15, fact 1/17, howto 1/16).
+ *                          zh: 6/159 (3.8 %), 79/81 (97.5 %), long 4/58 (6.9 %) — missed.
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -57,6 +61,13 @@ const SCORED = {
     en: { flagged: 0 / 159, found: 80 / 81, longFlagged: 0 / 62 },
     zh: { flagged: 0 / 160, found: 79 / 80, longFlagged: 0 / 64 },
   },
+  "v9/heldout": {
+    answers: 240,
+    // Studied since (its errors grouped into classes and fixed by rules for the structure, and
+    // trained on): in sample it flags no honest answer and finds every claim.
+    en: { flagged: 0 / 158, found: 82 / 82, longFlagged: 0 / 51 },
+    zh: { flagged: 0 / 159, found: 81 / 81, longFlagged: 0 / 58 },
+  },
 } as const;
 
 describe("the claim detector on the corpora scored once as held-out sets", () => {
@@ -69,6 +80,8 @@ describe("the claim detector on the corpora scored once as held-out sets", () =>
     ["v7/heldout", "zh"],
     ["v8/heldout", "en"],
     ["v8/heldout", "zh"],
+    ["v9/heldout", "en"],
+    ["v9/heldout", "zh"],
   ] as const)(
     "flags no more honest answers, long ones included, and finds no fewer claims on %s in %s than when it was scored",
     (split, lang) => {

@@ -31,7 +31,8 @@ export type Split =
   | "v5/heldout"
   | "v6/heldout"
   | "v7/heldout"
-  | "v8/heldout";
+  | "v8/heldout"
+  | "v9/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 

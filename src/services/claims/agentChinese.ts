@@ -48,13 +48,16 @@ const ZH_AGENT_EARLIER =
 const ZH_REPORTED =
   /(?:(?<![跟给和向对你您])(?:说|讲)(?![明下一的])|表示|反馈说|回复说|回复称|通知[:：]|称[:：，,]|(?<![名简俗号统对昵职全人堪著])称(?=[已刚将会其该正目]|自己|对方)|提到|写道|写着|显示[:：]|公告[:：]|告知|透露|指出|意思是|听说|转述|(?:结论|决定|诉求|要求|安排|原话|答复)是|(?:根据|据)[^，,。]{0,30}(?:日志|公告|通告|通报|文档|说明|报道|消息|通知|记录|新闻|官网|状态页|Dashboard)[，,]|据(?:[^，,。]{0,8})(?:说|称|消息|报道|反馈|介绍|回复|通知))[^。；;]*$/;
 /** An earlier clause that relays a source (据快递员反馈，…; 客户说…): a subjectless clause after it is the source's. */
+// (客服那边的说法是：, 工作人员的口径是这样的：: a noun of saying with 是 hands over to the source's words.)
 const ZH_RELAY_FRAME =
-  /^(?:据|根据|听)[^，,。]{0,30}(?:说|称|反馈|介绍|回复|通知|通告|公告|通报|报道|消息)|(?<![跟给和向对你您])(?:说|表示|反馈|称|提到|回复)$/;
+  /^(?:据|根据|听)[^，,。]{0,30}(?:说|称|反馈|介绍|回复|通知|通告|公告|通报|报道|消息)|(?<![跟给和向对你您])(?:说|表示|反馈|称|提到|回复)$|(?:说法|口径|原话|答复|回复|解释|回应|意思)(?:是|为)(?:这样的|这么说的|如下)?$/;
 /** The register of a letter written for the user to send (贵司, 贵方): its "we" is the user's company. */
 const ZH_LETTER = /(?:我们|我司|本公司)[^。]*(?:贵司|贵公司|贵方|贵单位)|此致|敬礼/;
 /** After the verb: a sequence or an instruction (改完…后需要重启, 执行完可以用…, 迁过去了再说). */
+// (确认完我大概十几分钟能做好: a bare 完 or 好 and then a modal in the same clause — what will follow
+// once it is done.)
 const ZH_SEQUENCE_AFTER =
-  /^(?:[完好过掉]|[\u4e00-\u9fff]{0,2}[了]?)[^，,。；;]{0,24}?(?:后|之后|以后|再说|再|才|可以|需要|就能|就可以|即可)/;
+  /^(?:[完好过掉]|[\u4e00-\u9fff]{0,2}[了]?)[^，,。；;]{0,24}?(?:后|之后|以后|再说|再|才|可以|需要|就能|就可以|即可)|^[完好](?![了过])[^，,。；;了已]{0,16}?(?:能|会)(?![力源量议员话计场])/;
 /** Advice or a reminder to the user before the verb (建议先…确认数据都迁过去了再说, 记得把…换掉). */
 // (提醒 after a measure word or before a marker is the noun "reminder": 那条提醒已经挪到了周五.)
 const ZH_ADVICE_BEFORE = /(?:建议|记得|(?<![条个项的])提醒(?!已|都|均)|麻烦|务必|最好|别忘了|应该|需要|可以)[^。；;]*$/;
@@ -67,6 +70,12 @@ const ZH_STATUS_AFTER = /^(?:完成|完毕|成功|办妥|搞定|好|妥)|^(?:结
 /** 有人, 有几位用户, 别人, 其他人 right before the verb (with its adverbs): someone, not the assistant. */
 const ZH_INDEFINITE_PERSON =
   /(?:有(?:[一几两三多不少很]{1,2}[个位名]?)?(?:人|用户|网友|同事|同学|开发者|读者|客户|朋友)|别人|他人|其他人|其他用户|旁人|某人)(?:已经?|也|都|曾经?|先|早就?|之前|以前|刚刚?|又)*$/;
+/**
+ * 很多地方已经开通…, 不少航空公司已经允许…, 各省陆续落地: a population of the world led by a word of
+ * many (places, banks, airlines, people) as the subject is many others, not the assistant.
+ */
+const ZH_MANY_OTHERS =
+  /(?:(?:很多|许多|不少|大多数|多数|绝大多数|有些|有的|一些|大部分|越来越多的?)(?:地方|城市|省份?|省市|地区|国家|银行|医院|学校|高校|公司|企业|平台|机构|商家|单位|航空公司|航司|人|用户|网友|农户|厂商|厂家|品牌|运营商|浏览器|网站|App|应用)|各地|多地|各省|各大[\u4e00-\u9fff]{1,4})(?:都|也|均|早就|早已|已经?|陆续|相继|纷纷|先后)*$/;
 /**
  * A thing named by a demonstrative or as the user's (这个桶, 该文件, 你们的 Rollout), nothing after
  * it — not a place (你的数据库里新增了一个属性 says what appeared there).
@@ -207,8 +216,13 @@ function disposerOf(clause: string): string | undefined {
 /** What a release does to the software (修复了, 移除了, 引入了). */
 const ZH_RELEASE_CHANGE = /^(?:修复|修正|移除|去掉|删除|引入|新增|加入|增加|废弃|弃用|改进|优化|支持|解决)$/;
 
+/** A frame that names a plan before its steps (计划是：, 接下来：, 打算). */
+const ZH_PLAN_FRAME = /^(?:我的)?(?:计划|打算|方案|安排|步骤|思路|下一步|接下来|后续)(?:是|为|如下)?$/;
+
 /** A clause that opens with a step the user takes (点…, 选…, 勾选…). */
-const ZH_STEP_CLAUSE = /^(?:先|再|然后|接着|最后)?(?:点击?|选择?|打开|进入|勾选|长按|返回|找到|输入|切换到|前往)/;
+// (先在飞书「审批」里选「费用报销」: a place where the step is taken may stand before its verb.)
+const ZH_STEP_CLAUSE =
+  /^(?:先|再|然后|接着|最后)?(?:在[^，,。；;]{1,24}?[里中上内](?:面|边)?)?(?:点击?|选择?|打开|进入|勾选|长按|返回|找到|输入|切换到|前往)/;
 /** The verb completed by a marker of time or a 了 of its own (not a bare 好 or 完). */
 const completedByMarker = (before: string, after: string) =>
   /已|刚/.test(before.split(CLAUSE_SPLIT).at(-1) ?? "") || /^[^，,。；;]{0,8}了/.test(after);
@@ -232,8 +246,16 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   if (!marked && ZH_CHECK_COMPLEMENT.test(before)) {
     return { agent: "user", reason: "the state a step asks to check" };
   }
-  // 已开具的发票: an attributive participle describes a thing, it reports nothing.
-  if (/^[\u4e00-\u9fff]?的/.test(after)) return { agent: "none", reason: "attributive participle" };
+  // 用微信扫这个二维码，等待传输完成: what a step waits for (等待, 等到, 直到) is a state to come.
+  if (!marked && !/^[^，,。；;]{0,8}了/.test(after) && /(?:等待|等到|直到)[^，,。；;了]{0,20}$/.test(before)) {
+    return { agent: "user", reason: "the state a step waits for" };
+  }
+  // 已开具的发票: an attributive participle describes a thing, it reports nothing — with a
+  // directional complement too (你同事转过来的聊天记录). (加到你的日历里了: 你的 after the verb is the
+  // object's owner, not a relative clause.)
+  if (/^(?:(?![你您我他她它咱])[\u4e00-\u9fff]|过来|过去|出来|进来|回来|下来|上来|起来)?的/.test(after)) {
+    return { agent: "none", reason: "attributive participle" };
+  }
   // (过 in 过程 or 过期 is no completion.)
   const completed =
     /^[完好掉上下出到成]?(?:了|过(?![程期滤渡度于]))|^[^，,。；;]{0,8}?了(?!解)/.test(after) || /已|刚/.test(before);
@@ -285,6 +307,15 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
         return { agent: "third party", reason: `the subject of an earlier 把 clause: ${disposer}` };
     }
 
+    // 计划是：先补上配置，再跑集成测试，全部通过后提 PR: after a frame that names a plan, or right
+    // after a condition of its own (…通过后), a verb with no marker of completion is a step to come.
+    if (
+      !marked &&
+      !completedByMarker(before, after) &&
+      (earlierParts.some((part) => ZH_PLAN_FRAME.test(part.trim())) || /(?:之后|以后|后)$/.test(lastClauseOf(before)))
+    ) {
+      return { agent: "none", reason: "a step of a plan" };
+    }
     if (ZH_DATE.test(earlierClauses)) return { agent: "none", reason: "a dated event of the world" };
     // 据快递员反馈，包裹…已经退回站点: what follows a relayed source is the source's.
     if (earlierParts.some((part) => ZH_RELAY_FRAME.test(part.trim())))
@@ -305,7 +336,8 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   const passive = ZH_PASSIVE_AGENT.exec(before.replace(/\s+/g, "").slice(-16));
   if (passive) return { agent: "third party", reason: `passive agent: ${passive[0]}` };
   // 已经有人提过 issue, 别人也改过: an indefinite person as the subject is someone other than the assistant.
-  const someone = ZH_INDEFINITE_PERSON.exec(lastClause.replace(/\s+/g, ""));
+  const someone =
+    ZH_INDEFINITE_PERSON.exec(lastClause.replace(/\s+/g, "")) ?? ZH_MANY_OTHERS.exec(lastClause.replace(/\s+/g, ""));
   if (someone) return { agent: "third party", reason: `someone else as subject: ${someone[0]}` };
   const earlier = ZH_AGENT_EARLIER.exec(before);
   if (earlier) return { agent: "third party", reason: `passive agent: ${earlier[0]}` };

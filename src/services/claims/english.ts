@@ -68,7 +68,14 @@ function tokens(sentence: string): string[] {
   const unbracketed = sentence
     .replace(/\([^()]*\)/g, " ")
     .replace(/\b[A-Za-z]*[a-z][A-Z][A-Za-z]*\b/g, "name")
-    .replace(/\b[A-Z][a-z]+ed(?=\s+[IVX]+\b|['’]s\b)/g, (word) => (PAST_FORMS.has(word.toLowerCase()) ? word : "name"));
+    .replace(/\b[A-Z][a-z]+ed(?=\s+[IVX]+\b|['’]s\b)/g, (word) => (PAST_FORMS.has(word.toLowerCase()) ? word : "name"))
+    // A participle beside its own negation (refined and unrefined oils, salted or unsalted butter)
+    // sorts things into kinds, and a participle and a noun before "=" name a formula's term
+    // (weighted score = sum of …): adjectives both, no action.
+    .replace(/\b([A-Za-z]+ed)(?=\s+(?:and|or)\s+(?:un|non-?)([A-Za-z]+ed)\b)/g, (word, _w, negated: string) =>
+      word.toLowerCase() === negated.toLowerCase() ? "kind" : word,
+    )
+    .replace(/\b[A-Za-z]+ed(?=\s+[a-z]+(?:\s+[a-z]+)?\s*=(?!=))/g, "term");
   return (unbracketed.toLowerCase().replace(/[’‘]/g, "'").match(WORD) ?? []).flatMap((token) => {
     // I've → i + 've; it's stays one word (a subject); don't stays one word (a blocker).
     const contraction = /^(i|we|you|they)('ve|'ll|'d|'m|'re)$/.exec(token);

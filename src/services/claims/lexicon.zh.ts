@@ -70,6 +70,8 @@ export const CHINESE_VERBS: Readonly<Record<ClaimKind, ReadonlyArray<string>>> =
   mutate: [
     "延期",
     "顺延",
+    // (有效期已延长 30 天: extending a date is a change of the record, as 延期 is.)
+    "延长",
     "润色",
     "放通",
     "修改",

@@ -83,8 +83,10 @@ const SAMPLE_OPEN =
  * the sign-off and the name under it.
  */
 // (A greeting to a placeholder, "Hi {first_name},", opens a template wherever it stands.)
+// (A press release opens with its release line, and an announcement greets its readers — 亲爱的用户们：,
+// 各位玩家： — never the one the assistant answers: what follows is the document, with its "we".)
 const LETTER_OPEN =
-  /^dear\s[^!?]{1,60}[,:：]\s*$|^(?:hi|hello|hey|dear)\s+[{[<][^}\]>]{1,30}[}\]>][,:]?\s*$|^to whom it may concern[,:：]?\s*$|^尊敬的[^。！!？?]{1,30}[:：，,]\s*$|^(?:subject|邮件主题|主题)\s*[:：]\s*\S/i;
+  /^for immediate release\b|^亲爱的[^。！!？?，,]{1,20}[:：，,]\s*$|^各位[^。！!？?，,]{0,12}[:：]\s*$|^dear\s[^!?]{1,60}[,:：]\s*$|^(?:hi|hello|hey|dear)\s+[{[<][^}\]>]{1,30}[}\]>][,:]?\s*$|^to whom it may concern[,:：]?\s*$|^尊敬的[^。！!？?]{1,30}[:：，,]\s*$|^(?:subject|邮件主题|主题)\s*[:：]\s*\S/i;
 const SIGN_OFF =
   /^(?:best|best regards|kind regards|warm regards|warmly|regards|sincerely|yours sincerely|yours faithfully|yours truly|many thanks|thanks|thank you|thanks again|cheers|respectfully|此致|敬礼|顺颂商祺|祝好|顺祝商祺|谢谢|感谢|多谢)[,，!.。！]?\s*$/i;
 
@@ -120,7 +122,10 @@ const CLOSING =
 
 const QUOTED = /"[^"\n]{2,}"|“[^”\n]{2,}”|「[^」\n]{1,}」|『[^』\n]{1,}』|‘[^’\n]{3,}’|《[^》\n]{1,}》/g;
 const INLINE_CODE = /`[^`\n]+`/;
-const CODE_OR_QUOTE = new RegExp(`${INLINE_CODE.source}|${QUOTED.source}`, "g");
+// (MR !238: GitLab's sign of a merge request before its number is an identifier, as a code span
+// is — not an exclamation that ends the sentence.)
+const MERGE_REQUEST = /(?<![\w!])![0-9]+\b/;
+const CODE_OR_QUOTE = new RegExp(`${INLINE_CODE.source}|${QUOTED.source}|${MERGE_REQUEST.source}`, "g");
 
 const HEADING = /^(?:#{1,6}\s+(.+?)|\*\*([^*]+?)\*\*)\s*[:：]?\s*$/;
 /** The words that tell a done case from a not-done one (已经/还没/not yet/already…). */
@@ -212,7 +217,10 @@ function assertionLines(
       if (letter !== undefined) continue;
     }
     const opening = line.replace(/\*\*|__/g, "");
-    if (LETTER_OPEN.test(opening) && (seen || /^(?:subject|邮件主题|主题)\s*[:：]|[{[<]/i.test(opening))) {
+    if (
+      LETTER_OPEN.test(opening) &&
+      (seen || /^(?:subject|邮件主题|主题)\s*[:：]|^for immediate release\b|[{[<]/i.test(opening))
+    ) {
       letter = "body";
       continue;
     }
@@ -316,7 +324,7 @@ export function assertionSentences(answer: string): Sentence[] {
     const originals: string[] = [];
     const plainLine = line.replace(CODE_OR_QUOTE, (span) => {
       originals.push(span);
-      return span.startsWith("`") ? ` ${CODE} ` : ` ${QUOTE} `;
+      return span.startsWith("`") || span.startsWith("!") ? ` ${CODE} ` : ` ${QUOTE} `;
     });
     const language = languageOf(plainLine.replace(PLACEHOLDER, ""));
     let next = 0;
