@@ -1,4 +1,4 @@
-import { Effect, Layer, ManagedRuntime } from "effect";
+import { Effect, Exit, FiberMap, Layer, ManagedRuntime, Scope } from "effect";
 import { HostApprovalDecision } from "../domain/index.js";
 import type { RecoveredRun } from "../persistence/AgentRunStore.js";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
@@ -53,6 +53,13 @@ export class AgentRuntime {
   /** Tools approved with scope `session`, by session id: this runtime's memory only. */
   private readonly sessionGrants = new Map<string, Set<string>>();
   private disposal: Promise<void> | undefined;
+  /** Where every run's interruptible work lives (each run's under its own keys), and its scope. */
+  private readonly work = Effect.runSync(
+    Effect.gen(function* () {
+      const scope = yield* Scope.make();
+      return { scope, fibers: yield* FiberMap.make<string>().pipe(Scope.extend(scope)) };
+    }),
+  );
 
   private constructor(
     private readonly config: AgentRuntimeConfig,
@@ -181,6 +188,7 @@ export class AgentRuntime {
     }
     return {
       managed: this.managed,
+      fibers: this.work.fibers,
       registry: this.registry,
       sessionGrants: grants,
       logging: loggingEnabled(this.config),
@@ -248,6 +256,8 @@ export class AgentRuntime {
       ),
     );
     await Promise.all(runs.map((session) => session.close()));
+    // Not awaited: work that ignores interruption must not hold the shutdown.
+    Effect.runFork(Scope.close(this.work.scope, Exit.void));
     await this.managed.dispose();
   }
 }

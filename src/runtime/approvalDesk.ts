@@ -1,5 +1,5 @@
 import type { SqlClient } from "@effect/sql";
-import { Effect, FiberMap, Schedule } from "effect";
+import { Effect, Schedule } from "effect";
 import type {
   ApprovalDecided,
   BatchReply,
@@ -148,7 +148,7 @@ export class ApprovalDesk {
    * already); from then on the ledger is read for its decision until none waits any more. A call
    * of a tool approved for the run while its request was being written is approved at once.
    */
-  request(command: RequestCommand, io: Pick<CommandIO, "tell" | "fibers">) {
+  request(command: RequestCommand, io: Pick<CommandIO, "tell" | "fork">) {
     const { type: _command, timeoutMs: waitMs, replyTo, ...fields } = command;
     return recordApprovalRequest({ ...fields, timeoutMs: waitMs }, this.wiring.now()).pipe(
       Effect.as({ type: "APPROVAL_REQUESTED" as const, ...fields } satisfies Requested),
@@ -166,7 +166,7 @@ export class ApprovalDesk {
           schedule: Schedule.spaced(this.pollMs),
           while: () => waiting.size > 0,
         });
-        return FiberMap.run(io.fibers, "approvals", polling);
+        return io.fork("approvals", polling);
       }),
     );
   }

@@ -1,5 +1,5 @@
 import type { SqlClient } from "@effect/sql";
-import { Effect, Exit, FiberMap, type ManagedRuntime, Scope } from "effect";
+import { Effect, FiberMap, type ManagedRuntime } from "effect";
 import { type ActorOptions, createActor, fromCallback, type InputFrom } from "xstate";
 import type { RunCommand } from "../domain/index.js";
 import { runMachine } from "../machines/run/machine.js";
@@ -9,11 +9,11 @@ import { type CommandHandlers, type CommandIO, fiberKeyOf } from "./commandHandl
 
 /**
  * The one bridge between the run machine and Effect: the run's I/O actor. Each command the
- * machine (or its tool batch) sends is handed to its handler, forked in the run's scope inside one
- * span, and the handler's answer goes back to whoever asked — the batch for a command that names
- * `replyTo`, the run otherwise. Interruptible work (sampling, each tool call, the approval poller)
- * runs in a `FiberMap` under a key, so leaving `sampling` or giving up on a call interrupts
- * exactly that fiber; closing the run's scope interrupts everything left.
+ * machine (or its tool batch) sends is handed to its handler and forked inside one span, and the
+ * handler's answer goes back to whoever asked — the batch for a command that names `replyTo`, the
+ * run otherwise. Every fiber runs in the runtime's `FiberMap` under a key of the run's (`sample`,
+ * `tool:<callId>`, `approvals`), so leaving `sampling` or giving up on a call interrupts exactly
+ * that fiber; closing the run's scope stops the actor, which interrupts everything left.
  */
 
 type Runtime = ManagedRuntime.ManagedRuntime<AgentRunStore | SqlClient.SqlClient, unknown>;
@@ -22,26 +22,21 @@ export interface RunBridge {
   readonly runtime: Runtime;
   readonly handlers: CommandHandlers;
   readonly observer: RunObserver;
-  /** The run's scope: the bridge's fibers live in it and end with it. */
-  readonly scope: Scope.Scope;
+  /**
+   * The interruptible work of every run on the runtime, each run's under keys of its own. One map
+   * for all runs rather than one per run: a fiber map costs its owner some 3 KB for its life.
+   */
+  readonly fibers: FiberMap.FiberMap<string>;
 }
 
 /** Each run's bridge, found by the actor system its run created (one system per run actor). */
 const bridges = new WeakMap<object, RunBridge>();
 
-const runIO = fromCallback<RunCommand, { runId: string }>(({ receive, sendBack, system }) => {
+const runIO = fromCallback<RunCommand, { runId: string }>(({ input, receive, sendBack, system }) => {
   const bridge = bridges.get(system);
   if (bridge === undefined) throw new Error("the run I/O actor started outside a run created by createRunActor");
-  const { runtime, handlers, observer } = bridge;
-  // The fibers live in a scope of their own whose closing the run's scope starts but does not
-  // wait for: a provider call or a tool that ignores interruption must not hold the run's end.
-  const { work, fibers } = runtime.runSync(
-    Effect.gen(function* () {
-      const work = yield* Scope.make();
-      yield* Scope.addFinalizer(bridge.scope, Effect.forkDaemon(Scope.close(work, Exit.void)));
-      return { work, fibers: yield* FiberMap.make<string>().pipe(Scope.extend(work)) };
-    }),
-  );
+  const { runtime, handlers, observer, fibers } = bridge;
+  const prefix = `${input.runId}\u0000`;
   // Work nothing needs to interrupt by name still lives in the map, under a key of its own.
   let unnamed = 0;
   let stopped = false;
@@ -52,7 +47,8 @@ const runIO = fromCallback<RunCommand, { runId: string }>(({ receive, sendBack, 
     tell: (sink, event) => {
       if (!stopped) sink.send(event);
     },
-    fibers,
+    fork: (key, effect) => FiberMap.run(fibers, prefix + key, effect),
+    interrupt: (key) => FiberMap.remove(fibers, prefix + key),
   };
   receive((command) => {
     const handle = handlers[command.type] as (command: RunCommand, io: CommandIO) => Effect.Effect<unknown, never>;
@@ -69,11 +65,17 @@ const runIO = fromCallback<RunCommand, { runId: string }>(({ receive, sendBack, 
       // A handler answers its own failures; what is left is a bug, and the run's own limits end it.
       Effect.catchAllDefect((defect) => Effect.logError(`run ${command.type} crashed`, defect)),
     );
-    runtime.runFork(FiberMap.run(fibers, fiberKeyOf(command) ?? `#${++unnamed}`, handled));
+    runtime.runFork(io.fork(fiberKeyOf(command) ?? `#${++unnamed}`, handled));
   });
+  // The actor stops when the run's scope closes (or the run ends): what the run still has in
+  // flight is interrupted, without waiting — a provider call or a tool that ignores interruption
+  // must not hold the run's end.
   return () => {
     stopped = true;
-    runtime.runFork(Scope.close(work, Exit.void));
+    const keys: string[] = [];
+    for (const [key] of fibers) if (key.startsWith(prefix)) keys.push(key);
+    if (keys.length > 0)
+      runtime.runFork(Effect.forEach(keys, (key) => FiberMap.remove(fibers, key), { discard: true }));
   };
 });
 
@@ -83,7 +85,7 @@ const runIO = fromCallback<RunCommand, { runId: string }>(({ receive, sendBack, 
  */
 const bridgedRunMachine = runMachine.provide({ actors: { runIO } });
 
-/** A run actor whose I/O goes to `bridge` (its handlers, in its scope). Not started. */
+/** A run actor whose I/O goes to `bridge` (its handlers, its share of the fiber map). Not started. */
 export function createRunActor(
   bridge: RunBridge,
   options: ActorOptions<typeof bridgedRunMachine> & { readonly input: InputFrom<typeof bridgedRunMachine> },

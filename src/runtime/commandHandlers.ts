@@ -1,5 +1,5 @@
 import type { SqlClient } from "@effect/sql";
-import { Effect, FiberMap } from "effect";
+import { Effect } from "effect";
 import { errorText } from "../domain/errorText.js";
 import type {
   BatchReply,
@@ -75,8 +75,13 @@ export interface CommandReplies {
 export interface CommandIO {
   readonly tellRun: (event: RunReply) => void;
   readonly tell: <E>(sink: EventSink<E>, event: E) => void;
-  /** The run's interruptible work, by key (`sample`, `tool:<callId>`, `approvals`). */
-  readonly fibers: FiberMap.FiberMap<string>;
+  /**
+   * Starts the run's interruptible work under a key (`sample`, `tool:<callId>`, `approvals`);
+   * work already under the key is interrupted. Stopping the run interrupts what is left.
+   */
+  readonly fork: <A, E, R>(key: string, effect: Effect.Effect<A, E, R>) => Effect.Effect<unknown, never, R>;
+  /** Interrupts the run's work under a key, if any, and waits for it to end. */
+  readonly interrupt: (key: string) => Effect.Effect<void>;
 }
 
 export type CommandHandlers<R = AgentRunStore | SqlClient.SqlClient> = {
@@ -166,7 +171,7 @@ class RunCommandHandlers implements CommandHandlers {
   }
 
   STOP_SAMPLE(_command: CommandOf<"STOP_SAMPLE">, io: CommandIO) {
-    return FiberMap.remove(io.fibers, "sample").pipe(Effect.as(undefined));
+    return io.interrupt("sample").pipe(Effect.as(undefined));
   }
 
   RECORD_CALLS(command: CommandOf<"RECORD_CALLS">) {
@@ -226,7 +231,7 @@ class RunCommandHandlers implements CommandHandlers {
 
   /** The batch has settled the call already (it timed out): its fiber is interrupted, no answer follows. */
   ABORT(command: CommandOf<"ABORT">, io: CommandIO) {
-    return FiberMap.remove(io.fibers, `tool:${command.callId}`).pipe(Effect.as(undefined));
+    return io.interrupt(`tool:${command.callId}`).pipe(Effect.as(undefined));
   }
 
   REQUEST_APPROVAL(command: CommandOf<"REQUEST_APPROVAL">, io: CommandIO) {

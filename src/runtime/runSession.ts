@@ -1,5 +1,5 @@
 import type { Tracer } from "effect";
-import { Effect, Exit, type ManagedRuntime, Scope } from "effect";
+import { Effect, Exit, type FiberMap, type ManagedRuntime, Scope } from "effect";
 import type { Actor, InspectionEvent } from "xstate";
 import type { AgentRunResult, HostApprovalDecision, LoopEvent, ResumePoint } from "../domain/index.js";
 import { RUN_WAITING_FOR_APPROVAL, type runMachine } from "../machines/run/machine.js";
@@ -24,6 +24,8 @@ import { makeTranscriptStore, type RunRegistry } from "./stores.js";
 
 export interface RunSessionHost {
   readonly managed: ManagedRuntime.ManagedRuntime<RuntimeServices, unknown>;
+  /** The runtime's interruptible work, every run's under its own keys. */
+  readonly fibers: FiberMap.FiberMap<string>;
   readonly registry: RunRegistry;
   /** Tools approved with scope `session` in this run's session (this runtime's memory only). */
   readonly sessionGrants: Set<string>;
@@ -105,7 +107,7 @@ export function openRunSession(settings: RunSettings, host: RunSessionHost, opti
   const events = new EventStream<LoopEvent>();
   const { resume } = options;
   const actor: RunActor = createRunActor(
-    { runtime: managed, handlers, observer, scope },
+    { runtime: managed, handlers, observer, fibers: host.fibers },
     {
       id: runId,
       ...(host.inspect ? { inspect: host.inspect } : {}),

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SqlClient } from "@effect/sql";
-import { Effect, Exit, ManagedRuntime, Scope } from "effect";
+import { Effect, Exit, FiberMap, ManagedRuntime, Scope } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AnyMachineSnapshot, type createActor, type EventObject, toPromise } from "xstate";
 import type {
@@ -322,13 +322,14 @@ async function replay({ steps, outcomes, input = INPUT, toolTimeoutMs = TOOL_TIM
     approvals: new ApprovalDesk({ runId, now, tools }),
   });
   const scope = managed.runSync(Scope.make());
+  const fibers = managed.runSync(FiberMap.make<string>().pipe(Scope.extend(scope)));
   try {
     const actor = createRunActor(
       {
         runtime: managed,
         handlers: refuse ? refusingOnce(handlers, refuse) : handlers,
         observer: passthroughObserver(),
-        scope,
+        fibers,
       },
       { input: { ...input, runId } },
     );

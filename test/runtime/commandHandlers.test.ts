@@ -59,13 +59,19 @@ function handlersOf(runId: string, provider = scriptedProvider([{ text: "hi" }])
   });
 }
 
+/** A run's share of a fiber map, as the bridge gives it to handlers. */
+const fiberIO = Effect.map(FiberMap.make<string>(), (fibers) => ({
+  fork: <A, E, R>(key: string, effect: Effect.Effect<A, E, R>) => FiberMap.run(fibers, key, effect),
+  interrupt: (key: string) => FiberMap.remove(fibers, key),
+}));
+
 /** What the handlers told besides their answers, and the run's fibers. */
 const recordingIO = Effect.gen(function* () {
   const told: unknown[] = [];
   const io: CommandIO = {
     tellRun: (event) => told.push(event),
     tell: (_sink, event) => told.push(event),
-    fibers: yield* FiberMap.make<string>(),
+    ...(yield* fiberIO),
   };
   return { io, told };
 });
