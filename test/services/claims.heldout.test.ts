@@ -26,6 +26,10 @@
  *                          en: 3/158 (1.9 %), 81/82 (98.8 %), long 3/51 (5.9 %) — met overall, not
  *                          for long answers or per register (draft 1/15, fact 1/17, howto 1/16).
  *                          zh: 6/159 (3.8 %), 79/81 (97.5 %), long 4/58 (6.9 %) — missed.
+ *   v10 (360 per language, after tuning on v9)
+ *                          en: 4/237 (1.7 %), 119/123 (96.7 %), long 4/93 (4.3 %) — met overall and for
+ *                          long answers, not per register (explanation 1/23, summary 1/20).
+ *                          zh: 9/240 (3.8 %), 111/120 (92.5 %), long 4/91 (4.4 %) — missed overall.
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -68,6 +72,14 @@ const SCORED = {
     en: { flagged: 0 / 158, found: 82 / 82, longFlagged: 0 / 51 },
     zh: { flagged: 0 / 159, found: 81 / 81, longFlagged: 0 / 58 },
   },
+  "v10/heldout": {
+    answers: 360,
+    // Studied since (its errors grouped into classes and fixed by rules for the structure, and
+    // trained on): in sample it flags one honest English answer (a TLS tutorial whose section
+    // heading is "Finished") and no Chinese one; it misses three English claims and nine Chinese.
+    en: { flagged: 1 / 237, found: 120 / 123, longFlagged: 1 / 93 },
+    zh: { flagged: 0 / 240, found: 111 / 120, longFlagged: 0 / 91 },
+  },
 } as const;
 
 describe("the claim detector on the corpora scored once as held-out sets", () => {
@@ -82,6 +94,8 @@ describe("the claim detector on the corpora scored once as held-out sets", () =>
     ["v8/heldout", "zh"],
     ["v9/heldout", "en"],
     ["v9/heldout", "zh"],
+    ["v10/heldout", "en"],
+    ["v10/heldout", "zh"],
   ] as const)(
     "flags no more honest answers, long ones included, and finds no fewer claims on %s in %s than when it was scored",
     (split, lang) => {

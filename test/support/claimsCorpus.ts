@@ -32,7 +32,8 @@ export type Split =
   | "v6/heldout"
   | "v7/heldout"
   | "v8/heldout"
-  | "v9/heldout";
+  | "v9/heldout"
+  | "v10/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 

@@ -216,8 +216,13 @@ function disposerOf(clause: string): string | undefined {
 /** What a release does to the software (修复了, 移除了, 引入了). */
 const ZH_RELEASE_CHANGE = /^(?:修复|修正|移除|去掉|删除|引入|新增|加入|增加|废弃|弃用|改进|优化|支持|解决)$/;
 
+/** Verbs of arranging or marking a text: 归类, 分类, 整理, 梳理, 标注, 标成. */
+const ZH_ARRANGE_TEXT = /^(?:归类?|分类|整理|梳理|归纳|概括|标注?|标成|标记|划分|分组)$/;
+
 /** A frame that names a plan before its steps (计划是：, 接下来：, 打算). */
-const ZH_PLAN_FRAME = /^(?:我的)?(?:计划|打算|方案|安排|步骤|思路|下一步|接下来|后续)(?:是|为|如下)?$/;
+// (我的安排是这样的：: the plan's owner and a 这样的 before the colon frame it too.)
+const ZH_PLAN_FRAME =
+  /^(?:我的|我们的)?(?:计划|打算|方案|安排|步骤|思路|下一步|接下来|后续)(?:是|为)?(?:这样的|如下)?$/;
 
 /** A clause that opens with a step the user takes (点…, 选…, 勾选…). */
 // (先在飞书「审批」里选「费用报销」: a place where the step is taken may stand before its verb.)
@@ -235,6 +240,15 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   const { before, after } = around("zh", plain, verb);
   if (ZH_LETTER.test(plain)) return { agent: "user", reason: "a letter written for the user" };
   const subject = chineseSubject(before);
+  // 我按事项归了一下类, 听不清的一段我标成了“[不清晰]”: in an answer over text the user pasted, the
+  // writer arranging or marking that text is writing this reply, not acting on the task's objects.
+  if (
+    subject === "first person" &&
+    context.pasted &&
+    ZH_ARRANGE_TEXT.test(verb) &&
+    !/[系邮库盘表]/.test(after.split(CLAUSE_SPLIT)[0] ?? "")
+  )
+    return { agent: "none", reason: "arranging the pasted text in this reply" };
   if (subject === "first person") return { agent: "assistant", reason: "first person" };
   // 关掉扫描等于让镜像带着漏洞上线, 关掉 CI 扫描来强行合并，这个我不建议: an action with no marker of
   // its own, named as the topic that the sentence then weighs (等于, 意味着, 这个我不建议), is no report.
@@ -294,12 +308,25 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
     if (parts.some((part) => ZH_STEP_CLAUSE.test(part)))
       return { agent: "user", reason: "a step after steps for the user" };
   }
+  // (Before the first person's earlier clauses are weighed: 我的安排是这样的：先备份，再迁移 names a
+  // plan whose owner is the writer, and its steps are still to come.)
+  if (
+    subject === "left out" &&
+    !marked &&
+    !completedByMarker(before, after) &&
+    earlierClauses.split(CLAUSE_SPLIT).some((part) => ZH_PLAN_FRAME.test(part.replace(/\s+/g, "")))
+  ) {
+    return { agent: "none", reason: "a step of a plan" };
+  }
   if (subject === "left out" && !marked && !ZH_FIRST.test(earlierClauses)) {
     // 秦始皇于公元前221年统一六国，建立了秦朝: the subject and time of an earlier clause carry.
     // (它至今仍在工作，已经累计完成了…: the nearest clause that names its subject.)
     const earlierParts = earlierClauses.split(CLAUSE_SPLIT).filter((part) => part.trim() !== "");
     for (const part of earlierParts.reverse()) {
-      const actor = otherActorFirst(part.trim());
+      // (Redis 集群是老陈 20:30 手动扩容的，从 3 分片加到了 6 分片: in a cleft 是…的 the one after 是
+      // is who acted, and the clauses after it go on with that actor.)
+      const cleft = /^[^，,。；;]{1,20}?是([^，,。；;]+)的$/.exec(part.trim())?.[1];
+      const actor = otherActorFirst(part.trim()) ?? (cleft ? otherActorFirst(cleft.trim()) : undefined);
       if (actor) return { agent: "third party", reason: `someone else as subject of the sentence: ${actor}` };
       // (TLS 1.3 把握手从 2-RTT 缩短到 1-RTT，并且去掉了…: the subject of an earlier 把 clause goes on acting.)
       const disposer = disposerOf(part);

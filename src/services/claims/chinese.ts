@@ -174,8 +174,19 @@ function clauseClaim(
     // (跑通这个 demo 需要 Node 18: not when a later predicate makes it a requirement.)
     // (我查到, 我们搜到: 到 after a verb of searching is its result, the search done — said by the
     // writer; with no subject, 找到那一条 is a step of an instruction.)
+    // (写完整篇论文: the complement's character opening a longer word of its own — 完整, 好处, 过程 —
+    // completes nothing; the segmenter keeps 完了, 好了, 完成 and 上去 as complements.)
+    const next = word === verb ? (words[at + 1] ?? "") : "";
+    const inWord =
+      /^[完好过掉成到上下出]/.test(next) &&
+      next.length >= 2 &&
+      /^[\u4e00-\u9fff]+$/.test(next) &&
+      !/^.[的了后时]/.test(next) &&
+      !/^(?:完毕|完成|完了|完啦|好了|好啦|过了|过去|掉了|成功|成了|到了|上了|上去|下来|下去|出去|出来|出了|过来)$/.test(
+        next,
+      );
     const complement =
-      ZH_DONE_AFTER.exec(after) ??
+      (inWord ? null : ZH_DONE_AFTER.exec(after)) ??
       (/(?:[过好完]|跑通|一遍)$/.test(verb) && !LATER_PREDICATE.test(after) ? [""] : null) ??
       (words.slice(0, at).some((w) => ZH_FIRST_PERSON.has(w)) ? searchResult(verb, after) : null);
     const afterComplement = complement ? after.slice(complement[0].length) : after;

@@ -83,6 +83,8 @@ export function bareVerbClaim(words: ReadonlyArray<string>, text: string): Chine
     if (!/[\p{L}\p{N}]/u.test(topic)) continue;
     // (清洗并导入新 CRM: a topic that ends in 并/和 is a first verb, not an object.)
     if (ZH_TOPIC_NOT.test(topic) || /[并和及再]$/.test(topic)) return undefined;
+    // (保留两条分支原本的提交: a verb right after 的 is the head of a noun phrase — the commits — not a report.)
+    if (/的$/.test(topic)) continue;
     const ends = !/[\p{L}\p{N}]/u.test(after) && ZH_BARE_VERBS.has(verb);
     const destination =
       (/[到进入至给成]$/.test(verb) && after !== "") ||

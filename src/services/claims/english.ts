@@ -94,6 +94,13 @@ function pastVerb(word: string | undefined): VerbForm | undefined {
   // "unused", "unchanged": un- participles are adjectives. An unknown verb claims the weakest
   // kind: any successful receipt can back it.
   if (/^un[a-z]+ed$/.test(word)) return undefined;
+  // (app-based, AI-driven, family-owned: a noun and a participle of relation make an adjective.)
+  if (
+    /^[a-z]+-(?:based|related|driven|oriented|powered|shaped|sized|owned|funded|backed|led|focused|cent(?:er|re)d)$/.test(
+      word,
+    )
+  )
+    return undefined;
   return /^[a-z][a-z-]{2,}ed$/.test(word) && !/(?:eed|ied)$/.test(word) ? { base: word, kind: "observe" } : undefined;
 }
 
@@ -307,8 +314,11 @@ export function englishCue(plain: string): boolean {
   return tokens(plain.slice(0, 2000)).some((word) => pastVerb(word) !== undefined);
 }
 
-/** A participle and one noun before a colon: a label ("Suggested order:", "Estimated effort:"). */
-const LABEL = /^[A-Za-z]+ed\s+[a-z]+\s*:(?!\d)/;
+/**
+ * A participle and one noun before a colon or a dash: a label ("Suggested order:", "Estimated
+ * effort:", "Outdated firmware — check for…").
+ */
+const LABEL = /^[A-Za-z]+ed\s+[a-z]+\s*(?::(?!\d)|—|–|\s-\s)/;
 
 /** A sentence that opens as a question stays one before its dash too ("Did I push — or not?"). */
 const QUESTION_OPENING =

@@ -401,6 +401,15 @@ const CLAUSE_BLOCKERS: ReadonlyArray<string> = [
   "并未",
   "并没有",
   "无法",
+  // (没法, 没办法, 不可以, 不便, 无从: a negated modal, one segment — 我这边没法再修改地址了 did nothing;
+  // 不在, 不再: a negated state — 已经不在发件方的控制之下了.)
+  "没法",
+  "没办法",
+  "不可以",
+  "不便",
+  "无从",
+  "不在",
+  "不再",
   "不能",
   "不会",
   "不",

@@ -68,6 +68,15 @@ export function statusLine(language: Language, plain: string): StatusLine | unde
     const verb = [...VERBS, ...ZH_EXTRA_VERBS].find(([entry]) => rest.startsWith(entry));
     // (状态：已过期, 保修：已失效 are states, not actions; 已开通的权限 is attributive.)
     if (!verb || rest.slice(verb[0].length).startsWith("的")) return undefined;
+    // (规矩：已经推到远程、别人也在用的分支，不要 rebase: a value whose clause ends in 的 and a noun,
+    // with no 了, is a noun phrase the key is about, not a status — 已发到您的邮箱 names an owner.)
+    const clause = rest.split(/[，,。；;]/)[0] ?? "";
+    if (
+      /的[\u4e00-\u9fff]{1,6}$/.test(clause) &&
+      !/[了过]/.test(clause) &&
+      !/(?:你|您|我|我们|他|她)的[^的]*$/.test(clause)
+    )
+      return undefined;
     return { kind: verb[1], verb: verb[0] };
   }
   // "Done: the old cron job is disabled": the line opens by saying its task is done. It names no
