@@ -65,7 +65,8 @@ const runIO = fromCallback<RunCommand, { runId: string }>(({ input, receive, sen
       // A handler answers its own failures; what is left is a bug, and the run's own limits end it.
       Effect.catchAllDefect((defect) => Effect.logError(`run ${command.type} crashed`, defect)),
     );
-    runtime.runFork(io.fork(fiberKeyOf(command) ?? `#${++unnamed}`, handled));
+    // Forked once and put in the map as it is (FiberMap.run would fork a second fiber to do it).
+    FiberMap.unsafeSet(fibers, prefix + (fiberKeyOf(command) ?? `#${++unnamed}`), runtime.runFork(handled));
   });
   // The actor stops when the run's scope closes (or the run ends): what the run still has in
   // flight is interrupted, without waiting — a provider call or a tool that ignores interruption
