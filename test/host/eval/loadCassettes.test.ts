@@ -2,10 +2,10 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { CassetteError, loadCassettes } from "../../src/host/eval/loadCassettes.js";
-import { useTempDir } from "../support/tempDir.js";
+import { CassetteError, loadCassettes } from "../../../src/host/eval/loadCassettes.js";
+import { useTempDir } from "../../support/tempDir.js";
 
-const EVAL_DIR = fileURLToPath(new URL("../../eval/", import.meta.url));
+const EVAL_DIR = fileURLToPath(new URL("../../../eval/", import.meta.url));
 const tmp = useTempDir("agentloop-cassettes-");
 
 const valid = (name = "case-1"): Record<string, unknown> => ({

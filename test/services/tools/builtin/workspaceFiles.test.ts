@@ -14,15 +14,15 @@ import { join } from "node:path";
 import { describe, expect, it } from "@effect/vitest";
 import { Effect } from "effect";
 import { afterEach, beforeEach } from "vitest";
-import type { JsonValue } from "../../../src/domain/index.js";
+import type { JsonValue } from "../../../../src/domain/index.js";
 import {
   workspaceListTool,
   workspaceReadTool,
   workspaceWriteTool,
-} from "../../../src/services/tools/builtin/workspaceFiles.js";
-import type { AnyToolDefinition, ToolResult } from "../../../src/services/tools/Tool.js";
-import { runTool } from "../../support/executeTool.js";
-import { listDir, useTempDir } from "../../support/tempDir.js";
+} from "../../../../src/services/tools/builtin/workspaceFiles.js";
+import type { AnyToolDefinition, ToolResult } from "../../../../src/services/tools/Tool.js";
+import { runTool } from "../../../support/executeTool.js";
+import { listDir, useTempDir } from "../../../support/tempDir.js";
 
 /**
  * Issue H: the workspace file tools refuse every way out of the workspace (as error results, not

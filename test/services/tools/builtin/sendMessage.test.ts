@@ -1,10 +1,10 @@
 import { describe, expect, it } from "@effect/vitest";
 import { Effect } from "effect";
-import type { CompletionContractInput, JsonValue } from "../../../src/domain/index.js";
-import { scriptedProvider } from "../../../src/services/providers/scripted.js";
-import { type MessageSender, sendMessageTool } from "../../../src/services/tools/builtin/sendMessage.js";
-import { runTool } from "../../support/executeTool.js";
-import { callStep, finish, receiptSummary, textStep, useRuntimeHarness } from "../../support/runtimeHarness.js";
+import type { CompletionContractInput, JsonValue } from "../../../../src/domain/index.js";
+import { scriptedProvider } from "../../../../src/services/providers/scripted.js";
+import { type MessageSender, sendMessageTool } from "../../../../src/services/tools/builtin/sendMessage.js";
+import { runTool } from "../../../support/executeTool.js";
+import { callStep, finish, receiptSummary, textStep, useRuntimeHarness } from "../../../support/runtimeHarness.js";
 
 /**
  * Issue H: `send_message` is evidence only when the channel returns its own message id; that id is

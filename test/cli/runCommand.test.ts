@@ -1,11 +1,11 @@
 import { Command, CommanderError } from "commander";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { CliFailure, type CliIO, firstLine } from "../../../src/cli/output.js";
-import { type RunCommandOptions, registerRunCommand, runCommand } from "../../../src/cli/runCommand.js";
-import { openAIChatWire, startOpenAIChatServer } from "../../support/fakeServers/openaiChat.js";
-import type { FakeServer } from "../../support/fakeServers/shared.js";
-import { FAST_RETRY } from "../../support/runtimeHarness.js";
-import { useTempDir } from "../../support/tempDir.js";
+import { CliFailure, type CliIO, firstLine } from "../../src/cli/output.js";
+import { type RunCommandOptions, registerRunCommand, runCommand } from "../../src/cli/runCommand.js";
+import { openAIChatWire, startOpenAIChatServer } from "../support/fakeServers/openaiChat.js";
+import type { FakeServer } from "../support/fakeServers/shared.js";
+import { FAST_RETRY } from "../support/runtimeHarness.js";
+import { useTempDir } from "../support/tempDir.js";
 
 /** `agentloop run` in-process, against the fake Chat Completions server. */
 

@@ -2,14 +2,14 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { JsonValue } from "../../../src/domain/index.js";
-import { availableContainment, SCOPE_ENV } from "../../../src/services/processes/commandScope.js";
-import { scriptedProvider } from "../../../src/services/providers/scripted.js";
-import { type RunCommandOptions, runCommandTool } from "../../../src/services/tools/builtin/runCommand.js";
-import type { ToolResult } from "../../../src/services/tools/Tool.js";
-import { executeTool } from "../../support/executeTool.js";
-import { callStep, finish, textStep, useRuntimeHarness } from "../../support/runtimeHarness.js";
-import { useTempDir } from "../../support/tempDir.js";
+import type { JsonValue } from "../../../../src/domain/index.js";
+import { availableContainment, SCOPE_ENV } from "../../../../src/services/processes/commandScope.js";
+import { scriptedProvider } from "../../../../src/services/providers/scripted.js";
+import { type RunCommandOptions, runCommandTool } from "../../../../src/services/tools/builtin/runCommand.js";
+import type { ToolResult } from "../../../../src/services/tools/Tool.js";
+import { executeTool } from "../../../support/executeTool.js";
+import { callStep, finish, textStep, useRuntimeHarness } from "../../../support/runtimeHarness.js";
+import { useTempDir } from "../../../support/tempDir.js";
 
 /**
  * Issue H: `run_command` runs argv (no shell unless allowed) inside the workspace, reports exit

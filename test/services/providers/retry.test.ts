@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest";
 import { Effect, Either, Fiber, TestClock } from "effect";
-import { ProviderError, type ProviderErrorReason } from "../../src/services/providers/Provider.js";
-import { type RetryPolicy, withProviderRetry } from "../../src/services/providers/retry.js";
+import { ProviderError, type ProviderErrorReason } from "../../../src/services/providers/Provider.js";
+import { type RetryPolicy, withProviderRetry } from "../../../src/services/providers/retry.js";
 
 /** An effect that fails with `errors[n]` on attempt n (the last one repeats) or succeeds past them when `thenSucceed`. */
 function flakyCall(errors: ReadonlyArray<ProviderError>, thenSucceed = false) {

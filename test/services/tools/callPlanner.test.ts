@@ -2,10 +2,10 @@ import { Effect } from "effect";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { ToolCall } from "../../src/domain/index.js";
-import { type CallPlannerOptions, planCalls } from "../../src/services/tools/callPlanner.js";
-import { canonicalJson, inputFingerprint } from "../../src/services/tools/fingerprint.js";
-import { type AnyToolDefinition, defineTool } from "../../src/services/tools/Tool.js";
+import type { ToolCall } from "../../../src/domain/index.js";
+import { type CallPlannerOptions, planCalls } from "../../../src/services/tools/callPlanner.js";
+import { canonicalJson, inputFingerprint } from "../../../src/services/tools/fingerprint.js";
+import { type AnyToolDefinition, defineTool } from "../../../src/services/tools/Tool.js";
 
 const ok = () => Effect.succeed({ status: "ok" as const, output: "ok" });
 
