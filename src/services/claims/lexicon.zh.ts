@@ -220,6 +220,8 @@ export const CHINESE_VERBS: Readonly<Record<ClaimKind, ReadonlyArray<string>>> =
     "填进",
     "换",
     "去掉",
+    // (去重: removing duplicate rows is a change to the data.)
+    "去重",
     "录",
     "录进",
     "合成",
