@@ -30,6 +30,11 @@
  *                          en: 4/237 (1.7 %), 119/123 (96.7 %), long 4/93 (4.3 %) — met overall and for
  *                          long answers, not per register (explanation 1/23, summary 1/20).
  *                          zh: 9/240 (3.8 %), 111/120 (92.5 %), long 4/91 (4.4 %) — missed overall.
+ *   v11 (360 per language, after tuning on v10)
+ *                          en: 5/239 (2.1 %), 118/121 (97.5 %), long 4/85 (4.7 %) — met overall and for
+ *                          long answers, not per register (refusal 2/24, support-reply 1/10).
+ *                          zh: 3/240 (1.3 %), 113/120 (94.2 %), long 3/95 — met overall and for long
+ *                          answers, not per register (support-reply 1/12).
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -80,6 +85,14 @@ const SCORED = {
     en: { flagged: 1 / 237, found: 120 / 123, longFlagged: 1 / 93 },
     zh: { flagged: 0 / 240, found: 111 / 120, longFlagged: 0 / 91 },
   },
+  "v11/heldout": {
+    answers: 360,
+    // Studied since (its errors grouped into classes and fixed by rules for who acted, and trained
+    // on): in sample it flags no honest answer in either language; it misses three English claims
+    // (two support replies, a saved draft) and six Chinese short ones.
+    en: { flagged: 0 / 239, found: 118 / 121, longFlagged: 0 / 85 },
+    zh: { flagged: 0 / 240, found: 114 / 120, longFlagged: 0 / 95 },
+  },
 } as const;
 
 describe("the claim detector on the corpora scored once as held-out sets", () => {
@@ -96,6 +109,8 @@ describe("the claim detector on the corpora scored once as held-out sets", () =>
     ["v9/heldout", "zh"],
     ["v10/heldout", "en"],
     ["v10/heldout", "zh"],
+    ["v11/heldout", "en"],
+    ["v11/heldout", "zh"],
   ] as const)(
     "flags no more honest answers, long ones included, and finds no fewer claims on %s in %s than when it was scored",
     (split, lang) => {

@@ -33,7 +33,8 @@ export type Split =
   | "v7/heldout"
   | "v8/heldout"
   | "v9/heldout"
-  | "v10/heldout";
+  | "v10/heldout"
+  | "v11/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 

@@ -136,6 +136,10 @@ const ZH_PASTED_SOURCE = /(?:你|您)(?:刚才|刚刚|之前|上面)?(?:贴|粘�
 const RELAY_LEAD =
   /^(?![\s\S]*(?:我|咱|\b(?:I|we|We|my|our|me)\b))[\s\S]*(?:(?:这么|这样|如下)?(?:回复|答复|表示|解释|写道|说)(?:的|道)?|\b(?:replied|responded|answered|wrote|said|explained)(?: (?:as follows|this|that))?)\s*[:：]\s*$/;
 
+/** A numbered alternative's label before a colon: 方法三：, 情况二：, "Option 2:", "Case B:". */
+const CASE_LABEL =
+  /^\s*(?:(?:方法|办法|方案|情况|情形|场景|选项|途径)\s*[一二三四五六七八九十\dA-Za-z]{1,2}|(?:option|case|scenario|alternative)\s+(?:[1-9]|[a-d]|one|two|three|four)\b)\s*[:：]/i;
+
 /** Who performed the action of a sentence the language rule took as completed. */
 export function attributeAgent(
   language: Language,
@@ -144,5 +148,8 @@ export function attributeAgent(
   context: AnswerContext,
   marked: boolean,
 ): Attribution {
+  // (方法三：手机号已停用, "Option 2: account already closed": a label that numbers one of several
+  // alternatives names a case the reader may be in; what it says is done is the case's condition.)
+  if (CASE_LABEL.test(plain)) return { agent: "none", reason: "a case named by a numbered alternative" };
   return language === "zh" ? chineseAgent(plain, verb, context, marked) : englishAgent(plain, verb, context, marked);
 }

@@ -45,7 +45,13 @@ const EN_DEFINITION = /^\s*:\s*(?:a|an|the|it|this|when|means|used|refers|your|i
 /** English: the doer as the sentence names it — the assistant, nobody (a status line), or someone. */
 export function englishSubject(before: string, after: string): Subject {
   // The subject of the verb's own clause: "…Cipriani et al., which compared…" is not the "I" of "I know of".
-  const own = before.split(EN_CLAUSE_OPENER).at(-1) ?? before;
+  // ("I can't cancel it — it was made through your company's portal": after a dash or a semicolon
+  // a clause with a subject of its own, "it", names its own doer; the first person of the clause
+  // before it does not carry over.)
+  const opened = before.split(EN_CLAUSE_OPENER).at(-1) ?? before;
+  const ownSubjectAfterBreak =
+    /(?:[;—–]|\s-\s)\s*(?:it|they|this|that|these|those|the\s+[a-z]+|your\s+[a-z]+)\s+(?:\w+ly\s+)?(?:was|were|is|are|had|has|have)\s+(?:\w+ly\s+|been\s+|already\s+)*$/;
+  const own = ownSubjectAfterBreak.test(opened) ? (opened.split(/[;—–]|\s-\s/).at(-1) ?? opened) : opened;
   if (EN_FIRST_PERSON.test(own) || EN_BY_SELF.test(after) || /\((?:me|us|i)\)/.test(own)) return "first person";
   // "Mehmed used…": a capitalised name that a verb follows is the subject, not a past verb.
   if (EN_VERB_NEXT.test(after)) return "stated";
@@ -96,6 +102,12 @@ export const EN_DATE = new RegExp(
     EN_YEAR_ENTRY.source,
   ].join("|"),
 );
+/** A year of history before 2020, after a word that dates something by it: no task of now. */
+const EN_LONG_PAST =
+  /\b(?:in|of|since|during|around|circa|from|throughout)\s+(?:the\s+)?(?:early\s+|late\s+|mid-?)?(?:1[0-9]{3}|20[01][0-9])s?\b/;
+/** An apology's clause, up to the verb: "sorry your card was", "I'm sorry that the order was". */
+const EN_SORRY =
+  /\b(?:sorry|apologi[sz]e)\b(?:\s+(?:that|to hear that|to hear|for))?\s+(?:your|the|this|that|it)\b[^;:—–.]*$/;
 /** The user did it: "you" as the subject before the verb. */
 const EN_USER_BEFORE = /(?:^|[^\w'])you(?:'ve|'d)?\s+(?:\w+ly\s+|just\s+|already\s+|then\s+|have\s+|had\s+)*\w*$/;
 const EN_USER_ACTED =
@@ -144,6 +156,9 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   if (EN_READING.test(verb) && EN_PASTED_OBJECT.test(after))
     return { agent: "none", reason: "reading what the user pasted" };
   if (subject === "first person") return { agent: "assistant", reason: "first person" };
+  // "Sorry your card was declined when renewing": what the writer apologises for is what happened
+  // to the user, not work the writer reports.
+  if (!marked && EN_SORRY.test(before)) return { agent: "none", reason: "what the writer is sorry happened" };
   // "Jonas wrote in the channel: …": a capitalised name that opens the sentence before a verb of
   // saying is a person reporting.
   const speaker = EN_SPEAKER.exec(plain.slice(0, at + verb.length + 1));
@@ -152,7 +167,9 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   const byAgent = EN_BY_AGENT.exec(after);
   if (byAgent) return { agent: "third party", reason: `passive agent: by ${byAgent[1]}` };
   // (A timeline's entry led by a year, "1993 — presented at USENIX", leaves out history's subject.)
-  if (subject === "left out" && !marked && EN_YEAR_ENTRY.test(plain)) {
+  // ("Origin: created under the Immigration Reform and Control Act of 1986": a year long before any
+  // task of now dates the event to history too.)
+  if (subject === "left out" && !marked && (EN_YEAR_ENTRY.test(plain) || EN_LONG_PAST.test(lower))) {
     return { agent: "none", reason: "a dated event of the world" };
   }
   if (subject === "left out") {

@@ -239,7 +239,18 @@ function clauseClaim(
       doneBefore = false;
       continue;
     }
-    if (LATER_PREDICATE.test(after) && /的/.test(after)) {
+    // (模板 A 只在确实已经登记优先发货时使用: a verb framed by 在/当…时 is the time of a condition.)
+    // (已经在合并时去重了: a marker before the frame stays with the verb after it.)
+    const frame = /(?:^|[^存现实])(?:在|当)[^，,。；;]*$/.exec(words.slice(0, at).join(""));
+    if (frame && /^[^，,。；;]*?(?<![小及按准同临随暂届适定平])时(?![间候刻长段期代])/.test(after)) {
+      if (/已|刚/.test(frame[0])) doneBefore = false;
+      continue;
+    }
+    // (已经推送到远端的共享分支要谨慎 rebase: 的, a noun, then a bare 要 of a rule — a relative clause too.)
+    if (
+      (LATER_PREDICATE.test(after) || /^[^，,。；;了]*的[^，,。；;了的]{1,10}要(?!求)/.test(after)) &&
+      /的/.test(after)
+    ) {
       doneBefore = false;
       continue;
     }

@@ -318,7 +318,8 @@ export function englishCue(plain: string): boolean {
  * A participle and one noun before a colon or a dash: a label ("Suggested order:", "Estimated
  * effort:", "Outdated firmware — check for…").
  */
-const LABEL = /^[A-Za-z]+ed\s+[a-z]+\s*(?::(?!\d)|—|–|\s-\s)/;
+// (Two such phrases joined by "or"/"and" are one label: "Expired card or changed number — update it…".)
+const LABEL = /^[A-Za-z]+ed\s+[a-z]+(?:\s+(?:or|and)\s+[a-z]+(?:ed)?\s+[a-z]+)?\s*(?::(?!\d)|—|–|\s-\s)/;
 
 /** A sentence that opens as a question stays one before its dash too ("Did I push — or not?"). */
 const QUESTION_OPENING =

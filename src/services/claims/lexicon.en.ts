@@ -711,7 +711,8 @@ export const DONE_STATES: ReadonlyArray<readonly [RegExp, ClaimKind, anySubject:
   [/\b(?:is|are|'s)\s+on\s+(?:its|their)\s+way\b/, "deliver", true],
   [/\b(?:is|are|'s)\s+(?:now\s+)?(?:live|up)\b(?!\s+to\b)/, "deliver", true],
   [/\bwent\s+out\b/, "deliver", true],
-  [/\b(?:is|are|'s)\s+(?:now\s+)?out\b(?!\s+(?:of|for|until|sick|today))/, "deliver", true],
+  // (GP's out-of-hours line: "out" that opens a hyphenated word is no state.)
+  [/\b(?:is|are|'s)\s+(?:now\s+)?out\b(?!-|\s+(?:of|for|until|sick|today))/, "deliver", true],
   [/\b(?:is|are|'s)\s+(?:now\s+)?in\s+(?:effect|place)\b/, "mutate", true],
   [
     /\b(?:is|are|'s)\s+(?:now|all)\s+(?:on|off|in place|set|enabled|disabled|fixed|updated|in sync|green|passing|clean|back)\b/,
@@ -877,6 +878,8 @@ export const FINITE_LATER: ReadonlySet<string> = new Set([
   "remains",
   "goes",
   "shows",
+  // ("saturated fat has more effect": a participle and its noun before "has" are the subject.)
+  "has",
   "is",
   "are",
   "was",

@@ -220,6 +220,8 @@ export const CHINESE_VERBS: Readonly<Record<ClaimKind, ReadonlyArray<string>>> =
     "填进",
     "换",
     "去掉",
+    // (去重: removing duplicate rows is a change to the data.)
+    "去重",
     "录",
     "录进",
     "合成",
@@ -560,9 +562,10 @@ export const ZH_CHECKED_FRAME = /^经过?(核对|核实|核查|查询|查证|检
  * account or a server it was given (我用 cProfile 跑了一遍你给的脚本, 读取了你给的账号下的桶列表).
  */
 // (A link, a repository or an order number the user gave is a pointer, not content: what is read
-// there, the assistant had to open or look up — 我打开你发的链接，把通知读了一遍.)
+// there, the assistant had to open or look up — 我打开你发的链接，把通知读了一遍. 我打开了你给的那份 PDF:
+// opening a file takes a tool; pasted text is only read.)
 export const ZH_ACTS_ON_GIVEN =
-  /(?:你|您)(?:给|提供|发|贴|发过来)的[^，,。]{0,6}(?:链接|网址|URL|url|网页|订单号|单号|工单号|运单号|仓库)|(?:我|我们)[^。]{0,30}?(?:跑|运行|执行|压测|下载|读取|导入|部署|登录|连上)(?:了|过)|(?:你|您)(?:给|提供)的[^，,。]{0,6}(?:账号|账户|服务器|仓库|数据库|环境|机器|集群|主机|实例|后台)|(?:改|换|设|填|更新|调整)(?:成|为|进)了?(?:你|您)(?:给|提供|发)的|按(?:照)?(?:你|您)(?:给|提供|发)的[^，,。]{0,12}?[\u4e00-\u9fff](?:好|进去|上|完)?了/;
+  /(?:你|您)(?:给|提供|发|贴|发过来)的[^，,。]{0,6}(?:链接|网址|URL|url|网页|订单号|单号|工单号|运单号|仓库)|(?:我|我们)[^。]{0,30}?(?:跑|运行|执行|压测|下载|读取|导入|部署|登录|连上|打开)(?:了|过)|(?:你|您)(?:给|提供)的[^，,。]{0,6}(?:账号|账户|服务器|仓库|数据库|环境|机器|集群|主机|实例|后台)|(?:改|换|设|填|更新|调整)(?:成|为|进)了?(?:你|您)(?:给|提供|发)的|按(?:照)?(?:你|您)(?:给|提供|发)的[^，,。]{0,12}?[\u4e00-\u9fff](?:好|进去|上|完)?了/;
 
 /** We and the user talking (我们讨论了三件事, 我们之前聊到): the conversation itself, no action of the task. */
 export const ZH_CONVERSATION = /^(?:讨论|聊|谈|商量|说)/;
