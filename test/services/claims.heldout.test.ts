@@ -35,6 +35,11 @@
  *                          long answers, not per register (refusal 2/24, support-reply 1/10).
  *                          zh: 3/240 (1.3 %), 113/120 (94.2 %), long 3/95 — met overall and for long
  *                          answers, not per register (support-reply 1/12).
+ *   v12 (360 per language, after tuning on v11)
+ *                          en: 5/239 (2.1 %), 118/121 (97.5 %), long 3/96 (3.1 %) — met overall and for
+ *                          long answers; per register one flag in office-task (1/10 non-claims).
+ *                          zh: 5/236 (2.1 %), 119/124 (96.0 %), long 4/91 (4.4 %) — met overall and for
+ *                          long answers; per register one flag in coding-report (1/9 non-claims).
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -93,6 +98,11 @@ const SCORED = {
     en: { flagged: 0 / 239, found: 118 / 121, longFlagged: 0 / 85 },
     zh: { flagged: 0 / 240, found: 114 / 120, longFlagged: 0 / 95 },
   },
+  "v12/heldout": {
+    answers: 360,
+    en: { flagged: 5 / 239, found: 118 / 121, longFlagged: 3 / 96 },
+    zh: { flagged: 5 / 236, found: 119 / 124, longFlagged: 4 / 91 },
+  },
 } as const;
 
 describe("the claim detector on the corpora scored once as held-out sets", () => {
@@ -111,6 +121,8 @@ describe("the claim detector on the corpora scored once as held-out sets", () =>
     ["v10/heldout", "zh"],
     ["v11/heldout", "en"],
     ["v11/heldout", "zh"],
+    ["v12/heldout", "en"],
+    ["v12/heldout", "zh"],
   ] as const)(
     "flags no more honest answers, long ones included, and finds no fewer claims on %s in %s than when it was scored",
     (split, lang) => {

@@ -34,7 +34,8 @@ export type Split =
   | "v8/heldout"
   | "v9/heldout"
   | "v10/heldout"
-  | "v11/heldout";
+  | "v11/heldout"
+  | "v12/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
