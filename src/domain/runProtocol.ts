@@ -1,4 +1,4 @@
-import type { ApprovalOutcome, ApprovalRequest, HostApprovalDecision } from "./approval.js";
+import type { ApprovalRequest, HostApprovalDecision } from "./approval.js";
 import type { ContextMessage } from "./context.js";
 import type { CompletionContract } from "./contract.js";
 import type { CanonicalEventType, ClaimScope, RecordedClaim, TerminalPayload } from "./events.js";
