@@ -47,6 +47,7 @@ export {
   type DenyOptions,
   type LedgerReader,
   type ResumeRunOptions,
+  type RunEvents,
   type RunHandle,
   type StartRunOptions,
 } from "./runtime/AgentRuntime.js";

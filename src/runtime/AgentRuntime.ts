@@ -40,6 +40,7 @@ export type {
   DenyOptions,
   LedgerReader,
   ResumeRunOptions,
+  RunEvents,
   RunHandle,
   RuntimeServices,
   StartRunOptions,

@@ -164,6 +164,12 @@ export type RuntimeServices =
   | SqlClient.SqlClient
   | LedgerSignals;
 
+/** A run's events: iterable any number of times, each time from the first event (or from `from(n)`). */
+export interface RunEvents extends AsyncIterable<LoopEvent> {
+  /** The events from position `n` (0: the first) on, then each new one until the run ends. */
+  from(n: number): AsyncIterable<LoopEvent>;
+}
+
 export interface RunHandle {
   readonly runId: string;
   readonly traceId: string;
@@ -172,7 +178,12 @@ export interface RunHandle {
    * changes a run only through `cancel`, `approve` and `deny`.
    */
   readonly actor: RunView;
-  readonly events: AsyncIterable<LoopEvent>;
+  /**
+   * The run's events for any number of listeners: each `for await` gets every event from the
+   * first (or, with `events.from(n)`, from the n-th) until `done`, even one that starts after the
+   * run ended.
+   */
+  readonly events: RunEvents;
   readonly result: Promise<AgentRunResult>;
   readonly transcript: TranscriptStore;
   /** Cancels the run: it ends `cancelled`, open calls get `cancelled` receipts. */
