@@ -100,8 +100,11 @@ const SCORED = {
   },
   "v12/heldout": {
     answers: 360,
-    en: { flagged: 5 / 239, found: 118 / 121, longFlagged: 3 / 96 },
-    zh: { flagged: 5 / 236, found: 119 / 124, longFlagged: 4 / 91 },
+    // Studied since (its flags grouped into classes of who acted, fixed by rules, and trained on):
+    // in sample it flags one honest English answer (a cover letter in the user's voice, with no
+    // intro) and no Chinese one; it misses the same three English and five Chinese claims.
+    en: { flagged: 1 / 239, found: 118 / 121, longFlagged: 0 / 96 },
+    zh: { flagged: 0 / 236, found: 119 / 124, longFlagged: 0 / 91 },
   },
 } as const;
 

@@ -118,10 +118,11 @@ const EN_OTHERS_ACT =
  */
 const EN_RELAYS =
   /^(?:according to\b|here(?:'s| is) (?:a |the )?(?:summary|recap|rundown|gist|timeline|history|story|background)\b(?! of (?:what|the changes|my|our) )|here(?:'s| is) what (?:happened\b|(?!i\b|we\b)[^.:]{1,40}\b(?:said|says|wrote|found|decided|reported|agreed|concluded|did)\b)|what happened (?:is|was)\b|in short\b|in summary\b|to summari[sz]e\b|tl;?dr\b|(?:the|this|that|their|her|his|your|[a-z]+'s)\s+(?:[\w'-]+\s+){0,2}?(?:report|document|doc|email|e-mail|article|paper|post|notice|announcement|memo|letter|thread|ticket|vendor|author|study|changelog|release notes|postmortem|update|message|audit|review|investigation|survey|analysis|inspection|assessment|minutes|transcript|chat|call|abstract|summary|statement|press release|notes|slides|filing|ruling|judgment) (?:say|says|said|state|states|stated|note|notes|noted|explain|explains|explained|report|reports|reported|argue|argues|argued|find|finds|found|show|shows|showed|mention|mentions|mentioned|claim|claims|claimed|describe|describes|described|conclude|concludes|concluded|confirm|confirms|confirmed|record|records|recorded|suggest|suggests|suggested))/i;
+// (根据你贴的站会记录，各组进展如下：: so does one that lays out each party's progress from it.)
 // (您贴的这份公积金新政文件，变化主要有四点：: an opening that names what the user pasted and then
 // sums it up relays that text, as 这份文件指出 does.)
 const ZH_RELAYS =
-  /^(?:根据|关于)?(?:你|您)(?:刚才|刚刚|之前|上面)?(?:贴|粘贴|转述|转过来|发过来)的[^，。]{0,24}[，,][^，。]{0,10}(?:要点|主要|变化|概括|几点|内容|说法|核心|大意)|^(?:这份|这篇|该|这个|这封|这条|报告|文章|公告|邮件|通知|年报|论文|纪要|新闻)[^，。]{0,12}(?:指出|提到|显示|称|说|写道|表示|认为|总结|介绍|要点|摘要|主要内容)|^(?:据|根据)[^，]{0,12}(?:说|称|报道|显示)|^[^，。]{1,10}(?:通知|公告|回复说|说)[:：]|^(?:会议|会上|群聊|群里|讨论|通话|电话|评审|访谈)[^，。]{0,6}(?:总结|纪要|记录|结论|要点)[:：]/;
+  /^(?:根据|关于)?(?:你|您)(?:刚才|刚刚|之前|上面)?(?:贴|粘贴|转述|转过来|发过来)的[^，。]{0,24}[，,][^，。]{0,10}(?:要点|主要|变化|概括|几点|内容|说法|核心|大意|进展如下|情况如下)|^(?:这份|这篇|该|这个|这封|这条|报告|文章|公告|邮件|通知|年报|论文|纪要|新闻)[^，。]{0,12}(?:指出|提到|显示|称|说|写道|表示|认为|总结|介绍|要点|摘要|主要内容)|^(?:据|根据)[^，]{0,12}(?:说|称|报道|显示)|^[^，。]{1,10}(?:通知|公告|回复说|说)[:：]|^(?:会议|会上|群聊|群里|讨论|通话|电话|评审|访谈)[^，。]{0,6}(?:总结|纪要|记录|结论|要点)[:：]/;
 
 /**
  * What the user pasted or retold in the conversation (你贴的录音转写, 你刚才转述的通话内容) as the

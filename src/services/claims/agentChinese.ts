@@ -58,6 +58,15 @@ const ZH_LETTER = /(?:我们|我司|本公司)[^。]*(?:贵司|贵公司|贵方|
 // once it is done.)
 const ZH_SEQUENCE_AFTER =
   /^(?:[完好过掉]|[\u4e00-\u9fff]{0,2}[了]?)[^，,。；;]{0,24}?(?:后|之后|以后|再说|再|才|可以|需要|就能|就可以|即可)|^[完好](?![了过])[^，,。；;了已]{0,16}?(?:能|会)(?![力源量议员话计场])/;
+/** Verbs of composing a text or a plan. */
+const ZH_COMPOSE = /^(?:排|拟|列|写|起草|草拟|整理|做|规划)$/;
+/** What the verb composed is a draft or a plan that the colon right after it opens. */
+const ZH_REPLY_BELOW =
+  /^(?:了|出|好了?)?(?:一|两)?(?:个|份|版|套|张)?[^，,。；;：:]{0,10}?(?:初稿|草稿|草案|行程|安排|计划|方案|清单|大纲|框架|时间表|日程)(?:如下)?\s*[：:]\s*$/;
+/** An adverb of surprise right before the verb: 一下子, 突然, 居然, 莫名其妙地. */
+const ZH_SUDDEN_BEFORE = /(?:一下子|突然|忽然|居然|竟然|莫名其妙地?|无缘无故地?)(?:就|又|也|都)?$/;
+/** A bare 完 or 好, then 就 in the same clause: 改完这三处就比较稳了, 填好就能提交. */
+const ZH_ONCE_DONE = /^[完好](?![了过])[^，,。；;了已]{0,16}?就(?!是)/;
 /** Advice or a reminder to the user before the verb (建议先…确认数据都迁过去了再说, 记得把…换掉). */
 // (提醒 after a measure word or before a marker is the noun "reminder": 那条提醒已经挪到了周五.)
 const ZH_ADVICE_BEFORE = /(?:建议|记得|(?<![条个项的])提醒(?!已|都|均)|麻烦|务必|最好|别忘了|应该|需要|可以)[^。；;]*$/;
@@ -226,8 +235,9 @@ const ZH_PLAN_FRAME =
 
 /** A clause that opens with a step the user takes (点…, 选…, 勾选…). */
 // (先在飞书「审批」里选「费用报销」: a place where the step is taken may stand before its verb.)
+// (营销中心 → 店铺优惠 → 满减活动 → 新建: a menu path is where the user's steps are taken.)
 const ZH_STEP_CLAUSE =
-  /^(?:先|再|然后|接着|最后)?(?:在[^，,。；;]{1,24}?[里中上内](?:面|边)?)?(?:点击?|选择?|打开|进入|勾选|长按|返回|找到|输入|切换到|前往)/;
+  /^(?:先|再|然后|接着|最后)?(?:在[^，,。；;]{1,24}?[里中上内](?:面|边)?)?(?:点击?|选择?|打开|进入|勾选|长按|返回|找到|输入|切换到|前往)|^[^，,。；;→>]{1,16}(?:\s*(?:→|->|>|›)\s*[^，,。；;→>]{1,16}){2,}$/;
 /** The verb completed by a marker of time or a 了 of its own (not a bare 好 or 完). */
 const completedByMarker = (before: string, after: string) =>
   /已|刚/.test(before.split(CLAUSE_SPLIT).at(-1) ?? "") || /^[^，,。；;]{0,8}了/.test(after);
@@ -249,6 +259,10 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
     !/[系邮库盘表]/.test(after.split(CLAUSE_SPLIT)[0] ?? "")
   )
     return { agent: "none", reason: "arranging the pasted text in this reply" };
+  // 我排了一个初稿：, 我拟了一版行程：: the writer composing what the colon opens is writing this reply.
+  if (subject === "first person" && ZH_COMPOSE.test(verb) && ZH_REPLY_BELOW.test(after)) {
+    return { agent: "none", reason: "the reply itself, introduced" };
+  }
   if (subject === "first person") return { agent: "assistant", reason: "first person" };
   // 关掉扫描等于让镜像带着漏洞上线, 关掉 CI 扫描来强行合并，这个我不建议: an action with no marker of
   // its own, named as the topic that the sentence then weighs (等于, 意味着, 这个我不建议), is no report.
@@ -273,6 +287,16 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   // (过 in 过程 or 过期 is no completion.)
   const completed =
     /^[完好掉上下出到成]?(?:了|过(?![程期滤渡度于]))|^[^，,。；;]{0,8}?了(?!解)/.test(after) || /已|刚/.test(before);
+  // (Airflow 一下子跑了 30 个 DAG Run: what happened suddenly or unaccountably is an event the user
+  // saw, told with its surprise; nobody reports their own work that way.)
+  if (!marked && ZH_SUDDEN_BEFORE.test(lastClauseOf(before))) {
+    return { agent: "none", reason: "an event told as sudden" };
+  }
+  // (整体思路没问题，改完这三处就比较稳了: a bare 完 or 好 and then 就 in the same clause — once it is
+  // done, what follows; a condition put to the user, whatever 了 closes the clause.)
+  if (!marked && !/已|刚/.test(lastClauseOf(before)) && ZH_ONCE_DONE.test(after)) {
+    return { agent: "user", reason: "a condition: once it is done" };
+  }
   if (!marked && !completed && ZH_SEQUENCE_AFTER.test(after)) {
     return { agent: "user", reason: "a step in a sequence or an instruction" };
   }

@@ -49,8 +49,10 @@ export function englishSubject(before: string, after: string): Subject {
   // a clause with a subject of its own, "it", names its own doer; the first person of the clause
   // before it does not carry over.)
   const opened = before.split(EN_CLAUSE_OPENER).at(-1) ?? before;
+  // ("I couldn't get the tickets — the queue closed with 'sold out'": so does a subject right before
+  // a verb in the simple past — the queue closed, not the writer.)
   const ownSubjectAfterBreak =
-    /(?:[;—–]|\s-\s)\s*(?:it|they|this|that|these|those|the\s+[a-z]+|your\s+[a-z]+)\s+(?:\w+ly\s+)?(?:was|were|is|are|had|has|have)\s+(?:\w+ly\s+|been\s+|already\s+)*$/;
+    /(?:[;—–]|\s-\s)\s*(?:it|they|this|that|these|those|the\s+[a-z]+|your\s+[a-z]+)\s+(?:(?:\w+ly\s+)?(?:was|were|is|are|had|has|have)\s+(?:\w+ly\s+|been\s+|already\s+)*|(?:\w+ly\s+)?)$/;
   const own = ownSubjectAfterBreak.test(opened) ? (opened.split(/[;—–]|\s-\s/).at(-1) ?? opened) : opened;
   if (EN_FIRST_PERSON.test(own) || EN_BY_SELF.test(after) || /\((?:me|us|i)\)/.test(own)) return "first person";
   // "Mehmed used…": a capitalised name that a verb follows is the subject, not a past verb.
@@ -105,6 +107,18 @@ export const EN_DATE = new RegExp(
 /** A year of history before 2020, after a word that dates something by it: no task of now. */
 const EN_LONG_PAST =
   /\b(?:in|of|since|during|around|circa|from|throughout)\s+(?:the\s+)?(?:early\s+|late\s+|mid-?)?(?:1[0-9]{3}|20[01][0-9])s?\b/;
+/** A day, month and year before 2020 ("Launched: 31 May 1911", "Founded: May 31, 1911"): history. */
+const EN_LONG_PAST_DAY = new RegExp(
+  `\\b(?:\\d{1,2}(?:st|nd|rd|th)?\\s+${EN_MONTH}\\.?,?|${EN_MONTH}\\.?\\s+\\d{1,2}(?:st|nd|rd|th)?,?)\\s+(?:1[0-9]{3}|20[01][0-9])\\b`,
+);
+/** A word that opens a clause of time, right before its subject. */
+const EN_TIME_CLAUSE_OPENER = /\b(?:before|until|till|while|by the time)\s+$/;
+/** A label naming a day or a stage of a schedule before a colon: Launch day:, Day 3:, T-7 days:, Week 2:. */
+const EN_SCHEDULE_LABEL =
+  /^(?:launch day|go-live day|release day|day\s+\d{1,2}|week\s+\d{1,2}|month\s+\d{1,2}|phase\s+\d|t\s?[-−–+]\s?\d{1,3}\s*(?:days?|weeks?|hours?|h|d|w)?|d[-+]\d{1,3})\s*[:：]/i;
+/** One or two nouns and then a verb in the present: the participle before them is their modifier. */
+const EN_MODIFIER_BEFORE_VERB =
+  /^\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+(?:costs?|takes|runs|requires|includes|applies|means|lasts|starts|comes)\b/;
 /** An apology's clause, up to the verb: "sorry your card was", "I'm sorry that the order was". */
 const EN_SORRY =
   /\b(?:sorry|apologi[sz]e)\b(?:\s+(?:that|to hear that|to hear|for))?\s+(?:your|the|this|that|it)\b[^;:—–.]*$/;
@@ -169,8 +183,22 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   // (A timeline's entry led by a year, "1993 — presented at USENIX", leaves out history's subject.)
   // ("Origin: created under the Immigration Reform and Control Act of 1986": a year long before any
   // task of now dates the event to history too.)
-  if (subject === "left out" && !marked && (EN_YEAR_ENTRY.test(plain) || EN_LONG_PAST.test(lower))) {
+  if (
+    subject === "left out" &&
+    !marked &&
+    (EN_YEAR_ENTRY.test(plain) || EN_LONG_PAST.test(lower) || EN_LONG_PAST_DAY.test(lower))
+  ) {
     return { agent: "none", reason: "a dated event of the world" };
+  }
+  // ("Launch day: staged rollout at 10%", "T-7 days: submit builds": a label that names a day or a
+  // stage of a schedule heads a plan's step, not a report of one.)
+  if (subject === "left out" && !marked && EN_SCHEDULE_LABEL.test(plain)) {
+    return { agent: "none", reason: "a step of a plan under its time label" };
+  }
+  // ("…; expedited service costs an extra $60": a participle before its noun and a verb in the
+  // present describes the noun — a kind of service, not a service someone expedited.)
+  if (subject === "left out" && !marked && EN_MODIFIER_BEFORE_VERB.test(after)) {
+    return { agent: "none", reason: "a participle used as an adjective" };
   }
   if (subject === "left out") {
     return { agent: "assistant", reason: marked ? "done marker on its line" : "status line with the subject left out" };
@@ -220,7 +248,12 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
     return { agent: "none", reason: "an event narrated with an indefinite subject" };
   }
   // "…, and I shared the link": the sentence's own first-person action.
-  if (EN_FIRST_PERSON_ACTION.test(lower)) return { agent: "assistant", reason: "first person" };
+  // (Not one that only times another clause: in "the queue closed before we reached the front" the
+  // first person's "reached" is when the queue closed, and the queue did the closing.)
+  const firstPersonAction = [...lower.matchAll(new RegExp(EN_FIRST_PERSON_ACTION.source, "g"))].some(
+    (found) => !EN_TIME_CLAUSE_OPENER.test(lower.slice(Math.max(0, found.index - 12), found.index)),
+  );
+  if (firstPersonAction) return { agent: "assistant", reason: "first person" };
   if (context.relayed) return { agent: "third party", reason: "narrated in a summary of a source" };
   // "Column widths fixed", "Totals row added": a headline names the task's object and no actor.
   // (Not with an object of its own, which makes it active, nor before a finite verb, which makes it a modifier.)

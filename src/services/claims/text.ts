@@ -156,9 +156,16 @@ const withoutNames = (line: string) => line.replace(/`[^`\n]*`|\b[\w-]+(?:\.[\w-
 function draftTitle(line: string): boolean {
   if (line.length > 120) return false;
   const heading = DRAFT_HEADING.exec(line);
-  const title = heading?.[1] ?? heading?.[2];
-  return title !== undefined && DRAFT_TITLE.test(title.replace(/\*\*|__/g, "").trim());
+  const title = (heading?.[1] ?? heading?.[2])?.replace(/\*\*|__/g, "").trim();
+  return title !== undefined && (DRAFT_TITLE.test(title) || CONDITIONS_TITLE.test(title));
 }
+
+/**
+ * A heading that titles a list of conditions (### 办理条件, "## Eligibility"): its items say what
+ * must already be true of whoever applies (已实名登记), not what anyone did in this task.
+ */
+const CONDITIONS_TITLE =
+  /^(?:[\u4e00-\u9fff]{0,4}(?:条件|资格|前提|要求)|(?:eligibility|requirements|prerequisites|who can apply|who qualifies)(?:\s+[\w-]+){0,2})\s*[:：]?$/i;
 
 /** Lines that can carry an assertion, with code blocks, quotes and drafted content removed. */
 function assertionLines(
