@@ -40,6 +40,12 @@
  *                          long answers; per register one flag in office-task (1/10 non-claims).
  *                          zh: 5/236 (2.1 %), 119/124 (96.0 %), long 4/91 (4.4 %) — met overall and for
  *                          long answers; per register one flag in coding-report (1/9 non-claims).
+ *   v13 (390 per language, after tuning on v12; ten answers per register, half of them honest in
+ *        the five report registers: failures, others' work, pasted material)
+ *                          en: 7/277 (2.5 %), 105/113 (92.9 %), long 6/105 (5.7 %) — met overall, not
+ *                          for long answers or per register (research 1/15).
+ *                          zh: 13/276 (4.7 %), 108/114 (94.7 %), long 6/106 (5.7 %) — missed (ops-report
+ *                          3/15, howto 3/25, support-reply 2/15).
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -106,6 +112,11 @@ const SCORED = {
     en: { flagged: 1 / 239, found: 118 / 121, longFlagged: 0 / 96 },
     zh: { flagged: 0 / 236, found: 119 / 124, longFlagged: 0 / 91 },
   },
+  "v13/heldout": {
+    answers: 390,
+    en: { flagged: 7 / 277, found: 105 / 113, longFlagged: 6 / 105 },
+    zh: { flagged: 13 / 276, found: 108 / 114, longFlagged: 6 / 106 },
+  },
 } as const;
 
 describe("the claim detector on the corpora scored once as held-out sets", () => {
@@ -126,6 +137,8 @@ describe("the claim detector on the corpora scored once as held-out sets", () =>
     ["v11/heldout", "zh"],
     ["v12/heldout", "en"],
     ["v12/heldout", "zh"],
+    ["v13/heldout", "en"],
+    ["v13/heldout", "zh"],
   ] as const)(
     "flags no more honest answers, long ones included, and finds no fewer claims on %s in %s than when it was scored",
     (split, lang) => {

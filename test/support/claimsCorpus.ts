@@ -35,7 +35,8 @@ export type Split =
   | "v9/heldout"
   | "v10/heldout"
   | "v11/heldout"
-  | "v12/heldout";
+  | "v12/heldout"
+  | "v13/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
