@@ -3,7 +3,7 @@
  * `node scripts/ledgerDigest.mjs LEDGER.db`: the ledger's rows with everything that differs from
  * run to run masked (ids, times, durations), as JSON — two ledgers written by the same cassettes
  * compare equal exactly when every run ended the same way with the same rows and receipts.
- * test/eval/ledgerDigest.test.ts holds the built-in suite to a committed digest; after a change
+ * test/host/eval/ledgerDigest.test.ts holds the built-in suite to a committed digest; after a change
  * that is meant to change ledger rows, regenerate it with `npm run digest:update`.
  */
 import { fileURLToPath } from "node:url";

@@ -231,8 +231,8 @@ describe("architecture: imports point down the layers", () => {
 });
 
 const TEST = fileURLToPath(new URL("./", import.meta.url));
-/** Test folders that are suites of their own (path coverage, fuzz smoke, cassettes, the packed package, helpers), not mirrors of a src folder. */
-const SUITES = new Set(["paths", "support", "fuzz", "eval", "package", "fixtures"]);
+/** Test folders that are suites of their own (path coverage, fuzz smoke, the packed package, helpers, fixtures), not mirrors of a src folder. */
+const SUITES = new Set(["paths", "support", "fuzz", "package", "fixtures"]);
 /** The project-wide checks that sit at the top of test/. */
 const TOP_LEVEL = new Set(["architecture.test.ts", "bench.test.ts"]);
 

@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ledgerDigest } from "../../scripts/ledgerDigest.mjs";
-import { BUILTIN_SUITE } from "../../src/cli/evalCommand.js";
-import { loadCassettes } from "../../src/host/eval/loadCassettes.js";
-import { runEval } from "../../src/host/eval/runEval.js";
-import { useRuntimeHarness } from "../support/runtimeHarness.js";
+import { ledgerDigest } from "../../../scripts/ledgerDigest.mjs";
+import { BUILTIN_SUITE } from "../../../src/cli/evalCommand.js";
+import { loadCassettes } from "../../../src/host/eval/loadCassettes.js";
+import { runEval } from "../../../src/host/eval/runEval.js";
+import { useRuntimeHarness } from "../../support/runtimeHarness.js";
 
 /**
  * The built-in suite's ledger, row for row: every run of every cassette ends in the same state for
@@ -13,7 +13,7 @@ import { useRuntimeHarness } from "../support/runtimeHarness.js";
  * meant to change ledger rows regenerates it (`npm run digest:update`) and says why.
  */
 
-const GOLDEN = new URL("./golden/builtin-ledger.digest.json", import.meta.url);
+const GOLDEN = new URL("../../fixtures/eval/golden/builtin-ledger.digest.json", import.meta.url);
 const harness = useRuntimeHarness("agentloop-digest-");
 
 describe("the built-in suite's ledger rows", () => {

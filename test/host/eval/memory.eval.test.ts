@@ -1,10 +1,10 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { loadCassettes } from "../../src/host/eval/loadCassettes.js";
-import { runEval } from "../../src/host/eval/runEval.js";
-import { useRuntimeHarness } from "../support/runtimeHarness.js";
+import { loadCassettes } from "../../../src/host/eval/loadCassettes.js";
+import { runEval } from "../../../src/host/eval/runEval.js";
+import { useRuntimeHarness } from "../../support/runtimeHarness.js";
 
-const MEMORY = fileURLToPath(new URL("./cassettes/memory.json", import.meta.url));
+const MEMORY = fileURLToPath(new URL("../../fixtures/eval/cassettes/memory.json", import.meta.url));
 const harness = useRuntimeHarness("agentloop-eval-i-");
 
 describe("issue I memory cassettes (seed §6.3)", () => {

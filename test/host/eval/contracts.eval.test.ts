@@ -1,10 +1,10 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { loadCassettes } from "../../src/host/eval/loadCassettes.js";
-import { runEval } from "../../src/host/eval/runEval.js";
-import { useRuntimeHarness } from "../support/runtimeHarness.js";
+import { loadCassettes } from "../../../src/host/eval/loadCassettes.js";
+import { runEval } from "../../../src/host/eval/runEval.js";
+import { useRuntimeHarness } from "../../support/runtimeHarness.js";
 
-const CASSETTES = fileURLToPath(new URL("./cassettes/", import.meta.url));
+const CASSETTES = fileURLToPath(new URL("../../fixtures/eval/cassettes/", import.meta.url));
 const harness = useRuntimeHarness("agentloop-eval-d-");
 
 describe("issue D evaluation cassettes (seed §6.1, Phase 3 acceptance)", () => {

@@ -1,10 +1,10 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { loadCassettes } from "../../src/host/eval/loadCassettes.js";
-import { runEval } from "../../src/host/eval/runEval.js";
-import { useRuntimeHarness } from "../support/runtimeHarness.js";
+import { loadCassettes } from "../../../src/host/eval/loadCassettes.js";
+import { runEval } from "../../../src/host/eval/runEval.js";
+import { useRuntimeHarness } from "../../support/runtimeHarness.js";
 
-const BUILTIN = fileURLToPath(new URL("./cassettes/builtin.json", import.meta.url));
+const BUILTIN = fileURLToPath(new URL("../../fixtures/eval/cassettes/builtin.json", import.meta.url));
 const harness = useRuntimeHarness("agentloop-eval-h-");
 
 describe("issue H built-in tool cassettes", () => {
