@@ -67,7 +67,7 @@ const CONTENT_INTRO =
  */
 const DRAFT_HEADING = /^(?:#{1,6}\s+(.+)|\*\*([^*]+)\*\*\s*[:：]?)$/;
 const DRAFT_TITLE =
-  /[(（](?:draft|template|sample|example|草稿|初稿|模板|范文|示例)[)）]|\b(?:draft|template|sample)(?:\s+v?\d+)?\s*$|^(?:draft|template|sample)\b(?!\s+(?:pr|pull|release|mode|status|order)\b)|草稿|初稿|模板|范文/i;
+  /[(（](?:draft|template|sample|example|草稿|初稿|模板|范文|示例)(?:\s+(?:for|of|to)\s[^()（）]{1,40})?[)）]|\b(?:draft|template|sample)(?:\s+v?\d+)?\s*$|^(?:draft|template|sample)\b(?!\s+(?:pr|pull|release|mode|status|order)\b)|草稿|初稿|模板|范文/i;
 
 /**
  * A line that opens by offering a template, a sample or a draft ("Here's a weekly status update
@@ -104,8 +104,11 @@ const DONE_SUMMARY =
  */
 // (A heading that asks what someone else did — PR #301 做了什么, 这次升级改了哪些 — titles their work.)
 const OTHERS_INTRO =
-  /(?:做|改|干|动|变)了(?:些)?(?:什么|哪些)(?:内容|东西|地方)?\s*[?？]?\s*[:：]?\s*$|(?:你|您)(?:贴|转述|发来|转发)的[^：:]{0,40}(?:做了|改了|包括|内容)[^：:]{0,12}[:：]\s*$|(?:已经)?做了的事\s*[:：]\s*$|做了[一二三四五六七八九十两几\d]+件事\s*[:：]\s*$|以下(?:都是|是|均为|均由|都由|由)[^：:]{1,12}(?:处理|做|完成|操作|负责|办)的?\s*[:：]\s*$|\b(?:from|in|of) (?:the|your) [\w\s.-]{0,40}?you (?:pasted|shared|sent|forwarded|attached)\b|\bwitness statements?\b|\bwhat (?:he|she|they|the \w+) (?:did|has done|have done)\b/i;
+  /(?:做|改|干|动|变)了(?:些)?(?:什么|哪些)(?:内容|东西|地方)?\s*[?？]?\s*[:：]?\s*$|(?:你|您)(?:贴|转述|发来|转发)的[^：:]{0,40}(?:做了|改了|包括|内容)[^：:]{0,12}[:：]\s*$|(?:已经)?做了的事\s*[:：]\s*$|做了[一二三四五六七八九十两几\d]+件事\s*[:：]\s*$|以下(?:都是|是|均为|均由|都由|由)[^：:]{1,12}(?:处理|做|完成|操作|负责|办)的?\s*[:：]\s*$|\b(?:from|in|of) (?:the|your) [\w\s.-]{0,40}?you (?:pasted|shared|sent|forwarded|attached)\b|\bwitness statements?\b|\bwhat (?:he|she|they|the \w+) (?:did|has done|have done)\b|^(?:根据|按照|据|从)[^：:。]{1,40}?(?:记录|文档|文件|报告|公告|通告|通报|纪要|页面|状态页|日志|邮件|群聊|聊天记录|复盘)(?:[^：:。已]{0,20})[:：]\s*$|\bas (?:[\w'-]+\s+){1,2}(?:relayed|reported|described|summari[sz]ed|recounted|told|explained|presented) (?:it|them|this)\s*:\s*$|\b(?:is|are|was|were) (?:usually|commonly|often|typically|generally|traditionally|normally) (?:told|described|recounted|presented|explained|summari[sz]ed)\s*:\s*$/i;
 const NAMES_SELF = /我|咱|\b(?:I|we|my|our)\b/;
+/** A label before a colon that names a template, a draft or a sample written on the same line. */
+const CONTENT_LABEL =
+  /^(?:[^：:，,。\s]{0,10}(?:模板|草稿|范文|样例|示例|文案|话术)|(?:[A-Za-z-]+\s+){0,2}(?:template|sample))\s*[：:](?=\s*\S)/i;
 
 /** A table column that names who owns each row (负责人, Owner): a row owned by someone else is theirs. */
 const OWNER_COLUMN =
@@ -175,7 +178,7 @@ function assertionLines(
   const kept: Array<{ line: string; doneMarker: boolean; doneRow: boolean; checked: boolean; tableRow: boolean }> = [];
   let inFence = false;
   let inContent = false;
-  let content = { lines: 0, list: false, blank: false, ruled: false };
+  let content = { lines: 0, list: false, blank: false, ruled: false, others: false, table: false };
   let inSummary = false;
   let letter: "body" | "name" | undefined;
   let seen = false;
@@ -200,11 +203,16 @@ function assertionLines(
       }
       if (rule && content.lines === 0) content.ruled = true;
       else if (line !== "") {
-        if (content.lines === 0) content.list = LIST_MARKER.test(line);
+        if (content.lines === 0) {
+          content.list = LIST_MARKER.test(line);
+          content.table = content.others && line.startsWith("|");
+        }
         const endsList = content.list && content.blank && !LIST_MARKER.test(line) && !CONTENT_INTRO.test(line);
+        // (A table of someone else's record — a status page's updates, a colleague's log — ends at its last row.)
+        const endsTable = content.table && !line.startsWith("|");
         content.lines++;
         content.blank = false;
-        if (!endsList && !CLOSING.test(line)) continue;
+        if (!endsList && !endsTable && !CLOSING.test(line)) continue;
         inContent = false;
       } else {
         content.blank = true;
@@ -250,9 +258,14 @@ function assertionLines(
       draftTitle(line)
     ) {
       inContent = true;
-      content = { lines: 0, list: false, blank: false, ruled: false };
+      content = { lines: 0, list: false, blank: false, ruled: false, others: othersIntro, table: false };
       // The intro itself ("I wrote a draft:") may still assert something; keep it.
     }
+    // (短信模板：【某商城】您的订单 {order_no} 已发货…, "Reply template: Hi {name}, your refund was
+    // issued…": a label that names a template, a draft or a sample, with the text on its own line
+    // after the colon — what follows the colon is that text, not a report.)
+    const labelled = CONTENT_LABEL.exec(line);
+    if (labelled && !NAMES_SELF.test(line.slice(labelled[0].length))) line = labelled[0];
     if (/^\|?\s*:?-{3,}/.test(line)) continue; // a table's separator row
     let doneRow = false;
     const tableRow = line.startsWith("|");
@@ -285,7 +298,7 @@ function assertionLines(
     // revised version:" — the summary of changes describes that text, which is the reply itself.)
     if (summary && rewriteShown) {
       inContent = true;
-      content = { lines: 0, list: false, blank: false, ruled: false };
+      content = { lines: 0, list: false, blank: false, ruled: false, others: false, table: false };
       continue;
     }
     inSummary = summarised || summary;
