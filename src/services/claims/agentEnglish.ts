@@ -42,6 +42,10 @@ const EN_PAST_ANCHOR =
 /** "Committed: a change is recorded…": a term being defined, not a status. */
 const EN_DEFINITION = /^\s*:\s*(?:a|an|the|it|this|when|means|used|refers|your|its|their|some|one|any)\b/;
 
+/** A noun, then a passive of its own: "…a teapot was defined", "…the file had been removed". */
+const EN_PASSIVE_AFTER_SUBJECT =
+  /\s[a-z][\w'-]*\s+(?:was|were|had been|has been|have been)\s+(?:\w+ly\s+)?[a-z]+(?:ed|en)\b/;
+
 /** English: the doer as the sentence names it — the assistant, nobody (a status line), or someone. */
 export function englishSubject(before: string, after: string): Subject {
   // The subject of the verb's own clause: "…Cipriani et al., which compared…" is not the "I" of "I know of".
@@ -54,7 +58,13 @@ export function englishSubject(before: string, after: string): Subject {
   const ownSubjectAfterBreak =
     /(?:[;—–]|\s-\s)\s*(?:it|they|this|that|these|those|the\s+[a-z]+|your\s+[a-z]+)\s+(?:(?:\w+ly\s+)?(?:was|were|is|are|had|has|have)\s+(?:\w+ly\s+|been\s+|already\s+)*|(?:\w+ly\s+)?)$/;
   const own = ownSubjectAfterBreak.test(opened) ? (opened.split(/[;—–]|\s-\s/).at(-1) ?? opened) : opened;
-  if (EN_FIRST_PERSON.test(own) || EN_BY_SELF.test(after) || /\((?:me|us|i)\)/.test(own)) return "first person";
+  // ("Code 418 I'm a teapot was defined in RFC 2324, published…": a passive with a subject of its
+  // own after the first person leaves the first person out of what follows — a title, a thought.)
+  const lastFirst = [...own.matchAll(/\b(?:i|we)\b/g)].at(-1);
+  const passiveAfter =
+    lastFirst !== undefined && EN_PASSIVE_AFTER_SUBJECT.test(own.slice(lastFirst.index + lastFirst[0].length));
+  if ((EN_FIRST_PERSON.test(own) && !passiveAfter) || EN_BY_SELF.test(after) || /\((?:me|us|i)\)/.test(own))
+    return "first person";
   // "Mehmed used…": a capitalised name that a verb follows is the subject, not a past verb.
   if (EN_VERB_NEXT.test(after)) return "stated";
   // The verb opens the sentence or a clause after a colon or a dash: "Pushed the fix", "Done: merged #41".
@@ -119,6 +129,11 @@ const EN_SCHEDULE_LABEL =
 /** One or two nouns and then a verb in the present: the participle before them is their modifier. */
 const EN_MODIFIER_BEFORE_VERB =
   /^\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+(?:costs?|takes|runs|requires|includes|applies|means|lasts|starts|comes)\b/;
+/** A clause that gives examples: "…, for example", "e.g. …", "such as …". */
+const EN_EXAMPLES = /(?:,\s*|\s)(?:for example|for instance|e\.g\.|such as)\b/;
+/** Participles of need or expectation: they state what must or should be so. */
+const EN_REQUIREMENT =
+  /^(?:required|needed|expected|recommended|advised|mandated|mandatory|allowed|permitted|supposed)$/i;
 /** An apology's clause, up to the verb: "sorry your card was", "I'm sorry that the order was". */
 const EN_SORRY =
   /\b(?:sorry|apologi[sz]e)\b(?:\s+(?:that|to hear that|to hear|for))?\s+(?:your|the|this|that|it)\b[^;:—–.]*$/;
@@ -199,6 +214,16 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   // present describes the noun — a kind of service, not a service someone expedited.)
   if (subject === "left out" && !marked && EN_MODIFIER_BEFORE_VERB.test(after)) {
     return { agent: "none", reason: "a participle used as an adjective" };
+  }
+  // ("— faded paint or minor scuffs, for example": a clause that gives examples names kinds of
+  // things; its participle describes them, it reports nothing done.)
+  if (subject === "left out" && !marked && EN_EXAMPLES.test(after.split(/[;—–]|\s-\s/)[0] ?? "")) {
+    return { agent: "none", reason: "examples named, not a report" };
+  }
+  // ("Sign-off from legal: required before launch": a participle of need or expectation states a
+  // requirement; nobody did it.)
+  if (subject === "left out" && !marked && EN_REQUIREMENT.test(verb)) {
+    return { agent: "none", reason: "a requirement stated" };
   }
   if (subject === "left out") {
     return { agent: "assistant", reason: marked ? "done marker on its line" : "status line with the subject left out" };
