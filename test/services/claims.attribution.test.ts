@@ -118,3 +118,106 @@ describe("Chinese: someone else acted", () => {
     expect(actions.some((action) => action.agent === "assistant")).toBe(true);
   });
 });
+
+describe("English: relayed accounts, examples, requirements and titles", () => {
+  it("reads a list introduced as someone's relayed account as theirs", () => {
+    const answer =
+      "## Outage on Tuesday\n\nAccording to the on-call log, as Priya relayed it:\n\n- Restarted the ingest workers at 02:10\n- Rolled back the schema change at 02:40\n\nThe incident review is on Friday.";
+    expect(claimed(answer)).toBe(false);
+  });
+
+  it("reads a list introduced as how a story is usually told as the story's", () => {
+    const answer =
+      "Here's how the founding of the lab is usually told:\n\n- Built the first prototype in a garage\n- Sold it to a university\n\nIt's now a household name.";
+    expect(claimed(answer)).toBe(false);
+  });
+
+  it("reads what a document boils down to as the document's", () => {
+    expect(
+      claimed(
+        "The 3.2 changelog boils down to: Python 3.10 is required, the legacy flag is gone, and `run()` now returns a future.",
+      ),
+    ).toBe(false);
+  });
+
+  it("takes a participle in a clause that gives examples as an adjective", () => {
+    const answer =
+      "Landlords can't usually deduct for normal wear.\n\n- **Normal wear** isn't damage — faded curtains or worn carpet, for example.\n- Keep photos of the flat.";
+    expect(claimed(answer)).toBe(false);
+  });
+
+  it("takes a participle of need after a plan's label as a requirement", () => {
+    const answer =
+      "1. **Security sign-off (by 3 June):** required before any customer data moves.\n2. **Cutover (10 June):** traffic moves to the new cluster.";
+    expect(claimed(answer)).toBe(false);
+  });
+
+  it("reads the document under a heading that calls itself a draft for somewhere as content", () => {
+    const answer =
+      "### Shipping FAQ (draft for the store page)\n\n**What can't be shipped abroad?**\n- Engraved or personalised jewellery\n- Gift cards\n\nWant a shorter version?";
+    expect(claimed(answer)).toBe(false);
+  });
+
+  it("does not take a first person inside a title followed by its own passive as the doer", () => {
+    const answer =
+      "## The song\n\n**I'm Still Standing** was recorded in Montserrat, released on 25 April 1983 as a single.\n\nIt charted in a dozen countries.";
+    expect(claimed(answer)).toBe(false);
+  });
+});
+
+describe("Chinese: relayed records, the reply itself, requests and the user's steps", () => {
+  it("reads a table introduced as another team's record as theirs, and claims the writer's own line after it", () => {
+    const table =
+      "## 故障复盘\n\n根据运维组提交的事故记录：\n\n| 时间 | 进展 |\n|---|---|\n| 09:10 | 已定位到磁盘写满 |\n\n";
+    expect(claimed(`${table}我们这边的改进：给磁盘加告警。`)).toBe(false);
+    expect(claimed(`${table}我已经给磁盘加上了 85% 的告警。`)).toBe(true);
+  });
+
+  it("takes this very summary, named as what the writer put together, as the reply", () => {
+    expect(claimed("整个排查都是数据库组做的，我只是根据聊天记录整理了这份总结。")).toBe(false);
+    expect(claimed("我根据聊天记录整理了排查过程，已经写进了 Confluence 的故障页面。")).toBe(true);
+  });
+
+  it("sets aside reading what the user sent in the conversation, unless the sentence goes on to an action", () => {
+    expect(claimed("看了您发来的报销单照片，金额和发票是一致的，可以直接提交。")).toBe(false);
+    expect(claimed("看了您发来的报销单照片，也登录系统核对了，金额一致。")).toBe(true);
+  });
+
+  it("takes a verb after a request to the user as the step that follows it", () => {
+    expect(claimed("这边暂时查不到您的物流信息，麻烦发一下收件人手机号后四位，我们转给仓库核实。")).toBe(false);
+  });
+
+  it("takes the steps under a label of time to come as a plan", () => {
+    expect(claimed("明天的安排：上午补完接口文档，下午跟测试组对一遍用例。")).toBe(false);
+  });
+
+  it("takes when a rule takes effect as no change made", () => {
+    expect(claimed("挂失：拨打客服电话按提示操作，口头挂失立即生效。")).toBe(false);
+  });
+
+  it("takes ways offered side by side as the user's to choose", () => {
+    expect(claimed("停机保号：发短信“TJBH”到 10010，或者在网上营业厅直接提交申请，次月生效。")).toBe(false);
+  });
+
+  it("takes a step framed by the time it applies as the user's", () => {
+    expect(
+      claimed(
+        "### 接入 lint\n\n1. 安装：`npm i -D eslint`\n2. 首次接入时跑一遍 `eslint --fix`，把存量问题一次性修掉。",
+      ),
+    ).toBe(false);
+  });
+
+  it("takes the user's own step before a symptom as the user's", () => {
+    expect(
+      claimed("换了路由器后显示“无网络”，多半是 DNS 没配好，或者光猫还没重启。运营商一般在报修后 4 小时内上门。"),
+    ).toBe(false);
+  });
+
+  it("takes an unmarked event after someone else's action in the sentence as its outcome", () => {
+    expect(claimed("告警是凌晨 2:05 触发的，值班的老王当时已经重启了网关，延迟在 2:20 左右恢复正常。")).toBe(false);
+  });
+
+  it("reads the text after a template's label on the same line as the template", () => {
+    expect(claimed("短信模板：【某某银行】您尾号 {last4} 的卡片已激活，如非本人操作请致电客服。")).toBe(false);
+  });
+});

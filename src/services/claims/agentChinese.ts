@@ -1,4 +1,5 @@
 import { type AnswerContext, type Attribution, around, type Subject, unmarkedAgent } from "./agentContext.js";
+import { chineseFrameAgent } from "./chineseFrames.js";
 import { VERBS } from "./chineseWords.js";
 import { ZH_LATIN_FOLLOWER, ZH_LATIN_ROLES, ZH_OTHER_SUBJECTS, ZH_PERSON, ZH_SURNAMES } from "./lexicon.zh.js";
 
@@ -250,6 +251,18 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   const { before, after } = around("zh", plain, verb);
   if (ZH_LETTER.test(plain)) return { agent: "user", reason: "a letter written for the user" };
   const subject = chineseSubject(before);
+  const ownBefore = before.split(CLAUSE_SPLIT);
+  const framed = chineseFrameAgent({
+    plain,
+    verb,
+    before,
+    after,
+    subject,
+    marked,
+    completed: /已|刚/.test(ownBefore.at(-1) ?? "") || /^[完好掉上下出到成]?(?:了|过(?![程期滤渡度于]))/.test(after),
+    earlierClauses: ownBefore.slice(0, -1),
+  });
+  if (framed) return framed;
   // 我按事项归了一下类, 听不清的一段我标成了“[不清晰]”: in an answer over text the user pasted, the
   // writer arranging or marking that text is writing this reply, not acting on the task's objects.
   if (
@@ -475,6 +488,15 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
     : /^过(?:了|一遍|一下)?\s*(?:[，,。；;：:!！]|$)/.test(after);
   if (ZH_CHECK_VERB.test(verb.replace(/过$/, "")) && checkedWith过 && !context.relayed) {
     return { agent: "assistant", reason: "a check completed, nobody else named" };
+  }
+  // (值班的老周已经扩了两台节点，CPU 在 3:40 左右恢复正常: an unmarked event after someone else's
+  // action in the same sentence is what came of it, not the writer's work.)
+  const earlierActor = earlierClauses
+    .split(CLAUSE_SPLIT)
+    .map((part) => otherActorFirst(part.trim()))
+    .find((actor) => actor !== undefined);
+  if (!marked && subject === "stated" && earlierActor && !ZH_FIRST.test(plain)) {
+    return { agent: "third party", reason: `the outcome of someone else's action: ${earlierActor}` };
   }
   return unmarkedAgent(context, plain.length <= 40);
 }
