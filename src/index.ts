@@ -41,10 +41,12 @@ export { LedgerError } from "./persistence/AgentRunStore.js";
 export { DatabaseError } from "./persistence/database.js";
 // The runtime: runs as XState actors over one ledger.
 export {
+  type AgentDefinition,
   AgentRuntime,
   type AgentRuntimeConfig,
   type ApproveOptions,
   type DenyOptions,
+  type EnqueueRunOptions,
   type LedgerReader,
   type ResumeRunOptions,
   type RunEvents,

@@ -32,5 +32,7 @@ export const RunRecord = z.strictObject({
   endedAt: z.string().nullable(),
   failureCode: z.string().nullable(),
   failureDetail: z.string().nullable(),
+  /** The named agent the run was started with (`AgentRuntimeConfig.agents`), if any. */
+  agentName: z.string().nullable(),
 });
 export type RunRecord = z.infer<typeof RunRecord>;

@@ -61,6 +61,20 @@ export interface NewRun {
   readonly startedAt?: string;
   /** The receipt-verification rollout mode the run is driven with; `enforce` unless said otherwise. */
   readonly verificationMode?: "off" | "observe" | "enforce";
+  /** The named agent the run is built from (`AgentRuntimeConfig.agents`), so any replica can drive it. */
+  readonly agentName?: string | null;
+  /**
+   * The run waits for a worker: it is written with a place in the run queue and without an
+   * owner or a lease (the worker that picks it up takes the lease).
+   */
+  readonly queued?: boolean;
+}
+
+/** A run `enqueueRun` wrote that no worker has taken yet. */
+export interface QueuedRun {
+  readonly runId: string;
+  readonly agentName: string;
+  readonly enqueuedAt: string;
 }
 
 /** A call about to be invoked. */
@@ -178,6 +192,10 @@ export interface AgentRunStoreShape {
    * lease need not have expired yet): the runs a resume or a supervisor may take over.
    */
   readonly findAbandonedRuns: () => Effect.Effect<ReadonlyArray<AbandonedRun>, LedgerError>;
+  /** Up to `limit` runs waiting in the run queue for a worker, oldest first. */
+  readonly findQueuedRuns: (limit: number) => Effect.Effect<ReadonlyArray<QueuedRun>, LedgerError>;
+  /** Takes a run out of the run queue (its worker holds its lease now). */
+  readonly dequeueRun: (runId: string) => Effect.Effect<void, LedgerError>;
   /**
    * Takes over an open run's lease for this store's owner (migration 0007): the new epoch, or
    * undefined when another live owner holds it or the run is no longer open. From then on this

@@ -22,6 +22,7 @@ import * as LedgerRecovery from "./ledgerRecovery.js";
 import * as LedgerWriter from "./ledgerWriter.js";
 import { DEFAULT_PAYLOAD_CAP_BYTES } from "./payloadHygiene.js";
 import * as RunLeases from "./runLeases.js";
+import * as RunQueue from "./runQueue.js";
 import * as ToolProcesses from "./toolProcesses.js";
 
 export interface SqlAgentRunStoreOptions {
@@ -54,6 +55,8 @@ interface RunRow {
   ended_at: string | null;
   failure_code: string | null;
   failure_detail: string | null;
+  /** Absent on a ledger read before migration 0012 (the CLI reads older files too). */
+  agent_name?: string | null;
 }
 
 interface ReceiptRow {
@@ -85,6 +88,7 @@ function toRunRecord(row: RunRow): RunRecord {
     endedAt: row.ended_at,
     failureCode: row.failure_code,
     failureDetail: row.failure_detail,
+    agentName: row.agent_name ?? null,
   };
 }
 
@@ -341,9 +345,11 @@ export const make = (
       findOpenRuns,
     });
     const toolProcesses = ToolProcesses.make({ sql, now, findAbandonedRuns });
+    const queue = RunQueue.make(sql);
 
     return AgentRunStore.of({
       ...toolProcesses,
+      ...queue,
       findLiveRuns,
       findAbandonedRuns,
       acquireLease,

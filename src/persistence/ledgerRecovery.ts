@@ -5,6 +5,7 @@ import type { AbandonedRun, AgentRunStoreShape, LedgerError, LiveRun, RecoveredR
 import type { DialectShape } from "./engine/Dialect.js";
 import * as LedgerWriter from "./ledgerWriter.js";
 import { judgeOwner, type LivenessProbe, openRunOwners, processAlive, thisHost } from "./runOwners.js";
+import { queuedRunIds } from "./runQueue.js";
 
 /**
  * Start-up recovery over the SqlClient (SQLite or PostgreSQL): which open runs are abandoned
@@ -58,17 +59,21 @@ export const make = (
         Effect.all([
           findOpenRuns(),
           openRunOwners().pipe(Effect.provideService(SqlClient.SqlClient, sql), refuse("openRunOwners")),
+          queuedRunIds(sql).pipe(refuse("queuedRuns")),
         ]),
       )
       .pipe(
         LedgerWriter.transactionDefectAsFailure("openRuns"),
         Effect.catchTag("SqlError", (error) => Effect.fail(LedgerWriter.toLedgerError(error, "openRuns"))),
-        Effect.map(([open, owners]) => {
+        Effect.map(([open, owners, queued]) => {
           const at = probe();
-          return open.map((run) => {
-            const owner = owners.get(run.runId) ?? null;
-            return { run, owner, verdict: judgeOwner(owner, at) };
-          });
+          // A run still in the queue was never driven: it waits for a worker, not for recovery.
+          return open
+            .filter((run) => !queued.has(run.runId))
+            .map((run) => {
+              const owner = owners.get(run.runId) ?? null;
+              return { run, owner, verdict: judgeOwner(owner, at) };
+            });
         }),
       );
 

@@ -219,8 +219,10 @@ export const make = (options: LedgerWriterOptions): Effect.Effect<LedgerWriter, 
     const open: LedgerWriter["open"] = (run, events) =>
       batch("open", () => {
         const startedAt = run.startedAt ?? now();
-        // The run's first rows already carry the lease they open with (epoch 1).
-        if (options.ownerId) leases.hold(run.runId, 1);
+        // The run's first rows already carry the lease they open with (epoch 1); a queued run has
+        // none until a worker takes it.
+        const owned = options.ownerId !== undefined && run.queued !== true;
+        if (owned) leases.hold(run.runId, 1);
         return [
           sql`INSERT INTO agent_runs ${sql.insert({
             run_id: run.runId,
@@ -234,8 +236,18 @@ export const make = (options: LedgerWriterOptions): Effect.Effect<LedgerWriter, 
             trace_id: run.traceId,
             started_at: startedAt,
             verification_mode: run.verificationMode ?? options.verificationMode ?? "enforce",
+            agent_name: run.agentName ?? null,
           })}`,
-          ...(options.ownerId
+          ...(run.queued
+            ? [
+                sql`INSERT INTO agent_run_queue ${sql.insert({
+                  run_id: run.runId,
+                  agent_name: run.agentName ?? "",
+                  enqueued_at: startedAt,
+                })}`,
+              ]
+            : []),
+          ...(owned
             ? [
                 sql`INSERT INTO agent_run_owners ${sql.insert({ run_id: run.runId, owner_id: options.ownerId })}`,
                 sql`INSERT INTO run_leases (run_id, owner_id, epoch, expires_at)

@@ -1,6 +1,7 @@
+import { randomUUID } from "node:crypto";
 import { Effect, Exit, FiberMap, Layer, ManagedRuntime, Scope } from "effect";
-import { HostApprovalDecision } from "../domain/index.js";
-import type { RecoveredRun } from "../persistence/AgentRunStore.js";
+import { HostApprovalDecision, NONE_CONTRACT } from "../domain/index.js";
+import type { QueuedRun, RecoveredRun } from "../persistence/AgentRunStore.js";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
 import { recordApprovalDecision } from "../persistence/approvals.js";
 import type { DatabaseError } from "../persistence/database.js";
@@ -12,17 +13,24 @@ import { loggingEnabled, loggingLayer } from "../services/observability/logging.
 import { metricsText } from "../services/observability/prometheus.js";
 import { type EndedStrayProcess, endStrayToolProcesses } from "../services/processes/processLedger.js";
 import { DEFAULT_TOOL_TIMEOUT_MS } from "../services/tools/callPlanner.js";
+import {
+  DEFAULT_WORKER_CONCURRENCY,
+  DEFAULT_WORKER_POLL_MS,
+  type Dispatcher,
+  startDispatcher,
+} from "./runDispatcher.js";
 import { openRunSession, type RunSession, type RunSessionHost, type RunSessionOptions } from "./runSession.js";
-import { providerOf, type RunSettings, resolveRunSettings, toolsOf } from "./runSettings.js";
+import { agentOf, providerOf, type RunSettings, resolveRunSettings, toolsOf } from "./runSettings.js";
 import type {
   AgentRuntimeConfig,
+  EnqueueRunOptions,
   LedgerReader,
   ResumeRunOptions,
   RunHandle,
   RuntimeServices,
   StartRunOptions,
 } from "./runtimeConfig.js";
-import { DEFAULT_SHUTDOWN_TIMEOUT_MS, ownerSettings } from "./runtimeConfig.js";
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS, ownerSettings, parsedContract } from "./runtimeConfig.js";
 import { makeRunRegistry, type RunRegistry } from "./stores.js";
 import { type SupervisorSettings, startSupervisor, takeOverRun } from "./supervisor.js";
 
@@ -35,9 +43,11 @@ const DECISION_REFUSED: Readonly<Record<string, string>> = {
 };
 
 export type {
+  AgentDefinition,
   AgentRuntimeConfig,
   ApproveOptions,
   DenyOptions,
+  EnqueueRunOptions,
   LedgerReader,
   ResumeRunOptions,
   RunEvents,
@@ -109,6 +119,7 @@ export class AgentRuntime {
             );
       const runtime = new AgentRuntime(config, managed, recovered, strayProcesses);
       if (config.supervise) runtime.supervise(config.supervise === true ? {} : config.supervise);
+      if (config.worker) runtime.startWorker(config.worker);
       return runtime;
     } catch (error) {
       await managed.dispose();
@@ -152,8 +163,11 @@ export class AgentRuntime {
   async resumeRun(runId: string, options: ResumeRunOptions = {}): Promise<RunHandle> {
     if (this.disposal) throw new Error("this AgentRuntime is disposed: resume runs on a new one");
     if (this.sessions.has(runId)) throw new Error(`run ${runId} is already in flight on this runtime`);
-    providerOf(this.config, options, "resumeRun");
-    const { tools } = toolsOf(this.config, options);
+    // A run of a named agent is rebuilt from that agent's definition on this runtime.
+    const agentName = (await this.ledger.getRun(runId))?.agentName ?? null;
+    const agent = agentOf(this.config, agentName);
+    providerOf(this.config, options, "resumeRun", agent);
+    const { tools } = toolsOf(this.config, options, agent);
     const { run, plan } = await this.run(
       takeOverRun(runId, {
         tools,
@@ -164,6 +178,7 @@ export class AgentRuntime {
     );
     const settings = resolveRunSettings(this.config, {
       ...options,
+      agent: agentName ?? undefined,
       runId,
       sessionId: run.sessionId,
       input: plan.input,
@@ -172,6 +187,53 @@ export class AgentRuntime {
     });
     return this.open(settings, { traceId: run.traceId ?? undefined, signal: options.signal, resume: plan.point })
       .handle;
+  }
+
+  /**
+   * Writes a run of a named agent and its place in the run queue, in one transaction, and returns
+   * its id at once: a runtime made with `worker` — this one or any other on the same ledger —
+   * takes the run's lease and drives it. Rejects a name this runtime does not know.
+   */
+  async enqueueRun(options: EnqueueRunOptions): Promise<{ readonly runId: string }> {
+    if (this.disposal) throw new Error("this AgentRuntime is disposed: enqueue runs on a new one");
+    const agent = agentOf(this.config, options.agent);
+    const provider = providerOf(this.config, {}, "enqueueRun", agent);
+    const contractInput = options.contract ?? agent.contract;
+    const runId = options.runId ?? `run_${randomUUID()}`;
+    await this.run(
+      Effect.flatMap(AgentRunStore, (store) =>
+        store.createRun(
+          {
+            runId,
+            sessionId: options.sessionId,
+            traceId: options.traceId ?? randomUUID().replaceAll("-", ""),
+            contract: contractInput ? parsedContract(contractInput) : NONE_CONTRACT,
+            providerId: provider.id,
+            model: provider.model,
+            apiFamily: provider.apiFamily,
+            verificationMode: this.config.receiptVerification ?? "enforce",
+            agentName: options.agent,
+            queued: true,
+          },
+          [{ sequence: 1, type: "user_input", payload: { text: options.input, origin: "user" } }],
+        ),
+      ),
+    );
+    this.dispatcher?.wake();
+    return { runId };
+  }
+
+  /** A worker's pick from the queue: the run's lease first, then out of the queue, then driven. */
+  private async driveQueued(queued: QueuedRun): Promise<{ readonly ended: Promise<unknown> } | undefined> {
+    if (this.disposal || this.sessions.has(queued.runId)) return undefined;
+    // Refused: another worker took it first, it was closed meanwhile, or this runtime does not
+    // know its agent (a replica that does may take it). It stays queued for whoever can.
+    const handle = await this.resumeRun(queued.runId, { skipLocked: true }).catch(() => undefined);
+    if (!handle) return undefined;
+    await this.run(Effect.flatMap(AgentRunStore, (store) => store.dequeueRun(queued.runId)));
+    this.config.worker?.onRun?.(handle);
+    // Wrapped: an async function returning the promise itself would wait for the run to end.
+    return { ended: handle.result };
   }
 
   private open(settings: RunSettings, options: RunSessionOptions): RunSession {
@@ -241,7 +303,25 @@ export class AgentRuntime {
 
   private stopSupervisor: (() => Promise<void>) | undefined;
 
+  private startWorker(settings: NonNullable<AgentRuntimeConfig["worker"]>): void {
+    this.dispatcher = startDispatcher(
+      {
+        concurrency: settings.concurrency ?? DEFAULT_WORKER_CONCURRENCY,
+        pollMs: settings.pollMs ?? DEFAULT_WORKER_POLL_MS,
+      },
+      {
+        managed: this.managed,
+        disposed: () => this.disposal !== undefined,
+        start: (queued) => this.driveQueued(queued),
+      },
+    );
+  }
+
+  private dispatcher: Dispatcher | undefined;
+
   private async shutdown(): Promise<void> {
+    // A worker stops taking runs first: what it has not taken stays queued for another.
+    await this.dispatcher?.stop();
     await this.stopSupervisor?.();
     const all = [...this.sessions.values()];
     // A run waiting for approval is parked, not cancelled: its request is durable, the next

@@ -34,6 +34,8 @@ import { type CallBook, callBook, executeCall } from "./toolExecution.js";
 
 export interface RunWiring {
   readonly runId: string;
+  /** The named agent the run is built from, recorded on its row. */
+  readonly agentName?: string | null | undefined;
   readonly provider: Provider;
   readonly tools: ReadonlyMap<string, AnyToolDefinition>;
   readonly allowedTools: ReadonlySet<string>;

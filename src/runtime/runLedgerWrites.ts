@@ -39,7 +39,7 @@ export const orLedgerFailed = <A, R>(
 
 type LedgerWiring = Pick<
   RunWiring,
-  "provider" | "tools" | "transcript" | "now" | "receiptVerification" | "payloadCapBytes"
+  "agentName" | "provider" | "tools" | "transcript" | "now" | "receiptVerification" | "payloadCapBytes"
 >;
 
 /** A row of the step's rows numbered from `first`. */
@@ -93,6 +93,7 @@ export class RunLedgerWrites {
             model: wiring.provider.model,
             apiFamily: wiring.provider.apiFamily,
             verificationMode: wiring.receiptVerification,
+            agentName: wiring.agentName ?? null,
           },
           [{ sequence: 1, type: "user_input", payload: { text: input.input, origin: "user" } }],
         );

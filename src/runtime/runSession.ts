@@ -92,6 +92,7 @@ export function openRunSession(settings: RunSettings, host: RunSessionHost, opti
   });
   const handlers = commandHandlers({
     runId,
+    agentName: settings.agentName,
     provider,
     tools: settings.tools,
     allowedTools: settings.allowedTools,

@@ -34,9 +34,41 @@ import type { SupervisorSettings } from "./supervisor.js";
 
 /** The runtime's public configuration and handle types, and the small helpers that read them. */
 
+/**
+ * What a run needs, under a name every replica registers: a run started, enqueued or taken over
+ * by name is built from the same definition wherever it is driven. A run's own options still win.
+ */
+export interface AgentDefinition {
+  readonly provider?: Provider | undefined;
+  readonly tools?: ReadonlyArray<AnyToolDefinition> | undefined;
+  /** Names the agent's runs may call (default: all its tools). */
+  readonly allowedTools?: ReadonlyArray<string> | undefined;
+  readonly contract?: CompletionContractInput | undefined;
+  /** The agent's system prompt: the first message of each of its runs, before any replayed history. */
+  readonly system?: string | undefined;
+  readonly maxSteps?: number | undefined;
+  readonly locale?: Locale | undefined;
+  readonly approval?: ApprovalPolicy | undefined;
+}
+
 export interface AgentRuntimeConfig {
   /** SQLite file for the ledger, or ":memory:". */
   readonly database: string;
+  /** Named agents: `startRun({ agent })`, `enqueueRun({ agent })` and workers build runs from them. */
+  readonly agents?: Readonly<Record<string, AgentDefinition>> | undefined;
+  /**
+   * Makes this runtime a worker: it picks up runs that `enqueueRun` wrote (in any process on the
+   * same ledger) and drives each under its lease, at most `concurrency` at once (default 4).
+   * `pollMs` (default 200): how often it looks for queued runs another process wrote; runs
+   * enqueued on this runtime start at once. `onRun` receives the handle of each run it picks up.
+   */
+  readonly worker?:
+    | {
+        readonly concurrency?: number | undefined;
+        readonly pollMs?: number | undefined;
+        readonly onRun?: ((handle: RunHandle) => void) | undefined;
+      }
+    | undefined;
   readonly provider?: Provider | undefined;
   readonly tools?: ReadonlyArray<AnyToolDefinition> | undefined;
   /** Steps before a run ends `incomplete` (default 24: enough for real tasks, short enough to stop a loop early). */
@@ -97,6 +129,8 @@ export interface AgentRuntimeConfig {
 }
 
 export interface StartRunOptions {
+  /** A named agent of the runtime's `agents`: its provider, tools, contract and system prompt. */
+  readonly agent?: string | undefined;
   readonly sessionId: string;
   readonly input: string;
   readonly contract?: CompletionContractInput | undefined;
@@ -117,6 +151,17 @@ export interface StartRunOptions {
   readonly signal?: AbortSignal | undefined;
   /** which calls wait for approval (replaces the runtime's policy; tools' `requiresApproval` always counts). */
   readonly approval?: ApprovalPolicy | undefined;
+}
+
+/** What `enqueueRun` takes: a run of a named agent, for any worker on the ledger to drive. */
+export interface EnqueueRunOptions {
+  readonly agent: string;
+  readonly sessionId: string;
+  readonly input: string;
+  /** Replaces the agent's contract for this run. */
+  readonly contract?: CompletionContractInput | undefined;
+  readonly runId?: string | undefined;
+  readonly traceId?: string | undefined;
 }
 
 /** What `resumeRun` takes: the parts of a run that are not in its ledger. */

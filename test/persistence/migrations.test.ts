@@ -36,6 +36,7 @@ const ADDED_TABLES = [
   ...LEDGER_TABLES,
   "agent_ledger_owners",
   "agent_run_owners",
+  "agent_run_queue",
   "agent_tool_starts",
   "agent_tool_processes",
   "run_leases",
@@ -101,6 +102,7 @@ describe("migrateDatabase on a new file", () => {
         "idx_agent_run_events_call",
         "idx_agent_run_events_terminal",
         "idx_agent_run_owners_owner",
+        "idx_agent_run_queue_by_age",
         "idx_agent_runs_open",
         "idx_agent_runs_session",
         "idx_agent_runs_trace",
@@ -233,8 +235,9 @@ it.effect("names the backup with the current UTC time when no clock is given", (
 const UP_TO_0004 = Object.fromEntries(Object.entries(MIGRATIONS).filter(([key]) => key < "0005"));
 
 /**
- * Rows as they were before 0007 added the (null) lease epoch column and 0009 the receipts'
- * evidence columns and the runs' verification mode (null or empty for rows written before).
+ * Rows as they were before 0007 added the (null) lease epoch column, 0009 the receipts'
+ * evidence columns and the runs' verification mode, and 0012 the runs' agent name (null or empty
+ * for rows written before).
  */
 const withoutLeaseEpochs = (tables: Record<string, unknown[]>) =>
   Object.fromEntries(
@@ -247,6 +250,7 @@ const withoutLeaseEpochs = (tables: Record<string, unknown[]>) =>
           external_id: _external,
           evidence_keys_json: _keys,
           verification_mode: _mode,
+          agent_name: _agent,
           ...rest
         } = row as Record<string, unknown>;
         return rest;
@@ -302,16 +306,18 @@ describe("migration 0005_ledger_exact_checks on a version-4 ledger with runs", (
         agent_approvals,
         agent_tool_starts,
         agent_tool_processes,
+        agent_run_queue,
         ...rowsAfter
       } = dumpAll(file);
       expect(withoutLeaseEpochs(rowsAfter)).toEqual(rowsBefore);
-      expect([agent_ledger_owners, agent_run_owners, run_leases, agent_approvals, agent_tool_processes]).toEqual([
-        [],
-        [],
-        [],
-        [],
-        [],
-      ]);
+      expect([
+        agent_ledger_owners,
+        agent_run_owners,
+        run_leases,
+        agent_approvals,
+        agent_tool_processes,
+        agent_run_queue,
+      ]).toEqual([[], [], [], [], [], []]);
       // The open run's pending call: nobody recorded whether it started, so it counts as started.
       expect(agent_tool_starts).toMatchObject([{ run_id: "open", call_id: "c1", attempt: 1, may_repeat: 0 }]);
     }),

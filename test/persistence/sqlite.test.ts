@@ -157,7 +157,7 @@ describe("the ledger writer's statements", () => {
         }),
       );
       expect(opened).toEqual([
-        expect.stringMatching(/^T1 INSERT INTO agent_runs \(.*\) VALUES \(\?(,\?){10}\)$/),
+        expect.stringMatching(/^T1 INSERT INTO agent_runs \(.*\) VALUES \(\?(,\?){11}\)$/),
         `T1 ${insertEvents(2)}`,
       ]);
       expect(closed).toEqual([

@@ -80,6 +80,7 @@ function ledger(runId = "run_1") {
           runId,
           sessionId: "s",
           workspaceId: null,
+          agentName: null,
           providerId: "scripted",
           model: "cassette",
           apiFamily: "scripted",

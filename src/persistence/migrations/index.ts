@@ -10,6 +10,7 @@ import toolApprovals from "./0008_tool_approvals.js";
 import toolStartsAndEvidence from "./0009_tool_starts_and_evidence.js";
 import toolProcesses from "./0010_tool_processes.js";
 import runInsertOrder from "./0011_run_insert_order.js";
+import runQueue from "./0012_run_queue.js";
 
 /**
  * SQLite's forward-only migrations, in order (PostgreSQL's are migrations/pg/index.ts, under the
@@ -27,9 +28,10 @@ export const MIGRATIONS = {
   "0009_tool_starts_and_evidence": toolStartsAndEvidence.sqlite,
   "0010_tool_processes": toolProcesses,
   "0011_run_insert_order": runInsertOrder.sqlite,
+  "0012_run_queue": runQueue.sqlite,
 } as const;
 
-export const LATEST_SCHEMA_VERSION = 11;
+export const LATEST_SCHEMA_VERSION = 12;
 export const MIGRATIONS_TABLE = "effect_sql_migrations";
 
 export const migrationLoader = Migrator.fromRecord(MIGRATIONS);

@@ -76,6 +76,7 @@ function runLedger(runId: string, steps: ReadonlyArray<Step>): RunLedgerRecord {
       runId,
       sessionId: "s",
       workspaceId: null,
+      agentName: null,
       providerId: null,
       model: null,
       apiFamily: null,

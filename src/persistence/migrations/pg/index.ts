@@ -7,6 +7,7 @@ import toolApprovals from "../0008_tool_approvals.js";
 import toolStartsAndEvidence from "../0009_tool_starts_and_evidence.js";
 import toolProcesses from "../0010_tool_processes.js";
 import runInsertOrder from "../0011_run_insert_order.js";
+import runQueue from "../0012_run_queue.js";
 import { MIGRATIONS } from "../index.js";
 import hostSchema from "./0001_host_schema.js";
 import runLedger from "./0002_run_ledger.js";
@@ -31,6 +32,7 @@ export const PG_MIGRATIONS = {
   "0009_tool_starts_and_evidence": toolStartsAndEvidence.pg,
   "0010_tool_processes": toolProcesses,
   "0011_run_insert_order": runInsertOrder.pg,
+  "0012_run_queue": runQueue.pg,
 } as const;
 
 if (Object.keys(PG_MIGRATIONS).join() !== Object.keys(MIGRATIONS).join()) {

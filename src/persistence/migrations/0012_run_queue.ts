@@ -1,0 +1,27 @@
+import { SqlClient } from "@effect/sql";
+import { Effect } from "effect";
+
+/**
+ * Runs waiting for a worker. `enqueueRun` writes a run's row, its first event and its place in
+ * this queue in one transaction and returns; a runtime with a worker takes the run's lease (the
+ * lease, not the queue row, says who drives a run) and removes the row. Each run also names the
+ * agent it was started with, so whichever replica drives it — the worker that picks it up, or one
+ * that takes it over later — builds it from the same named definition.
+ */
+const DDL: ReadonlyArray<string> = [
+  "ALTER TABLE agent_runs ADD COLUMN agent_name TEXT",
+  `CREATE TABLE agent_run_queue (
+    run_id TEXT PRIMARY KEY REFERENCES agent_runs(run_id),
+    agent_name TEXT NOT NULL,
+    enqueued_at TEXT NOT NULL
+  )`,
+  "CREATE INDEX idx_agent_run_queue_by_age ON agent_run_queue (enqueued_at, run_id)",
+];
+
+const migrate = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient;
+  for (const statement of DDL) yield* sql.unsafe(statement);
+});
+
+/** The same statements on both engines (migrations/index.ts and migrations/pg/index.ts). */
+export default { sqlite: migrate, pg: migrate } as const;
