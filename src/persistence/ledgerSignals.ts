@@ -1,4 +1,5 @@
-import { Context, Layer, Stream } from "effect";
+import { Context, Effect, Layer, type Scope, Stream } from "effect";
+import type { DatabaseError } from "./database.js";
 
 /**
  * What other runtimes on the same ledger announce: on PostgreSQL, an owner that shuts down
@@ -9,6 +10,26 @@ import { Context, Layer, Stream } from "effect";
 export interface LedgerSignalsShape {
   /** Owner ids of runtimes that just shut down (their open runs can be taken over now). */
   readonly ownerEnded: Stream.Stream<string>;
+  /**
+   * Queued runs handed to this worker as they are enqueued, by any process (PostgreSQL: a
+   * graphile-worker runner, for as long as the scope lasts); undefined where a worker looks at the
+   * queue itself on a short poll (SQLite).
+   */
+  readonly serveRunJobs: ((options: RunJobOptions) => Effect.Effect<void, DatabaseError, Scope.Scope>) | undefined;
+  /**
+   * Readies the job system before the first run is queued (PostgreSQL: graphile-worker's schema,
+   * installed once per connection; nothing on SQLite): ledgers that never queue a run never get it.
+   */
+  readonly prepareRunJobs: Effect.Effect<void, DatabaseError>;
+}
+
+export interface RunJobOptions {
+  /** Runs driven at once, at most. */
+  readonly concurrency: number;
+  /** How often the job system looks for jobs when no notification came (its fallback). */
+  readonly fallbackPollMs: number;
+  /** Drives the queued run; settles when the run ended or was not this worker's to drive. */
+  readonly drive: (runId: string) => Promise<void>;
 }
 
 export class LedgerSignals extends Context.Tag("agentloop/LedgerSignals")<LedgerSignals, LedgerSignalsShape>() {}
@@ -16,4 +37,8 @@ export class LedgerSignals extends Context.Tag("agentloop/LedgerSignals")<Ledger
 /** The PostgreSQL NOTIFY channel on which an owner that shuts down announces itself. */
 export const OWNER_ENDED_CHANNEL = "agentloop_owner_ended";
 
-export const none: Layer.Layer<LedgerSignals> = Layer.succeed(LedgerSignals, { ownerEnded: Stream.never });
+export const none: Layer.Layer<LedgerSignals> = Layer.succeed(LedgerSignals, {
+  ownerEnded: Stream.never,
+  serveRunJobs: undefined,
+  prepareRunJobs: Effect.void,
+});

@@ -245,6 +245,7 @@ export const make = (options: LedgerWriterOptions): Effect.Effect<LedgerWriter, 
                   agent_name: run.agentName ?? "",
                   enqueued_at: startedAt,
                 })}`,
+                ...(dialect.queueJob ? [dialect.queueJob(run.runId)] : []),
               ]
             : []),
           ...(owned

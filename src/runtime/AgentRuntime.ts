@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { Effect, Exit, FiberMap, Layer, ManagedRuntime, Scope } from "effect";
 import { HostApprovalDecision, NONE_CONTRACT } from "../domain/index.js";
-import type { QueuedRun, RecoveredRun } from "../persistence/AgentRunStore.js";
+import type { NewRun, RecoveredRun } from "../persistence/AgentRunStore.js";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
 import { recordApprovalDecision } from "../persistence/approvals.js";
 import type { DatabaseError } from "../persistence/database.js";
 import * as Ledger from "../persistence/ledger.js";
+import { LedgerSignals } from "../persistence/ledgerSignals.js";
 import { layer as memoryItemStoreLayer } from "../persistence/MemoryItemStore.js";
 import { layer as memoryTurnStoreLayer } from "../persistence/MemoryTurnStore.js";
 import { memoryServiceLayer } from "../services/memory/MemoryService.js";
@@ -200,37 +201,44 @@ export class AgentRuntime {
     const provider = providerOf(this.config, {}, "enqueueRun", agent);
     const contractInput = options.contract ?? agent.contract;
     const runId = options.runId ?? `run_${randomUUID()}`;
+    const run: NewRun = {
+      runId,
+      sessionId: options.sessionId,
+      traceId: options.traceId ?? randomUUID().replaceAll("-", ""),
+      contract: contractInput ? parsedContract(contractInput) : NONE_CONTRACT,
+      providerId: provider.id,
+      model: provider.model,
+      apiFamily: provider.apiFamily,
+      verificationMode: this.config.receiptVerification ?? "enforce",
+      agentName: options.agent,
+      queued: true,
+    };
     await this.run(
-      Effect.flatMap(AgentRunStore, (store) =>
-        store.createRun(
-          {
-            runId,
-            sessionId: options.sessionId,
-            traceId: options.traceId ?? randomUUID().replaceAll("-", ""),
-            contract: contractInput ? parsedContract(contractInput) : NONE_CONTRACT,
-            providerId: provider.id,
-            model: provider.model,
-            apiFamily: provider.apiFamily,
-            verificationMode: this.config.receiptVerification ?? "enforce",
-            agentName: options.agent,
-            queued: true,
-          },
-          [{ sequence: 1, type: "user_input", payload: { text: options.input, origin: "user" } }],
-        ),
-      ),
+      Effect.gen(function* () {
+        yield* (yield* LedgerSignals).prepareRunJobs;
+        const store = yield* AgentRunStore;
+        yield* store.createRun(run, [
+          { sequence: 1, type: "user_input", payload: { text: options.input, origin: "user" } },
+        ]);
+      }),
     );
     this.dispatcher?.wake();
     return { runId };
   }
 
-  /** A worker's pick from the queue: the run's lease first, then out of the queue, then driven. */
-  private async driveQueued(queued: QueuedRun): Promise<{ readonly ended: Promise<unknown> } | undefined> {
-    if (this.disposal || this.sessions.has(queued.runId)) return undefined;
-    // Refused: another worker took it first, it was closed meanwhile, or this runtime does not
-    // know its agent (a replica that does may take it). It stays queued for whoever can.
-    const handle = await this.resumeRun(queued.runId, { skipLocked: true }).catch(() => undefined);
+  /**
+   * A worker's pick from the queue: the run's lease first, then out of the queue, then driven.
+   * Undefined when the run is not this worker's (another took it, or it ended); rejects for an
+   * agent this runtime does not know, which leaves the run queued for a replica that does.
+   */
+  private async driveQueued(runId: string): Promise<{ readonly ended: Promise<unknown> } | undefined> {
+    if (this.disposal || this.sessions.has(runId)) return undefined;
+    const run = await this.ledger.getRun(runId);
+    if (run?.terminalState !== "running") return undefined;
+    agentOf(this.config, run.agentName);
+    const handle = await this.resumeRun(runId, { skipLocked: true }).catch(() => undefined);
     if (!handle) return undefined;
-    await this.run(Effect.flatMap(AgentRunStore, (store) => store.dequeueRun(queued.runId)));
+    await this.run(Effect.flatMap(AgentRunStore, (store) => store.dequeueRun(runId)));
     this.config.worker?.onRun?.(handle);
     // Wrapped: an async function returning the promise itself would wait for the run to end.
     return { ended: handle.result };
@@ -312,7 +320,7 @@ export class AgentRuntime {
       {
         managed: this.managed,
         disposed: () => this.disposal !== undefined,
-        start: (queued) => this.driveQueued(queued),
+        drive: (runId) => this.driveQueued(runId),
       },
     );
   }

@@ -5,6 +5,7 @@
  */
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
+import { SqlClient } from "@effect/sql";
 import { Effect } from "effect";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -306,5 +307,33 @@ describe.each(BACKENDS)("the run queue on %s", (backend) => {
       expect(executed.sort()).toEqual([...runIds].sort());
       child.stdin.end();
     });
+  });
+});
+
+/** The job system PostgreSQL ledgers hand queued runs out with (no such system on SQLite). */
+describe.each(BACKENDS.filter((backend) => backend === "postgres"))("queued runs as jobs on %s", (backend) => {
+  const jobsOf = (runtime: AgentRuntime, runId: string) =>
+    runtime.run(
+      Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) =>
+          sql<{ task_identifier: string }>`SELECT task_identifier FROM graphile_worker.jobs WHERE key = ${runId}`,
+      ),
+    );
+
+  it("enqueueRun adds one job keyed by the run in the transaction that queues it, and the worker's run leaves none", async () => {
+    const database = await freshDatabase(backend, harness.dbFile());
+    const agents = { orders: orderAgent({ executions: [] }) };
+    const producer = await harness.makeRuntime({ database, agents });
+    const { runId } = await producer.enqueueRun({ agent: "orders", sessionId: "s", input: "Where?" });
+    expect(await jobsOf(producer, runId)).toEqual([{ task_identifier: "agentloop_run" }]);
+    const worker = await harness.makeRuntime({ database, agents, worker: {} });
+    const [run] = await settled(worker, [runId]);
+    expect(run?.terminalState).toBe("completed");
+    const deadline = Date.now() + 5_000;
+    while ((await jobsOf(producer, runId)).length > 0 && Date.now() < deadline) {
+      await new Promise((done) => setTimeout(done, 20));
+    }
+    expect(await jobsOf(producer, runId)).toEqual([]);
   });
 });

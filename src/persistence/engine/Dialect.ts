@@ -49,6 +49,12 @@ export interface DialectShape {
    * contract: the very check the triggers apply to a `completed` terminal (migration 0009).
    */
   readonly evidenceMet: Fragment;
+  /**
+   * The statement that hands a queued run to the engine's job system in the transaction that
+   * queues it (PostgreSQL: a graphile-worker job keyed by the run, which wakes a worker at once);
+   * undefined where workers look at the queue themselves (SQLite).
+   */
+  readonly queueJob: ((runId: string) => Effect.Effect<unknown, SqlError.SqlError>) | undefined;
   /** The engine's migrations (one numbering for both engines: one version means the same tables). */
   readonly migrations: Migrator.Loader;
 }

@@ -2,6 +2,7 @@ import type { SqlClient } from "@effect/sql";
 import { Effect } from "effect";
 import { pgMigrationLoader } from "../../migrations/pg/index.js";
 import { type DialectShape, identifier, limitClause } from "../Dialect.js";
+import { RUN_JOB_TASK } from "./jobs.js";
 
 /** PostgreSQL's side of the ledger's SQL (see Dialect.ts). */
 export const make = (sql: SqlClient.SqlClient): DialectShape => ({
@@ -23,6 +24,9 @@ export const make = (sql: SqlClient.SqlClient): DialectShape => ({
   locksRows: true,
   lockRows: (skipLocked) => sql.unsafe(skipLocked ? "FOR UPDATE SKIP LOCKED" : "FOR UPDATE"),
   notify: (channel, payload) => Effect.asVoid(sql`SELECT pg_notify(${channel}, ${payload})`),
+  // The job says only which run: the queue row and the run's lease stay the truth of who drives it.
+  queueJob: (runId) =>
+    sql`SELECT graphile_worker.add_job(${RUN_JOB_TASK}, json_build_object('runId', ${runId}::text), job_key => ${runId}::text)`,
   evidenceMet: sql.unsafe("agentloop_evidence_met(r.run_id)"),
   migrations: pgMigrationLoader,
 });

@@ -10,7 +10,7 @@ export const make = (url: string): Engine => ({
   name: "postgres",
   label: PostgresClient.displayUrl(url),
   connect: ({ readonly, maxConnections }) =>
-    PostgresSignals.layer.pipe(
+    PostgresSignals.layer({ url, readonly }).pipe(
       Layer.provideMerge(PostgresClient.layer({ url, readonly, ...(maxConnections ? { maxConnections } : {}) })),
     ),
   // The server holds the database: nothing to look at before connecting, and a migration is one

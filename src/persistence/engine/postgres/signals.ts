@@ -1,11 +1,26 @@
 import * as PgClient from "@effect/sql-pg/PgClient";
 import { Effect, Layer, Stream } from "effect";
+import type { DatabaseError } from "../../database.js";
 import { LedgerSignals, OWNER_ENDED_CHANNEL } from "../../ledgerSignals.js";
+import { installJobs, serveRunJobs } from "./jobs.js";
 
-/** LISTEN on its own connection; a lost connection ends the stream quietly (polling goes on). */
-export const layer: Layer.Layer<LedgerSignals, never, PgClient.PgClient> = Layer.effect(
-  LedgerSignals,
-  Effect.map(PgClient.PgClient, (client) => ({
-    ownerEnded: client.listen(OWNER_ENDED_CHANNEL).pipe(Stream.catchAll(() => Stream.empty)),
-  })),
-);
+/**
+ * LISTEN on its own connection (a lost connection ends the stream quietly: polling goes on), and
+ * the run queue's jobs. The job system's schema is installed before the first run is queued, so
+ * `enqueueRun` can add a job in the transaction that queues its run.
+ */
+export const layer = (options: {
+  readonly url: string;
+  readonly readonly?: boolean | undefined;
+}): Layer.Layer<LedgerSignals, DatabaseError, PgClient.PgClient> =>
+  Layer.effect(
+    LedgerSignals,
+    Effect.gen(function* () {
+      const client = yield* PgClient.PgClient;
+      return {
+        ownerEnded: client.listen(OWNER_ENDED_CHANNEL).pipe(Stream.catchAll(() => Stream.empty)),
+        serveRunJobs: serveRunJobs(options.url),
+        prepareRunJobs: yield* Effect.cached(installJobs(options.url)),
+      };
+    }),
+  );

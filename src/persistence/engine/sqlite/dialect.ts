@@ -23,6 +23,7 @@ export const make = (sql: SqlClient.SqlClient): DialectShape => ({
   lockRows: () => sql.unsafe(""),
   // Nothing listens on a SQLite file: other processes poll.
   notify: () => Effect.void,
+  queueJob: undefined,
   evidenceMet: sql.unsafe(SQLITE_EVIDENCE_MET),
   migrations: migrationLoader,
 });
