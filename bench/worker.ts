@@ -11,6 +11,7 @@ import { withCpuProfile } from "./lib/profile.js";
 import type { BenchOptions, BenchResult } from "./lib/types.js";
 import { benchAgentloop } from "./workloads/agentloop.js";
 import { benchClaims } from "./workloads/claims.js";
+import { benchDispatch } from "./workloads/dispatch.js";
 import { benchHygiene } from "./workloads/hygiene.js";
 import { benchLedgerAppend } from "./workloads/ledgerAppend.js";
 import { benchLongAnswer } from "./workloads/longAnswers.js";
@@ -31,6 +32,7 @@ const BENCHMARKS: Readonly<Record<BenchId, (options: BenchOptions) => Promise<Be
   "ledger.append": benchLedgerAppend,
   "scale.concurrent": benchScale,
   "scale.replicas": benchReplicas,
+  "dispatch.latency": benchDispatch,
   "projection.100k": benchProjection,
   claims: benchClaims,
   "answer.1mb.en": (options) => benchLongAnswer({ megabytes: 1, lang: "en", lines: false }, options),

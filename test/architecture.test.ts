@@ -275,6 +275,7 @@ const ENGINE_PACKAGES: Readonly<Record<string, string>> = {
   "@effect/sql-sqlite-node": "persistence/engine/sqlite/",
   pg: "persistence/engine/postgres/",
   "@effect/sql-pg": "persistence/engine/postgres/",
+  "graphile-worker": "persistence/engine/postgres/",
 };
 const NO_SQL_LAYERS: ReadonlyArray<Layer> = ["services", "host", "cli"];
 /** A statement on one of the ledger's tables, as SQL text would name it. */

@@ -10,6 +10,7 @@ export const CORE_IDS = [
   "ledger.append",
   "scale.concurrent",
   "scale.replicas",
+  "dispatch.latency",
   "projection.100k",
   "claims",
   "answer.1mb.en",

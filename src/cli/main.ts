@@ -120,6 +120,20 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
     );
 
   program
+    .command("cancel")
+    .description("cancel a run driven by any process on the ledger (a request it picks up; a queued run closes here)")
+    .argument("<runId>", "the run")
+    .addOption(dbOption())
+    .option("--by <name>", "who asked (default cli:<user>)")
+    .option("--json", "machine-readable output")
+    .action(
+      action<{ db: string; by?: string; json?: boolean }>(async (options, args) => {
+        const { cancelCommand } = await import("./cancelCommand.js");
+        return cancelCommand(io, args[0]!, options);
+      }),
+    );
+
+  program
     .command("eval")
     .description("run evaluation cassettes through the real runtime (default: the built-in suite)")
     .argument("[paths...]", "cassette files or directories")

@@ -11,6 +11,11 @@ export interface LedgerSignalsShape {
   /** Owner ids of runtimes that just shut down (their open runs can be taken over now). */
   readonly ownerEnded: Stream.Stream<string>;
   /**
+   * Run ids whose cancel was just asked for by some process (PostgreSQL NOTIFY); undefined where
+   * nothing announces it (SQLite), and a runtime reads new requests on a short poll instead.
+   */
+  readonly cancelRequested: Stream.Stream<string> | undefined;
+  /**
    * Queued runs handed to this worker as they are enqueued, by any process (PostgreSQL: a
    * graphile-worker runner, for as long as the scope lasts); undefined where a worker looks at the
    * queue itself on a short poll (SQLite).
@@ -39,6 +44,7 @@ export const OWNER_ENDED_CHANNEL = "agentloop_owner_ended";
 
 export const none: Layer.Layer<LedgerSignals> = Layer.succeed(LedgerSignals, {
   ownerEnded: Stream.never,
+  cancelRequested: undefined,
   serveRunJobs: undefined,
   prepareRunJobs: Effect.void,
 });

@@ -9,11 +9,13 @@ import * as Ledger from "../persistence/ledger.js";
 import { LedgerSignals } from "../persistence/ledgerSignals.js";
 import { layer as memoryItemStoreLayer } from "../persistence/MemoryItemStore.js";
 import { layer as memoryTurnStoreLayer } from "../persistence/MemoryTurnStore.js";
+import { cancelRequested, closeQueuedRun, requestCancel } from "../persistence/runCancellation.js";
 import { memoryServiceLayer } from "../services/memory/MemoryService.js";
 import { loggingEnabled, loggingLayer } from "../services/observability/logging.js";
 import { metricsText } from "../services/observability/prometheus.js";
 import { type EndedStrayProcess, endStrayToolProcesses } from "../services/processes/processLedger.js";
 import { DEFAULT_TOOL_TIMEOUT_MS } from "../services/tools/callPlanner.js";
+import { DEFAULT_CANCEL_POLL_MS, startCancelWatch } from "./cancelWatch.js";
 import {
   DEFAULT_WORKER_CONCURRENCY,
   DEFAULT_WORKER_POLL_MS,
@@ -24,6 +26,8 @@ import { openRunSession, type RunSession, type RunSessionHost, type RunSessionOp
 import { agentOf, providerOf, type RunSettings, resolveRunSettings, toolsOf } from "./runSettings.js";
 import type {
   AgentRuntimeConfig,
+  ApproveOptions,
+  DenyOptions,
   EnqueueRunOptions,
   LedgerReader,
   ResumeRunOptions,
@@ -31,9 +35,21 @@ import type {
   RuntimeServices,
   StartRunOptions,
 } from "./runtimeConfig.js";
-import { DEFAULT_SHUTDOWN_TIMEOUT_MS, ownerSettings, parsedContract } from "./runtimeConfig.js";
+import {
+  approvedDecision,
+  DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  deniedDecision,
+  ownerSettings,
+  parsedContract,
+} from "./runtimeConfig.js";
 import { makeRunRegistry, type RunRegistry } from "./stores.js";
 import { type SupervisorSettings, startSupervisor, takeOverRun } from "./supervisor.js";
+
+/** Why the ledger refused a cancel, in the host's words. */
+const CANCEL_REFUSED: Readonly<Record<string, string>> = {
+  invalid_payload: "no such run in the ledger",
+  run_not_running: "the run has ended",
+};
 
 /** Why the ledger refused a host's decision, in the host's words. */
 const DECISION_REFUSED: Readonly<Record<string, string>> = {
@@ -121,6 +137,12 @@ export class AgentRuntime {
       const runtime = new AgentRuntime(config, managed, recovered, strayProcesses);
       if (config.supervise) runtime.supervise(config.supervise === true ? {} : config.supervise);
       if (config.worker) runtime.startWorker(config.worker);
+      runtime.stopCancelWatch = startCancelWatch({
+        managed,
+        cancel: (runId) => runtime.sessions.get(runId)?.handle.cancel(),
+        driving: () => runtime.sessions.size > 0,
+        pollMs: config.cancelPollMs ?? DEFAULT_CANCEL_POLL_MS,
+      });
       return runtime;
     } catch (error) {
       await managed.dispose();
@@ -186,8 +208,50 @@ export class AgentRuntime {
       contract: run.contract,
       history: [...(options.history ?? []), ...plan.transcript],
     });
-    return this.open(settings, { traceId: run.traceId ?? undefined, signal: options.signal, resume: plan.point })
-      .handle;
+    const { handle } = this.open(settings, {
+      traceId: run.traceId ?? undefined,
+      signal: options.signal,
+      resume: plan.point,
+    });
+    // A cancel asked for while nobody drove the run is honoured by whoever drives it next.
+    if (await this.run(cancelRequested(runId).pipe(Effect.orElseSucceed(() => false)))) handle.cancel();
+    return handle;
+  }
+
+  /**
+   * Cancels a run from any process on the ledger. The request is a ledger row first; the runtime
+   * driving the run (this one or another) cancels it at once where the engine announces requests
+   * (PostgreSQL) and within `cancelPollMs` otherwise; a run nobody has started yet (still queued)
+   * is closed `cancelled` here. Rejects for a run that is not in the ledger or has ended.
+   */
+  async cancelRun(runId: string, options: { readonly requestedBy?: string | undefined } = {}): Promise<void> {
+    const requestedBy = options.requestedBy ?? "host";
+    const outcome = await this.run(
+      Effect.either(requestCancel({ runId, requestedBy, requestedAt: new Date().toISOString() })),
+    );
+    if (outcome._tag === "Left") {
+      throw new Error(`cannot cancel ${runId}: ${CANCEL_REFUSED[outcome.left.reason] ?? outcome.left.message}`);
+    }
+    this.sessions.get(runId)?.handle.cancel();
+    if (outcome.right.queued) await this.run(closeQueuedRun(runId, requestedBy));
+  }
+
+  /**
+   * Approves a call that waits in a run driven by any process on the ledger: the decision is a
+   * ledger row, applied at once when this runtime drives the run, otherwise by the runtime that
+   * does at its next look. Rejects when the call has a decision already or has settled.
+   */
+  async approve(runId: string, callId: string, options: ApproveOptions = {}): Promise<void> {
+    const local = this.sessions.get(runId);
+    if (local) return local.handle.approve(callId, options);
+    await this.recordDecision(runId, callId, approvedDecision(options));
+  }
+
+  /** Denies a call that waits in a run driven by any process on the ledger (see `approve`). */
+  async deny(runId: string, callId: string, options: DenyOptions = {}): Promise<void> {
+    const local = this.sessions.get(runId);
+    if (local) return local.handle.deny(callId, options);
+    await this.recordDecision(runId, callId, deniedDecision(options));
   }
 
   /**
@@ -326,11 +390,13 @@ export class AgentRuntime {
   }
 
   private dispatcher: Dispatcher | undefined;
+  private stopCancelWatch: (() => Promise<void>) | undefined;
 
   private async shutdown(): Promise<void> {
     // A worker stops taking runs first: what it has not taken stays queued for another.
     await this.dispatcher?.stop();
     await this.stopSupervisor?.();
+    await this.stopCancelWatch?.();
     const all = [...this.sessions.values()];
     // A run waiting for approval is parked, not cancelled: its request is durable, the next
     // runtime's recovery leaves it open, and `resumeRun` brings it back to the same wait.

@@ -10,7 +10,7 @@ import { createRunActor } from "./commandBridge.js";
 import { commandHandlers } from "./commandHandlers.js";
 import { EventStream } from "./eventStream.js";
 import type { RunSettings } from "./runSettings.js";
-import type { RunHandle, RuntimeServices } from "./runtimeConfig.js";
+import { approvedDecision, deniedDecision, type RunHandle, type RuntimeServices } from "./runtimeConfig.js";
 import { runView } from "./runView.js";
 import { makeTranscriptStore, type RunRegistry } from "./stores.js";
 
@@ -189,25 +189,12 @@ export function openRunSession(settings: RunSettings, host: RunSessionHost, opti
     transcript,
     cancel,
     trace: observer.trace,
-    approve: (callId, approveOptions = {}) =>
-      decide(callId, {
-        decision: "approved",
-        scope: approveOptions.scope ?? "once",
-        ...(approveOptions.arguments !== undefined ? { arguments: approveOptions.arguments } : {}),
-        decidedBy: approveOptions.decidedBy ?? "host",
-        decidedAt: new Date().toISOString(),
-      }),
+    approve: (callId, approveOptions = {}) => decide(callId, approvedDecision(approveOptions)),
     waitingApprovals: () => {
       const batch = actor.getSnapshot().children.toolBatch?.getSnapshot();
       return batch?.status === "active" ? shownApprovalRequests(batch.context) : [];
     },
-    deny: (callId, denyOptions = {}) =>
-      decide(callId, {
-        decision: "denied",
-        message: denyOptions.message ?? "",
-        decidedBy: denyOptions.decidedBy ?? "host",
-        decidedAt: new Date().toISOString(),
-      }),
+    deny: (callId, denyOptions = {}) => decide(callId, deniedDecision(denyOptions)),
   };
   return {
     runId,

@@ -9,6 +9,7 @@ import {
   type CompletionContractInput,
   type ContextMessage,
   type ExecutionReceipt,
+  type HostApprovalDecision,
   type JsonValue,
   type LedgerEvent,
   type Locale,
@@ -17,6 +18,7 @@ import {
   type RunRecord,
 } from "../domain/index.js";
 import type { AgentRunStore, RunListFilter } from "../persistence/AgentRunStore.js";
+import type { Dialect } from "../persistence/engine/Dialect.js";
 import type { LedgerSignals } from "../persistence/ledgerSignals.js";
 import type { MemoryItemStore } from "../persistence/MemoryItemStore.js";
 import type { MemoryTurnStore } from "../persistence/MemoryTurnStore.js";
@@ -117,6 +119,11 @@ export interface AgentRuntimeConfig {
   readonly logger?: Logger.Logger<unknown, unknown> | undefined;
   /** A tracing layer (e.g. `otelTracingLayer(...)`, `Layer.setTracer(...)`); default: Effect's tracer, nothing exported. */
   readonly tracing?: Layer.Layer<never> | undefined;
+  /**
+   * How often this runtime reads cancels other processes asked for (`cancelRun`, `agentloop
+   * cancel`) while it drives runs, where the ledger cannot announce them (SQLite; default 250 ms).
+   */
+  readonly cancelPollMs?: number | undefined;
   /** How long `dispose()` waits for cancelled runs to write their terminal state (default 10 s). */
   readonly shutdownTimeoutMs?: number | undefined;
   /** XState's inspection API for every run actor (e.g. the Stately inspector): events, snapshots, actors. */
@@ -207,6 +214,7 @@ export type RuntimeServices =
   | MemoryItemStore
   | MemoryService
   | SqlClient.SqlClient
+  | Dialect
   | LedgerSignals;
 
 /** A run's events: iterable any number of times, each time from the first event (or from `from(n)`). */
@@ -262,6 +270,23 @@ export interface DenyOptions {
   readonly message?: string | undefined;
   readonly decidedBy?: string | undefined;
 }
+
+/** A host's approval as the ledger records it (by "host", now, scope `once` unless said). */
+export const approvedDecision = (options: ApproveOptions): HostApprovalDecision => ({
+  decision: "approved",
+  scope: options.scope ?? "once",
+  ...(options.arguments !== undefined ? { arguments: options.arguments } : {}),
+  decidedBy: options.decidedBy ?? "host",
+  decidedAt: new Date().toISOString(),
+});
+
+/** A host's denial as the ledger records it. */
+export const deniedDecision = (options: DenyOptions): HostApprovalDecision => ({
+  decision: "denied",
+  message: options.message ?? "",
+  decidedBy: options.decidedBy ?? "host",
+  decidedAt: new Date().toISOString(),
+});
 
 /** The ledger, read through Promises (for hosts that do not use Effect). */
 export interface LedgerReader {

@@ -35,6 +35,7 @@ const ADDED_TABLES = [
   "agent_channel_deliveries",
   ...LEDGER_TABLES,
   "agent_ledger_owners",
+  "agent_run_cancel_requests",
   "agent_run_owners",
   "agent_run_queue",
   "agent_tool_starts",
@@ -99,6 +100,7 @@ describe("migrateDatabase on a new file", () => {
         "idx_agent_approvals_request",
         "idx_agent_channel_deliveries_run",
         "idx_agent_channel_deliveries_sent_once",
+        "idx_agent_run_cancel_requests_at",
         "idx_agent_run_events_call",
         "idx_agent_run_events_terminal",
         "idx_agent_run_owners_owner",
@@ -307,6 +309,7 @@ describe("migration 0005_ledger_exact_checks on a version-4 ledger with runs", (
         agent_tool_starts,
         agent_tool_processes,
         agent_run_queue,
+        agent_run_cancel_requests,
         ...rowsAfter
       } = dumpAll(file);
       expect(withoutLeaseEpochs(rowsAfter)).toEqual(rowsBefore);
@@ -317,7 +320,8 @@ describe("migration 0005_ledger_exact_checks on a version-4 ledger with runs", (
         agent_approvals,
         agent_tool_processes,
         agent_run_queue,
-      ]).toEqual([[], [], [], [], [], []]);
+        agent_run_cancel_requests,
+      ]).toEqual([[], [], [], [], [], [], []]);
       // The open run's pending call: nobody recorded whether it started, so it counts as started.
       expect(agent_tool_starts).toMatchObject([{ run_id: "open", call_id: "c1", attempt: 1, may_repeat: 0 }]);
     }),

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql";
 import { Effect } from "effect";
 
 /**
- * Runs waiting for a worker. `enqueueRun` writes a run's row, its first event and its place in
+ * Runs waiting for a worker, and cancels asked for from any process. `enqueueRun` writes a run's row, its first event and its place in
  * this queue in one transaction and returns; a runtime with a worker takes the run's lease (the
  * lease, not the queue row, says who drives a run) and removes the row. Each run also names the
  * agent it was started with, so whichever replica drives it — the worker that picks it up, or one
@@ -16,6 +16,14 @@ const DDL: ReadonlyArray<string> = [
     enqueued_at TEXT NOT NULL
   )`,
   "CREATE INDEX idx_agent_run_queue_by_age ON agent_run_queue (enqueued_at, run_id)",
+  // A cancel asked for by any process: the runtime driving the run (or the next one to take it
+  // over) reads it and cancels; one request per run, the first one stands.
+  `CREATE TABLE agent_run_cancel_requests (
+    run_id TEXT PRIMARY KEY REFERENCES agent_runs(run_id),
+    requested_by TEXT NOT NULL,
+    requested_at TEXT NOT NULL
+  )`,
+  "CREATE INDEX idx_agent_run_cancel_requests_at ON agent_run_cancel_requests (requested_at)",
 ];
 
 const migrate = Effect.gen(function* () {

@@ -2,6 +2,7 @@ import * as PgClient from "@effect/sql-pg/PgClient";
 import { Effect, Layer, Stream } from "effect";
 import type { DatabaseError } from "../../database.js";
 import { LedgerSignals, OWNER_ENDED_CHANNEL } from "../../ledgerSignals.js";
+import { RUN_CANCEL_CHANNEL } from "../../runCancellation.js";
 import { installJobs, serveRunJobs } from "./jobs.js";
 
 /**
@@ -19,6 +20,7 @@ export const layer = (options: {
       const client = yield* PgClient.PgClient;
       return {
         ownerEnded: client.listen(OWNER_ENDED_CHANNEL).pipe(Stream.catchAll(() => Stream.empty)),
+        cancelRequested: client.listen(RUN_CANCEL_CHANNEL).pipe(Stream.catchAll(() => Stream.empty)),
         serveRunJobs: serveRunJobs(options.url),
         prepareRunJobs: yield* Effect.cached(installJobs(options.url)),
       };

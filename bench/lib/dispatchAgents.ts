@@ -1,0 +1,66 @@
+/**
+ * The agents of `dispatch.latency`, registered alike by the process that enqueues and the worker
+ * process that drives: the model's first answer depends on the run's input — `pickup` answers at
+ * once, `cancel` calls a tool that waits until the run is cancelled, `approve` calls a deliver
+ * tool that waits for approval. `mark(what, runId)` is called at each instant the bench measures.
+ */
+import { Effect } from "effect";
+import { z } from "zod";
+import { type ModelResponse, ProviderCapabilities } from "../../src/domain/index.js";
+import type { AgentDefinition } from "../../src/runtime/runtimeConfig.js";
+import type { Provider } from "../../src/services/providers/Provider.js";
+import { defineTool } from "../../src/services/tools/Tool.js";
+
+export type Mark = (what: "sampled" | "waiting" | "started", runId: string) => void;
+
+const response = (partial: Partial<ModelResponse>): ModelResponse => ({
+  text: "",
+  toolCalls: [],
+  malformedToolCalls: [],
+  anomalies: [],
+  streamed: false,
+  finishReason: "stop",
+  ...partial,
+});
+
+export function dispatchAgents(mark: Mark): Record<string, AgentDefinition> {
+  const provider: Provider = {
+    id: "dispatch",
+    model: "dispatch-scripted",
+    apiFamily: "scripted",
+    capabilities: ProviderCapabilities.parse({}),
+    sample: (request) =>
+      Effect.sync(() => {
+        const input = String(request.messages.find((message) => message.role === "user")?.content ?? "");
+        const answered = request.messages.some((message) => message.role === "tool");
+        if (!answered) mark("sampled", request.runId);
+        if (answered || input === "pickup") return response({ text: "Done." });
+        return input === "cancel"
+          ? response({ toolCalls: [{ id: "wait_1", name: "wait", arguments: {} }], finishReason: "tool_calls" })
+          : response({ toolCalls: [{ id: "send_1", name: "send", arguments: {} }], finishReason: "tool_calls" });
+      }),
+  };
+  const wait = defineTool({
+    name: "wait",
+    description: "Waits until the run is cancelled.",
+    kind: "observe",
+    input: z.object({}),
+    execute: (_args, context) =>
+      new Promise((_resolve, reject) => {
+        mark("waiting", context.runId);
+        context.signal.addEventListener("abort", () => reject(new Error("cancelled")), { once: true });
+      }),
+  });
+  const send = defineTool({
+    name: "send",
+    description: "Sends once approved.",
+    kind: "deliver",
+    requiresApproval: true,
+    input: z.object({}),
+    execute: async (_args, context) => {
+      mark("started", context.runId);
+      return { status: "ok", output: { sent: true }, evidence: { message_id: `m-${context.runId}` } };
+    },
+  });
+  return { bench: { provider, tools: [wait, send] } };
+}

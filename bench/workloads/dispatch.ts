@@ -1,0 +1,166 @@
+/**
+ * `dispatch.latency`: runs enqueued in this process and driven by a worker in another (a real
+ * child process on the same ledger), on a SQLite file and — when a server is there — on
+ * PostgreSQL. Three latencies, each over many runs, in batches of a few at a time (the worker is
+ * never saturated, so what is measured is the wake-up path, not a queue):
+ * - pickup: `enqueueRun` called → the worker's first model request for that run;
+ * - cancel: `cancelRun` called here → the run's end (terminal row written) in the worker;
+ * - approval: `approve` called here → the waiting call's tool starts in the worker.
+ * Both processes stamp with `performance.timeOrigin + performance.now()` on one machine.
+ */
+import { type ChildProcessByStdio, spawn } from "node:child_process";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import type { Readable, Writable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { AgentRuntime } from "../../src/runtime/AgentRuntime.js";
+import { dispatchAgents } from "../lib/dispatchAgents.js";
+import { benchPostgres } from "../lib/postgres.js";
+import type { BenchOptions, BenchResult } from "../lib/types.js";
+
+const WORKER = fileURLToPath(new URL("../dispatchWorker.ts", import.meta.url));
+const BUILT_PACKAGE = fileURLToPath(new URL("../lib/builtPackage.mjs", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const BATCH = 5;
+
+const now = () => performance.timeOrigin + performance.now();
+
+interface Percentiles {
+  readonly n: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly max: number;
+}
+
+function percentiles(values: ReadonlyArray<number>): Percentiles {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+  const round = (x: number) => Math.round(x * 10) / 10;
+  return { n: sorted.length, p50: round(at(0.5)), p99: round(at(0.99)), max: round(sorted.at(-1)!) };
+}
+
+/** The worker process and the instants it reports, awaited by `<what> <runId>`. */
+class WorkerProcess {
+  private readonly seen = new Map<string, { at: number; rest: string[] }>();
+  private readonly waiting = new Map<string, (value: { at: number; rest: string[] }) => void>();
+  private constructor(readonly child: ChildProcessByStdio<Writable, Readable, Readable>) {}
+
+  static start(database: string): Promise<WorkerProcess> {
+    const child = spawn(process.execPath, ["--import", "tsx", "--import", BUILT_PACKAGE, WORKER, database], {
+      cwd: ROOT,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const worker = new WorkerProcess(child);
+    let buffer = "";
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    return new Promise((ready, fail) => {
+      child.once("close", (code) => fail(new Error(`dispatch worker exited ${code}: ${stderr.trim().slice(-400)}`)));
+      child.stdout.on("data", (chunk: Buffer) => {
+        buffer += chunk.toString();
+        let end = buffer.indexOf("\n");
+        while (end >= 0) {
+          const line = buffer.slice(0, end);
+          buffer = buffer.slice(end + 1);
+          end = buffer.indexOf("\n");
+          if (line === "ready") ready(worker);
+          else worker.note(line);
+        }
+      });
+    });
+  }
+
+  private note(line: string) {
+    const [what, runId, ...rest] = line.split(" ");
+    const at = Number(rest.pop());
+    const key = `${what} ${runId}`;
+    const waiter = this.waiting.get(key);
+    if (waiter) {
+      this.waiting.delete(key);
+      waiter({ at, rest });
+    } else this.seen.set(key, { at, rest });
+  }
+
+  next(what: string, runId: string, timeoutMs = 30_000): Promise<{ at: number; rest: string[] }> {
+    const key = `${what} ${runId}`;
+    const known = this.seen.get(key);
+    if (known) {
+      this.seen.delete(key);
+      return Promise.resolve(known);
+    }
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no "${key}" from the worker in ${timeoutMs} ms`)), timeoutMs);
+      this.waiting.set(key, (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      });
+    });
+  }
+
+  async stop() {
+    this.child.stdin.end();
+    await new Promise((resolve) => this.child.once("close", resolve));
+  }
+}
+
+async function inBatches(count: number, measure: () => Promise<number>): Promise<number[]> {
+  const values: number[] = [];
+  while (values.length < count) {
+    const batch = Math.min(BATCH, count - values.length);
+    values.push(...(await Promise.all(Array.from({ length: batch }, measure))));
+  }
+  return values;
+}
+
+async function measureOn(database: string, samples: number) {
+  const runtime = await AgentRuntime.make({ database, agents: dispatchAgents(() => {}) });
+  const worker = await WorkerProcess.start(database);
+  try {
+    const pickup = await inBatches(samples, async () => {
+      const t0 = now();
+      const { runId } = await runtime.enqueueRun({ agent: "bench", sessionId: "pickup", input: "pickup" });
+      return (await worker.next("sampled", runId)).at - t0;
+    });
+    const cancel = await inBatches(samples, async () => {
+      const { runId } = await runtime.enqueueRun({ agent: "bench", sessionId: "cancel", input: "cancel" });
+      await worker.next("waiting", runId);
+      const t0 = now();
+      await runtime.cancelRun(runId);
+      return (await worker.next("ended", runId)).at - t0;
+    });
+    const approval = await inBatches(samples, async () => {
+      const { runId } = await runtime.enqueueRun({ agent: "bench", sessionId: "approve", input: "approve" });
+      const asked = await worker.next("asked", runId);
+      const t0 = now();
+      await runtime.approve(runId, asked.rest[0]!);
+      return (await worker.next("started", runId)).at - t0;
+    });
+    return { pickupMs: percentiles(pickup), cancelMs: percentiles(cancel), approvalMs: percentiles(approval) };
+  } finally {
+    await worker.stop();
+    await runtime.dispose();
+  }
+}
+
+export async function benchDispatch(options: BenchOptions): Promise<BenchResult> {
+  const samples = options.quick ? 10 : 200;
+  const sqlite = await measureOn(join(options.dir, "dispatch.db"), samples);
+  const postgres = await benchPostgres();
+  let onPostgres: Awaited<ReturnType<typeof measureOn>> | { skipped: string };
+  if ("skipped" in postgres) onPostgres = { skipped: postgres.skipped };
+  else {
+    try {
+      onPostgres = await measureOn(postgres.database, samples);
+    } finally {
+      await postgres.close();
+    }
+  }
+  return {
+    id: "dispatch.latency",
+    what: `enqueue → first model request, cancel → terminal row, approve → tool start, a worker in another process; ${samples} runs each, ${BATCH} at a time`,
+    sqlite,
+    postgres: onPostgres,
+  };
+}

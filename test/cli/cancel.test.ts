@@ -1,0 +1,85 @@
+/**
+ * `agentloop cancel RUN_ID` from a second process, on a ledger file a runtime in this process
+ * writes: a queued run is closed by the command, a driven run is cancelled by its runtime.
+ */
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { scriptedProvider } from "../../src/services/providers/scripted.js";
+import { defineTool } from "../../src/services/tools/Tool.js";
+import { callStep, textStep, useRuntimeHarness } from "../support/runtimeHarness.js";
+
+const harness = useRuntimeHarness("agentloop-cancel-cli-");
+const BIN = fileURLToPath(new URL("../../bin/agentloop.mjs", import.meta.url));
+
+function agentloop(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+}
+
+const waitUntilAborted = defineTool({
+  name: "wait_for_operator",
+  description: "Waits until cancelled.",
+  kind: "observe",
+  input: z.object({}),
+  execute: (_args, context) =>
+    new Promise((_resolve, reject) => {
+      context.signal.addEventListener("abort", () => reject(new Error("aborted")), { once: true });
+    }),
+});
+
+describe("agentloop cancel", () => {
+  it("closes a run still in the queue as cancelled, by the user who asked", async () => {
+    const runtime = await harness.makeRuntime({
+      agents: { greeter: { provider: scriptedProvider([textStep("Hello.")]) } },
+    });
+    const { runId } = await runtime.enqueueRun({ agent: "greeter", sessionId: "s", input: "Hi" });
+    const { code, stdout } = await agentloop("cancel", runId, "--db", harness.dbFile(), "--by", "ops");
+    expect(code).toBe(0);
+    expect(stdout.trim()).toBe(`cancelled ${runId} (it had not started)`);
+    const run = await runtime.ledger.getRun(runId);
+    expect([run?.terminalState, run?.failureCode, run?.failureDetail]).toEqual([
+      "cancelled",
+      "cancelled_by_user",
+      "cancelled by ops before a worker started it",
+    ]);
+  });
+
+  it("asks the runtime driving a run to cancel it, which it does", async () => {
+    const runtime = await harness.makeRuntime({ cancelPollMs: 20 });
+    const handle = runtime.startRun({
+      sessionId: "s",
+      input: "Wait.",
+      provider: scriptedProvider([callStep("c1", "wait_for_operator", {}), textStep("Stopped.")]),
+      tools: [waitUntilAborted],
+    });
+    for await (const event of handle.events) if (event.type === "tool_started") break;
+    const { code, stdout } = await agentloop("cancel", handle.runId, "--db", harness.dbFile(), "--json");
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ runId: handle.runId, state: "requested" });
+    expect((await handle.result).terminalState).toBe("cancelled");
+  });
+
+  it("refuses a run that is not in the ledger, in one line", async () => {
+    const runtime = await harness.makeRuntime();
+    await runtime.ledger.listRuns();
+    const { code, stderr } = await agentloop("cancel", "nope", "--db", harness.dbFile());
+    expect(code).toBe(1);
+    expect(stderr.trim()).toBe("agentloop: cannot cancel nope: no such run in the ledger");
+  });
+
+  it("refuses a --by with a control character before opening the ledger", async () => {
+    const { code, stderr } = await agentloop("cancel", "r", "--db", harness.path("absent.db"), "--by", "a\u0007b");
+    expect(code).toBe(2);
+    expect(stderr).toContain("--by");
+  });
+});

@@ -1,0 +1,183 @@
+/**
+ * Cancels and approval decisions from another runtime on the same ledger: the request or decision
+ * is a ledger row, and the runtime driving the run acts on it (announced on PostgreSQL, read on a
+ * short poll on SQLite). A queued run is closed by whoever cancels it.
+ */
+import { Effect } from "effect";
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
+import type { AgentRuntime, RunHandle } from "../../src/runtime/AgentRuntime.js";
+import { scriptedProvider } from "../../src/services/providers/scripted.js";
+import { defineTool } from "../../src/services/tools/Tool.js";
+import { BACKENDS, freshDatabase, noticePostgresSkipped } from "../support/backends.js";
+import { callStep, textStep, useRuntimeHarness } from "../support/runtimeHarness.js";
+
+const harness = useRuntimeHarness("agentloop-cancel-");
+noticePostgresSkipped();
+
+/** A tool that runs until it is aborted (a cancel reaches it as an abort). */
+const waitUntilAborted = defineTool({
+  name: "wait_for_operator",
+  description: "Waits until cancelled.",
+  kind: "observe",
+  input: z.object({}),
+  execute: (_args, context) =>
+    new Promise((_resolve, reject) => {
+      context.signal.addEventListener("abort", () => reject(new Error("aborted")), { once: true });
+    }),
+});
+
+const sendMessage = (sent: unknown[]) =>
+  defineTool({
+    name: "send_message",
+    description: "Sends a message.",
+    kind: "deliver",
+    input: z.object({ text: z.string() }),
+    execute: async (args) => {
+      sent.push(args);
+      return { status: "ok", output: { sent: true }, evidence: { message_id: "m-1" } };
+    },
+  });
+
+async function until<A>(read: () => Promise<A>, done: (value: A) => boolean, timeoutMs = 10_000): Promise<A> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out; last value ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function started(handle: RunHandle, type: "tool_started" | "approval_requested") {
+  for await (const event of handle.events) if (event.type === type) return event;
+  throw new Error(`the run ended without ${type}`);
+}
+
+describe.each(BACKENDS)("control from another runtime on %s", (backend) => {
+  let database: string | undefined;
+  const ledger = async () => {
+    database ??= await freshDatabase(backend, harness.dbFile());
+    return database;
+  };
+  afterEach(() => {
+    database = undefined;
+  });
+  const makeRuntime = async (overrides: Parameters<typeof harness.makeRuntime>[0] = {}) =>
+    harness.makeRuntime({ database: await ledger(), cancelPollMs: 20, ...overrides });
+
+  const waitingRun = (runtime: AgentRuntime) =>
+    runtime.startRun({
+      sessionId: "s",
+      input: "Wait for the operator.",
+      provider: scriptedProvider([callStep("c1", "wait_for_operator", {}), textStep("Stopped.")]),
+      tools: [waitUntilAborted],
+    });
+
+  it("cancelRun in one runtime cancels the run another drives: it ends cancelled with a cancelled receipt", async () => {
+    const driver = await makeRuntime();
+    const handle = waitingRun(driver);
+    await started(handle, "tool_started");
+    const other = await makeRuntime();
+    await other.cancelRun(handle.runId, { requestedBy: "ops" });
+    const result = await handle.result;
+    expect([result.terminalState, result.terminalReason]).toEqual(["cancelled", "cancelled_by_user"]);
+    const receipts = await other.ledger.listReceipts(handle.runId);
+    expect(receipts.map((receipt) => [receipt.callId, receipt.status])).toEqual([["c1", "cancelled"]]);
+  });
+
+  it("cancelRun of a run still in the queue closes it cancelled at once, and no worker drives it", async () => {
+    const sent: unknown[] = [];
+    const agents = {
+      notifier: {
+        provider: scriptedProvider([callStep("c1", "send_message", { text: "hi" }), textStep("Sent.")]),
+        tools: [sendMessage(sent)],
+      },
+    };
+    const producer = await makeRuntime({ agents });
+    const { runId } = await producer.enqueueRun({ agent: "notifier", sessionId: "s", input: "Say hi." });
+    await producer.cancelRun(runId);
+    const run = await producer.ledger.getRun(runId);
+    expect([run?.terminalState, run?.failureCode]).toEqual(["cancelled", "cancelled_by_user"]);
+    expect(await producer.run(Effect.flatMap(AgentRunStore, (store) => store.findQueuedRuns(10)))).toEqual([]);
+    const worker = await makeRuntime({ agents, worker: { pollMs: 10 } });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(sent).toEqual([]);
+    expect((await worker.ledger.listEvents(runId)).map((event) => event.type)).toEqual(["user_input", "terminal"]);
+  });
+
+  it("a run parked when its runtime shut down, cancelled meanwhile, is cancelled by the runtime that resumes it", async () => {
+    const sent: unknown[] = [];
+    const tools = [sendMessage(sent)];
+    const first = await makeRuntime({ approval: { kinds: ["deliver"] } });
+    const handle = first.startRun({
+      sessionId: "s",
+      input: "Say hi to #ops",
+      provider: scriptedProvider([callStep("c1", "send_message", { text: "hi" })]),
+      tools,
+    });
+    await started(handle, "approval_requested");
+    // Shutting down parks a run that waits for a person: it stays open, driven by nobody.
+    await first.dispose();
+    const asker = await makeRuntime();
+    await asker.cancelRun(handle.runId, { requestedBy: "ops" });
+    expect((await asker.ledger.getRun(handle.runId))?.terminalState).toBe("running");
+    const successor = await makeRuntime({ approval: { kinds: ["deliver"] } });
+    const resumed = await successor.resumeRun(handle.runId, {
+      provider: scriptedProvider([textStep("Stopped.")]),
+      tools,
+    });
+    const result = await resumed.result;
+    expect([result.terminalState, result.terminalReason]).toEqual(["cancelled", "cancelled_by_user"]);
+    expect(sent).toEqual([]);
+  });
+
+  it("cancelRun refuses a run that ended and one that is not in the ledger", async () => {
+    const runtime = await makeRuntime();
+    const handle = runtime.startRun({ sessionId: "s", input: "Hi", provider: scriptedProvider([textStep("Hello.")]) });
+    await handle.result;
+    await expect(runtime.cancelRun(handle.runId)).rejects.toThrow(`cannot cancel ${handle.runId}: the run has ended`);
+    await expect(runtime.cancelRun("nope")).rejects.toThrow("cannot cancel nope: no such run in the ledger");
+  });
+
+  it("approve in one runtime runs a call that waits in a run another drives", async () => {
+    const sent: unknown[] = [];
+    const driver = await makeRuntime({ approval: { kinds: ["deliver"], pollMs: 20 } });
+    const handle = driver.startRun({
+      sessionId: "s",
+      input: "Say hi to #ops",
+      contract: { evidenceMode: "deliver", requiredToolNames: ["send_message"] },
+      provider: scriptedProvider([callStep("c1", "send_message", { text: "hi" }), textStep("Sent (message m-1).")]),
+      tools: [sendMessage(sent)],
+    });
+    await started(handle, "approval_requested");
+    const other = await makeRuntime();
+    await other.approve(handle.runId, "c1", { decidedBy: "lead" });
+    const result = await handle.result;
+    expect(result.terminalState).toBe("completed");
+    expect(sent).toEqual([{ text: "hi" }]);
+    await expect(other.deny(handle.runId, "c1")).rejects.toThrow("the run has ended");
+  });
+
+  it("deny in one runtime denies a call that waits in a run another drives; the call never runs", async () => {
+    const sent: unknown[] = [];
+    const driver = await makeRuntime({ approval: { kinds: ["deliver"], pollMs: 20 } });
+    const handle = driver.startRun({
+      sessionId: "s",
+      input: "Say hi to #ops",
+      provider: scriptedProvider([callStep("c1", "send_message", { text: "hi" }), textStep("I did not send it.")]),
+      tools: [sendMessage(sent)],
+    });
+    await started(handle, "approval_requested");
+    const other = await makeRuntime();
+    await other.deny(handle.runId, "c1", { message: "not today" });
+    await handle.result;
+    expect(sent).toEqual([]);
+    const receipts = await until(
+      () => other.ledger.listReceipts(handle.runId),
+      (found) => found.length > 0,
+    );
+    expect(receipts.map((receipt) => [receipt.callId, receipt.status])).toEqual([["c1", "denied"]]);
+  });
+});
