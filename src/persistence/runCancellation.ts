@@ -1,5 +1,5 @@
 import { SqlClient, type SqlError } from "@effect/sql";
-import { Effect } from "effect";
+import { Effect, Schedule } from "effect";
 import { AgentRunStore, LedgerError } from "./AgentRunStore.js";
 import { Dialect } from "./engine/Dialect.js";
 import { toLedgerError, transactionDefectAsFailure } from "./ledgerWriter.js";
@@ -38,6 +38,12 @@ export const requestCancel = (request: CancelRequest) =>
     return yield* sql
       .withTransaction(
         Effect.gen(function* () {
+          // The write comes first: on SQLite it takes the file's write lock at once (waiting out
+          // another writer), where a read first could meet another process's commit and fail.
+          yield* sql`INSERT INTO agent_run_cancel_requests (run_id, requested_by, requested_at)
+            SELECT run_id, ${request.requestedBy}, ${request.requestedAt} FROM agent_runs
+            WHERE run_id = ${request.runId} AND terminal_state = 'running'
+            ON CONFLICT (run_id) DO NOTHING`;
           const [run] = yield* sql<{ terminal_state: string; queued: number | boolean }>`
             SELECT r.terminal_state,
               (EXISTS (SELECT 1 FROM agent_run_queue q WHERE q.run_id = r.run_id)
@@ -47,9 +53,6 @@ export const requestCancel = (request: CancelRequest) =>
           if (run.terminal_state !== "running") {
             return yield* new LedgerError({ reason: "run_not_running", message: `${context}: the run has ended` });
           }
-          yield* sql`INSERT INTO agent_run_cancel_requests (run_id, requested_by, requested_at)
-            VALUES (${request.runId}, ${request.requestedBy}, ${request.requestedAt})
-            ON CONFLICT (run_id) DO NOTHING`;
           yield* dialect.notify(RUN_CANCEL_CHANNEL, request.runId);
           return { queued: run.queued === true || Number(run.queued) === 1 };
         }),
@@ -80,6 +83,15 @@ export const cancelRequestsSince = (since: string) =>
  * row lands. Undefined when a worker took it first: that worker reads the request instead.
  */
 export const closeQueuedRun = (runId: string, requestedBy: string) =>
+  Effect.retry(closeQueuedRunOnce(runId, requestedBy), {
+    schedule: BUSY_RETRY,
+    while: (error) => /database is locked|SQLITE_BUSY/i.test(error.message),
+  });
+
+/** Up to ~2.5 s of retries when another process's commit comes between a read and a write (SQLite). */
+const BUSY_RETRY = Schedule.exponential("10 millis").pipe(Schedule.intersect(Schedule.recurs(8)));
+
+const closeQueuedRunOnce = (runId: string, requestedBy: string) =>
   Effect.gen(function* () {
     const store = yield* AgentRunStore;
     const epoch = yield* store.acquireLease(runId, { skipLocked: true });

@@ -1,21 +1,19 @@
-import { randomUUID } from "node:crypto";
 import { Effect, Exit, FiberMap, Layer, ManagedRuntime, Scope } from "effect";
-import { HostApprovalDecision, NONE_CONTRACT } from "../domain/index.js";
-import type { NewRun, RecoveredRun } from "../persistence/AgentRunStore.js";
+import type { HostApprovalDecision } from "../domain/index.js";
+import type { LedgerError, RecoveredRun } from "../persistence/AgentRunStore.js";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
-import { recordApprovalDecision } from "../persistence/approvals.js";
 import type { DatabaseError } from "../persistence/database.js";
 import * as Ledger from "../persistence/ledger.js";
-import { LedgerSignals } from "../persistence/ledgerSignals.js";
 import { layer as memoryItemStoreLayer } from "../persistence/MemoryItemStore.js";
 import { layer as memoryTurnStoreLayer } from "../persistence/MemoryTurnStore.js";
-import { cancelRequested, closeQueuedRun, requestCancel } from "../persistence/runCancellation.js";
+import { cancelRequested } from "../persistence/runCancellation.js";
 import { memoryServiceLayer } from "../services/memory/MemoryService.js";
 import { loggingEnabled, loggingLayer } from "../services/observability/logging.js";
 import { metricsText } from "../services/observability/prometheus.js";
 import { type EndedStrayProcess, endStrayToolProcesses } from "../services/processes/processLedger.js";
 import { DEFAULT_TOOL_TIMEOUT_MS } from "../services/tools/callPlanner.js";
 import { DEFAULT_CANCEL_POLL_MS, startCancelWatch } from "./cancelWatch.js";
+import { cancelRunRequest, decisionRequest, enqueueRunRequest, type RequestRefused } from "./ledgerRequests.js";
 import {
   DEFAULT_WORKER_CONCURRENCY,
   DEFAULT_WORKER_POLL_MS,
@@ -35,29 +33,9 @@ import type {
   RuntimeServices,
   StartRunOptions,
 } from "./runtimeConfig.js";
-import {
-  approvedDecision,
-  DEFAULT_SHUTDOWN_TIMEOUT_MS,
-  deniedDecision,
-  ownerSettings,
-  parsedContract,
-} from "./runtimeConfig.js";
+import { approvedDecision, DEFAULT_SHUTDOWN_TIMEOUT_MS, deniedDecision, ownerSettings } from "./runtimeConfig.js";
 import { makeRunRegistry, type RunRegistry } from "./stores.js";
 import { type SupervisorSettings, startSupervisor, takeOverRun } from "./supervisor.js";
-
-/** Why the ledger refused a cancel, in the host's words. */
-const CANCEL_REFUSED: Readonly<Record<string, string>> = {
-  invalid_payload: "no such run in the ledger",
-  run_not_running: "the run has ended",
-};
-
-/** Why the ledger refused a host's decision, in the host's words. */
-const DECISION_REFUSED: Readonly<Record<string, string>> = {
-  already_decided: "it has a decision already",
-  decision_without_request: "no such call waits for approval",
-  call_already_settled: "the call has settled already",
-  run_not_running: "the run has ended",
-};
 
 export type {
   AgentDefinition,
@@ -225,15 +203,8 @@ export class AgentRuntime {
    * is closed `cancelled` here. Rejects for a run that is not in the ledger or has ended.
    */
   async cancelRun(runId: string, options: { readonly requestedBy?: string | undefined } = {}): Promise<void> {
-    const requestedBy = options.requestedBy ?? "host";
-    const outcome = await this.run(
-      Effect.either(requestCancel({ runId, requestedBy, requestedAt: new Date().toISOString() })),
-    );
-    if (outcome._tag === "Left") {
-      throw new Error(`cannot cancel ${runId}: ${CANCEL_REFUSED[outcome.left.reason] ?? outcome.left.message}`);
-    }
+    await this.request(cancelRunRequest(runId, options.requestedBy ?? "host"));
     this.sessions.get(runId)?.handle.cancel();
-    if (outcome.right.queued) await this.run(closeQueuedRun(runId, requestedBy));
   }
 
   /**
@@ -261,31 +232,7 @@ export class AgentRuntime {
    */
   async enqueueRun(options: EnqueueRunOptions): Promise<{ readonly runId: string }> {
     if (this.disposal) throw new Error("this AgentRuntime is disposed: enqueue runs on a new one");
-    const agent = agentOf(this.config, options.agent);
-    const provider = providerOf(this.config, {}, "enqueueRun", agent);
-    const contractInput = options.contract ?? agent.contract;
-    const runId = options.runId ?? `run_${randomUUID()}`;
-    const run: NewRun = {
-      runId,
-      sessionId: options.sessionId,
-      traceId: options.traceId ?? randomUUID().replaceAll("-", ""),
-      contract: contractInput ? parsedContract(contractInput) : NONE_CONTRACT,
-      providerId: provider.id,
-      model: provider.model,
-      apiFamily: provider.apiFamily,
-      verificationMode: this.config.receiptVerification ?? "enforce",
-      agentName: options.agent,
-      queued: true,
-    };
-    await this.run(
-      Effect.gen(function* () {
-        yield* (yield* LedgerSignals).prepareRunJobs;
-        const store = yield* AgentRunStore;
-        yield* store.createRun(run, [
-          { sequence: 1, type: "user_input", payload: { text: options.input, origin: "user" } },
-        ]);
-      }),
-    );
+    const runId = await this.run(enqueueRunRequest(this.config, options));
     this.dispatcher?.wake();
     return { runId };
   }
@@ -335,18 +282,15 @@ export class AgentRuntime {
   }
 
   /** The decision lands in the ledger first; the run in flight then hears of it at once (not at its next poll). */
-  private async recordDecision(runId: string, callId: string, input: HostApprovalDecision) {
-    const parsed = HostApprovalDecision.safeParse(input);
-    if (!parsed.success) throw new Error(`invalid approval decision: ${parsed.error.issues[0]?.message ?? "?"}`);
-    const decision = parsed.data;
-    const outcome = await this.run(Effect.either(recordApprovalDecision(runId, callId, decision)));
-    if (outcome._tag === "Left") {
-      const verb = decision.decision === "approved" ? "approve" : "deny";
-      throw new Error(
-        `cannot ${verb} ${callId} of ${runId}: ${DECISION_REFUSED[outcome.left.reason] ?? outcome.left.message}`,
-      );
-    }
-    return { toolName: outcome.right.toolName };
+  private recordDecision(runId: string, callId: string, decision: HostApprovalDecision) {
+    return this.request(decisionRequest(runId, callId, decision));
+  }
+
+  /** A request the ledger may refuse: a refusal rejects with its one line. */
+  private async request<A>(effect: Effect.Effect<A, RequestRefused | LedgerError, RuntimeServices>): Promise<A> {
+    const outcome = await this.run(Effect.either(effect));
+    if (outcome._tag === "Left") throw new Error(outcome.left.message);
+    return outcome.right;
   }
 
   /**
