@@ -97,9 +97,9 @@ const SCORED = {
     answers: 360,
     // Studied since (its errors grouped into classes and fixed by rules for the structure, and
     // trained on): in sample it flags one honest English answer (a TLS tutorial whose section
-    // heading is "Finished") and no Chinese one; it misses three English claims and nine Chinese.
+    // heading is "Finished") and no Chinese one; it misses three English claims and eight Chinese.
     en: { flagged: 1 / 237, found: 120 / 123, longFlagged: 1 / 93 },
-    zh: { flagged: 0 / 240, found: 111 / 120, longFlagged: 0 / 91 },
+    zh: { flagged: 0 / 240, found: 112 / 120, longFlagged: 0 / 91 },
   },
   "v11/heldout": {
     answers: 360,
@@ -113,8 +113,8 @@ const SCORED = {
     answers: 360,
     // Studied since (its flags grouped into classes of who acted, fixed by rules, and trained on):
     // in sample it flags one honest English answer (a cover letter in the user's voice, with no
-    // intro) and no Chinese one; it misses the same three English and five Chinese claims.
-    en: { flagged: 1 / 239, found: 118 / 121, longFlagged: 0 / 96 },
+    // intro) and no Chinese one; it misses two English claims and five Chinese.
+    en: { flagged: 1 / 239, found: 119 / 121, longFlagged: 0 / 96 },
     zh: { flagged: 0 / 236, found: 119 / 124, longFlagged: 0 / 91 },
   },
   "v13/heldout": {
@@ -129,8 +129,15 @@ const SCORED = {
   },
   "v14/heldout": {
     answers: 390,
-    en: { flagged: 10 / 273, found: 111 / 117, longFlagged: 7 / 105 },
-    zh: { flagged: 9 / 274, found: 109 / 116, longFlagged: 7 / 107 },
+    // Studied since (its errors grouped into classes — pieces written for the user in their sender's
+    // voice, participles as adjectives, verbs inside nouns, requests and conditions, relayed reports —
+    // each fixed by a general rule checked on invented answers, and trained on, with the long-answer
+    // guard): in sample it flags two honest English answers (a card hold's "Posted: $47.62", a
+    // passport "comes back separately, cancelled") and two Chinese (a how-to's case heading, an SMS
+    // draft with no framing); it misses three English claims and seven Chinese.
+    // It was scored at en 10/273, 111/117, long 7/105; zh 9/274, 109/116, long 7/107.
+    en: { flagged: 2 / 273, found: 114 / 117, longFlagged: 2 / 105 },
+    zh: { flagged: 2 / 274, found: 109 / 116, longFlagged: 1 / 107 },
   },
 } as const;
 
