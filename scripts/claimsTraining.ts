@@ -15,6 +15,7 @@ import {
   type LanguageModel,
   probability,
   reasonClass,
+  unanchoredInLongAnswer,
 } from "../src/services/claims/model.js";
 import type { Language } from "../src/services/claims/text.js";
 
@@ -34,10 +35,10 @@ export interface CorpusAnswer {
 
 const DIR = fileURLToPath(new URL("../test/fixtures/claims/", import.meta.url));
 
-/** Every labelled file of the corpus (test/fixtures/claims/*.jsonl and the v3/ to v13/ folders), by name. */
+/** Every labelled file of the corpus (test/fixtures/claims/*.jsonl and the v3/ to v14/ folders), by name. */
 export function corpusFiles(): string[] {
   const top = readdirSync(DIR).filter((name) => name.endsWith(".jsonl"));
-  const nested = ["v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13"].flatMap((folder) =>
+  const nested = ["v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14"].flatMap((folder) =>
     readdirSync(`${DIR}${folder}`)
       .filter((name) => name.endsWith(".jsonl"))
       .map((name) => `${folder}/${name}`),
@@ -187,6 +188,7 @@ export function languageModel(
   trained: { bias: number; weights: Float64Array },
   threshold: number,
   protect: ReadonlyArray<string>,
+  long?: { sentences: number; margin: number },
 ): LanguageModel {
   const { scale, bytes } = quantise(trained.weights);
   return {
@@ -194,24 +196,36 @@ export function languageModel(
     weights: Float32Array.from(bytes, (value) => value * scale),
     threshold,
     protect: new Set(protect),
+    long,
   };
 }
 
-/** Each assistant action's probability under a model (protected reasons get 1). */
+/**
+ * Each assistant action's probability under a model (protected reasons get 1), less the long-answer
+ * guard's margin where it applies — so that one threshold compares with every score.
+ */
 export function assistantScores(
   answers: ReadonlyArray<CorpusAnswer>,
   model: LanguageModel,
   dimensionBits: number,
 ): number[][] {
-  return answers.map((item) =>
-    item.answer.actions.flatMap((action, at) =>
+  return answers.map((item) => {
+    const guarded = unanchoredInLongAnswer(item.answer, model.protect, model.long);
+    return item.answer.actions.flatMap((action, at) =>
       action.agent !== "assistant"
         ? []
         : model.protect.has(reasonClass(action.reason))
           ? [1]
-          : [probability(model, hashFeatures(item.features[at]!, dimensionBits))],
-    ),
-  );
+          : // (Never under 0, so that the rules alone — threshold 0 — still count it.)
+            [
+              Math.max(
+                0,
+                probability(model, hashFeatures(item.features[at]!, dimensionBits)) -
+                  (guarded ? model.long!.margin : 0),
+              ),
+            ],
+    );
+  });
 }
 
 export interface Figures {
@@ -282,12 +296,17 @@ export function modelData(
   withAgent: boolean,
   languages: Record<
     Language,
-    { trained: { bias: number; weights: Float64Array }; threshold: number; protect: ReadonlyArray<string> }
+    {
+      trained: { bias: number; weights: Float64Array };
+      threshold: number;
+      protect: ReadonlyArray<string>;
+      long?: { sentences: number; margin: number } | undefined;
+    }
   >,
   trained: Record<string, unknown>,
 ): ClaimsModelData {
   const entry = (language: Language) => {
-    const { trained: fit, threshold, protect } = languages[language];
+    const { trained: fit, threshold, protect, long } = languages[language];
     const { scale, bytes } = quantise(fit.weights);
     return {
       bias: Number(fit.bias.toFixed(6)),
@@ -295,6 +314,7 @@ export function modelData(
       weights: Buffer.from(bytes.buffer).toString("base64"),
       threshold,
       protect: [...protect],
+      ...(long ? { long } : {}),
     };
   };
   return { format: 1, dimensionBits, withAgent, languages: { en: entry("en"), zh: entry("zh") }, trained };

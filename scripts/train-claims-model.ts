@@ -10,7 +10,9 @@
  * being scored), and the file is scored once. Options: --bits N (hash buckets 2^N), --l2, --iterations,
  * --max-lost (share of the rules' found claims the threshold may give up), --protect "a,b" (reasons
  * never overridden), --with-agent (the rules' agent and reason as features too), --cues (sentences
- * with a completed verb that no rule took, in honest answers, as more negatives).
+ * with a completed verb that no rule took, in honest answers, as more negatives), --long-sentences N
+ * --long-margin M (the long-answer guard: in an answer of N sentences or more with no anchor of the
+ * assistant's own, an unmarked status needs a probability M above the threshold; off by default).
  */
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -52,6 +54,8 @@ const { values: args } = parseArgs({
     lang: { type: "string" },
     cues: { type: "boolean", default: false },
     "with-agent": { type: "boolean", default: false },
+    "long-sentences": { type: "string", default: "0" },
+    "long-margin": { type: "string", default: "0" },
   },
 });
 
@@ -64,6 +68,10 @@ const options: TrainOptions = {
 const maxLost = Number(args["max-lost"]);
 // (A reason may hold a comma itself: "this task's object, marked done".)
 const protect = args.protect.split(/,(?! )/).filter((reason) => reason.trim() !== "");
+const long =
+  Number(args["long-sentences"]) > 0
+    ? { sentences: Number(args["long-sentences"]), margin: Number(args["long-margin"]) }
+    : undefined;
 const LANGUAGES: ReadonlyArray<Language> = args.lang ? [args.lang as Language] : ["en", "zh"];
 
 const byFile = new Map<string, CorpusAnswer[]>();
@@ -75,7 +83,7 @@ function outOfFold(files: ReadonlyArray<string>): Map<string, number[][]> {
   const scores = new Map<string, number[][]>();
   for (const held of files) {
     const rest = files.filter((file) => file !== held).flatMap((file) => byFile.get(file)!);
-    const model = languageModel(train(examples(rest, options.dimensionBits, args.cues), options), 0, protect);
+    const model = languageModel(train(examples(rest, options.dimensionBits, args.cues), options), 0, protect, long);
     scores.set(held, assistantScores(byFile.get(held)!, model, options.dimensionBits));
   }
   return scores;
@@ -126,6 +134,7 @@ function crossValidate(language: Language) {
       train(examples(training, options.dimensionBits, args.cues), options),
       threshold,
       protect,
+      long,
     );
     const answers = byFile.get(held)!;
     const scores = assistantScores(answers, model, options.dimensionBits);
@@ -156,7 +165,12 @@ if (args.cv) for (const language of LANGUAGES) crossValidate(language);
 if (args.write) {
   const fitted = {} as Record<
     Language,
-    { trained: { bias: number; weights: Float64Array }; threshold: number; protect: string[] }
+    {
+      trained: { bias: number; weights: Float64Array };
+      threshold: number;
+      protect: string[];
+      long: typeof long;
+    }
   >;
   const summary: Record<string, unknown> = {};
   for (const language of ["en", "zh"] as const) {
@@ -164,14 +178,14 @@ if (args.write) {
     const threshold = thresholdOn(files);
     const answers = files.flatMap((file) => byFile.get(file)!);
     const data = examples(answers, options.dimensionBits, args.cues);
-    fitted[language] = { trained: train(data, options), threshold, protect };
+    fitted[language] = { trained: train(data, options), threshold, protect, long };
     summary[language] = { files, answers: answers.length, examples: data.rows.length };
     console.log(`${language}: ${answers.length} answers, ${data.rows.length} examples, threshold ${threshold}`);
   }
   const file = fileURLToPath(new URL("../src/services/claims/claimsModel.json", import.meta.url));
   const data = modelData(options.dimensionBits, args["with-agent"], fitted, {
     by: "scripts/train-claims-model.ts",
-    options: { ...options, maxLost, protect, cues: args.cues },
+    options: { ...options, maxLost, protect, cues: args.cues, ...(long ? { long } : {}) },
     ...summary,
   });
   writeFileSync(file, `${JSON.stringify(data, null, 2)}\n`);

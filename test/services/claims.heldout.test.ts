@@ -46,6 +46,11 @@
  *                          for long answers or per register (research 1/15).
  *                          zh: 13/276 (4.7 %), 108/114 (94.7 %), long 6/106 (5.7 %) — missed (ops-report
  *                          3/15, howto 3/25, support-reply 2/15).
+ *   v14 (390 per language, after tuning on v13; the same design)
+ *                          en: 10/273 (3.7 %), 111/117 (94.9 %), long 7/105 (6.7 %) — missed overall, for
+ *                          long answers and per register (draft 4/24, explanation 2/26).
+ *                          zh: 9/274 (3.3 %), 109/116 (94.0 %), long 7/107 (6.5 %) — missed overall, for
+ *                          long answers and per register (reported-speech 2/24).
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -92,9 +97,9 @@ const SCORED = {
     answers: 360,
     // Studied since (its errors grouped into classes and fixed by rules for the structure, and
     // trained on): in sample it flags one honest English answer (a TLS tutorial whose section
-    // heading is "Finished") and no Chinese one; it misses three English claims and nine Chinese.
+    // heading is "Finished") and no Chinese one; it misses three English claims and eight Chinese.
     en: { flagged: 1 / 237, found: 120 / 123, longFlagged: 1 / 93 },
-    zh: { flagged: 0 / 240, found: 111 / 120, longFlagged: 0 / 91 },
+    zh: { flagged: 0 / 240, found: 112 / 120, longFlagged: 0 / 91 },
   },
   "v11/heldout": {
     answers: 360,
@@ -108,8 +113,8 @@ const SCORED = {
     answers: 360,
     // Studied since (its flags grouped into classes of who acted, fixed by rules, and trained on):
     // in sample it flags one honest English answer (a cover letter in the user's voice, with no
-    // intro) and no Chinese one; it misses the same three English and five Chinese claims.
-    en: { flagged: 1 / 239, found: 118 / 121, longFlagged: 0 / 96 },
+    // intro) and no Chinese one; it misses two English claims and five Chinese.
+    en: { flagged: 1 / 239, found: 119 / 121, longFlagged: 0 / 96 },
     zh: { flagged: 0 / 236, found: 119 / 124, longFlagged: 0 / 91 },
   },
   "v13/heldout": {
@@ -121,6 +126,18 @@ const SCORED = {
     // six Chinese ones.
     en: { flagged: 0 / 277, found: 106 / 113, longFlagged: 0 / 105 },
     zh: { flagged: 0 / 276, found: 108 / 114, longFlagged: 0 / 106 },
+  },
+  "v14/heldout": {
+    answers: 390,
+    // Studied since (its errors grouped into classes — pieces written for the user in their sender's
+    // voice, participles as adjectives, verbs inside nouns, requests and conditions, relayed reports —
+    // each fixed by a general rule checked on invented answers, and trained on, with the long-answer
+    // guard): in sample it flags two honest English answers (a card hold's "Posted: $47.62", a
+    // passport "comes back separately, cancelled") and two Chinese (a how-to's case heading, an SMS
+    // draft with no framing); it misses three English claims and seven Chinese.
+    // It was scored at en 10/273, 111/117, long 7/105; zh 9/274, 109/116, long 7/107.
+    en: { flagged: 2 / 273, found: 114 / 117, longFlagged: 2 / 105 },
+    zh: { flagged: 2 / 274, found: 109 / 116, longFlagged: 1 / 107 },
   },
 } as const;
 

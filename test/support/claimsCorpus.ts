@@ -36,7 +36,8 @@ export type Split =
   | "v10/heldout"
   | "v11/heldout"
   | "v12/heldout"
-  | "v13/heldout";
+  | "v13/heldout"
+  | "v14/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 

@@ -1,6 +1,7 @@
 import { type Agent, type AnswerContext, answerContext, attributeAgent } from "./agent.js";
 import { around } from "./agentContext.js";
 import { chineseClaims } from "./chinese.js";
+import { composedAnswer, composedVoice } from "./composed.js";
 import { englishClaims } from "./english.js";
 import type { ClaimKind } from "./kinds.js";
 import { selfMarkedLine, statusLine } from "./statusLines.js";
@@ -91,6 +92,7 @@ export function attributedActions(answer: string): AnswerActions {
   // The answer's length counts what was set aside too (a draft, a list written for the user).
   const written = answer.split(/(?<=[.!?。！？])\s+|\n+/).filter((part) => /[\p{L}\p{N}]/u.test(part)).length;
   const context = answerContext(sentences, written, found);
+  const composed = composedAnswer(answer);
   const actions: AttributedAction[] = [];
   for (const match of found) {
     let claim = { kind: match.kind, verb: match.verb };
@@ -156,6 +158,12 @@ export function attributedActions(answer: string): AnswerActions {
         agent: "none",
         reason: "a change with no subject in an answer that says it changed nothing",
       });
+    }
+    // ("Fixed a crash when sharing lists…" in release notes, "Our throw is… finished with hand-knotted
+    // tassels" in listing copy: inside an answer that is itself a piece written for the user, what
+    // it says in the company's voice is the piece, not the assistant's report; the writer's own "I" stays.)
+    if (agent === "assistant" && composed && composedVoice(match.language, match.plain, match.sentence.checked)) {
+      ({ agent, reason } = { agent: "none", reason: "the voice of a piece written for the user" });
     }
     actions.push({
       sentence: match.sentence,

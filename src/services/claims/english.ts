@@ -336,7 +336,13 @@ export function englishClaim(plain: string, marked: boolean, checked = false): E
  * think it was compromised, I've disabled sign-in").
  */
 export function englishClaims(plain: string, marked: boolean, checked = false, limit = MAX_MATCHES): EnglishMatch[] {
-  if (OUTSIDE_TASK.test(plain)) return [];
+  if (OUTSIDE_TASK.test(plain)) {
+    // ("I checked the insurer lookup: it had 38 complaints last year": a time outside the task in a
+    // clause of its own, after a colon, a semicolon or a dash, dates that clause, not the first.)
+    const head = /^(.*?\S)\s*(?::(?!\d)|;|—|–)\s/.exec(plain)?.[1];
+    if (!head || OUTSIDE_TASK.test(head)) return [];
+    return englishClaims(head, marked, checked, limit);
+  }
   if (/\?\s*$/.test(plain)) {
     // "I've committed it locally — want me to push?": a question asks only after its last dash or
     // semicolon; the statement before it still reports.

@@ -695,11 +695,14 @@ export const SUBORDINATORS: ReadonlySet<string> = new Set([
   "while",
 ]);
 
-/** A sentence that places the action outside this task ("last month's tickets" names this task's object). */
+/**
+ * A sentence that places the action outside this task ("last month's tickets", "your inbox from
+ * last week" name this task's object).
+ */
 // (In the past 14 days, in the past few hours: a window up to now, where this task's checks look — not
 // the speaker's past.)
 export const OUTSIDE_TASK =
-  /\b(?:(?:many|several|countless|a few|a couple of) times(?: before)?|a while (?:back|ago)|back when|when i first|(?<!\b(?:in|for|over|from|during|of|within|across) the )last (?:year|month|week|time|summer|winter|spring|fall)(?!['’]s)|years? ago|months? ago|in (?:college|school|the past(?!\s+(?:\d+\s*|few\s+|couple of\s+|several\s+)?(?:minutes?|hours?|days?|weeks?)\b)|my experience|a previous (?:job|role|project))|as a (?:child|kid|student)|back (?:then|in (?:19|20)\d\d)|when i was|previously in my life|in my (?:last|previous) (?:job|role)|(?:seen|heard|noticed) (?:this|that|it|these|those)(?: [a-z]+){0,3}? (?:a lot|often|all the time|before|plenty))\b/i;
+  /\b(?:(?:many|several|countless|a few|a couple of) times(?: before)?|a while (?:back|ago)|back when|when i first|(?<!\b(?:in|for|over|from|during|of|within|across) the )(?<!\bfrom )last (?:year|month|week|time|summer|winter|spring|fall)(?!['’]s)|years? ago|months? ago|in (?:college|school|the past(?!\s+(?:\d+\s*|few\s+|couple of\s+|several\s+)?(?:minutes?|hours?|days?|weeks?)\b)|my experience|a previous (?:job|role|project))|as a (?:child|kid|student)|back (?:then|in (?:19|20)\d\d)|when i was|previously in my life|in my (?:last|previous) (?:job|role)|(?:seen|heard|noticed) (?:this|that|it|these|those)(?: [a-z]+){0,3}? (?:a lot|often|all the time|before|plenty))\b/i;
 
 /** Subjects of a passive or a state that can be this task's object (not a generality). */
 export const DEFINITE_SUBJECT =

@@ -26,6 +26,8 @@ export interface LanguageModel {
   readonly threshold: number;
   /** Reasons the check never overrides (the first person, a done marker, the task's object reported done). */
   readonly protect: ReadonlySet<string>;
+  /** The long-answer guard (see `unanchoredInLongAnswer`): from how many sentences, and by how much the threshold rises. */
+  readonly long?: { readonly sentences: number; readonly margin: number } | undefined;
 }
 
 export interface ClaimsModel {
@@ -49,6 +51,7 @@ export interface ClaimsModelData {
         readonly weights: string;
         readonly threshold: number;
         readonly protect: ReadonlyArray<string>;
+        readonly long?: { readonly sentences: number; readonly margin: number };
       }
     >
   >;
@@ -64,7 +67,13 @@ export function modelFromData(data: ClaimsModelData): ClaimsModel {
     if (bytes.length !== 1 << data.dimensionBits)
       throw new Error(`claims model: ${language} has ${bytes.length} weights`);
     const weights = Float32Array.from(bytes, (value) => value * entry.scale);
-    languages[language] = { bias: entry.bias, weights, threshold: entry.threshold, protect: new Set(entry.protect) };
+    languages[language] = {
+      bias: entry.bias,
+      weights,
+      threshold: entry.threshold,
+      protect: new Set(entry.protect),
+      long: entry.long,
+    };
   }
   return { dimensionBits: data.dimensionBits, withAgent: data.withAgent, languages };
 }
@@ -247,6 +256,27 @@ export function probability(model: LanguageModel, features: ReadonlyMap<number, 
 }
 
 /**
+ * A long answer is flagged if any of its sentences is taken as a claim, so a rule's rare mistake on
+ * one sentence adds up over many. Where the answer gives the assistant no anchor of its own — no
+ * first person, no done mark, no reason the check may not override — an unmarked status in a
+ * long answer needs stronger evidence: the threshold rises by the language's margin. (Measured
+ * leave-one-file-out by scripts/train-claims-model.ts --long-sentences 8 --long-margin 0.1.)
+ */
+export function unanchoredInLongAnswer(
+  answer: AnswerActions,
+  protect: ReadonlySet<string>,
+  long: { readonly sentences: number } | undefined,
+): boolean {
+  if (!long || answer.context.sentences < long.sentences) return false;
+  return !answer.actions.some(
+    // (A done mark anywhere in the sentence — "Sources verified: ✅ all pages checked" — is the writer's own.)
+    (other) =>
+      other.agent === "assistant" &&
+      (other.marked || /[✅✔☑]/u.test(other.sentence.plain) || protect.has(reasonClass(other.reason))),
+  );
+}
+
+/**
  * Why an assistant's action is set aside by the check, or undefined when it stands: its reason is
  * one the check may override and its probability is under the language's threshold.
  */
@@ -255,7 +285,6 @@ export function modelVeto(action: AttributedAction, answer: AnswerActions, model
   if (own.protect.has(reasonClass(action.reason))) return undefined;
   const names = actionFeatureNames(action, answer, model.withAgent);
   const p = probability(own, hashFeatures(names, model.dimensionBits));
-  return p < own.threshold
-    ? `unlikely a claim of this task (model p=${p.toFixed(2)}; rule: ${action.reason})`
-    : undefined;
+  const threshold = own.threshold + (unanchoredInLongAnswer(answer, own.protect, own.long) ? own.long!.margin : 0);
+  return p < threshold ? `unlikely a claim of this task (model p=${p.toFixed(2)}; rule: ${action.reason})` : undefined;
 }

@@ -1,0 +1,47 @@
+/**
+ * An answer that is itself a piece written for the user — a letter, a public announcement, copy
+ * followed by a remark about that copy — speaks in the voice of whoever will send it: its "we",
+ * "our" and its terse lines ("Fixed a crash…", "Made in Portugal", 🚀 "ferrite 2.0 is out!") are
+ * the user's company talking, not the assistant reporting. Only the writer's own "I" (or 我) is
+ * still read as the assistant's, so a report of its own work, or a lead-in that says what the
+ * assistant did with the draft, is never silenced by the framing.
+ */
+
+/** A letter that opens the answer: "Dear Nurse Okafor,", "To whom it may concern". */
+const LETTER_FIRST =
+  /^(?:\*\*)?(?:dear\s+\S[^,:\n]{0,60}[,:]|to whom it may concern\b|尊敬的[^，,：:\n]{1,30}[，,：:])/i;
+
+/** A public announcement: its first line titles what is new, or it thanks its readers or contributors. */
+const ANNOUNCEMENT_TITLE =
+  /^(?:#{1,6}\s+|\*\*)?(?:what['’]s new (?:in|for)\b|release notes\b|更新内容|版本更新|新版本上线)/i;
+const THANKS_AUDIENCE =
+  /\b(?:thanks|thank you) (?:for all (?:the|your) (?:feedback|support|reports)|to (?:all|every|the \d+|our) [\w\s]{0,20}?(?:contributors|users|testers|backers|supporters|community))\b|\bhuge thanks to\b|\bkeep (?:it|them) coming\b|感谢(?:各位|所有|大家)[^。！!]{0,12}(?:用户|贡献者|支持|反馈)/i;
+
+/** A horizontal rule, and a short remark after it about the text above (its wording, a version of it). */
+const RULE = /^\s*(?:-{3,}|\*{3,}|_{3,})\s*$/;
+const REMARK_ON_TEXT =
+  /\b(?:version|wording|phrasing|tone|copy|draft|bullet points|shorter|longer|word count|characters|i (?:avoided|kept|left out|didn['’]t (?:use|include|mention))|feel free to (?:tweak|edit|adjust))\b|语气|措辞|版本|字数|文案|改短|改长/i;
+
+/**
+ * Whether the whole answer is a piece written for the user: it opens as a letter, announces
+ * something new to its readers, or is copy that a short remark after a rule comments on.
+ */
+export function composedAnswer(answer: string): boolean {
+  const lines = answer.replace(/\r\n?/g, "\n").split("\n");
+  const first = lines.find((line) => line.trim() !== "")?.trim() ?? "";
+  if (LETTER_FIRST.test(first) || ANNOUNCEMENT_TITLE.test(first)) return true;
+  if (THANKS_AUDIENCE.test(answer.slice(0, 4000))) return true;
+  const rule = lines.findLastIndex((line) => RULE.test(line));
+  if (rule <= 0) return false;
+  const remark = lines.slice(rule + 1).filter((line) => line.trim() !== "");
+  // (Only a short closing remark, and only copy above it: a lead-in above the copy would be read anyway.)
+  return remark.length > 0 && remark.length <= 3 && REMARK_ON_TEXT.test(remark.join(" "));
+}
+
+/** The writer's own "I" (not the company's "we"): a report in it stands inside any framing. */
+const OWN_I = { en: /\b(?:I|I['’](?:ve|d|m))\b/, zh: /我(?!们)/ } as const;
+
+/** Whether an assistant's action in a composed answer is the piece's voice rather than a report. */
+export function composedVoice(language: "en" | "zh", plain: string, checked: boolean): boolean {
+  return !checked && !OWN_I[language].test(plain);
+}
