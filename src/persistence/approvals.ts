@@ -2,6 +2,7 @@ import { SqlClient, type SqlError } from "@effect/sql";
 import { Effect } from "effect";
 import { type ApprovalRecord, type ApprovalRequest, HostApprovalDecision, type JsonValue } from "../domain/index.js";
 import { LedgerError } from "./AgentRunStore.js";
+import { Dialect } from "./engine/Dialect.js";
 import { toLedgerError } from "./ledgerWriter.js";
 import { sanitizedJson } from "./payloadHygiene.js";
 
@@ -50,6 +51,9 @@ export const recordApprovalRequest = (request: ApprovalRequest & { readonly time
  * The row holds the decision whole, never a truncated summary: the waiting run applies what it reads
  * back, and the limits keep it bounded.
  */
+/** The channel on which a recorded decision is announced (its payload: the run id). */
+export const APPROVAL_DECIDED_CHANNEL = "agentloop_approval_decided";
+
 export const recordApprovalDecision = (runId: string, callId: string, input: HostApprovalDecision) =>
   Effect.gen(function* () {
     const checked = HostApprovalDecision.safeParse(input);
@@ -72,6 +76,9 @@ export const recordApprovalDecision = (runId: string, callId: string, input: Hos
         ${decision.decidedBy}, ${payload}, ${decision.decidedAt})`.pipe(
       refuse(`recordApprovalDecision ${runId}/${callId}`),
     );
+    // Where the engine can announce it, the runtime driving the run reads the decision at once;
+    // an announcement that is lost only leaves the decision to that runtime's next poll.
+    yield* (yield* Dialect).notify(APPROVAL_DECIDED_CHANNEL, runId).pipe(Effect.ignore);
     return { toolName: request?.tool_name ?? "" };
   });
 

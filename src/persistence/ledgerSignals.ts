@@ -16,6 +16,11 @@ export interface LedgerSignalsShape {
    */
   readonly cancelRequested: Stream.Stream<string> | undefined;
   /**
+   * Run ids with an approval decision just recorded by some process (PostgreSQL NOTIFY); undefined
+   * where nothing announces it (SQLite: the waiting run reads the ledger on its approval poll).
+   */
+  readonly approvalDecided: Stream.Stream<string> | undefined;
+  /**
    * Queued runs handed to this worker as they are enqueued, by any process (PostgreSQL: a
    * graphile-worker runner, for as long as the scope lasts); undefined where a worker looks at the
    * queue itself on a short poll (SQLite).
@@ -45,6 +50,7 @@ export const OWNER_ENDED_CHANNEL = "agentloop_owner_ended";
 export const none: Layer.Layer<LedgerSignals> = Layer.succeed(LedgerSignals, {
   ownerEnded: Stream.never,
   cancelRequested: undefined,
+  approvalDecided: undefined,
   serveRunJobs: undefined,
   prepareRunJobs: Effect.void,
 });

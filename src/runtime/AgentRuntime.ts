@@ -12,8 +12,8 @@ import { loggingEnabled, loggingLayer } from "../services/observability/logging.
 import { metricsText } from "../services/observability/prometheus.js";
 import { type EndedStrayProcess, endStrayToolProcesses } from "../services/processes/processLedger.js";
 import { DEFAULT_TOOL_TIMEOUT_MS } from "../services/tools/callPlanner.js";
-import { DEFAULT_CANCEL_POLL_MS, startCancelWatch } from "./cancelWatch.js";
 import { cancelRunRequest, decisionRequest, enqueueRunRequest, type RequestRefused } from "./ledgerRequests.js";
+import { DEFAULT_CANCEL_POLL_MS, startLedgerWatch } from "./ledgerWatch.js";
 import {
   DEFAULT_WORKER_CONCURRENCY,
   DEFAULT_WORKER_POLL_MS,
@@ -115,11 +115,12 @@ export class AgentRuntime {
       const runtime = new AgentRuntime(config, managed, recovered, strayProcesses);
       if (config.supervise) runtime.supervise(config.supervise === true ? {} : config.supervise);
       if (config.worker) runtime.startWorker(config.worker);
-      runtime.stopCancelWatch = startCancelWatch({
+      runtime.stopLedgerWatch = startLedgerWatch({
         managed,
         cancel: (runId) => runtime.sessions.get(runId)?.handle.cancel(),
+        decided: (runId) => runtime.sessions.get(runId)?.readDecisions(),
         driving: () => runtime.sessions.size > 0,
-        pollMs: config.cancelPollMs ?? DEFAULT_CANCEL_POLL_MS,
+        cancelPollMs: config.cancelPollMs ?? DEFAULT_CANCEL_POLL_MS,
       });
       return runtime;
     } catch (error) {
@@ -334,13 +335,13 @@ export class AgentRuntime {
   }
 
   private dispatcher: Dispatcher | undefined;
-  private stopCancelWatch: (() => Promise<void>) | undefined;
+  private stopLedgerWatch: (() => Promise<void>) | undefined;
 
   private async shutdown(): Promise<void> {
     // A worker stops taking runs first: what it has not taken stays queued for another.
     await this.dispatcher?.stop();
     await this.stopSupervisor?.();
-    await this.stopCancelWatch?.();
+    await this.stopLedgerWatch?.();
     const all = [...this.sessions.values()];
     // A run waiting for approval is parked, not cancelled: its request is durable, the next
     // runtime's recovery leaves it open, and `resumeRun` brings it back to the same wait.

@@ -171,6 +171,11 @@ export class ApprovalDesk {
     );
   }
 
+  /** One read of the ledger for the decisions of the calls that wait now (none wait: nothing to read). */
+  readDecisions(): Effect.Effect<unknown, never, SqlClient.SqlClient> {
+    return this.state && this.state.waiting.size > 0 ? this.state.pollOnce : Effect.void;
+  }
+
   /** The call's wait ended, whoever ended it: stop looking for its decision. */
   close(callId: string) {
     const { closed, waiting } = this.desk();

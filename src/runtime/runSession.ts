@@ -51,6 +51,8 @@ export interface RunSession {
   readonly handle: RunHandle;
   /** Whether the run waits for a host's approval (it is parked, not cancelled, on shutdown). */
   readonly waitingForApproval: () => boolean;
+  /** Reads the ledger for decisions on the calls that wait now (another process recorded one). */
+  readonly readDecisions: () => void;
   /** Applies a decision already durable in the ledger to the live run. */
   readonly applyDecision: (callId: string, toolName: string, decision: HostApprovalDecision) => void;
   /** Closes the run's scope: stops it where it stands (its ledger keeps it open for a resume). */
@@ -200,6 +202,9 @@ export function openRunSession(settings: RunSettings, host: RunSessionHost, opti
     runId,
     handle,
     waitingForApproval: () => actor.getSnapshot().hasTag(RUN_WAITING_FOR_APPROVAL),
+    readDecisions: () => {
+      managed.runFork(approvals.readDecisions());
+    },
     applyDecision,
     close,
   };

@@ -1,5 +1,6 @@
 import * as PgClient from "@effect/sql-pg/PgClient";
 import { Effect, Layer, Stream } from "effect";
+import { APPROVAL_DECIDED_CHANNEL } from "../../approvals.js";
 import type { DatabaseError } from "../../database.js";
 import { LedgerSignals, OWNER_ENDED_CHANNEL } from "../../ledgerSignals.js";
 import { RUN_CANCEL_CHANNEL } from "../../runCancellation.js";
@@ -21,6 +22,7 @@ export const layer = (options: {
       return {
         ownerEnded: client.listen(OWNER_ENDED_CHANNEL).pipe(Stream.catchAll(() => Stream.empty)),
         cancelRequested: client.listen(RUN_CANCEL_CHANNEL).pipe(Stream.catchAll(() => Stream.empty)),
+        approvalDecided: client.listen(APPROVAL_DECIDED_CHANNEL).pipe(Stream.catchAll(() => Stream.empty)),
         serveRunJobs: serveRunJobs(options.url),
         prepareRunJobs: yield* Effect.cached(installJobs(options.url)),
       };
