@@ -105,7 +105,11 @@ class WorkerProcess {
   }
 }
 
+/** Each latency after a few unmeasured runs of its own kind (connections opened, code warm). */
+const WARM_UP = 2 * BATCH;
+
 async function inBatches(count: number, measure: () => Promise<number>): Promise<number[]> {
+  for (let done = 0; done < WARM_UP; done += BATCH) await Promise.all(Array.from({ length: BATCH }, measure));
   const values: number[] = [];
   while (values.length < count) {
     const batch = Math.min(BATCH, count - values.length);
@@ -159,7 +163,7 @@ export async function benchDispatch(options: BenchOptions): Promise<BenchResult>
   }
   return {
     id: "dispatch.latency",
-    what: `enqueue → first model request, cancel → terminal row, approve → tool start, a worker in another process; ${samples} runs each, ${BATCH} at a time`,
+    what: `enqueue → first model request, cancel → terminal row, approve → tool start, a worker in another process; ${samples} runs each (after ${WARM_UP} unmeasured), ${BATCH} at a time`,
     sqlite,
     postgres: onPostgres,
   };

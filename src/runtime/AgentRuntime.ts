@@ -176,6 +176,7 @@ export class AgentRuntime {
         defaultToolTimeoutMs: this.config.defaultToolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
         force: options.force === true,
         skipLocked: options.skipLocked === true,
+        queued: options.queued === true,
       }),
     );
     const settings = resolveRunSettings(this.config, {
@@ -248,7 +249,7 @@ export class AgentRuntime {
     const run = await this.ledger.getRun(runId);
     if (run?.terminalState !== "running") return undefined;
     agentOf(this.config, run.agentName);
-    const handle = await this.resumeRun(runId, { skipLocked: true }).catch(() => undefined);
+    const handle = await this.resumeRun(runId, { skipLocked: true, queued: true }).catch(() => undefined);
     if (!handle) return undefined;
     await this.run(Effect.flatMap(AgentRunStore, (store) => store.dequeueRun(runId)));
     this.config.worker?.onRun?.(handle);

@@ -181,6 +181,8 @@ export interface ResumeRunOptions
   readonly force?: boolean | undefined;
   /** @internal the supervisor's scan skips a lease another replica is taking right now. */
   readonly skipLocked?: boolean | undefined;
+  /** @internal a worker takes a run from the queue (no owner to judge). */
+  readonly queued?: boolean | undefined;
 }
 
 /** Parsed contracts by the object a host passed: hosts reuse one contract object for many runs. */

@@ -33,6 +33,8 @@ export interface TakeOverOptions {
   /** Take the lease even if it has not expired (the caller knows its holder is gone). */
   readonly force: boolean;
   readonly skipLocked: boolean;
+  /** The run waits in the queue: nobody ever drove it, so there is no owner to judge. */
+  readonly queued?: boolean | undefined;
 }
 
 /**
@@ -51,7 +53,11 @@ export const takeOverRun = (runId: string, options: TakeOverOptions) =>
         message: `run ${runId} already ended ${run.terminalState}`,
       });
     }
-    const abandoned = (yield* store.findAbandonedRuns()).find((candidate) => candidate.run.runId === runId);
+    // A queued run has no owner to judge (and reading every open run per pickup would cost a
+    // worker more the longer the queue).
+    const abandoned = options.queued
+      ? undefined
+      : (yield* store.findAbandonedRuns()).find((candidate) => candidate.run.runId === runId);
     const epoch = yield* store.acquireLease(runId, {
       force: options.force || abandoned?.ownerKnownGone === true,
       skipLocked: options.skipLocked,
