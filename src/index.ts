@@ -16,10 +16,14 @@ export {
   type JsonValue,
   LedgerEvent,
   LoopEvent,
+  /** Evidence keys of which a `mutate` contract needs one on a mutating tool's `ok` receipt. */
+  MUTATION_EVIDENCE_KEYS,
   ReasonCode,
   ReceiptStatus,
   RunRecord,
   RunStatus,
+  /** Evidence keys naming a stable external id, of which a `deliver` contract needs one. */
+  STABLE_ID_KEYS,
   TerminalState,
   ToolKind,
 } from "./domain/index.js";

@@ -1,6 +1,6 @@
 import type { Tracer } from "effect";
 import { Effect, Exit, type FiberMap, type ManagedRuntime, Scope } from "effect";
-import type { Actor, InspectionEvent } from "xstate";
+import type { Actor, InspectionEvent, Observer } from "xstate";
 import type { AgentRunResult, HostApprovalDecision, LoopEvent, ResumePoint } from "../domain/index.js";
 import { RUN_WAITING_FOR_APPROVAL, type runMachine } from "../machines/run/machine.js";
 import { shownApprovalRequests } from "../machines/toolBatch/machine.js";
@@ -32,7 +32,7 @@ export interface RunSessionHost {
   readonly logging: boolean;
   /** The host configured a tracing layer (a run with a parent span gets spans either way). */
   readonly tracing: boolean;
-  readonly inspect?: ((event: InspectionEvent) => void) | undefined;
+  readonly inspect?: ((event: InspectionEvent) => void) | Observer<InspectionEvent> | undefined;
   /** Records a host's decision in the ledger; rejects with a one-line reason when refused. */
   readonly decide: (runId: string, callId: string, decision: HostApprovalDecision) => Promise<{ toolName: string }>;
   /** The session's scope closed: the runtime drops it. */

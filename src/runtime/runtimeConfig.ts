@@ -1,6 +1,6 @@
 import type { SqlClient } from "@effect/sql";
 import type { Layer, Logger, Tracer } from "effect";
-import type { InspectionEvent } from "xstate";
+import type { InspectionEvent, Observer } from "xstate";
 import {
   type AgentRunResult,
   type ApprovalRequest,
@@ -126,8 +126,11 @@ export interface AgentRuntimeConfig {
   readonly cancelPollMs?: number | undefined;
   /** How long `dispose()` waits for cancelled runs to write their terminal state (default 10 s). */
   readonly shutdownTimeoutMs?: number | undefined;
-  /** XState's inspection API for every run actor (e.g. the Stately inspector): events, snapshots, actors. */
-  readonly inspect?: ((event: InspectionEvent) => void) | undefined;
+  /**
+   * XState's inspection API for every run actor: a function, or an observer such as the Stately
+   * inspector's `inspector.inspect`; it receives the events, snapshots and actors of every run.
+   */
+  readonly inspect?: ((event: InspectionEvent) => void) | Observer<InspectionEvent> | undefined;
   /**
    * which calls of every run wait for approval (a run's own `approval` replaces it), and
    * how often a waiting run reads the ledger for decisions made by other processes (default 250 ms).

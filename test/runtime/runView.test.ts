@@ -1,7 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { AgentRuntime } from "../../src/runtime/AgentRuntime.js";
 import { scriptedProvider } from "../../src/services/providers/scripted.js";
+import { textStep, useRuntimeHarness } from "../support/runtimeHarness.js";
 import { useTempDir } from "../support/tempDir.js";
+
+const harness = useRuntimeHarness("agentloop-inspect-");
 
 /**
  * A host holds a read-only view of a run's actor: it can watch the run and cancel, approve or deny,
@@ -62,5 +65,17 @@ describe("a run handle", () => {
     expect(result.terminalState).toBe("cancelled");
     expect(seen).toContain("done");
     expect(handle.actor.getSnapshot().output?.terminalState).toBe("cancelled");
+  });
+});
+
+describe("inspection of every run", () => {
+  it("an observer object (as the Stately inspector gives) receives the run's inspection events", async () => {
+    const seen: string[] = [];
+    const runtime = await harness.makeRuntime({ inspect: { next: (event) => seen.push(event.type) } });
+    const handle = runtime.startRun({ sessionId: "s", input: "Hi", provider: scriptedProvider([textStep("Hello.")]) });
+    await handle.result;
+    expect(seen).toContain("@xstate.actor");
+    expect(seen).toContain("@xstate.event");
+    expect(seen).toContain("@xstate.snapshot");
   });
 });
