@@ -1,14 +1,15 @@
 import { Effect, Either } from "effect";
 import { decidedByProblem } from "../domain/index.js";
 import * as Ledger from "../persistence/ledger.js";
-import { closeQueuedRun, requestCancel } from "../persistence/runCancellation.js";
+import { closeUndrivenRun, requestCancel } from "../persistence/runCancellation.js";
 import { cliDecider } from "./approvalCommands.js";
 import { CliFailure, type CliIO, terminalText } from "./output.js";
 
 /**
  * `agentloop cancel RUN_ID`: cancels a run driven by any process on the ledger. The request is a
  * ledger row that the driving runtime reads (at once on PostgreSQL, within its poll on SQLite); a
- * run still waiting in the queue is closed `cancelled` here.
+ * run nobody drives — still queued, or parked for approval with its runtime gone — is closed
+ * `cancelled` here.
  */
 export interface CancelOptions {
   readonly db: string;
@@ -29,8 +30,7 @@ export async function cancelCommand(io: CliIO, runId: string, options: CancelOpt
     Effect.either(
       Effect.gen(function* () {
         const { queued } = yield* requestCancel({ runId, requestedBy, requestedAt: new Date().toISOString() });
-        const closed = queued ? (yield* closeQueuedRun(runId, requestedBy)) !== undefined : false;
-        return { closed };
+        return { closed: yield* closeUndrivenRun(runId, requestedBy, queued) };
       }).pipe(Effect.provide(Ledger.layer({ filename: options.db, access: "write" }))),
     ),
   );
@@ -41,7 +41,7 @@ export async function cancelCommand(io: CliIO, runId: string, options: CancelOpt
   }
   const state = outcome.right.closed ? "cancelled" : "requested";
   if (options.json) io.out(JSON.stringify({ runId, state, requestedBy }));
-  else if (state === "cancelled") io.out(`cancelled ${terminalText(runId)} (it had not started)`);
+  else if (state === "cancelled") io.out(`cancelled ${terminalText(runId)} (no runtime was driving it)`);
   else io.out(`asked the runtime driving ${terminalText(runId)} to cancel it`);
   return 0;
 }

@@ -18,13 +18,18 @@ export async function migrateCommand(io: CliIO, options: { db: string; json?: bo
 }
 
 export async function recoverCommand(io: CliIO, options: { db: string; json?: boolean }): Promise<number> {
-  const { recovered, live, processes } = await runEffect(
+  const { recovered, live, processes, parked, queued } = await runEffect(
     Effect.flatMap(AgentRunStore, (store) =>
       Effect.all({
         recovered: store.recoverInterrupted(),
         live: store.findLiveRuns(),
         // The commands the dead processes left running: ended here, each named below.
         processes: endStrayToolProcesses().pipe(Logger.withMinimumLogLevel(LogLevel.Error)),
+        // Open with nobody driving them, after recovery: runs that wait for a person's decision.
+        parked: Effect.map(store.findAbandonedRuns(), (runs) =>
+          runs.map(({ run }) => ({ runId: run.runId, sessionId: run.sessionId })),
+        ),
+        queued: Effect.map(store.findQueuedRuns(1_000), (runs) => runs.length),
       }),
     ).pipe(
       Effect.provide(Ledger.layer({ filename: options.db, owner: false })),
@@ -38,10 +43,16 @@ export async function recoverCommand(io: CliIO, options: { db: string; json?: bo
     ),
   );
   if (options.json) {
-    io.out(JSON.stringify({ recovered, live, processes }));
+    io.out(JSON.stringify({ recovered, live, processes, parked, queued }));
     return 0;
   }
   if (recovered.length === 0) io.out("no interrupted runs");
+  for (const run of parked) {
+    io.out(
+      `left ${terminalText(run.runId)} (session ${terminalText(run.sessionId)}) open: it waits for an approval and no runtime drives it (resume it: agentloop recover --resume; end it: agentloop cancel ${terminalText(run.runId)})`,
+    );
+  }
+  if (queued > 0) io.out(`${queued} run(s) wait in the queue for a worker`);
   for (const run of recovered) {
     const calls = run.cancelledCallIds.length;
     io.out(

@@ -108,6 +108,17 @@ export interface RunClosure {
   readonly receipts?: ReadonlyArray<ExecutionReceipt>;
 }
 
+/** How a run nobody drives any more is closed: its terminal, and the receipts of its open calls. */
+export interface RunClosing {
+  readonly terminal: TerminalPayload;
+  readonly detail: string;
+  readonly receiptReason: "interrupted" | "cancelled_by_user";
+  /** The note on the receipt of a call that never started. */
+  readonly neverStarted: string;
+  /** The note on the receipt of a call that started and never reported. */
+  readonly outcomeUnknown: string;
+}
+
 export interface RecoveredRun {
   readonly runId: string;
   readonly sessionId: string;
@@ -192,6 +203,12 @@ export interface AgentRunStoreShape {
    * lease need not have expired yet): the runs a resume or a supervisor may take over.
    */
   readonly findAbandonedRuns: () => Effect.Effect<ReadonlyArray<AbandonedRun>, LedgerError>;
+  /**
+   * Closes an open run that no live runtime drives (parked for approval when its runtime shut
+   * down, or its process gone) the way `closing` says, with receipts for its calls that have none;
+   * undefined when a live runtime drives it or it is no longer open.
+   */
+  readonly closeAbandonedRun: (runId: string, closing: RunClosing) => Effect.Effect<RecoveredRun | undefined, LedgerError>;
   /** Up to `limit` runs waiting in the run queue for a worker, oldest first. */
   readonly findQueuedRuns: (limit: number) => Effect.Effect<ReadonlyArray<QueuedRun>, LedgerError>;
   /** Takes a run out of the run queue (its worker holds its lease now). */

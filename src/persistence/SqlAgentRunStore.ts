@@ -335,7 +335,7 @@ export const make = (
       }).pipe(refuse("loadRunLedgers"));
 
     const { acquireLease } = RunLeases.make({ sql, dialect, writer, ownerId: options.ownerId, leaseMs });
-    const { recoverInterrupted, findLiveRuns, findAbandonedRuns } = LedgerRecovery.make({
+    const { recoverInterrupted, findLiveRuns, findAbandonedRuns, closeAbandonedRun } = LedgerRecovery.make({
       sql,
       dialect,
       writer,
@@ -352,6 +352,7 @@ export const make = (
       ...queue,
       findLiveRuns,
       findAbandonedRuns,
+      closeAbandonedRun,
       acquireLease,
       startCalls,
       listStarts,

@@ -1,7 +1,14 @@
 import { SqlClient, type SqlError } from "@effect/sql";
 import { Effect, Schedule } from "effect";
 import type { ExecutionReceipt, JsonValue, RunRecord } from "../domain/index.js";
-import type { AbandonedRun, AgentRunStoreShape, LedgerError, LiveRun, RecoveredRun } from "./AgentRunStore.js";
+import type {
+  AbandonedRun,
+  AgentRunStoreShape,
+  LedgerError,
+  LiveRun,
+  RecoveredRun,
+  RunClosing,
+} from "./AgentRunStore.js";
 import type { DialectShape } from "./engine/Dialect.js";
 import * as LedgerWriter from "./ledgerWriter.js";
 import { judgeOwner, type LivenessProbe, openRunOwners, processAlive, thisHost } from "./runOwners.js";
@@ -30,12 +37,30 @@ export interface RecoveryOptions {
   readonly findOpenRuns: () => Effect.Effect<ReadonlyArray<RunRecord>, LedgerError>;
 }
 
+/** Start-up recovery's closing: the process that drove the run is gone. */
+const INTERRUPTED: RunClosing = {
+  terminal: { terminalState: "failed", reason: "interrupted", finalText: "", steps: 0, correctionTurns: 0 },
+  detail: "the process ended before the run reached a terminal state",
+  receiptReason: "interrupted",
+  neverStarted: "the process ended before this call started: it never ran",
+  outcomeUnknown: "the process ended before this call reported; its side effects are unknown",
+};
+
+/** A cancel asked for a run nobody drives (parked for approval, or its process gone). */
+export const cancelledClosing = (requestedBy: string): RunClosing => ({
+  terminal: { terminalState: "cancelled", reason: "cancelled_by_user", finalText: "", steps: 0, correctionTurns: 0 },
+  detail: `cancelled by ${requestedBy} while no runtime drove the run`,
+  receiptReason: "cancelled_by_user",
+  neverStarted: "the run was cancelled before this call started: it never ran",
+  outcomeUnknown: "the run was cancelled after its process ended; this call's side effects are unknown",
+});
+
 /** Up to ~2.5 s of retries for a recovery that meets another writer's commit. */
 const BUSY_RETRY = Schedule.exponential("10 millis").pipe(Schedule.intersect(Schedule.recurs(8)));
 
 export const make = (
   options: RecoveryOptions,
-): Pick<AgentRunStoreShape, "recoverInterrupted" | "findLiveRuns" | "findAbandonedRuns"> => {
+): Pick<AgentRunStoreShape, "recoverInterrupted" | "findLiveRuns" | "findAbandonedRuns" | "closeAbandonedRun"> => {
   const { sql, dialect, writer, now, findOpenRuns } = options;
   const refuse =
     (context: string) =>
@@ -77,7 +102,7 @@ export const make = (
         }),
       );
 
-  const recoverRun = (run: RunRecord) =>
+  const recoverRun = (run: RunRecord, closing: RunClosing = INTERRUPTED) =>
     Effect.gen(function* () {
       const tail = yield* sql<{ sequence: number | null }>`
           SELECT MAX(sequence) AS sequence FROM agent_run_events WHERE run_id = ${run.runId}`;
@@ -108,26 +133,22 @@ export const make = (
         callId: call.call_id,
         toolName: call.tool_name,
         status: "cancelled",
-        reason: "interrupted",
+        reason: closing.receiptReason,
         startedAt: call.first_start ?? call.created_at,
         finishedAt: endedAt,
         inputFingerprint: call.fingerprint ?? "0".repeat(64),
         // Whether the call started is what its start record says (migration 0009), never a guess.
         evidence: (call.first_start === null
-          ? { started: false, note: "the process ended before this call started: it never ran" }
-          : {
-              started: true,
-              side_effect_unknown: true,
-              note: "the process ended before this call reported; its side effects are unknown",
-            }) as Record<string, JsonValue>,
+          ? { started: false, note: closing.neverStarted }
+          : { started: true, side_effect_unknown: true, note: closing.outcomeUnknown }) as Record<string, JsonValue>,
         verificationStatus: "unverified",
       }));
       // Inside this transaction the writer's own transaction nests as a savepoint.
       yield* writer.finish(run.runId, {
         sequence: (tail[0]?.sequence ?? 0) + 1,
         receipts,
-        terminal: { terminalState: "failed", reason: "interrupted", finalText: "", steps: 0, correctionTurns: 0 },
-        failureDetail: "the process ended before the run reached a terminal state",
+        terminal: closing.terminal,
+        failureDetail: closing.detail,
       });
       const recovered: RecoveredRun = {
         runId: run.runId,
@@ -183,6 +204,21 @@ export const make = (
       return recovered;
     }).pipe(Effect.withSpan("AgentRunStore.recoverInterrupted"));
 
+  const closeAbandonedRun: AgentRunStoreShape["closeAbandonedRun"] = (runId, closing) =>
+    Effect.gen(function* () {
+      const judged = (yield* openRunsJudged()).find(({ run }) => run.runId === runId);
+      // Driven by a live runtime (it acts on what was asked of it), or no longer open.
+      if (!judged?.verdict.gone) return undefined;
+      return yield* sql.withTransaction(recoverRun(judged.run, closing)).pipe(
+        LedgerWriter.transactionDefectAsFailure(`closeAbandonedRun ${runId}`),
+        refuse(`closeAbandonedRun ${runId}`),
+        Effect.retry({
+          schedule: BUSY_RETRY,
+          while: (error) => /database is locked|SQLITE_BUSY/i.test(error.message),
+        }),
+      );
+    });
+
   const findLiveRuns: AgentRunStoreShape["findLiveRuns"] = () =>
     openRunsJudged().pipe(
       Effect.map((open) =>
@@ -211,5 +247,5 @@ export const make = (
       ),
     );
 
-  return { recoverInterrupted, findLiveRuns, findAbandonedRuns };
+  return { recoverInterrupted, findLiveRuns, findAbandonedRuns, closeAbandonedRun };
 };

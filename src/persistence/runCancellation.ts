@@ -1,6 +1,7 @@
 import { SqlClient, type SqlError } from "@effect/sql";
 import { Effect, Schedule } from "effect";
 import { AgentRunStore, LedgerError } from "./AgentRunStore.js";
+import { cancelledClosing } from "./ledgerRecovery.js";
 import { Dialect } from "./engine/Dialect.js";
 import { toLedgerError, transactionDefectAsFailure } from "./ledgerWriter.js";
 
@@ -110,4 +111,17 @@ const closeQueuedRunOnce = (runId: string, requestedBy: string) =>
       failureDetail: `cancelled by ${requestedBy} before a worker started it`,
     });
     return epoch;
+  });
+
+/**
+ * After the request: a run still queued is closed under its first lease, and one that no live
+ * runtime drives (parked for approval when its runtime shut down, or its process gone) is closed
+ * with receipts for its open calls. A run a live runtime drives is left to that runtime. Says
+ * whether the run was closed here.
+ */
+export const closeUndrivenRun = (runId: string, requestedBy: string, queued: boolean) =>
+  Effect.gen(function* () {
+    if (queued && (yield* closeQueuedRun(runId, requestedBy)) !== undefined) return true;
+    const store = yield* AgentRunStore;
+    return (yield* store.closeAbandonedRun(runId, cancelledClosing(requestedBy))) !== undefined;
   });

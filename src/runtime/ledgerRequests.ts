@@ -4,7 +4,7 @@ import { HostApprovalDecision, NONE_CONTRACT } from "../domain/index.js";
 import { AgentRunStore, type NewRun } from "../persistence/AgentRunStore.js";
 import { recordApprovalDecision } from "../persistence/approvals.js";
 import { LedgerSignals } from "../persistence/ledgerSignals.js";
-import { closeQueuedRun, requestCancel } from "../persistence/runCancellation.js";
+import { closeUndrivenRun, requestCancel } from "../persistence/runCancellation.js";
 import { agentOf, providerOf } from "./runSettings.js";
 import { type AgentRuntimeConfig, type EnqueueRunOptions, parsedContract } from "./runtimeConfig.js";
 
@@ -62,8 +62,9 @@ export function enqueueRunRequest(config: AgentRuntimeConfig, options: EnqueueRu
 }
 
 /**
- * The cancel request (a run still queued is closed here, under its first lease). Fails with one
- * line for a run that is not in the ledger or has ended.
+ * The cancel request; a run nobody drives (still queued, or parked with its runtime gone) is
+ * closed here. Says whether it was; fails with one line for a run that is not in the ledger or
+ * has ended.
  */
 export const cancelRunRequest = (runId: string, requestedBy: string) =>
   Effect.gen(function* () {
@@ -74,7 +75,7 @@ export const cancelRunRequest = (runId: string, requestedBy: string) =>
         message: `cannot cancel ${runId}: ${CANCEL_REFUSED[outcome.left.reason] ?? outcome.left.message}`,
       });
     }
-    if (outcome.right.queued) yield* closeQueuedRun(runId, requestedBy);
+    return yield* closeUndrivenRun(runId, requestedBy, outcome.right.queued);
   });
 
 /** The decision as a ledger row; fails with one line when the ledger refuses it. */

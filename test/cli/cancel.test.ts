@@ -45,7 +45,7 @@ describe("agentloop cancel", () => {
     const { runId } = await runtime.enqueueRun({ agent: "greeter", sessionId: "s", input: "Hi" });
     const { code, stdout } = await agentloop("cancel", runId, "--db", harness.dbFile(), "--by", "ops");
     expect(code).toBe(0);
-    expect(stdout.trim()).toBe(`cancelled ${runId} (it had not started)`);
+    expect(stdout.trim()).toBe(`cancelled ${runId} (no runtime was driving it)`);
     const run = await runtime.ledger.getRun(runId);
     expect([run?.terminalState, run?.failureCode, run?.failureDetail]).toEqual([
       "cancelled",

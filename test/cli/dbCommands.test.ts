@@ -8,6 +8,9 @@ import { main } from "../../src/cli/main.js";
 import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
 import * as Ledger from "../../src/persistence/ledger.js";
 import { LATEST_SCHEMA_VERSION, MIGRATIONS } from "../../src/persistence/migrations/index.js";
+import { AgentRuntime } from "../../src/runtime/AgentRuntime.js";
+import { scriptedProvider } from "../../src/services/providers/scripted.js";
+import { fixtureTool } from "../../src/services/tools/fixtureTool.js";
 import {
   createHostDatabase,
   fileSha256,
@@ -302,5 +305,32 @@ describe("bin/agentloop.mjs (child process)", () => {
         expect(result).toEqual({ code: 2, out: [], err: ["agentloop: required option '--db <file>' not specified"] });
       }),
     CHILD_TIMEOUT,
+  );
+});
+
+describe("agentloop recover next to runs nobody drives", () => {
+  it.effect("names a run parked for approval, and how to resume or end it", () =>
+    Effect.gen(function* () {
+      const file = tmp.path("parked.db");
+      const runtime = yield* Effect.promise(() =>
+        AgentRuntime.make({ database: file, approval: { kinds: ["deliver"] } }),
+      );
+      const handle = runtime.startRun({
+        runId: "parked-run",
+        sessionId: "s",
+        input: "Say hi",
+        provider: scriptedProvider([{ toolCalls: [{ id: "c1", name: "send", arguments: {} }] }]),
+        tools: [fixtureTool({ name: "send", kind: "deliver", outcomes: [{ status: "ok", output: "sent" }] })],
+      });
+      yield* Effect.promise(async () => {
+        for await (const event of handle.events) if (event.type === "approval_requested") break;
+        await runtime.dispose();
+      });
+      const result = yield* runInProcess(["recover", "--db", file]);
+      expect(result.out).toEqual([
+        "no interrupted runs",
+        "left parked-run (session s) open: it waits for an approval and no runtime drives it (resume it: agentloop recover --resume; end it: agentloop cancel parked-run)",
+      ]);
+    }),
   );
 });

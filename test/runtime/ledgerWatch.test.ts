@@ -107,9 +107,7 @@ describe.each(BACKENDS)("control from another runtime on %s", (backend) => {
     expect((await worker.ledger.listEvents(runId)).map((event) => event.type)).toEqual(["user_input", "terminal"]);
   });
 
-  it("a run parked when its runtime shut down, cancelled meanwhile, is cancelled by the runtime that resumes it", async () => {
-    const sent: unknown[] = [];
-    const tools = [sendMessage(sent)];
+  const parkedRun = async (tools: ReturnType<typeof sendMessage>[]) => {
     const first = await makeRuntime({ approval: { kinds: ["deliver"] } });
     const handle = first.startRun({
       sessionId: "s",
@@ -118,11 +116,35 @@ describe.each(BACKENDS)("control from another runtime on %s", (backend) => {
       tools,
     });
     await started(handle, "approval_requested");
+    return { first, handle };
+  };
+
+  it("cancelRun closes a run parked when its runtime shut down: cancelled, the waiting call never ran", async () => {
+    const sent: unknown[] = [];
+    const { first, handle } = await parkedRun([sendMessage(sent)]);
     // Shutting down parks a run that waits for a person: it stays open, driven by nobody.
     await first.dispose();
     const asker = await makeRuntime();
     await asker.cancelRun(handle.runId, { requestedBy: "ops" });
+    const run = await asker.ledger.getRun(handle.runId);
+    expect([run?.terminalState, run?.failureCode]).toEqual(["cancelled", "cancelled_by_user"]);
+    const receipts = await asker.ledger.listReceipts(handle.runId);
+    expect(
+      receipts.map((receipt) => [receipt.callId, receipt.status, receipt.reason, receipt.evidence.started]),
+    ).toEqual([["c1", "cancelled", "cancelled_by_user", false]]);
+    expect(sent).toEqual([]);
+  });
+
+  it("a cancel its live runtime missed is honoured by the runtime that resumes the run later", async () => {
+    const sent: unknown[] = [];
+    const tools = [sendMessage(sent)];
+    const { first, handle } = await parkedRun(tools);
+    // The driver misses the request (as if its announcement were lost), then shuts down.
+    await (first as unknown as { stopLedgerWatch: () => Promise<void> }).stopLedgerWatch();
+    const asker = await makeRuntime();
+    await asker.cancelRun(handle.runId);
     expect((await asker.ledger.getRun(handle.runId))?.terminalState).toBe("running");
+    await first.dispose();
     const successor = await makeRuntime({ approval: { kinds: ["deliver"] } });
     const resumed = await successor.resumeRun(handle.runId, {
       provider: scriptedProvider([textStep("Stopped.")]),
@@ -179,5 +201,42 @@ describe.each(BACKENDS)("control from another runtime on %s", (backend) => {
       (found) => found.length > 0,
     );
     expect(receipts.map((receipt) => [receipt.callId, receipt.status])).toEqual([["c1", "denied"]]);
+  });
+});
+
+/** Where the ledger announces requests (PostgreSQL), they reach the driving runtime without any poll. */
+describe.each(BACKENDS.filter((backend) => backend === "postgres"))("announced requests on %s", (backend) => {
+  const HOUR = 3_600_000;
+
+  it("a decision made in another runtime reaches a run whose approval poll is an hour away", async () => {
+    const database = await freshDatabase(backend, harness.dbFile());
+    const sent: unknown[] = [];
+    const driver = await harness.makeRuntime({ database, approval: { kinds: ["deliver"], pollMs: HOUR } });
+    const handle = driver.startRun({
+      sessionId: "s",
+      input: "Say hi to #ops",
+      provider: scriptedProvider([callStep("c1", "send_message", { text: "hi" }), textStep("Sent (message m-1).")]),
+      tools: [sendMessage(sent)],
+    });
+    await started(handle, "approval_requested");
+    const other = await harness.makeRuntime({ database });
+    await other.approve(handle.runId, "c1");
+    await handle.result;
+    expect(sent).toEqual([{ text: "hi" }]);
+  });
+
+  it("a cancel asked in another runtime reaches a run although the cancel poll is an hour away", async () => {
+    const database = await freshDatabase(backend, harness.dbFile());
+    const driver = await harness.makeRuntime({ database, cancelPollMs: HOUR });
+    const handle = driver.startRun({
+      sessionId: "s",
+      input: "Wait for the operator.",
+      provider: scriptedProvider([callStep("c1", "wait_for_operator", {}), textStep("Stopped.")]),
+      tools: [waitUntilAborted],
+    });
+    await started(handle, "tool_started");
+    const other = await harness.makeRuntime({ database });
+    await other.cancelRun(handle.runId);
+    expect((await handle.result).terminalState).toBe("cancelled");
   });
 });
