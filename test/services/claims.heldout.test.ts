@@ -51,6 +51,11 @@
  *                          long answers and per register (draft 4/24, explanation 2/26).
  *                          zh: 9/274 (3.3 %), 109/116 (94.0 %), long 7/107 (6.5 %) — missed overall, for
  *                          long answers and per register (reported-speech 2/24).
+ *   v15 (390 per language, after tuning on v14; the same design)
+ *                          en: 9/275 (3.3 %), 109/115 (94.8 %), long 8/108 (7.4 %) — missed overall, for
+ *                          long answers and per register (draft 2/24, research 2/15).
+ *                          zh: 15/274 (5.5 %), 111/116 (95.7 %), long 6/111 (5.4 %) — missed overall, for
+ *                          long answers and per register (support-reply 4/15, summary 4/24).
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -138,6 +143,11 @@ const SCORED = {
     // It was scored at en 10/273, 111/117, long 7/105; zh 9/274, 109/116, long 7/107.
     en: { flagged: 2 / 273, found: 114 / 117, longFlagged: 2 / 105 },
     zh: { flagged: 2 / 274, found: 109 / 116, longFlagged: 1 / 107 },
+  },
+  "v15/heldout": {
+    answers: 390,
+    en: { flagged: 9 / 275, found: 109 / 115, longFlagged: 8 / 108 },
+    zh: { flagged: 15 / 274, found: 111 / 116, longFlagged: 6 / 111 },
   },
 } as const;
 
