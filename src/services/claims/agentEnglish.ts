@@ -1,4 +1,5 @@
 import { type AnswerContext, type Attribution, around, type Subject, unmarkedAgent } from "./agentContext.js";
+import { enNotStatus } from "./statusShape.js";
 
 /**
  * English: who performed a completed action — the assistant (first person, a status line with the
@@ -225,6 +226,9 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   if (subject === "left out" && !marked && EN_REQUIREMENT.test(verb)) {
     return { agent: "none", reason: "a requirement stated" };
   }
+  // ("X refers to…", "usually shipped within…": a subjectless verb is a status line only in the shape of one.)
+  const refused = subject === "left out" && !marked ? enNotStatus(plain, before, after, verb) : undefined;
+  if (refused) return refused;
   if (subject === "left out") {
     return { agent: "assistant", reason: marked ? "done marker on its line" : "status line with the subject left out" };
   }
