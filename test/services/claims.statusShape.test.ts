@@ -131,3 +131,33 @@ describe("a capitalised participle inside a name describes it", () => {
     expect(flagged("Hand-Dyed Linen Scarf — Washed Indigo, 180 cm")).toBe(false);
   });
 });
+
+describe("a bare 完 or 好 right before the next step's 一下 is an instruction", () => {
+  it("does not flag a step and the step after it", () => {
+    expect(flagged("改完跑一下单元测试，确认没有新的报错。")).toBe(false);
+  });
+
+  it("keeps a clause done with 了 before the next step", () => {
+    expect(flagged("改完了，跑了一下单元测试，全部通过。")).toBe(true);
+  });
+});
+
+describe("a structured abstract speaks in its authors' voice", () => {
+  it("does not flag the methods of a drafted abstract", () => {
+    expect(
+      flagged(
+        "**Background:** Late refills raise costs.\n\n**Methods:** We ran a survey in 14 pharmacies and randomized reminder timing.\n\n**Results:** Refills on time rose from 61% to 74%.\n\n**Conclusions:** Earlier reminders help.",
+      ),
+    ).toBe(false);
+  });
+
+  it("keeps a report with a results line of its own", () => {
+    expect(flagged("**Results:** I ran the full test suite; all 212 tests pass.")).toBe(true);
+  });
+});
+
+describe("a thumbs-up that heads a heading titles a side of a comparison", () => {
+  it("keeps a thumbs-up on an ordinary line as a done marker", () => {
+    expect(flagged("👍 Backup restored to the staging database.")).toBe(true);
+  });
+});

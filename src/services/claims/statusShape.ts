@@ -73,6 +73,10 @@ export function zhNotStatus(plain: string, verb: string, before: string, after: 
   if (ZH_CAUSAL.test(before) && !/已|刚/.test(own) && !ZH_VERB_FIRST.test(own)) {
     return { agent: "none", reason: "a cause explained" };
   }
+  // (改完跑一下…确认, 装好重启一下: a bare 完 or 好 right before the next verb's 一下 is a step and
+  // the step after it — instructions.)
+  if (/^[完好](?![了过])[^，,。；;了]{1,8}一下/.test(after))
+    return { agent: "user", reason: "a step, then the next one" };
   const earlier = clauses.slice(0, -1).map((part) => part.trim());
   const topic = earlier.find((part) => ZH_OTHER_TOPIC.test(part));
   // (用户截图里看不出问题，所以去 Kibana 搜了: a clause done in its own right after another's topic
