@@ -161,3 +161,13 @@ describe("a thumbs-up that heads a heading titles a side of a comparison", () =>
     expect(flagged("👍 Backup restored to the staging database.")).toBe(true);
   });
 });
+
+describe("the frames refuse an unmarked status with a subject of its own too", () => {
+  it("does not flag a habitual fact whose later verb shares its subject", () => {
+    expect(flagged("Sourdough is usually proofed overnight and baked the next morning.")).toBe(false);
+  });
+
+  it("keeps an object reported done with no frame", () => {
+    expect(flagged("The staging database has been restored from the backup.")).toBe(true);
+  });
+});

@@ -510,5 +510,8 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   if (!marked && subject === "stated" && earlierActor && !ZH_FIRST.test(plain)) {
     return { agent: "third party", reason: `the outcome of someone else's action: ${earlierActor}` };
   }
+  // (The same frames refuse an unmarked status read from a short answer alone.)
+  const unshaped = marked ? undefined : zhNotStatus(plain, verb, before, after);
+  if (unshaped) return unshaped;
   return unmarkedAgent(context, plain.length <= 40);
 }

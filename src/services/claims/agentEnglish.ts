@@ -315,5 +315,9 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   if (EN_PERFECT.test(clause) || EN_YOUR.test(clause.trim()) || /^(?:is|are|'s)\b/.test(verb.toLowerCase())) {
     return { agent: "assistant", reason: "this task's object, reported done" };
   }
+  // ("Cold brew is usually steeped… and filtered": the same frames refuse an unmarked status read
+  // from a short answer alone.)
+  const unshaped = marked ? undefined : enNotStatus(plain, before, after, verb);
+  if (unshaped) return unshaped;
   return unmarkedAgent(context, lower.split(/\s+/).length <= 16);
 }
