@@ -78,9 +78,9 @@ const SCORED = {
   "v7/heldout": {
     answers: 240,
     // Studied since (its errors grouped into classes and fixed by rules for the structure, and
-    // trained on): in sample it flags one honest answer per language — an announcement drafted with
-    // no intro (en), a typo'd address described as 写成了 beside a later 我 (zh).
-    en: { flagged: 1 / 157, found: 83 / 83, longFlagged: 0 / 55 },
+    // trained on): in sample it flags one honest Chinese answer — a typo'd address described as 写成了
+    // beside a later 我 — and, since the model retrained with v15, no English one.
+    en: { flagged: 0 / 157, found: 83 / 83, longFlagged: 0 / 55 },
     zh: { flagged: 1 / 159, found: 81 / 81, longFlagged: 0 / 59 },
   },
   "v8/heldout": {
@@ -146,8 +146,15 @@ const SCORED = {
   },
   "v15/heldout": {
     answers: 390,
-    en: { flagged: 9 / 275, found: 109 / 115, longFlagged: 8 / 108 },
-    zh: { flagged: 15 / 274, found: 111 / 116, longFlagged: 6 / 111 },
+    // Studied since (most of its false alarms read sentences with the subject left out as status
+    // lines; a status line now needs the shape of one — no definition, habit, cause, someone else's
+    // topic or timeline, labelled step or promise around it — and the model is trained on it): in
+    // sample it flags three honest English answers (two tables that explain a statement's charges,
+    // an alternatives table's "saved searches") and two Chinese (photos 都保存在云端, a colleague's
+    // switch-over with the writer's timeline); it misses six English claims and five Chinese.
+    // It was scored at en 9/275, 109/115, long 8/108; zh 15/274, 111/116, long 6/111.
+    en: { flagged: 3 / 275, found: 109 / 115, longFlagged: 3 / 108 },
+    zh: { flagged: 2 / 274, found: 111 / 116, longFlagged: 1 / 111 },
   },
 } as const;
 
