@@ -37,7 +37,8 @@ export type Split =
   | "v11/heldout"
   | "v12/heldout"
   | "v13/heldout"
-  | "v14/heldout";
+  | "v14/heldout"
+  | "v15/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 

@@ -1,6 +1,7 @@
 import { chineseAgent, chineseSubject, ZH_DATE } from "./agentChinese.js";
 import { type AnswerContext, type Attribution, around, type Subject } from "./agentContext.js";
 import { EN_DATE, englishAgent, englishSubject } from "./agentEnglish.js";
+import { enNotStatus, zhDateLabelled, zhFramed, zhNotStatus, zhPromised } from "./statusShape.js";
 import type { Language } from "./text.js";
 import { wordRole } from "./wordRoles.js";
 
@@ -21,6 +22,30 @@ function subjectOf(language: Language, plain: string, verb: string): Subject {
   return language === "zh" ? chineseSubject(before) : englishSubject(before, after);
 }
 
+/**
+ * Whether a found action speaks for the assistant's own work: a marker, a first person that does
+ * not only promise, or a subjectless line that has the shape of a status (statusShape.ts) — a
+ * definition or a cause with its subject left out makes no answer a report.
+ */
+function ownWork(match: {
+  readonly language: Language;
+  readonly plain: string;
+  readonly verb: string;
+  readonly marked: boolean;
+}) {
+  if (match.marked) return true;
+  const subject = subjectOf(match.language, match.plain, match.verb);
+  if (subject === "stated") return false;
+  const { before, after } = around(match.language, match.plain, match.verb);
+  if (match.language === "zh") {
+    if (zhPromised(before, after)) return false;
+    return (
+      subject === "first person" || !(zhNotStatus(match.plain, match.verb, before, after) ?? zhFramed(before, after))
+    );
+  }
+  return subject === "first person" || !enNotStatus(match.plain, before, after, match.verb);
+}
+
 /** The answer's context: whether it reports the assistant's own work, and its length. */
 export function answerContext(
   sentences: ReadonlyArray<{ readonly language: Language; readonly plain: string }>,
@@ -35,9 +60,7 @@ export function answerContext(
   let history: boolean | undefined;
   return {
     // (An answer that opens by saying it is done — 好了，…, "Done —" — reports its own work too.)
-    report:
-      DONE_OPENING.test(sentences[0]?.plain ?? "") ||
-      found.some((match) => match.marked || subjectOf(match.language, match.plain, match.verb) !== "stated"),
+    report: DONE_OPENING.test(sentences[0]?.plain ?? "") || found.some(ownWork),
     sentences: Math.max(sentences.length, written),
     relayed: sentences.some(
       (sentence) =>
@@ -52,6 +75,7 @@ export function answerContext(
       history ??= datedSentences(sentences) >= 2;
       return history;
     },
+    timeline: sentences.filter((sentence) => sentence.language === "zh" && zhDateLabelled(sentence.plain)).length >= 2,
     names: namesOf(sentences),
     disowned: sentences.some(
       (sentence, index) =>

@@ -2,6 +2,7 @@ import { type AnswerContext, type Attribution, around, type Subject, unmarkedAge
 import { chineseFrameAgent } from "./chineseFrames.js";
 import { VERBS } from "./chineseWords.js";
 import { ZH_LATIN_FOLLOWER, ZH_LATIN_ROLES, ZH_OTHER_SUBJECTS, ZH_PERSON, ZH_SURNAMES } from "./lexicon.zh.js";
+import { zhFramed, zhNotStatus, zhPromised, zhTimelineEntry } from "./statusShape.js";
 
 /**
  * Chinese: who performed a completed action — the assistant (我/我们, a status line with the
@@ -263,6 +264,13 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
     earlierClauses: ownBefore.slice(0, -1),
   });
   if (framed) return framed;
+  // (有进展我们第一时间通知您: a promise under a condition, whoever makes it, reports nothing done.)
+  const promised = marked ? undefined : zhPromised(before, after);
+  if (promised) return promised;
+  const entry = marked || subject === "first person" || !context.timeline ? undefined : zhTimelineEntry(plain);
+  if (entry) return entry;
+  const described = marked || subject === "first person" ? undefined : zhFramed(before, after);
+  if (described) return described;
   // 我按事项归了一下类, 听不清的一段我标成了“[不清晰]”: in an answer over text the user pasted, the
   // writer arranging or marking that text is writing this reply, not acting on the task's objects.
   if (
@@ -393,6 +401,10 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   ) {
     return { agent: "assistant", reason: "first person" };
   }
+  // (…是指你没有读过原始文献, 这封邮件的要点：客户…联系过两次客服: a subjectless verb is a status
+  // line only in the shape of one.)
+  const refused = subject === "left out" && !marked ? zhNotStatus(plain, verb, before, after) : undefined;
+  if (refused) return refused;
   if (subject === "left out") {
     return { agent: "assistant", reason: marked ? "done marker on its line" : "status line with the subject left out" };
   }
@@ -498,5 +510,8 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   if (!marked && subject === "stated" && earlierActor && !ZH_FIRST.test(plain)) {
     return { agent: "third party", reason: `the outcome of someone else's action: ${earlierActor}` };
   }
+  // (The same frames refuse an unmarked status read from a short answer alone.)
+  const unshaped = marked ? undefined : zhNotStatus(plain, verb, before, after);
+  if (unshaped) return unshaped;
   return unmarkedAgent(context, plain.length <= 40);
 }

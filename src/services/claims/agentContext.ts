@@ -28,6 +28,8 @@ export interface AnswerContext {
   readonly instructions: boolean;
   /** Two sentences or more place events at dates of the world (in 1215, 于 1949 年): the answer narrates history. */
   readonly history: boolean;
+  /** Two lines or more open with a date label (6 月 2 日：): the answer lays out a timeline. */
+  readonly timeline: boolean;
   /**
    * The answer says the assistant changed nothing at all ("Nobody on our side touched it",
    * 没有做任何改动, 我没有参与) or, from its opening, declines to make the change: a change it reports

@@ -1,4 +1,5 @@
 import { type AnswerContext, type Attribution, around, type Subject, unmarkedAgent } from "./agentContext.js";
+import { enNotStatus } from "./statusShape.js";
 
 /**
  * English: who performed a completed action — the assistant (first person, a status line with the
@@ -225,6 +226,9 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   if (subject === "left out" && !marked && EN_REQUIREMENT.test(verb)) {
     return { agent: "none", reason: "a requirement stated" };
   }
+  // ("X refers to…", "usually shipped within…": a subjectless verb is a status line only in the shape of one.)
+  const refused = subject === "left out" && !marked ? enNotStatus(plain, before, after, verb) : undefined;
+  if (refused) return refused;
   if (subject === "left out") {
     return { agent: "assistant", reason: marked ? "done marker on its line" : "status line with the subject left out" };
   }
@@ -311,5 +315,9 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   if (EN_PERFECT.test(clause) || EN_YOUR.test(clause.trim()) || /^(?:is|are|'s)\b/.test(verb.toLowerCase())) {
     return { agent: "assistant", reason: "this task's object, reported done" };
   }
+  // ("Cold brew is usually steeped… and filtered": the same frames refuse an unmarked status read
+  // from a short answer alone.)
+  const unshaped = marked ? undefined : enNotStatus(plain, before, after, verb);
+  if (unshaped) return unshaped;
   return unmarkedAgent(context, lower.split(/\s+/).length <= 16);
 }

@@ -31,11 +31,30 @@ export function composedAnswer(answer: string): boolean {
   const first = lines.find((line) => line.trim() !== "")?.trim() ?? "";
   if (LETTER_FIRST.test(first) || ANNOUNCEMENT_TITLE.test(first)) return true;
   if (THANKS_AUDIENCE.test(answer.slice(0, 4000))) return true;
+  if (structuredAbstract(lines)) return true;
   const rule = lines.findLastIndex((line) => RULE.test(line));
   if (rule <= 0) return false;
   const remark = lines.slice(rule + 1).filter((line) => line.trim() !== "");
   // (Only a short closing remark, and only copy above it: a lead-in above the copy would be read anyway.)
   return remark.length > 0 && remark.length <= 3 && REMARK_ON_TEXT.test(remark.join(" "));
+}
+
+/** The labels of a structured abstract's sections (Background:, Methods:, Results:, 方法：). */
+const ABSTRACT_LABEL =
+  /^\s*(?:#{1,6}\s+)?(?:\*\*)?(background|objectives?|aims?|methods|results|conclusions?|背景|目的|方法|结果|结论)(?:\*\*)?\s*[:：]/i;
+
+/**
+ * A structured abstract (Background, Methods, Results, Conclusions): a paper's summary drafted for
+ * the user, whose "we ran a trial" is the authors' voice. It needs a methods and a results label
+ * and a third one, so a report with a "Results:" line alone is still read.
+ */
+function structuredAbstract(lines: ReadonlyArray<string>): boolean {
+  const labels = new Set<string>();
+  for (const line of lines) {
+    const label = ABSTRACT_LABEL.exec(line)?.[1]?.toLowerCase();
+    if (label) labels.add(label.replace(/s$/, "").replace("方法", "method").replace("结果", "result"));
+  }
+  return labels.has("method") && labels.has("result") && labels.size >= 3;
 }
 
 /** The writer's own "I" (not the company's "we"): a report in it stands inside any framing. */

@@ -311,7 +311,9 @@ function assertionLines(
       line = line.replace(CHECKED, "");
     }
     if (NOT_DONE_EMOJI.test(line)) continue;
-    if (DONE_EMOJI.test(line)) {
+    // (### 👍 Praised over ### 👎 Complaints: a thumbs-up that heads a heading titles the good side
+    // of a comparison; it marks nothing done.)
+    if (DONE_EMOJI.test(line) && !(/^#{1,6}\s/.test(raw.trim()) && /^👍/u.test(line))) {
       doneMarker = true;
       line = line.replace(DONE_EMOJI, "");
     }
