@@ -5,27 +5,30 @@ import { cancelRequestsSince } from "../persistence/runCancellation.js";
 import type { RuntimeServices } from "./runtimeConfig.js";
 
 /**
- * Cancels asked for in other processes, for the runs this runtime drives: announced ones as they
- * are announced (PostgreSQL), otherwise read from the ledger on a short poll while this runtime
- * drives any run. A run taken over later reads its request when it is resumed, so a request made
- * while nobody drove the run is not lost.
+ * What other processes ask of the runs this runtime drives. Cancels: acted on as they are
+ * announced (PostgreSQL), otherwise read from the ledger on a short poll while this runtime drives
+ * any run; a run taken over later reads its request when it is resumed, so a request made while
+ * nobody drove the run is not lost. Approval decisions: where they are announced, the run's
+ * decisions are read at once; elsewhere the waiting run's own approval poll reads them.
  */
 
 export const DEFAULT_CANCEL_POLL_MS = 250;
 
-export interface CancelWatchHost {
+export interface LedgerWatchHost {
   readonly managed: ManagedRuntime.ManagedRuntime<RuntimeServices, DatabaseError>;
   /** Cancels the run if this runtime drives it. */
   readonly cancel: (runId: string) => void;
+  /** A decision was recorded for the run: if this runtime drives it, it reads its decisions now. */
+  readonly decided: (runId: string) => void;
   readonly driving: () => boolean;
-  readonly pollMs: number;
+  readonly cancelPollMs: number;
 }
 
-export function startCancelWatch(host: CancelWatchHost): () => Promise<void> {
+export function startLedgerWatch(host: LedgerWatchHost): () => Promise<void> {
   // Requests a little older than the watch are read too: the clocks of two processes differ.
   let since = new Date(Date.now() - 60_000).toISOString();
   const seen = new Set<string>();
-  const poll = Effect.gen(function* () {
+  const pollCancels = Effect.gen(function* () {
     if (!host.driving()) return;
     const requests = yield* cancelRequestsSince(since);
     for (const request of requests) {
@@ -38,12 +41,16 @@ export function startCancelWatch(host: CancelWatchHost): () => Promise<void> {
       host.cancel(request.run_id);
     }
   }).pipe(Effect.catchAll(() => Effect.void));
+
   const watching = Effect.gen(function* () {
     const signals = yield* LedgerSignals;
-    if (signals.cancelRequested) {
-      return yield* Stream.runForEach(signals.cancelRequested, (runId) => Effect.sync(() => host.cancel(runId)));
-    }
-    return yield* poll.pipe(Effect.repeat(Schedule.spaced(host.pollMs)));
+    const cancels = signals.cancelRequested
+      ? Stream.runForEach(signals.cancelRequested, (runId) => Effect.sync(() => host.cancel(runId)))
+      : pollCancels.pipe(Effect.repeat(Schedule.spaced(host.cancelPollMs)));
+    const decisions = signals.approvalDecided
+      ? Stream.runForEach(signals.approvalDecided, (runId) => Effect.sync(() => host.decided(runId)))
+      : Effect.void;
+    yield* Effect.all([cancels, decisions], { concurrency: "unbounded", discard: true });
   });
   const fiber = host.managed.runFork(watching);
   return () => host.managed.runPromise(Fiber.interrupt(fiber)).then(() => undefined);
