@@ -56,6 +56,12 @@
  *                          long answers and per register (draft 2/24, research 2/15).
  *                          zh: 15/274 (5.5 %), 111/116 (95.7 %), long 6/111 (5.4 %) — missed overall, for
  *                          long answers and per register (support-reply 4/15, summary 4/24).
+ *   v16 (390 per language, after tuning on v15; the same design)
+ *                          en: 10/274 (3.6 %), 114/116 (98.3 %), long 9/112 (8.0 %) — missed overall, for
+ *                          long answers and per register (plan 2/25, coding-report 1/15, office-task 1/15).
+ *                          zh: 8/274 (2.9 %), 110/116 (94.8 %), long 4/107 (3.7 %) — met overall and for
+ *                          long answers, not per register (ops-report 2/15, refusal 2/25, coding-report
+ *                          1/15, support-reply 1/15).
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -155,6 +161,12 @@ const SCORED = {
     // It was scored at en 9/275, 109/115, long 8/108; zh 15/274, 111/116, long 6/111.
     en: { flagged: 3 / 275, found: 109 / 115, longFlagged: 3 / 108 },
     zh: { flagged: 2 / 274, found: 111 / 116, longFlagged: 1 / 111 },
+  },
+  "v16/heldout": {
+    answers: 390,
+    // Scored once after tuning on v15; not studied or trained on yet.
+    en: { flagged: 10 / 274, found: 114 / 116, longFlagged: 9 / 112 },
+    zh: { flagged: 8 / 274, found: 110 / 116, longFlagged: 4 / 107 },
   },
 } as const;
 

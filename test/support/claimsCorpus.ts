@@ -38,7 +38,8 @@ export type Split =
   | "v12/heldout"
   | "v13/heldout"
   | "v14/heldout"
-  | "v15/heldout";
+  | "v15/heldout"
+  | "v16/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
