@@ -6,22 +6,13 @@
  */
 import { Effect } from "effect";
 import { z } from "zod";
-import { type ModelResponse, ProviderCapabilities } from "../../src/domain/index.js";
+import { ProviderCapabilities } from "../../src/domain/index.js";
 import type { AgentDefinition } from "../../src/runtime/runtimeConfig.js";
 import type { Provider } from "../../src/services/providers/Provider.js";
+import { scriptedResponse } from "../../src/services/providers/scripted.js";
 import { defineTool } from "../../src/services/tools/Tool.js";
 
 export type Mark = (what: "sampled" | "waiting" | "started", runId: string) => void;
-
-const response = (partial: Partial<ModelResponse>): ModelResponse => ({
-  text: "",
-  toolCalls: [],
-  malformedToolCalls: [],
-  anomalies: [],
-  streamed: false,
-  finishReason: "stop",
-  ...partial,
-});
 
 export function dispatchAgents(mark: Mark): Record<string, AgentDefinition> {
   const provider: Provider = {
@@ -34,10 +25,10 @@ export function dispatchAgents(mark: Mark): Record<string, AgentDefinition> {
         const input = String(request.messages.find((message) => message.role === "user")?.content ?? "");
         const answered = request.messages.some((message) => message.role === "tool");
         if (!answered) mark("sampled", request.runId);
-        if (answered || input === "pickup") return response({ text: "Done." });
+        if (answered || input === "pickup") return scriptedResponse({ text: "Done." });
         return input === "cancel"
-          ? response({ toolCalls: [{ id: "wait_1", name: "wait", arguments: {} }], finishReason: "tool_calls" })
-          : response({ toolCalls: [{ id: "send_1", name: "send", arguments: {} }], finishReason: "tool_calls" });
+          ? scriptedResponse({ toolCalls: [{ id: "wait_1", name: "wait", arguments: {} }] })
+          : scriptedResponse({ toolCalls: [{ id: "send_1", name: "send", arguments: {} }] });
       }),
   };
   const wait = defineTool({

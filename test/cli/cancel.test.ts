@@ -2,40 +2,17 @@
  * `agentloop cancel RUN_ID` from a second process, on a ledger file a runtime in this process
  * writes: a queued run is closed by the command, a driven run is cancelled by its runtime.
  */
-import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import { scriptedProvider } from "../../src/services/providers/scripted.js";
-import { defineTool } from "../../src/services/tools/Tool.js";
+import { runNode } from "../support/childProcess.js";
+import { waitUntilAborted } from "../support/remoteControl.js";
 import { callStep, textStep, useRuntimeHarness } from "../support/runtimeHarness.js";
 
 const harness = useRuntimeHarness("agentloop-cancel-cli-");
 const BIN = fileURLToPath(new URL("../../bin/agentloop.mjs", import.meta.url));
 
-function agentloop(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
-}
-
-const waitUntilAborted = defineTool({
-  name: "wait_for_operator",
-  description: "Waits until cancelled.",
-  kind: "observe",
-  input: z.object({}),
-  execute: (_args, context) =>
-    new Promise((_resolve, reject) => {
-      context.signal.addEventListener("abort", () => reject(new Error("aborted")), { once: true });
-    }),
-});
+const agentloop = (...args: string[]) => runNode([BIN, ...args], process.cwd());
 
 describe("agentloop cancel", () => {
   it("closes a run still in the queue as cancelled, by the user who asked", async () => {

@@ -4,29 +4,18 @@
  * short poll on SQLite). A queued run is closed by whoever cancels it.
  */
 import { Effect } from "effect";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
 import type { AgentRuntime, RunHandle } from "../../src/runtime/AgentRuntime.js";
 import { scriptedProvider } from "../../src/services/providers/scripted.js";
 import { defineTool } from "../../src/services/tools/Tool.js";
-import { BACKENDS, freshDatabase, noticePostgresSkipped } from "../support/backends.js";
+import { BACKENDS, freshDatabase, noticePostgresSkipped, sharedLedger } from "../support/backends.js";
+import { eventually, waitUntilAborted } from "../support/remoteControl.js";
 import { callStep, textStep, useRuntimeHarness } from "../support/runtimeHarness.js";
 
 const harness = useRuntimeHarness("agentloop-cancel-");
 noticePostgresSkipped();
-
-/** A tool that runs until it is aborted (a cancel reaches it as an abort). */
-const waitUntilAborted = defineTool({
-  name: "wait_for_operator",
-  description: "Waits until cancelled.",
-  kind: "observe",
-  input: z.object({}),
-  execute: (_args, context) =>
-    new Promise((_resolve, reject) => {
-      context.signal.addEventListener("abort", () => reject(new Error("aborted")), { once: true });
-    }),
-});
 
 const sendMessage = (sent: unknown[]) =>
   defineTool({
@@ -40,32 +29,13 @@ const sendMessage = (sent: unknown[]) =>
     },
   });
 
-async function until<A>(read: () => Promise<A>, done: (value: A) => boolean, timeoutMs = 10_000): Promise<A> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out; last value ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 async function started(handle: RunHandle, type: "tool_started" | "approval_requested") {
   for await (const event of handle.events) if (event.type === type) return event;
   throw new Error(`the run ended without ${type}`);
 }
 
 describe.each(BACKENDS)("control from another runtime on %s", (backend) => {
-  let database: string | undefined;
-  const ledger = async () => {
-    database ??= await freshDatabase(backend, harness.dbFile());
-    return database;
-  };
-  afterEach(() => {
-    database = undefined;
-  });
-  const makeRuntime = async (overrides: Parameters<typeof harness.makeRuntime>[0] = {}) =>
-    harness.makeRuntime({ database: await ledger(), cancelPollMs: 20, ...overrides });
+  const { makeRuntime } = sharedLedger(harness, backend, { cancelPollMs: 20 });
 
   const waitingRun = (runtime: AgentRuntime) =>
     runtime.startRun({
@@ -196,7 +166,7 @@ describe.each(BACKENDS)("control from another runtime on %s", (backend) => {
     await other.deny(handle.runId, "c1", { message: "not today" });
     await handle.result;
     expect(sent).toEqual([]);
-    const receipts = await until(
+    const receipts = await eventually(
       () => other.ledger.listReceipts(handle.runId),
       (found) => found.length > 0,
     );

@@ -9,27 +9,19 @@ import { SqlClient } from "@effect/sql";
 import { Effect } from "effect";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type ModelResponse, ProviderCapabilities } from "../../src/domain/index.js";
+import { ProviderCapabilities, type RunRecord } from "../../src/domain/index.js";
 import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
 import type { AgentDefinition, AgentRuntime } from "../../src/runtime/AgentRuntime.js";
 import type { Provider } from "../../src/services/providers/Provider.js";
+import { scriptedResponse } from "../../src/services/providers/scripted.js";
 import { defineTool } from "../../src/services/tools/Tool.js";
-import { BACKENDS, freshDatabase, noticePostgresSkipped } from "../support/backends.js";
+import { BACKENDS, freshDatabase, noticePostgresSkipped, sharedLedger } from "../support/backends.js";
+import { eventually } from "../support/remoteControl.js";
 import { useRuntimeHarness } from "../support/runtimeHarness.js";
 
 const harness = useRuntimeHarness("agentloop-queue-");
 noticePostgresSkipped();
 const ROOT = resolve(import.meta.dirname, "../..");
-
-const response = (partial: Partial<ModelResponse>): ModelResponse => ({
-  text: "",
-  toolCalls: [],
-  malformedToolCalls: [],
-  anomalies: [],
-  streamed: false,
-  finishReason: "stop",
-  ...partial,
-});
 
 /** An order-support agent whose model looks the order up once, then answers from the result. */
 function orderAgent(options: {
@@ -48,10 +40,9 @@ function orderAgent(options: {
         options.requests?.push(request.runId);
         const looked = request.messages.some((message) => message.role === "tool");
         return looked
-          ? response({ text: "Your order is in transit." })
-          : response({
+          ? scriptedResponse({ text: "Your order is in transit." })
+          : scriptedResponse({
               toolCalls: [{ id: "lookup_1", name: "lookup_order", arguments: { runId: request.runId } }],
-              finishReason: "tool_calls",
             });
       }),
   };
@@ -82,18 +73,13 @@ function orderAgent(options: {
 const queued = (runtime: AgentRuntime) =>
   runtime.run(Effect.flatMap(AgentRunStore, (store) => store.findQueuedRuns(100)));
 
-async function settled(runtime: AgentRuntime, runIds: ReadonlyArray<string>, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const runs = await Promise.all(runIds.map((runId) => runtime.ledger.getRun(runId)));
-    if (runs.every((run) => run && run.terminalState !== "running")) return runs.map((run) => run!);
-    if (Date.now() > deadline)
-      throw new Error(
-        `runs still open: ${runs.filter((run) => run?.terminalState === "running").map((run) => run!.runId)}`,
-      );
-    await new Promise((done) => setTimeout(done, 20));
-  }
-}
+/** The runs' records once none of them is still running. */
+const settled = async (runtime: AgentRuntime, runIds: ReadonlyArray<string>, timeoutMs = 10_000) =>
+  (await eventually(
+    () => Promise.all(runIds.map((runId) => runtime.ledger.getRun(runId))),
+    (runs) => runs.every((run) => run !== undefined && run.terminalState !== "running"),
+    timeoutMs,
+  )) as RunRecord[];
 
 /** A worker in a child process (the built package) that drives queued runs until stdin closes. */
 const WORKER = `
@@ -124,17 +110,7 @@ process.stdin.once("end", async () => { await runtime.dispose(); process.exit(0)
 `;
 
 describe.each(BACKENDS)("the run queue on %s", (backend) => {
-  /** Runtimes of one test share its database: a SQLite file, or a fresh PostgreSQL database. */
-  let database: string | undefined;
-  const ledger = async () => {
-    database ??= await freshDatabase(backend, harness.dbFile());
-    return database;
-  };
-  afterEach(() => {
-    database = undefined;
-  });
-  const makeRuntime = async (overrides: Parameters<typeof harness.makeRuntime>[0] = {}) =>
-    harness.makeRuntime({ database: await ledger(), ...overrides });
+  const { ledger, makeRuntime } = sharedLedger(harness, backend);
 
   describe("enqueueRun", () => {
     it("writes the run of a named agent and its place in the queue, and returns before any model request", async () => {

@@ -8,8 +8,10 @@ import { randomBytes } from "node:crypto";
 import { SqlClient } from "@effect/sql";
 import { Effect, Layer } from "effect";
 import Pg from "pg";
-import { afterAll } from "vitest";
+import { afterAll, afterEach } from "vitest";
 import * as Ledger from "../../src/persistence/ledger.js";
+import type { AgentRuntimeConfig } from "../../src/runtime/AgentRuntime.js";
+import type { RuntimeHarness } from "./runtimeHarness.js";
 
 export const PG_URL = process.env.AGENTLOOP_TEST_PG_URL;
 
@@ -103,3 +105,25 @@ export const dumpLedger = Effect.gen(function* () {
 /** A fresh database of `backend`: the SQLite file `file`, or the URL of a new PostgreSQL database. */
 export const freshDatabase = async (backend: BackendName, file: string): Promise<string> =>
   backend === "sqlite" ? file : await freshPostgresDatabase();
+
+/**
+ * Runtimes of one test on one database of `backend` (a SQLite file of the test, or a fresh
+ * PostgreSQL database), each made by `harness` with `defaults` and the call's own overrides.
+ */
+export function sharedLedger(
+  harness: RuntimeHarness,
+  backend: BackendName,
+  defaults: Partial<AgentRuntimeConfig> = {},
+) {
+  let database: string | undefined;
+  afterEach(() => {
+    database = undefined;
+  });
+  const ledger = async () => {
+    database ??= await freshDatabase(backend, harness.dbFile());
+    return database;
+  };
+  const makeRuntime = async (overrides: Partial<AgentRuntimeConfig> = {}) =>
+    harness.makeRuntime({ database: await ledger(), ...defaults, ...overrides });
+  return { ledger, makeRuntime };
+}
