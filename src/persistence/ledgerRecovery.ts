@@ -207,8 +207,9 @@ export const make = (
   const closeAbandonedRun: AgentRunStoreShape["closeAbandonedRun"] = (runId, closing) =>
     Effect.gen(function* () {
       const judged = (yield* openRunsJudged()).find(({ run }) => run.runId === runId);
-      // Driven by a live runtime (it acts on what was asked of it), or no longer open.
-      if (!judged?.verdict.gone) return undefined;
+      // Driven by a live runtime (it acts on what was asked of it), or no longer open. Only an
+      // owner known to have ended or gone counts: a run without an owner row is left alone.
+      if (!judged?.verdict.gone || judged.verdict.why === "no_owner") return undefined;
       return yield* sql.withTransaction(recoverRun(judged.run, closing)).pipe(
         LedgerWriter.transactionDefectAsFailure(`closeAbandonedRun ${runId}`),
         refuse(`closeAbandonedRun ${runId}`),
@@ -216,6 +217,11 @@ export const make = (
           schedule: BUSY_RETRY,
           while: (error) => /database is locked|SQLITE_BUSY/i.test(error.message),
         }),
+        // Closed by someone else meanwhile (its runtime acted on the request): nothing to do.
+        Effect.catchIf(
+          (error) => error.reason === "run_not_running",
+          () => Effect.succeed(undefined),
+        ),
       );
     });
 
