@@ -208,7 +208,10 @@ export interface AgentRunStoreShape {
    * down, or its process gone) the way `closing` says, with receipts for its calls that have none;
    * undefined when a live runtime drives it or it is no longer open.
    */
-  readonly closeAbandonedRun: (runId: string, closing: RunClosing) => Effect.Effect<RecoveredRun | undefined, LedgerError>;
+  readonly closeAbandonedRun: (
+    runId: string,
+    closing: RunClosing,
+  ) => Effect.Effect<RecoveredRun | undefined, LedgerError>;
   /** Up to `limit` runs waiting in the run queue for a worker, oldest first. */
   readonly findQueuedRuns: (limit: number) => Effect.Effect<ReadonlyArray<QueuedRun>, LedgerError>;
   /** Takes a run out of the run queue (its worker holds its lease now). */

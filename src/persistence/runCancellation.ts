@@ -1,8 +1,8 @@
 import { SqlClient, type SqlError } from "@effect/sql";
 import { Effect, Schedule } from "effect";
 import { AgentRunStore, LedgerError } from "./AgentRunStore.js";
-import { cancelledClosing } from "./ledgerRecovery.js";
 import { Dialect } from "./engine/Dialect.js";
+import { cancelledClosing } from "./ledgerRecovery.js";
 import { toLedgerError, transactionDefectAsFailure } from "./ledgerWriter.js";
 
 /**
