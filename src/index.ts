@@ -33,6 +33,8 @@ export { consoleChannel } from "./host/channels/console.js";
 export { outboxChannel } from "./host/channels/outbox.js";
 export { sseHandler } from "./host/channels/sse.js";
 export { webhookChannel } from "./host/channels/webhook.js";
+// A run as a child actor of a host's own statechart.
+export { fromAgentRun } from "./host/fromAgentRun.js";
 export { type ChannelRoute, makeRouter } from "./host/router.js";
 export {
   SessionRunner,
@@ -40,6 +42,7 @@ export {
   type TurnHandle,
   type TurnOptions,
 } from "./host/sessionRunner.js";
+export type { AgentRunControl, AgentRunNotice } from "./machines/agentRun/machine.js";
 export type { RunListFilter } from "./persistence/AgentRunStore.js";
 export { LedgerError } from "./persistence/AgentRunStore.js";
 export { DatabaseError } from "./persistence/database.js";

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { AnyStateMachine, AnyStateNode } from "xstate";
 import { eventLabel, guardName } from "../host/charts/graph.js";
 import { renderMachineSvg } from "../host/charts/svg.js";
+import { agentRunMachine } from "../machines/agentRun/machine.js";
 import { approvalMachine } from "../machines/approval/machine.js";
 import { deliveryMachine } from "../machines/delivery.machine.js";
 import { runMachine } from "../machines/run/machine.js";
@@ -29,6 +30,7 @@ export const MACHINES: ReadonlyArray<MachineEntry> = [
   { name: "toolBatch", machine: toolBatchMachine, source: "toolBatch/machine.ts" },
   { name: "approval", machine: approvalMachine, source: "approval/machine.ts" },
   { name: "delivery", machine: deliveryMachine, source: "delivery.machine.ts" },
+  { name: "agentRun", machine: agentRunMachine, source: "agentRun/machine.ts" },
 ];
 
 export interface MachineExports {

@@ -1,4 +1,5 @@
 /** `agentloop/machines`: the pure statecharts, for the Stately visualizer and model-based tests. */
+export { agentRunMachine } from "../machines/agentRun/machine.js";
 export { type ApprovalEvent, type ApprovalInput, approvalMachine } from "../machines/approval/machine.js";
 export { deliveryMachine } from "../machines/delivery.machine.js";
 export type { RunContext, RunInput } from "../machines/run/context.js";

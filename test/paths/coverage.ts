@@ -74,17 +74,24 @@ export const carriedOf = <C>(snapshot: AnyMachineSnapshot): C => stepInto(snapsh
  * transition, guard or action:
  *
  * - each transition gets an actor scope whose `self.getSnapshot()` is the snapshot being
- *   transitioned, as a live actor's is. @xstate/graph's mock scope hands every transition an
+ *   transitioned, as a live actor's is, and whose `self` has a parent, as an invoked actor has. @xstate/graph's mock scope hands every transition an
  *   empty actor as `self`, on which the run machine's `executingTools` invoke input
  *   (`self.getSnapshot().children.io`) throws — no path could enter `executingTools`.
  * - each transition's executed actions and taken transition definitions (one
  *   `@xstate.microstep` inspection event per microstep) are recorded (`stepInto`).
  */
+/** The parent every traversed machine is given; what is sent to it is recorded, never delivered. */
+const TRAVERSAL_PARENT = { id: "parent", sessionId: "parent", send: () => undefined } as unknown as AnyActorRef;
+
 export function traversable<C = undefined>(machine: AnyStateMachine, carry?: Carry<C>): AnyStateMachine {
   const recorder = (scope: AnyActorScope, current: AnyMachineSnapshot | undefined) => {
     const actions: ExecutedAction[] = [];
     const transitions: AnyTransitionDefinition[] = [];
-    const self = Object.create(scope.self, { getSnapshot: { value: () => current ?? scope.self.getSnapshot() } });
+    const self = Object.create(scope.self, {
+      getSnapshot: { value: () => current ?? scope.self.getSnapshot() },
+      // As an invoked actor's: a machine that tells its parent (`sendParent`) has one to tell.
+      _parent: { value: TRAVERSAL_PARENT },
+    });
     const system = Object.create(scope.system, {
       _sendInspectionEvent: {
         value: (event: { type: string; _transitions?: AnyTransitionDefinition[] }) => {
