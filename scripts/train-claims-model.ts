@@ -197,7 +197,13 @@ if (args.write) {
   const file = fileURLToPath(new URL("../src/services/claims/claimsModel.json", import.meta.url));
   const data = modelData(options.dimensionBits, args["with-agent"], fitted, {
     by: "scripts/train-claims-model.ts",
-    options: { ...options, maxLost, protect, cues: args.cues, ...(longFor("en") ? { long: { en: longFor("en"), zh: longFor("zh") } } : {}) },
+    options: {
+      ...options,
+      maxLost,
+      protect,
+      cues: args.cues,
+      ...(longFor("en") ? { long: { en: longFor("en"), zh: longFor("zh") } } : {}),
+    },
     ...summary,
   });
   writeFileSync(file, `${JSON.stringify(data, null, 2)}\n`);
