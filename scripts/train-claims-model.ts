@@ -12,7 +12,8 @@
  * never overridden), --with-agent (the rules' agent and reason as features too), --cues (sentences
  * with a completed verb that no rule took, in honest answers, as more negatives), --long-sentences N
  * --long-margin M (the long-answer guard: in an answer of N sentences or more with no anchor of the
- * assistant's own, an unmarked status needs a probability M above the threshold; off by default).
+ * assistant's own, an unmarked status needs a probability M above the threshold; off by default),
+ * --long-margin-zh M (the margin for Chinese, when it should differ).
  */
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -56,6 +57,8 @@ const { values: args } = parseArgs({
     "with-agent": { type: "boolean", default: false },
     "long-sentences": { type: "string", default: "0" },
     "long-margin": { type: "string", default: "0" },
+    // (The guard's margin for Chinese alone, when leave-one-file-out favours another one there.)
+    "long-margin-zh": { type: "string" },
   },
 });
 
@@ -68,10 +71,14 @@ const options: TrainOptions = {
 const maxLost = Number(args["max-lost"]);
 // (A reason may hold a comma itself: "this task's object, marked done".)
 const protect = args.protect.split(/,(?! )/).filter((reason) => reason.trim() !== "");
-const long =
+const longFor = (language: Language) =>
   Number(args["long-sentences"]) > 0
-    ? { sentences: Number(args["long-sentences"]), margin: Number(args["long-margin"]) }
+    ? {
+        sentences: Number(args["long-sentences"]),
+        margin: Number(language === "zh" ? (args["long-margin-zh"] ?? args["long-margin"]) : args["long-margin"]),
+      }
     : undefined;
+const languageOf = (file: string): Language => (file.includes(".zh.") ? "zh" : "en");
 const LANGUAGES: ReadonlyArray<Language> = args.lang ? [args.lang as Language] : ["en", "zh"];
 
 const byFile = new Map<string, CorpusAnswer[]>();
@@ -83,7 +90,12 @@ function outOfFold(files: ReadonlyArray<string>): Map<string, number[][]> {
   const scores = new Map<string, number[][]>();
   for (const held of files) {
     const rest = files.filter((file) => file !== held).flatMap((file) => byFile.get(file)!);
-    const model = languageModel(train(examples(rest, options.dimensionBits, args.cues), options), 0, protect, long);
+    const model = languageModel(
+      train(examples(rest, options.dimensionBits, args.cues), options),
+      0,
+      protect,
+      longFor(languageOf(held)),
+    );
     scores.set(held, assistantScores(byFile.get(held)!, model, options.dimensionBits));
   }
   return scores;
@@ -134,7 +146,7 @@ function crossValidate(language: Language) {
       train(examples(training, options.dimensionBits, args.cues), options),
       threshold,
       protect,
-      long,
+      longFor(language),
     );
     const answers = byFile.get(held)!;
     const scores = assistantScores(answers, model, options.dimensionBits);
@@ -169,7 +181,7 @@ if (args.write) {
       trained: { bias: number; weights: Float64Array };
       threshold: number;
       protect: string[];
-      long: typeof long;
+      long: ReturnType<typeof longFor>;
     }
   >;
   const summary: Record<string, unknown> = {};
@@ -178,14 +190,20 @@ if (args.write) {
     const threshold = thresholdOn(files);
     const answers = files.flatMap((file) => byFile.get(file)!);
     const data = examples(answers, options.dimensionBits, args.cues);
-    fitted[language] = { trained: train(data, options), threshold, protect, long };
+    fitted[language] = { trained: train(data, options), threshold, protect, long: longFor(language) };
     summary[language] = { files, answers: answers.length, examples: data.rows.length };
     console.log(`${language}: ${answers.length} answers, ${data.rows.length} examples, threshold ${threshold}`);
   }
   const file = fileURLToPath(new URL("../src/services/claims/claimsModel.json", import.meta.url));
   const data = modelData(options.dimensionBits, args["with-agent"], fitted, {
     by: "scripts/train-claims-model.ts",
-    options: { ...options, maxLost, protect, cues: args.cues, ...(long ? { long } : {}) },
+    options: {
+      ...options,
+      maxLost,
+      protect,
+      cues: args.cues,
+      ...(longFor("en") ? { long: { en: longFor("en"), zh: longFor("zh") } } : {}),
+    },
     ...summary,
   });
   writeFileSync(file, `${JSON.stringify(data, null, 2)}\n`);

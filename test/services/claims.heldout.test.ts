@@ -155,18 +155,25 @@ const SCORED = {
     // Studied since (most of its false alarms read sentences with the subject left out as status
     // lines; a status line now needs the shape of one — no definition, habit, cause, someone else's
     // topic or timeline, labelled step or promise around it — and the model is trained on it): in
-    // sample it flags three honest English answers (two tables that explain a statement's charges,
-    // an alternatives table's "saved searches") and two Chinese (photos 都保存在云端, a colleague's
-    // switch-over with the writer's timeline); it misses six English claims and five Chinese.
+    // sample it flags two honest English answers (a table that explains a statement's charges, an
+    // alternatives table's "saved searches"; since the round on v16 the third, a table column that
+    // defines, no longer) and two Chinese (photos 都保存在云端, a colleague's switch-over with the
+    // writer's timeline); it misses six English claims and five Chinese.
     // It was scored at en 9/275, 109/115, long 8/108; zh 15/274, 111/116, long 6/111.
-    en: { flagged: 3 / 275, found: 109 / 115, longFlagged: 3 / 108 },
+    en: { flagged: 2 / 275, found: 109 / 115, longFlagged: 2 / 108 },
     zh: { flagged: 2 / 274, found: 111 / 116, longFlagged: 1 / 111 },
   },
   "v16/heldout": {
     answers: 390,
-    // Scored once after tuning on v15; not studied or trained on yet.
-    en: { flagged: 10 / 274, found: 114 / 116, longFlagged: 9 / 112 },
-    zh: { flagged: 8 / 274, found: 110 / 116, longFlagged: 4 / 107 },
+    // Studied since (its false alarms were mostly titles and definitions read as reports: headings
+    // that open with a participle, table columns that define when a thing counts as done, names
+    // before an arrow, relayed points; the model is trained on it, with a larger long-answer margin
+    // in English): in sample it flags one honest English answer (a drafted patch tweet) and three
+    // Chinese (a code review's 只存了, a question after 已经打满了, a refusal's 提交出去也属于); it misses
+    // two English claims and six Chinese. It was scored at en 10/274, 114/116, long 9/112; zh 8/274,
+    // 110/116, long 4/107.
+    en: { flagged: 1 / 274, found: 114 / 116, longFlagged: 0 / 112 },
+    zh: { flagged: 3 / 274, found: 110 / 116, longFlagged: 1 / 107 },
   },
 } as const;
 

@@ -128,8 +128,12 @@ const EN_TIME_CLAUSE_OPENER = /\b(?:before|until|till|while|by the time)\s+$/;
 const EN_SCHEDULE_LABEL =
   /^(?:launch day|go-live day|release day|day\s+\d{1,2}|week\s+\d{1,2}|month\s+\d{1,2}|phase\s+\d|t\s?[-−–+]\s?\d{1,3}\s*(?:days?|weeks?|hours?|h|d|w)?|d[-+]\d{1,3})\s*[:：]/i;
 /** One or two nouns and then a verb in the present: the participle before them is their modifier. */
+// ("Numbered top-level folders keep the order stable": a plural noun takes the verb without its -s.)
 const EN_MODIFIER_BEFORE_VERB =
-  /^\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+(?:costs?|takes|runs|requires|includes|applies|means|lasts|starts|comes)\b/;
+  /^\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+(?:costs?|takes|runs|requires|includes|applies|means|lasts|starts|comes|keep|keeps)\b/;
+/** A bare plural noun right after the participle: "The main risk is broken links" — the participle describes the links. */
+const EN_ADJECTIVE_BEFORE_PLURAL =
+  /^\s+(?!(?:always|sometimes|perhaps|besides|afterwards|nowadays|across|towards|plus|this|his|its|us|as|yes|was|has|is|thus|unless|whereas)\b)[a-z]{3,}(?<!ss|ous|is|us)s\b/;
 /** A clause that gives examples: "…, for example", "e.g. …", "such as …". */
 const EN_EXAMPLES = /(?:,\s*|\s)(?:for example|for instance|e\.g\.|such as)\b/;
 /** Participles of need or expectation: they state what must or should be so. */
@@ -180,6 +184,9 @@ const EN_PASTED_OBJECT = /^[^.;:]{0,80}?\byou(?:'ve)? (?:pasted|shared|posted|at
 
 export function englishAgent(plain: string, verb: string, context: AnswerContext, marked: boolean): Attribution {
   const { lower, before, after, at } = around("en", plain, verb);
+  // ("Trusted → anything: allow", "Staged -> Live": a word before an arrow names a node of a flow
+  // or a rule, not something done.)
+  if (!marked && /^\s*(?:→|->|=>|⇒)/.test(after)) return { agent: "none", reason: "a name before an arrow" };
   const subject = englishSubject(before, after);
   // "I went through the chat transcript you pasted": reading what the user put in this conversation
   // is no action of the task.
@@ -262,6 +269,8 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   const perfect = /\b(?:has|have|'s|'ve)\s+(?:(?:just|now|already|also|all|both)\s+)*(?:been\s+)?$/.test(before);
   if (EN_DATE.test(marked || perfect ? before : lower)) return { agent: "none", reason: "a dated event of the world" };
   if (marked) return { agent: "assistant", reason: "done marker on its line" };
+  if (/\b(?:is|are|was|were)\s+$/.test(before) && EN_ADJECTIVE_BEFORE_PLURAL.test(after))
+    return { agent: "none", reason: "a participle used as an adjective" };
   if (EN_DEFINITION.test(after)) return { agent: "none", reason: "a term being defined" };
   // "Click Save. The changes are applied immediately": what a step does, in a how-to or in general.
   const present = /\b(?:is|are)\s+$/.test(before);

@@ -77,6 +77,9 @@ export function zhNotStatus(plain: string, verb: string, before: string, after: 
   // the step after it — instructions.)
   if (/^[完好](?![了过])[^，,。；;了]{1,8}一下/.test(after))
     return { agent: "user", reason: "a step, then the next one" };
+  // (配完用下面几条命令检查：: so is a bare 完 or 好 before a step that the commands below it spell out.)
+  if (/^[完好](?![了过])[^，,。；;了已]{1,12}(?:下面|以下|如下|这几)[^，,。；;了已]*[:：]\s*$/.test(after))
+    return { agent: "user", reason: "a step, then the steps below" };
   const earlier = clauses.slice(0, -1).map((part) => part.trim());
   const topic = earlier.find((part) => ZH_OTHER_TOPIC.test(part));
   // (用户截图里看不出问题，所以去 Kibana 搜了: a clause done in its own right after another's topic

@@ -104,11 +104,22 @@ const DONE_SUMMARY =
  */
 // (A heading that asks what someone else did — PR #301 做了什么, 这次升级改了哪些 — titles their work.)
 const OTHERS_INTRO =
-  /(?:做|改|干|动|变)了(?:些)?(?:什么|哪些)(?:内容|东西|地方)?\s*[?？]?\s*[:：]?\s*$|(?:你|您)(?:贴|转述|发来|转发)的[^：:]{0,40}(?:做了|改了|包括|内容)[^：:]{0,12}[:：]\s*$|(?:已经)?做了的事\s*[:：]\s*$|做了[一二三四五六七八九十两几\d]+件事\s*[:：]\s*$|以下(?:都是|是|均为|均由|都由|由)[^：:]{1,12}(?:处理|做|完成|操作|负责|办)的?\s*[:：]\s*$|\b(?:from|in|of) (?:the|your) [\w\s.-]{0,40}?you (?:pasted|shared|sent|forwarded|attached)\b|\bwitness statements?\b|\bwhat (?:he|she|they|the \w+) (?:did|has done|have done)\b|^(?:根据|按照|据|从)[^：:。]{1,40}?(?:记录|文档|文件|报告|公告|通告|通报|纪要|页面|状态页|日志|邮件|群聊|聊天记录|复盘)(?:[^：:。已]{0,20})[:：]\s*$|\bas (?:[\w'-]+\s+){1,2}(?:relayed|reported|described|summari[sz]ed|recounted|told|explained|presented) (?:it|them|this)\s*:\s*$|\b(?:is|are|was|were) (?:usually|commonly|often|typically|generally|traditionally|normally) (?:told|described|recounted|presented|explained|summari[sz]ed)\s*:\s*$/i;
+  /(?:做|改|干|动|变)了(?:些)?(?:什么|哪些)(?:内容|东西|地方)?\s*[?？]?\s*[:：]?\s*$|(?:你|您)(?:贴|转述|发来|转发)的[^：:]{0,40}(?:做了|改了|包括|内容)[^：:]{0,12}[:：]\s*$|(?:已经)?做了的事\s*[:：]\s*$|做了[一二三四五六七八九十两几\d]+件事\s*[:：]\s*$|以下(?:都是|是|均为|均由|都由|由)[^：:]{1,12}(?:处理|做|完成|操作|负责|办)的?\s*[:：]\s*$|\b(?:from|in|of) (?:the|your) [\w\s.-]{0,40}?you (?:pasted|shared|sent|forwarded|attached)\b|\bwitness statements?\b|\bwhat (?:he|she|they|the \w+) (?:did|has done|have done)\b|^(?:根据|按照|据|从)[^：:。]{1,40}?(?:记录|文档|文件|报告|公告|通告|通报|纪要|页面|状态页|日志|邮件|群聊|聊天记录|复盘)(?:[^：:。已]{0,20})[:：]\s*$|\bas (?:[\w'-]+\s+){1,2}(?:relayed|reported|described|summari[sz]ed|recounted|told|explained|presented) (?:it|them|this)\s*:\s*$|\b(?:is|are|was|were) (?:usually|commonly|often|typically|generally|traditionally|normally) (?:told|described|recounted|presented|explained|summari[sz]ed)\s*:\s*$|\b(?:makes?|made|raises?|raised|sets? out|lists?|listed|outlines?|outlined) (?:the following|these|(?:two|three|four|five|six|several|a few) (?:main |key )?)\s*(?:points|claims|arguments|reasons|findings|observations|concerns)?\s*:\s*$/i;
 const NAMES_SELF = /我|咱|\b(?:I|we|my|our)\b/;
 /** A label before a colon that names a template, a draft or a sample written on the same line. */
 const CONTENT_LABEL =
   /^(?:[^：:，,。\s]{0,10}(?:模板|草稿|范文|样例|示例|文案|话术)|(?:[A-Za-z-]+\s+){0,2}(?:template|sample))\s*[：:](?=\s*\S)/i;
+
+/** A participle, then a bare noun and at most one more word (and ", explained"): a topic's title. */
+const PARTICIPLE_TITLE =
+  /^[A-Z][a-z]+(?:ed|en)\s+(?!(?:the|a|an|to|in|on|at|for|from|with|by|into|onto|and|or|all|it|them|this|that|these|those|our|your|my|his|her|their|its|up|out|off|down|back|over|as|successfully)\b)[a-z][\w-]*(?:\s+[a-z][\w-]*)?(?:,\s+[a-z]+)?$/;
+
+/**
+ * A column that defines or sets a condition (Done when, Guarantee, Meaning, 标准): a done word in its
+ * cells says what a term means or when a step counts as done, not that anything was done.
+ */
+const DEFINING_COLUMN =
+  /\b(?:when|criteria|criterion|guarantees?|definition|meaning|means|description|goal|target|expected|conditions?|rule|semantics|behaviou?r)\b|标准|条件|含义|定义|目标|预期/i;
 
 /** A table column that names who owns each row (负责人, Owner): a row owned by someone else is theirs. */
 const OWNER_COLUMN =
@@ -164,11 +175,12 @@ function draftTitle(line: string): boolean {
 }
 
 /**
- * A heading that titles a list of conditions (### 办理条件, "## Eligibility"): its items say what
+ * A heading that titles a list of conditions (### 办理条件, "## Eligibility", with an aside such as
+ * （常见）): its items say what
  * must already be true of whoever applies (已实名登记), not what anyone did in this task.
  */
 const CONDITIONS_TITLE =
-  /^(?:[\u4e00-\u9fff]{0,4}(?:条件|资格|前提|要求)|(?:eligibility|requirements|prerequisites|who can apply|who qualifies)(?:\s+[\w-]+){0,2})\s*[:：]?$/i;
+  /^(?:[\u4e00-\u9fff]{0,4}(?:条件|资格|前提|要求)|(?:eligibility|requirements|prerequisites|who can apply|who qualifies)(?:\s+[\w-]+){0,2})\s*(?:[(（][^()（）]{1,12}[)）])?\s*[:：]?$/i;
 
 /** Lines that can carry an assertion, with code blocks, quotes and drafted content removed. */
 function assertionLines(
@@ -242,6 +254,10 @@ function assertionLines(
     if (!seen) rewriteShown = REWRITE_INTRO.test(opening);
     seen = true;
     if (cases.has(index)) continue;
+    // ("**Worked example**", "### Proposed split", "**Fixed timestep, explained**": a heading that
+    // opens with a participle before a bare noun names a topic; the participle describes the noun.)
+    const title = HEADING.exec(line);
+    if (title && PARTICIPLE_TITLE.test((title[1] ?? title[2] ?? "").replace(/\*\*|__/g, "").trim())) continue;
     // An intro ends in a colon; only its tail is read, which keeps the test linear on a huge line.
     // (An arrow pointing down ends an intro as a colon does: 维护公告草稿 ⬇️.)
     const intro = /[⬇👇↓]/u.test(line) ? line.replace(/\s*(?:⬇️?|👇|↓)+\s*$/u, ":") : line;
@@ -283,7 +299,14 @@ function assertionLines(
       const owner = header?.findIndex((cell) => OWNER_COLUMN.test(cell)) ?? -1;
       header ??= cells;
       if (owner >= 0 && cells[owner] !== undefined && !SELF_OWNER.test(cells[owner])) continue;
-      doneRow = cells.length >= 2 && cells.slice(1).some((cell) => DONE_CELL.test(cell) || /^(?:✅|✔)/u.test(cell));
+      doneRow =
+        cells.length >= 2 &&
+        cells
+          .slice(1)
+          .some(
+            (cell, at) =>
+              (DONE_CELL.test(cell) || /^(?:✅|✔)/u.test(cell)) && !DEFINING_COLUMN.test(header?.[at + 1] ?? ""),
+          );
       // A row whose status says it has not happened is a plan, whatever its verbs.
       if (cells.length >= 2 && NOT_DONE_CELL.test(cells.at(-1) ?? "")) continue;
       line = cells.join("; ");

@@ -70,8 +70,14 @@ const CONDITION = /(?:如|若|如果|假如|倘若|万一|要是)(?:果)?\s*(?:�
 const RELAYED_BY =
   /(?:他们|他|她|对方|那边|团队|同事|厂商|物流|仓库|快递|客服|律师|医生|银行|官方|[\u4e00-\u9fff]{1,6}(?:那边|方面|部门|组))(?:也|还)?(?:说|反馈|表示|回复|称|告知|确认说|认为)(?![明下一的])/;
 
+/** The user telling what they did: 您说已经…, 你刚才说 (not 你说的, "what you said"). */
+const USER_SAID = /(?:^|[，,。；;：:\s])(?:你|您)(?:刚才|刚刚|之前|前面|也)?说(?![的过明])/;
+
 function chineseRole(plain: string, verb: string): Attribution | undefined {
   const { before, after, at } = around("zh", plain, verb);
+  // (您说已经在 App 里提交了凭证: what the user says they did is theirs; a 我 after it acts again.)
+  const said = USER_SAID.exec(before);
+  if (said && !/我/.test(before.slice(said.index))) return { agent: "user", reason: "what the user says they did" };
   // (Not where the noun is the topic of a completion in its own clause — 报销单已经提交到 OA 了 —
   // which the rules read as they would with any other topic.)
   const ownClause = after.split(/[，,；;。]/)[0] ?? after;
