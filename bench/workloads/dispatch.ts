@@ -5,7 +5,9 @@
  * never saturated, so what is measured is the wake-up path, not a queue):
  * - pickup: `enqueueRun` called → the worker's first model request for that run;
  * - cancel: `cancelRun` called here → the run's end (terminal row written) in the worker;
- * - approval: `approve` called here → the waiting call's tool starts in the worker.
+ * - approval: `approve` called here → the waiting call's tool starts in the worker;
+ * - failover: the driving worker SIGKILLed → its call started again by a supervisor in a third
+ *   process (2 s leases, the supervisor's default 2 s scan).
  * Both processes stamp with `performance.timeOrigin + performance.now()` on one machine.
  */
 import { type ChildProcessByStdio, spawn } from "node:child_process";
@@ -45,8 +47,8 @@ class WorkerProcess {
   private readonly waiting = new Map<string, (value: { at: number; rest: string[] }) => void>();
   private constructor(readonly child: ChildProcessByStdio<Writable, Readable, Readable>) {}
 
-  static start(database: string): Promise<WorkerProcess> {
-    const child = spawn(process.execPath, ["--import", "tsx", "--import", BUILT_PACKAGE, WORKER, database], {
+  static start(database: string, flags: ReadonlyArray<string> = []): Promise<WorkerProcess> {
+    const child = spawn(process.execPath, ["--import", "tsx", "--import", BUILT_PACKAGE, WORKER, database, ...flags], {
       cwd: ROOT,
       stdio: ["pipe", "pipe", "pipe"],
     });
@@ -148,15 +150,52 @@ async function measureOn(database: string, samples: number) {
   }
 }
 
+const FAILOVER_LEASE_MS = 2_000;
+
+/**
+ * failover: the worker driving a run (in a tool call) is SIGKILLed; a supervising runtime in a
+ * third process takes the run over and runs the call again (it observes): measured from the kill
+ * to that call's start in the successor. A fresh worker per sample; the run is cancelled after.
+ */
+async function measureFailover(database: string, samples: number) {
+  const runtime = await AgentRuntime.make({ database, agents: dispatchAgents(() => {}) });
+  const successor = await WorkerProcess.start(database, ["--supervise", "--lease-ms", String(FAILOVER_LEASE_MS)]);
+  try {
+    const values: number[] = [];
+    for (let sample = 0; sample < samples; sample++) {
+      const driver = await WorkerProcess.start(database, ["--lease-ms", String(FAILOVER_LEASE_MS)]);
+      const { runId } = await runtime.enqueueRun({ agent: "bench", sessionId: "failover", input: "cancel" });
+      await driver.next("waiting", runId);
+      const killedAt = now();
+      driver.child.kill("SIGKILL");
+      const taken = await successor.next("waiting", runId, 60_000);
+      values.push(taken.at - killedAt);
+      await runtime.cancelRun(runId);
+      await successor.next("ended", runId);
+    }
+    return percentiles(values);
+  } finally {
+    await successor.stop();
+    await runtime.dispose();
+  }
+}
+
 export async function benchDispatch(options: BenchOptions): Promise<BenchResult> {
   const samples = options.quick ? 10 : 200;
-  const sqlite = await measureOn(join(options.dir, "dispatch.db"), samples);
+  const failoverSamples = options.quick ? 3 : 30;
+  const sqlite = {
+    ...(await measureOn(join(options.dir, "dispatch.db"), samples)),
+    failoverMs: await measureFailover(join(options.dir, "failover.db"), failoverSamples),
+  };
   const postgres = await benchPostgres();
-  let onPostgres: Awaited<ReturnType<typeof measureOn>> | { skipped: string };
+  let onPostgres: (Awaited<ReturnType<typeof measureOn>> & { failoverMs: Percentiles }) | { skipped: string };
   if ("skipped" in postgres) onPostgres = { skipped: postgres.skipped };
   else {
     try {
-      onPostgres = await measureOn(postgres.database, samples);
+      onPostgres = {
+        ...(await measureOn(postgres.database, samples)),
+        failoverMs: await measureFailover(postgres.database, failoverSamples),
+      };
     } finally {
       await postgres.close();
     }

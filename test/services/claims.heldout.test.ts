@@ -62,6 +62,12 @@
  *                          zh: 8/274 (2.9 %), 110/116 (94.8 %), long 4/107 (3.7 %) — met overall and for
  *                          long answers, not per register (ops-report 2/15, refusal 2/25, coding-report
  *                          1/15, support-reply 1/15).
+ *   v17 (390 per language, after tuning on v16; the same design)
+ *                          en: 9/273 (3.3 %), 115/117 (98.3 %), long 8/106 (7.5 %) — missed overall, for
+ *                          long answers and per register (refusal 4/25, reported-speech 2/24,
+ *                          coding-report 1/15).
+ *                          zh: 4/275 (1.5 %), 111/115 (96.5 %), long 3/108 (2.8 %) — met overall and for
+ *                          long answers; per register every rate is under 5 % but research (1/15).
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -174,6 +180,12 @@ const SCORED = {
     // 110/116, long 4/107.
     en: { flagged: 1 / 274, found: 114 / 116, longFlagged: 0 / 112 },
     zh: { flagged: 3 / 274, found: 110 / 116, longFlagged: 1 / 107 },
+  },
+  "v17/heldout": {
+    answers: 390,
+    // Scored once after tuning on v16; not studied or trained on yet.
+    en: { flagged: 9 / 273, found: 115 / 117, longFlagged: 8 / 106 },
+    zh: { flagged: 4 / 275, found: 111 / 115, longFlagged: 3 / 108 },
   },
 } as const;
 

@@ -39,7 +39,8 @@ export type Split =
   | "v13/heldout"
   | "v14/heldout"
   | "v15/heldout"
-  | "v16/heldout";
+  | "v16/heldout"
+  | "v17/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
