@@ -120,3 +120,16 @@ export const listApprovals = (runId: string) =>
     }
     return [...records.values()];
   }).pipe(refuse(`listApprovals ${runId}`));
+
+/**
+ * The tools approved with scope `session` in any run of `sessionId`, by any process: a grant is a
+ * ledger fact, so every replica that opens a run of the session honours it.
+ */
+export const sessionGrantsOf = (sessionId: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient;
+    const rows = yield* sql<{ tool_name: string }>`SELECT DISTINCT a.tool_name FROM agent_approvals a
+      JOIN agent_runs r ON r.run_id = a.run_id
+      WHERE r.session_id = ${sessionId} AND a.kind = 'approved' AND a.scope = 'session'`;
+    return rows.map((row) => row.tool_name);
+  }).pipe(refuse(`sessionGrantsOf ${sessionId}`));

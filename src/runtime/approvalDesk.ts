@@ -8,7 +8,7 @@ import type {
   RunCommand,
   ToolCall,
 } from "../domain/index.js";
-import { listApprovals, recordApprovalRequest } from "../persistence/approvals.js";
+import { listApprovals, recordApprovalRequest, sessionGrantsOf } from "../persistence/approvals.js";
 import {
   type ApprovalPolicy,
   approvalReason,
@@ -174,6 +174,22 @@ export class ApprovalDesk {
   /** One read of the ledger for the decisions of the calls that wait now (none wait: nothing to read). */
   readDecisions(): Effect.Effect<unknown, never, SqlClient.SqlClient> {
     return this.state && this.state.waiting.size > 0 ? this.state.pollOnce : Effect.void;
+  }
+
+  /**
+   * The session's grants other runs recorded (in any process): a call of such a tool asks no
+   * more. A ledger that cannot be read leaves the grants this runtime knows; calls then ask.
+   */
+  adoptSessionGrants(sessionId: string): Effect.Effect<void, never, SqlClient.SqlClient> {
+    return sessionGrantsOf(sessionId).pipe(
+      Effect.tap((tools) =>
+        Effect.sync(() => {
+          for (const tool of tools) this.wiring.sessionGrants?.add(tool);
+        }),
+      ),
+      Effect.asVoid,
+      Effect.catchAll(() => Effect.void),
+    );
   }
 
   /** The call's wait ended, whoever ended it: stop looking for its decision. */

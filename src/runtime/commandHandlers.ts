@@ -121,7 +121,8 @@ class RunCommandHandlers implements CommandHandlers {
   }
 
   OPEN(command: CommandOf<"OPEN">) {
-    return this.ledger.open(command);
+    // Before the first sample: a call of a tool the session approved (in any process) asks no more.
+    return Effect.zipRight(this.wiring.approvals.adoptSessionGrants(command.sessionId), this.ledger.open(command));
   }
 
   SAMPLE(command: CommandOf<"SAMPLE">): Effect.Effect<Reply<"SAMPLED">> {

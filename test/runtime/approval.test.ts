@@ -417,3 +417,60 @@ describe("approval of tool calls (issue Q)", () => {
     expect(ledger.receipts[0]).toMatchObject({ status: "error", reason: "invalid_arguments" });
   });
 });
+
+describe("approvals of scope session across runtimes on one ledger", () => {
+  it("a tool approved for the session in one runtime asks no more in a run of that session another runtime drives", async () => {
+    const sentA: unknown[] = [];
+    const first = await harness.makeRuntime({ approval: { kinds: ["deliver"] } });
+    const run1 = first.startRun({
+      sessionId: "shared-session",
+      input: "Send the report to #ops",
+      contract: DELIVER,
+      provider: scriptedProvider(sendSteps()),
+      tools: [sendTool(sentA)],
+    });
+    const request = await firstRequest(run1);
+    await run1.approve(request.callId, { scope: "session" });
+    expect((await run1.result).terminalState).toBe("completed");
+
+    const sentB: unknown[] = [];
+    const second = await harness.makeRuntime({ approval: { kinds: ["deliver"] } });
+    const run2 = second.startRun({
+      sessionId: "shared-session",
+      input: "Send it again",
+      contract: DELIVER,
+      provider: scriptedProvider(sendSteps()),
+      tools: [sendTool(sentB)],
+    });
+    const seen: string[] = [];
+    for await (const event of run2.events) seen.push(event.type);
+    expect(seen).not.toContain("approval_requested");
+    expect((await run2.result).terminalState).toBe("completed");
+    expect(sentB).toHaveLength(1);
+  });
+
+  it("a grant for one session does not reach a run of another session", async () => {
+    const first = await harness.makeRuntime({ approval: { kinds: ["deliver"] } });
+    const run1 = first.startRun({
+      sessionId: "granted",
+      input: "Send the report to #ops",
+      contract: DELIVER,
+      provider: scriptedProvider(sendSteps()),
+      tools: [sendTool()],
+    });
+    await run1.approve((await firstRequest(run1)).callId, { scope: "session" });
+    await run1.result;
+    const second = await harness.makeRuntime({ approval: { kinds: ["deliver"] } });
+    const run2 = second.startRun({
+      sessionId: "other",
+      input: "Send it",
+      contract: DELIVER,
+      provider: scriptedProvider(sendSteps()),
+      tools: [sendTool()],
+    });
+    const request = await firstRequest(run2);
+    expect(request.toolName).toBe("send_message");
+    run2.cancel();
+    await run2.result;
+  });
+});
