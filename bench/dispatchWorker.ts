@@ -12,13 +12,15 @@ import { dispatchAgents } from "./lib/dispatchAgents.js";
 
 const [database, ...flags] = process.argv.slice(2);
 if (!database) {
-  process.stderr.write("usage: bench/dispatchWorker.ts <database> [--supervise] [--lease-ms N]\n");
+  process.stderr.write("usage: bench/dispatchWorker.ts <database> [--supervise] [--lease-ms N] [--concurrency N]\n");
   process.exit(2);
 }
 // `--supervise`: no worker; takes over runs whose runtime died (the failover measure).
 const supervising = flags.includes("--supervise");
 const leaseAt = flags.indexOf("--lease-ms");
 const leaseMs = leaseAt >= 0 ? Number(flags[leaseAt + 1]) : undefined;
+const concurrencyAt = flags.indexOf("--concurrency");
+const concurrency = concurrencyAt >= 0 ? Number(flags[concurrencyAt + 1]) : 64;
 const now = () => performance.timeOrigin + performance.now();
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const watch = (handle: RunHandle) => {
@@ -33,7 +35,7 @@ const runtime = await AgentRuntime.make({
   database,
   agents: dispatchAgents((what, runId) => out(`${what} ${runId} ${now()}`)),
   ...(leaseMs ? { lease: { durationMs: leaseMs, renewEveryMs: Math.max(50, Math.floor(leaseMs / 4)) } } : {}),
-  ...(supervising ? { supervise: { onResumed: watch } } : { worker: { concurrency: 64, onRun: watch } }),
+  ...(supervising ? { supervise: { onResumed: watch } } : { worker: { concurrency, onRun: watch } }),
 });
 out("ready");
 process.stdin.resume();

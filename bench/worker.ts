@@ -11,7 +11,7 @@ import { withCpuProfile } from "./lib/profile.js";
 import type { BenchOptions, BenchResult } from "./lib/types.js";
 import { benchAgentloop } from "./workloads/agentloop.js";
 import { benchClaims } from "./workloads/claims.js";
-import { benchDispatch } from "./workloads/dispatch.js";
+import { benchDispatch, benchDispatchThroughput } from "./workloads/dispatch.js";
 import { benchHygiene } from "./workloads/hygiene.js";
 import { benchLedgerAppend } from "./workloads/ledgerAppend.js";
 import { benchLongAnswer } from "./workloads/longAnswers.js";
@@ -33,6 +33,7 @@ const BENCHMARKS: Readonly<Record<BenchId, (options: BenchOptions) => Promise<Be
   "scale.concurrent": benchScale,
   "scale.replicas": benchReplicas,
   "dispatch.latency": benchDispatch,
+  "dispatch.throughput": benchDispatchThroughput,
   "projection.100k": benchProjection,
   claims: benchClaims,
   "answer.1mb.en": (options) => benchLongAnswer({ megabytes: 1, lang: "en", lines: false }, options),

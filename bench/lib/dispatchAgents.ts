@@ -11,8 +11,11 @@ import type { AgentDefinition } from "../../src/runtime/runtimeConfig.js";
 import type { Provider } from "../../src/services/providers/Provider.js";
 import { scriptedResponse } from "../../src/services/providers/scripted.js";
 import { defineTool } from "../../src/services/tools/Tool.js";
+import { W10_CONTRACT_INPUT, w10Reply } from "../workloads/w10.js";
 
-export type Mark = (what: "sampled" | "waiting" | "started", runId: string) => void;
+export const THROUGHPUT_MODEL_LATENCY_MS = 50;
+
+export type Mark = (what: "sampled" | "waiting" | "started" | "executed", runId: string) => void;
 
 export function dispatchAgents(mark: Mark): Record<string, AgentDefinition> {
   const provider: Provider = {
@@ -53,5 +56,36 @@ export function dispatchAgents(mark: Mark): Record<string, AgentDefinition> {
       return { status: "ok", output: { sent: true }, evidence: { message_id: `m-${context.runId}` } };
     },
   });
-  return { bench: { provider, tools: [wait, send] } };
+  // W10 with a model that takes 50 ms a step: nine lookups, then the answer (dispatch.throughput).
+  const w10Provider: Provider = {
+    id: "dispatch-w10",
+    model: "w10-scripted",
+    apiFamily: "scripted",
+    capabilities: ProviderCapabilities.parse({}),
+    sample: (request) => {
+      const reply = w10Reply(request.messages.filter((message) => message.role === "tool").length);
+      return Effect.zipRight(
+        Effect.sleep(THROUGHPUT_MODEL_LATENCY_MS),
+        Effect.sync(() =>
+          reply.kind === "call"
+            ? scriptedResponse({ toolCalls: [{ id: reply.callId, name: "lookup", arguments: { i: reply.args.i } }] })
+            : scriptedResponse({ text: reply.text }),
+        ),
+      );
+    },
+  };
+  const lookupCounted = defineTool({
+    name: "lookup",
+    description: "Looks an item up by its index.",
+    kind: "observe",
+    input: z.object({ i: z.number().int() }),
+    execute: async ({ i }, context) => {
+      mark("executed", `${context.runId}#${i}`);
+      return { status: "ok", output: { i, value: `item-${i}`, ok: true } };
+    },
+  });
+  return {
+    bench: { provider, tools: [wait, send] },
+    w10: { provider: w10Provider, tools: [lookupCounted], contract: W10_CONTRACT_INPUT },
+  };
 }

@@ -11,6 +11,7 @@ export const CORE_IDS = [
   "scale.concurrent",
   "scale.replicas",
   "dispatch.latency",
+  "dispatch.throughput",
   "projection.100k",
   "claims",
   "answer.1mb.en",

@@ -16,9 +16,10 @@ import { performance } from "node:perf_hooks";
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { AgentRuntime } from "../../src/runtime/AgentRuntime.js";
-import { dispatchAgents } from "../lib/dispatchAgents.js";
+import { dispatchAgents, THROUGHPUT_MODEL_LATENCY_MS } from "../lib/dispatchAgents.js";
 import { benchPostgres } from "../lib/postgres.js";
 import type { BenchOptions, BenchResult } from "../lib/types.js";
+import { W10_TOOL_STEPS } from "./w10.js";
 
 const WORKER = fileURLToPath(new URL("../dispatchWorker.ts", import.meta.url));
 const BUILT_PACKAGE = fileURLToPath(new URL("../lib/builtPackage.mjs", import.meta.url));
@@ -74,10 +75,23 @@ class WorkerProcess {
     });
   }
 
+  private readonly lines = new Map<string, string[]>();
+
+  /** Every run id (or `<runId>#<i>`) reported with `what`, in order, repeats included. */
+  all(what: string): string[] {
+    return this.lines.get(what) ?? [];
+  }
+
   private note(line: string) {
     const [what, runId, ...rest] = line.split(" ");
     const at = Number(rest.pop());
     const key = `${what} ${runId}`;
+    if (what === "executed") {
+      const seen = this.lines.get(what) ?? [];
+      seen.push(runId!);
+      this.lines.set(what, seen);
+      return;
+    }
     const waiter = this.waiting.get(key);
     if (waiter) {
       this.waiting.delete(key);
@@ -178,6 +192,84 @@ async function measureFailover(database: string, samples: number) {
     await successor.stop();
     await runtime.dispose();
   }
+}
+
+/** Runs a worker drives at once in `dispatch.throughput`: model latency, not CPU, should bound a worker. */
+const THROUGHPUT_CONCURRENCY = 20;
+
+/**
+ * `dispatch.throughput`: `runs` W10 runs (50 ms a model step) enqueued, then driven by `workers`
+ * worker processes; runs/s from the first worker's start to the last run's end. Every tool
+ * execution is counted in the workers' output (outside the ledger): each run's nine lookups once.
+ * The workers start together and the clock runs from the first one ready.
+ */
+async function measureThroughput(database: string, runs: number, workers: number) {
+  const runtime = await AgentRuntime.make({ database, agents: dispatchAgents(() => {}) });
+  const started: WorkerProcess[] = [];
+  try {
+    const runIds: string[] = [];
+    for (let batch = 0; batch < runs; batch += 50) {
+      const ids = await Promise.all(
+        Array.from({ length: Math.min(50, runs - batch) }, () =>
+          runtime.enqueueRun({ agent: "w10", sessionId: "throughput", input: "Look up items 1 to 9, then summarise." }),
+        ),
+      );
+      runIds.push(...ids.map((queued) => queued.runId));
+    }
+    // Started together; the clock runs from the first one ready (a process's start-up is not measured).
+    const readyAt: number[] = [];
+    started.push(
+      ...(await Promise.all(
+        Array.from({ length: workers }, () =>
+          WorkerProcess.start(database, ["--concurrency", String(THROUGHPUT_CONCURRENCY)]).then((worker) => {
+            readyAt.push(now());
+            return worker;
+          }),
+        ),
+      )),
+    );
+    const t0 = Math.min(...readyAt);
+    const ended = await Promise.all(
+      runIds.map((runId) => Promise.race(started.map((worker) => worker.next("ended", runId, 600_000)))),
+    );
+    const wallMs = Math.max(...ended.map((end) => end.at)) - t0;
+    const executions = started.flatMap((worker) => worker.all("executed"));
+    const distinct = new Set(executions);
+    const records = await Promise.all(runIds.map((runId) => runtime.ledger.getRun(runId)));
+    return {
+      workers,
+      runs,
+      wallMs: Math.round(wallMs),
+      runsPerSec: Math.round((runs / wallMs) * 1000 * 10) / 10,
+      completed: records.filter((record) => record?.terminalState === "completed").length,
+      executions: executions.length,
+      duplicatedExecutions: executions.length - distinct.size,
+      missingExecutions: runs * W10_TOOL_STEPS - distinct.size,
+    };
+  } finally {
+    for (const worker of started) await worker.stop();
+    await runtime.dispose();
+  }
+}
+
+export async function benchDispatchThroughput(options: BenchOptions): Promise<BenchResult> {
+  const runs = options.quick ? 60 : 1_000;
+  const shapes = [];
+  for (const workers of [1, 2, 4]) {
+    // A fresh database for each shape.
+    const postgres = await benchPostgres();
+    if ("skipped" in postgres) return { id: "dispatch.throughput", skipped: postgres.skipped };
+    try {
+      shapes.push(await measureThroughput(postgres.database, runs, workers));
+    } finally {
+      await postgres.close();
+    }
+  }
+  return {
+    id: "dispatch.throughput",
+    what: `${runs} W10 runs (${THROUGHPUT_MODEL_LATENCY_MS} ms a model step) enqueued on PostgreSQL, then driven by 1, 2 and 4 worker processes of concurrency ${THROUGHPUT_CONCURRENCY}`,
+    shapes,
+  };
 }
 
 export async function benchDispatch(options: BenchOptions): Promise<BenchResult> {
