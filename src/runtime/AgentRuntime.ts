@@ -194,7 +194,11 @@ export class AgentRuntime {
       resume: plan.point,
     });
     // A cancel asked for while nobody drove the run is honoured by whoever drives it next.
-    if (await this.run(cancelRequested(runId).pipe(Effect.orElseSucceed(() => false)))) handle.cancel();
+    const asked = cancelRequested(runId).pipe(
+      Effect.orElseSucceed(() => false),
+      Effect.withTracerEnabled(false),
+    );
+    if (await this.run(asked)) handle.cancel();
     return handle;
   }
 

@@ -189,6 +189,8 @@ export class ApprovalDesk {
       ),
       Effect.asVoid,
       Effect.catchAll(() => Effect.void),
+      // Under the OPEN command's span: no span of its own per statement.
+      Effect.withTracerEnabled(false),
     );
   }
 

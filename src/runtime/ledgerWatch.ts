@@ -40,7 +40,11 @@ export function startLedgerWatch(host: LedgerWatchHost): () => Promise<void> {
       seen.add(request.run_id);
       host.cancel(request.run_id);
     }
-  }).pipe(Effect.catchAll(() => Effect.void));
+  }).pipe(
+    Effect.catchAll(() => Effect.void),
+    // A read every few hundred milliseconds is no operation a trace should show.
+    Effect.withTracerEnabled(false),
+  );
 
   const watching = Effect.gen(function* () {
     const signals = yield* LedgerSignals;

@@ -38,7 +38,8 @@ beforeAll(async () => {
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
   console.info(`consumer test timings (ms): ${JSON.stringify(timings)}`);
-});
+  // Removing the scratch project's node_modules can take long on a busy disk.
+}, SETUP_TIMEOUT);
 
 describe("the packed tarball", () => {
   it("contains the built entry points with declarations, every exports target, bin/agentloop.mjs and LICENSE", () => {
