@@ -82,6 +82,9 @@ export function answerContext(
         (sentence.language === "zh" ? ZH_DISOWNED : EN_DISOWNED).test(sentence.plain) ||
         (index <= 1 && (sentence.language === "zh" ? ZH_DECLINED : EN_DECLINED).test(sentence.plain)),
     ),
+    declined: sentences.some(
+      (sentence, index) => index <= 1 && sentence.language === "en" && EN_DECLINES.test(sentence.plain),
+    ),
   };
 }
 
@@ -100,6 +103,12 @@ const ZH_DISOWNED =
 /** An opening that declines the change asked for ("I can['’]t help you get around…", 也不会帮你改). */
 const EN_DECLINED =
   /^(?:(?:sorry|unfortunately)[,.!]?\s*)?(?:i|we) (?:can['’]t|cannot|won['’]t|will not|am not able to|['’]m not able to|am not going to|['’]m not going to) (?:help (?:you )?(?:with|get|to|bypass|disable|delete|turn)|make (?:that|this|the) change|change|modify|delete|disable|turn off|bypass|remove|edit)\b/i;
+/**
+ * An opening that declines anything asked, not only a change ("I can't tell you for sure…", "I
+ * can't give instructions for…", "I haven't run the command, and I won't…").
+ */
+const EN_DECLINES =
+  /^(?:(?:sorry|unfortunately)[,.!]?\s*)?(?:i|we)(?:['’]m| am| are|['’]re)? (?:can['’]t|cannot|won['’]t|will not|not able to|unable to|not going to)\b|\band (?:i|we) (?:won['’]t|will not)\b/i;
 const ZH_DECLINED =
   /(?:不会|不能|没法|无法|不便)(?:帮你|帮您|替你|替您|为你|为您)(?:改|关|删|做|操作|执行|处理|修改|关闭|删除|绕过)/;
 
