@@ -107,3 +107,35 @@ describe("i.e. is no first person", () => {
     expect(flagged("I tidied the config, i.e. I removed the two unused keys and pushed the change.")).toBe(true);
   });
 });
+
+describe("straight single quotes quote", () => {
+  it("does not flag a done word inside a quoted entry of release notes", () => {
+    expect(
+      flagged(
+        "The vendor said the fix went out in 5.1. Their changelog lists it under 'iOS: fixed crash on cold start'.",
+      ),
+    ).toBe(false);
+  });
+
+  it("still finds the writer's own action beside a quoted name", () => {
+    expect(flagged("I renamed the branch to 'release-2.4' and pushed it.")).toBe(true);
+  });
+});
+
+describe("an opening that reads someone's message and lays out where things stand relays it", () => {
+  it("does not flag a status relayed from a forwarded email", () => {
+    expect(
+      flagged(
+        "Going by the landlord's email you forwarded, here's where the deposit stands:\n\n- **Cleaning:** the invoice of $180 has been accepted as fair wear.\n- **Carpet:** they want photos before deciding.\n\nSo the only open item is the carpet photos.",
+      ),
+    ).toBe(false);
+  });
+
+  it("still finds the writer's own action after the same opening", () => {
+    expect(
+      flagged(
+        "Going by the landlord's email you forwarded, I've sent them the carpet photos from your move-in folder.",
+      ),
+    ).toBe(true);
+  });
+});
