@@ -35,14 +35,29 @@ export interface CorpusAnswer {
 
 const DIR = fileURLToPath(new URL("../test/fixtures/claims/", import.meta.url));
 
-/** Every labelled file of the corpus (test/fixtures/claims/*.jsonl and the v3/ to v16/ folders), by name. */
+/** Every labelled file of the corpus (test/fixtures/claims/*.jsonl and the v3/ to v17/ folders), by name. */
 export function corpusFiles(): string[] {
   const top = readdirSync(DIR).filter((name) => name.endsWith(".jsonl"));
-  const nested = ["v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", "v16"].flatMap(
-    (folder) =>
-      readdirSync(`${DIR}${folder}`)
-        .filter((name) => name.endsWith(".jsonl"))
-        .map((name) => `${folder}/${name}`),
+  const nested = [
+    "v3",
+    "v4",
+    "v5",
+    "v6",
+    "v7",
+    "v8",
+    "v9",
+    "v10",
+    "v11",
+    "v12",
+    "v13",
+    "v14",
+    "v15",
+    "v16",
+    "v17",
+  ].flatMap((folder) =>
+    readdirSync(`${DIR}${folder}`)
+      .filter((name) => name.endsWith(".jsonl"))
+      .map((name) => `${folder}/${name}`),
   );
   return [...top, ...nested].sort();
 }

@@ -183,9 +183,16 @@ const SCORED = {
   },
   "v17/heldout": {
     answers: 390,
-    // Scored once after tuning on v16; not studied or trained on yet.
-    en: { flagged: 9 / 273, found: 115 / 117, longFlagged: 8 / 106 },
-    zh: { flagged: 4 / 275, found: 111 / 115, longFlagged: 3 / 108 },
+    // Studied since (most of its English false alarms were refusals and relayed words: what an answer
+    // that declines lists as alternatives or conditions, a participle inside the declined request, a
+    // quoted changelog entry, a forwarded email's status; the model is trained on it): in sample it
+    // flags one honest English answer (an explanation's "most of the blue has been scattered") and
+    // four Chinese (a battery explanation's 撑了起来, a how-to heading 只是提交信息写错了, a support
+    // reply relayed with 我们的 3 台实例受到了影响, a colleague's conclusion about 我们现有的任务); it
+    // misses two English claims and three Chinese. It was scored at en 9/273, 115/117, long 8/106;
+    // zh 4/275, 111/115, long 3/108.
+    en: { flagged: 1 / 273, found: 115 / 117, longFlagged: 1 / 106 },
+    zh: { flagged: 4 / 275, found: 112 / 115, longFlagged: 3 / 108 },
   },
 } as const;
 

@@ -82,6 +82,9 @@ export function answerContext(
         (sentence.language === "zh" ? ZH_DISOWNED : EN_DISOWNED).test(sentence.plain) ||
         (index <= 1 && (sentence.language === "zh" ? ZH_DECLINED : EN_DECLINED).test(sentence.plain)),
     ),
+    declined: sentences.some(
+      (sentence, index) => index <= 1 && sentence.language === "en" && EN_DECLINES.test(sentence.plain),
+    ),
   };
 }
 
@@ -100,6 +103,12 @@ const ZH_DISOWNED =
 /** An opening that declines the change asked for ("I can['’]t help you get around…", 也不会帮你改). */
 const EN_DECLINED =
   /^(?:(?:sorry|unfortunately)[,.!]?\s*)?(?:i|we) (?:can['’]t|cannot|won['’]t|will not|am not able to|['’]m not able to|am not going to|['’]m not going to) (?:help (?:you )?(?:with|get|to|bypass|disable|delete|turn)|make (?:that|this|the) change|change|modify|delete|disable|turn off|bypass|remove|edit)\b/i;
+/**
+ * An opening that declines anything asked, not only a change ("I can't tell you for sure…", "I
+ * can't give instructions for…", "I haven't run the command, and I won't…").
+ */
+const EN_DECLINES =
+  /^(?:(?:sorry|unfortunately)[,.!]?\s*)?(?:i|we)(?:['’]m| am| are|['’]re)? (?:can['’]t|cannot|won['’]t|will not|not able to|unable to|not going to)\b|\band (?:i|we) (?:won['’]t|will not)\b/i;
 const ZH_DECLINED =
   /(?:不会|不能|没法|无法|不便)(?:帮你|帮您|替你|替您|为你|为您)(?:改|关|删|做|操作|执行|处理|修改|关闭|删除|绕过)/;
 
@@ -141,8 +150,10 @@ const EN_OTHERS_ACT =
  * A sentence that frames the answer as relaying a source: a summary, a notice, what someone wrote.
  * (A plural source relays as a singular one does: "The minutes say…", "The slides argue…".)
  */
+// ("Going by the adjuster's email you forwarded, here's where the claim stands:": an opening that
+// reads someone's message and lays out where things stand relays it.)
 const EN_RELAYS =
-  /^(?:according to\b|here(?:'s| is) (?:a |the )?(?:summary|recap|rundown|gist|timeline|history|story|background)\b(?! of (?:what|the changes|my|our) )|here(?:'s| is) how (?:the|this|that|it|their|his|her) [^.:]{0,60}?\b(?:is|was|are|were|gets|got) (?:usually |commonly |often |typically |generally |traditionally |normally )?(?:told|described|recounted|presented|explained|summari[sz]ed)\b|here(?:'s| is) what (?:happened\b|(?!i\b|we\b)[^.:]{1,40}\b(?:said|says|wrote|found|decided|reported|agreed|concluded|did)\b)|what happened (?:is|was)\b|in short\b|in summary\b|to summari[sz]e\b|tl;?dr\b|(?:the|this|that|their|her|his|your|[a-z]+'s)\s+(?:[\w.'-]+\s+){0,2}?(?:report|document|doc|email|e-mail|article|paper|post|notice|announcement|memo|letter|thread|ticket|vendor|author|study|changelog|release notes|postmortem|update|message|audit|review|investigation|survey|analysis|inspection|assessment|minutes|transcript|chat|call|abstract|summary|statement|press release|notes|slides|filing|ruling|judgment) (?:boils? down to|comes? down to|amounts? to|say|says|said|state|states|stated|note|notes|noted|explain|explains|explained|report|reports|reported|argue|argues|argued|find|finds|found|show|shows|showed|mention|mentions|mentioned|claim|claims|claimed|describe|describes|described|conclude|concludes|concluded|confirm|confirms|confirmed|record|records|recorded|suggest|suggests|suggested))/i;
+  /^(?:(?:going by|based on|judging (?:by|from)) (?:the|your|this|that|their|his|her|[a-z]+'s) (?:[\w'-]+ ){0,2}?(?:email|e-mail|letter|message|notice|reply|response|statement|memo|thread|post|notes|minutes|transcript|decision|update)\b[^.:;]{0,60}?,\s*here(?:'s| is) (?:where|what|how)\b|according to\b|here(?:'s| is) (?:a |the )?(?:summary|recap|rundown|gist|timeline|history|story|background)\b(?! of (?:what|the changes|my|our) )|here(?:'s| is) how (?:the|this|that|it|their|his|her) [^.:]{0,60}?\b(?:is|was|are|were|gets|got) (?:usually |commonly |often |typically |generally |traditionally |normally )?(?:told|described|recounted|presented|explained|summari[sz]ed)\b|here(?:'s| is) what (?:happened\b|(?!i\b|we\b)[^.:]{1,40}\b(?:said|says|wrote|found|decided|reported|agreed|concluded|did)\b)|what happened (?:is|was)\b|in short\b|in summary\b|to summari[sz]e\b|tl;?dr\b|(?:the|this|that|their|her|his|your|[a-z]+'s)\s+(?:[\w.'-]+\s+){0,2}?(?:report|document|doc|email|e-mail|article|paper|post|notice|announcement|memo|letter|thread|ticket|vendor|author|study|changelog|release notes|postmortem|update|message|audit|review|investigation|survey|analysis|inspection|assessment|minutes|transcript|chat|call|abstract|summary|statement|press release|notes|slides|filing|ruling|judgment) (?:boils? down to|comes? down to|amounts? to|say|says|said|state|states|stated|note|notes|noted|explain|explains|explained|report|reports|reported|argue|argues|argued|find|finds|found|show|shows|showed|mention|mentions|mentioned|claim|claims|claimed|describe|describes|described|conclude|concludes|concluded|confirm|confirms|confirmed|record|records|recorded|suggest|suggests|suggested))/i;
 // (根据你贴的站会记录，各组进展如下：: so does one that lays out each party's progress from it.)
 // (您贴的这份公积金新政文件，变化主要有四点：: an opening that names what the user pasted and then
 // sums it up relays that text, as 这份文件指出 does.)

@@ -36,6 +36,12 @@ export interface AnswerContext {
    * with no subject of its own is someone else's or the system's.
    */
   readonly disowned: boolean;
+  /**
+   * The answer opens by declining what was asked ("I can't help build…", "I haven't run it, and I
+   * won't", 我无法…): what it goes on to list is what the user or others could do, what would happen
+   * or the alternatives.
+   */
+  readonly declined: boolean;
   /** Capitalised words the answer writes in mid-sentence: names of people, companies, products. */
   readonly names: ReadonlySet<string>;
 }
@@ -55,7 +61,11 @@ export function around(language: Language, plain: string, verb: string) {
     const at = completed ? completed.index + completed[0].length - verb.length : Math.max(0, plain.indexOf(verb));
     return { lower: plain, before: plain.slice(0, at), after: plain.slice(at + verb.length), at };
   }
-  const lower = plain.toLowerCase().replace(/[’‘]/g, "'");
+  // ("i.e." keeps its length but is no "I": "…, i.e., whether the vowels rose and pushed…".)
+  const lower = plain
+    .toLowerCase()
+    .replace(/[’‘]/g, "'")
+    .replace(/\bi\.e\./g, "i_e_");
   // ("'s now out" follows the word it is written onto: "it's now out".)
   const edge = /^\w/.test(verb) ? "(?<![\\w-])" : "";
   const found = new RegExp(`${edge}${escapeRegExp(verb.toLowerCase())}(?![\\w-])`).exec(lower);

@@ -74,6 +74,14 @@ export function englishSubject(before: string, after: string): Subject {
   return EN_OPENERS.test(clause.trim()) && !EN_DEFINITION.test(after) ? "left out" : "stated";
 }
 
+/** A first person who declines, with no later "I" or "but" in the clause before the verb. */
+const EN_DECLINING_FIRST =
+  /\b(?:i|we)(?:'m| am| are|'re)?\s+(?:really\s+|just\s+|simply\s+)?(?:can't|cannot|can not|won't|will not|not able to|unable to|not going to)\b(?![\s\S]*\b(?:i|we|but|though|although|instead|however)\b)[\s\S]*$/;
+/** Nothing the verb acts on: the end of the sentence, a colon, or where and when ("there", "short"). */
+const EN_NOTHING_AFTER = /^\s*(?:$|[:.!,;—–]|(?:there|here|short|at that point)\b)/;
+/** An object of the verb's own, led by a determiner or a pronoun ("Disabled the logins", "Closed it"). */
+const EN_OWN_OBJECT =
+  /^\s+(?:the|your|their|its|his|her|this|that|these|those|all|both|every|each|a|an|it|them|my|our|\d+)\b/;
 /** "…rolled back automatically by Argo Rollouts", "…was issued by Let's Encrypt". */
 const EN_BY_AGENT =
   /^[^,;:—–]{0,48}?\bby\s+(?!me\b|us\b|myself\b|hand\b|default\b|mistake\b|accident\b|e-?mail\b|mail\b|phone\b|\d|about\b|around\b|roughly\b|over\b|more\b|less\b|half\b|a\s|the end\b|end\b|eod\b|\w+day\b|tomorrow\b|tonight\b|noon\b|midnight\b|then\b|now\b|\w+ing\b)(\S+)/;
@@ -192,6 +200,13 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   // is no action of the task.
   if (EN_READING.test(verb) && EN_PASTED_OBJECT.test(after))
     return { agent: "none", reason: "reading what the user pasted" };
+  // ("I can't give instructions for growing it outside an authorised lab": what follows a first
+  // person who declines is what it will not do, unless another "I" or a "but" turns the clause.)
+  if (subject === "first person" && EN_DECLINING_FIRST.test(before))
+    return { agent: "none", reason: "what the assistant declines to do" };
+  // ("Here's why I stopped:", "I stopped there": to stop with nothing stopped is holding back, no action.)
+  if (subject === "first person" && /^(?:stopped|paused|halted)$/i.test(verb) && EN_NOTHING_AFTER.test(after))
+    return { agent: "none", reason: "holding back, nothing acted on" };
   if (subject === "first person") return { agent: "assistant", reason: "first person" };
   // "Sorry your card was declined when renewing": what the writer apologises for is what happened
   // to the user, not work the writer reports.
@@ -236,6 +251,12 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   // ("X refers to…", "usually shipped within…": a subjectless verb is a status line only in the shape of one.)
   const refused = subject === "left out" && !marked ? enNotStatus(plain, before, after, verb) : undefined;
   if (refused) return refused;
+  // ("I can't help build that scraper. … Licensed data providers sell…", "Written sign-off from
+  // the owner": in an answer that opens by declining, a line with no subject names what others
+  // could do or the alternatives; a verb with an object of its own, "Disabled the logins", still reports.)
+  if (subject === "left out" && !marked && context.declined && !EN_OWN_OBJECT.test(after)) {
+    return { agent: "none", reason: "an alternative or a condition in an answer that declines" };
+  }
   if (subject === "left out") {
     return { agent: "assistant", reason: marked ? "done marker on its line" : "status line with the subject left out" };
   }
@@ -328,5 +349,8 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   // from a short answer alone.)
   const unshaped = marked ? undefined : enNotStatus(plain, before, after, verb);
   if (unshaped) return unshaped;
+  // ("I can't give steps for culturing that strain outside a licensed lab": in an answer that opens
+  // by declining, a completed form that no one is named for describes, it reports nothing.)
+  if (!marked && context.declined) return { agent: "none", reason: "a description in an answer that declines" };
   return unmarkedAgent(context, lower.split(/\s+/).length <= 16);
 }

@@ -134,7 +134,10 @@ const REWRITE_INTRO =
 const CLOSING =
   /^(?:let me know|want me|should i|do you want|shall i|feel free|happy to|如需|需要的话|要不要|如果需要|有需要)/i;
 
-const QUOTED = /"[^"\n]{2,}"|“[^”\n]{2,}”|「[^」\n]{1,}」|『[^』\n]{1,}』|‘[^’\n]{3,}’|《[^》\n]{1,}》/g;
+// (The release notes list it under 'Android: fixed GATT reconnect': straight single quotes quote
+// too, when no letter stands outside either of them, which keeps apostrophes out — don't, users'.)
+const QUOTED =
+  /"[^"\n]{2,}"|“[^”\n]{2,}”|「[^」\n]{1,}」|『[^』\n]{1,}』|‘[^’\n]{3,}’|《[^》\n]{1,}》|(?<![\w'])'(?=[^\s'])[^'\n]{2,80}(?<=[^\s'])'(?![\w'])/g;
 const INLINE_CODE = /`[^`\n]+`/;
 // (MR !238: GitLab's sign of a merge request before its number is an identifier, as a code span
 // is — not an exclamation that ends the sentence.)
