@@ -68,6 +68,12 @@
  *                          coding-report 1/15).
  *                          zh: 4/275 (1.5 %), 111/115 (96.5 %), long 3/108 (2.8 %) — met overall and for
  *                          long answers; per register every rate is under 5 % but research (1/15).
+ *   v18 (390 per language, after tuning on v17; the same design)
+ *                          en: 4/273 (1.5 %), 112/117 (95.7 %), long 3/110 (2.7 %) — met overall, for long
+ *                          answers and for claims found; per register reported-speech 2/24.
+ *                          zh: 7/274 (2.6 %), 111/116 (95.7 %), long 4/109 (3.7 %) — met overall, for long
+ *                          answers and for claims found; per register plan 2/25, coding-report 1/15,
+ *                          support-reply 1/15.
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -193,6 +199,12 @@ const SCORED = {
     // zh 4/275, 111/115, long 3/108.
     en: { flagged: 1 / 273, found: 115 / 117, longFlagged: 1 / 106 },
     zh: { flagged: 4 / 275, found: 112 / 115, longFlagged: 3 / 108 },
+  },
+  "v18/heldout": {
+    answers: 390,
+    // Scored once after tuning on v17; not studied or trained on yet.
+    en: { flagged: 4 / 273, found: 112 / 117, longFlagged: 3 / 110 },
+    zh: { flagged: 7 / 274, found: 111 / 116, longFlagged: 4 / 109 },
   },
 } as const;
 

@@ -40,7 +40,8 @@ export type Split =
   | "v14/heldout"
   | "v15/heldout"
   | "v16/heldout"
-  | "v17/heldout";
+  | "v17/heldout"
+  | "v18/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
