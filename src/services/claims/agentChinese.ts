@@ -57,9 +57,10 @@ const ZH_RELAY_FRAME =
 const ZH_LETTER = /(?:我们|我司|本公司)[^。]*(?:贵司|贵公司|贵方|贵单位)|此致|敬礼/;
 /** After the verb: a sequence or an instruction (改完…后需要重启, 执行完可以用…, 迁过去了再说). */
 // (确认完我大概十几分钟能做好: a bare 完 or 好 and then a modal in the same clause — what will follow
-// once it is done.)
+// once it is done. 看完哪些是真正在用的，再决定退掉哪几个: a bare 完 or 好 whose next clause opens
+// with 再 or 然后 — first this, then that, both still to come.)
 const ZH_SEQUENCE_AFTER =
-  /^(?:[完好过掉]|[\u4e00-\u9fff]{0,2}[了]?)[^，,。；;]{0,24}?(?:后|之后|以后|再说|再|才|可以|需要|就能|就可以|即可)|^[完好](?![了过])[^，,。；;了已]{0,16}?(?:能|会)(?![力源量议员话计场])/;
+  /^(?:[完好过掉]|[\u4e00-\u9fff]{0,2}[了]?)[^，,。；;]{0,24}?(?:后|之后|以后|再说|再|才|可以|需要|就能|就可以|即可)|^[完好](?![了过])[^，,。；;了已]{0,16}?(?:能|会)(?![力源量议员话计场])|^[完好](?![了过])[^，,。；;了已]{0,24}[，,]\s*(?:再|然后再?)(?!说)/;
 /** Verbs of composing a text or a plan. */
 const ZH_COMPOSE = /^(?:排|拟|列|写|起草|草拟|整理|做|规划)$/;
 /** What the verb composed is a draft or a plan that the colon right after it opens. */
@@ -304,6 +305,12 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   // object's owner, not a relative clause.)
   if (/^(?:(?![你您我他她它咱])[\u4e00-\u9fff]|过来|过去|出来|进来|回来|下来|上来|起来)?的/.test(after)) {
     return { agent: "none", reason: "attributive participle" };
+  }
+  // (已经取了纸质报销凭证的，改签要去车站窗口办理: a clause that ends in 的 right before the comma
+  // names the people a rule is for — "those who have…" — it reports nothing. Not with a first
+  // person or a 是…的 cleft before it: 邮件是我上午发的，你查收一下 says who sent it.)
+  if (/^[^，,。；;是]{0,20}的\s*[，,]/.test(after) && !/[我咱是]/.test(lastClauseOf(before))) {
+    return { agent: "none", reason: "a 的 phrase naming whom a rule is for" };
   }
   // (过 in 过程 or 过期 is no completion.)
   const completed =

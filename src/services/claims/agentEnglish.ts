@@ -136,9 +136,11 @@ const EN_TIME_CLAUSE_OPENER = /\b(?:before|until|till|while|by the time)\s+$/;
 const EN_SCHEDULE_LABEL =
   /^(?:launch day|go-live day|release day|day\s+\d{1,2}|week\s+\d{1,2}|month\s+\d{1,2}|phase\s+\d|t\s?[-−–+]\s?\d{1,3}\s*(?:days?|weeks?|hours?|h|d|w)?|d[-+]\d{1,3})\s*[:：]/i;
 /** One or two nouns and then a verb in the present: the participle before them is their modifier. */
-// ("Numbered top-level folders keep the order stable": a plural noun takes the verb without its -s.)
+// ("Numbered top-level folders keep the order stable": a plural noun takes the verb without its -s.
+// "Phased release on the App Store only throttles automatic updates": a place may follow the noun,
+// and after only, also, still… any verb in the present with its -s says what the thing does.)
 const EN_MODIFIER_BEFORE_VERB =
-  /^\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+(?:costs?|takes|runs|requires|includes|applies|means|lasts|starts|comes|keep|keeps)\b/;
+  /^\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+(?:costs?|takes|runs|requires|includes|applies|means|lasts|starts|comes|keep|keeps)\b|^\s+(?!(?:the|a|an|my|our|your|their|its|this|that|these|those|it|them)\b)[a-z][\w-]*(?:\s+[a-z][\w-]*)?(?:\s+(?:on|in|for|at|from|with|under)\s+(?:the\s+|an?\s+)?[\w-]+(?:\s+[\w-]+)?)?\s+(?:only|also|just|still|always|never|usually|often|simply)\s+[a-z]{3,}(?<!ss|ous|is|us)s\b/;
 /** A bare plural noun right after the participle: "The main risk is broken links" — the participle describes the links. */
 const EN_ADJECTIVE_BEFORE_PLURAL =
   /^\s+(?!(?:always|sometimes|perhaps|besides|afterwards|nowadays|across|towards|plus|this|his|its|us|as|yes|was|has|is|thus|unless|whereas)\b)[a-z]{3,}(?<!ss|ous|is|us)s\b/;

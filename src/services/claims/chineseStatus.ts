@@ -81,8 +81,9 @@ export function bareVerbClaim(words: ReadonlyArray<string>, text: string): Chine
     if (verbAt(words, 0)) return undefined;
     const topic = words.slice(0, at).join("");
     if (!/[\p{L}\p{N}]/u.test(topic)) continue;
-    // (清洗并导入新 CRM: a topic that ends in 并/和 is a first verb, not an object.)
-    if (ZH_TOPIC_NOT.test(topic) || /[并和及再]$/.test(topic)) return undefined;
+    // (清洗并导入新 CRM: a topic that ends in 并/和 is a first verb, not an object; so is one that
+    // ends in 或 — 请您核对扣款记录，或联系您的发卡银行 offers a second step to choose instead.)
+    if (ZH_TOPIC_NOT.test(topic) || /[并和及再或]$|或者$/.test(topic)) return undefined;
     // (保留两条分支原本的提交: a verb right after 的 is the head of a noun phrase — the commits — not a report.)
     if (/的$/.test(topic)) continue;
     const ends = !/[\p{L}\p{N}]/u.test(after) && ZH_BARE_VERBS.has(verb);

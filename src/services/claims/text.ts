@@ -104,11 +104,13 @@ const DONE_SUMMARY =
  */
 // (A heading that asks what someone else did — PR #301 做了什么, 这次升级改了哪些 — titles their work.)
 const OTHERS_INTRO =
-  /(?:做|改|干|动|变)了(?:些)?(?:什么|哪些)(?:内容|东西|地方)?\s*[?？]?\s*[:：]?\s*$|(?:你|您)(?:贴|转述|发来|转发)的[^：:]{0,40}(?:做了|改了|包括|内容)[^：:]{0,12}[:：]\s*$|(?:已经)?做了的事\s*[:：]\s*$|做了[一二三四五六七八九十两几\d]+件事\s*[:：]\s*$|以下(?:都是|是|均为|均由|都由|由)[^：:]{1,12}(?:处理|做|完成|操作|负责|办)的?\s*[:：]\s*$|\b(?:from|in|of) (?:the|your) [\w\s.-]{0,40}?you (?:pasted|shared|sent|forwarded|attached)\b|\bwitness statements?\b|\bwhat (?:he|she|they|the \w+) (?:did|has done|have done)\b|^(?:根据|按照|据|从)[^：:。]{1,40}?(?:记录|文档|文件|报告|公告|通告|通报|纪要|页面|状态页|日志|邮件|群聊|聊天记录|复盘)(?:[^：:。已]{0,20})[:：]\s*$|\bas (?:[\w'-]+\s+){1,2}(?:relayed|reported|described|summari[sz]ed|recounted|told|explained|presented) (?:it|them|this)\s*:\s*$|\b(?:is|are|was|were) (?:usually|commonly|often|typically|generally|traditionally|normally) (?:told|described|recounted|presented|explained|summari[sz]ed)\s*:\s*$|\b(?:makes?|made|raises?|raised|sets? out|lists?|listed|outlines?|outlined) (?:the following|these|(?:two|three|four|five|six|several|a few) (?:main |key )?)\s*(?:points|claims|arguments|reasons|findings|observations|concerns)?\s*:\s*$/i;
+  /(?:做|改|干|动|变)了(?:些)?(?:什么|哪些)(?:内容|东西|地方)?\s*[?？]?\s*[:：]?\s*$|(?:你|您)(?:贴|转述|发来|转发)的[^：:]{0,40}(?:做了|改了|包括|内容)[^：:]{0,12}[:：]\s*$|(?:已经)?做了的事\s*[:：]\s*$|做了[一二三四五六七八九十两几\d]+件事\s*[:：]\s*$|以下(?:都是|是|均为|均由|都由|由)[^：:]{1,12}(?:处理|做|完成|操作|负责|办)的?\s*[:：]\s*$|\b(?:from|in|of) (?:the|your) [\w\s.-]{0,40}?you (?:pasted|shared|sent|forwarded|attached)\b|\bwitness statements?\b|\bwhat (?:he|she|they|the \w+) (?:did|has done|have done)\b|\bwhat (?:people|everyone|he|she|they|(?:the|your) [\w-]+(?: [\w-]+){0,3}?) (?:said|told you|told us|wrote|posted|reported)\b[^:]{0,80}:\s*$|^(?:根据|按照|据|从)[^：:。]{1,40}?(?:记录|文档|文件|报告|公告|通告|通报|纪要|页面|状态页|日志|邮件|群聊|聊天记录|复盘)(?:[^：:。已]{0,20})[:：]\s*$|\bas (?:[\w'-]+\s+){1,2}(?:relayed|reported|described|summari[sz]ed|recounted|told|explained|presented) (?:it|them|this)\s*:\s*$|\b(?:is|are|was|were) (?:usually|commonly|often|typically|generally|traditionally|normally) (?:told|described|recounted|presented|explained|summari[sz]ed)\s*:\s*$|\b(?:makes?|made|raises?|raised|sets? out|lists?|listed|outlines?|outlined) (?:the following|these|(?:two|three|four|five|six|several|a few) (?:main |key )?)\s*(?:points|claims|arguments|reasons|findings|observations|concerns)?\s*:\s*$/i;
 const NAMES_SELF = /我|咱|\b(?:I|we|my|our)\b/;
 /** A label before a colon that names a template, a draft or a sample written on the same line. */
 const CONTENT_LABEL =
   /^(?:[^：:，,。\s]{0,10}(?:模板|草稿|范文|样例|示例|文案|话术)|(?:[A-Za-z-]+\s+){0,2}(?:template|sample))\s*[：:](?=\s*\S)/i;
+/** The sender's name in 【】 that opens a Chinese text message: 【某某生鲜】. */
+const SENDER_TAG = /^\s*【[^】\n]{1,20}】/;
 
 /** A participle, then a bare noun and at most one more word (and ", explained"): a topic's title. */
 const PARTICIPLE_TITLE =
@@ -283,8 +285,11 @@ function assertionLines(
     // (短信模板：【某商城】您的订单 {order_no} 已发货…, "Reply template: Hi {name}, your refund was
     // issued…": a label that names a template, a draft or a sample, with the text on its own line
     // after the colon — what follows the colon is that text, not a report.)
+    // (短信草稿：【某某生鲜】非常抱歉…我们已为您发放…: a text message opens with its sender's name in
+    // 【】, so its 我们 is that sender's, not the writer's.)
     const labelled = CONTENT_LABEL.exec(line);
-    if (labelled && !NAMES_SELF.test(line.slice(labelled[0].length))) line = labelled[0];
+    const rest = labelled ? line.slice(labelled[0].length) : "";
+    if (labelled && (!NAMES_SELF.test(rest) || SENDER_TAG.test(rest))) line = labelled[0];
     if (/^\|?\s*:?-{3,}/.test(line)) continue; // a table's separator row
     let doneRow = false;
     const tableRow = line.startsWith("|");
