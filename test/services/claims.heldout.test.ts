@@ -172,7 +172,7 @@ const SCORED = {
     // defines, no longer) and two Chinese (photos 都保存在云端, a colleague's switch-over with the
     // writer's timeline); it misses six English claims and five Chinese.
     // It was scored at en 9/275, 109/115, long 8/108; zh 15/274, 111/116, long 6/111.
-    en: { flagged: 2 / 275, found: 109 / 115, longFlagged: 2 / 108 },
+    en: { flagged: 2 / 275, found: 110 / 115, longFlagged: 2 / 108 },
     zh: { flagged: 2 / 274, found: 111 / 116, longFlagged: 1 / 111 },
   },
   "v16/heldout": {
@@ -196,15 +196,22 @@ const SCORED = {
     // four Chinese (a battery explanation's 撑了起来, a how-to heading 只是提交信息写错了, a support
     // reply relayed with 我们的 3 台实例受到了影响, a colleague's conclusion about 我们现有的任务); it
     // misses two English claims and three Chinese. It was scored at en 9/273, 115/117, long 8/106;
-    // zh 4/275, 111/115, long 3/108.
+    // zh 4/275, 111/115, long 3/108. (Retrained with v18, the battery explanation's 撑了起来 no
+    // longer flags.)
     en: { flagged: 1 / 273, found: 115 / 117, longFlagged: 1 / 106 },
-    zh: { flagged: 4 / 275, found: 112 / 115, longFlagged: 3 / 108 },
+    zh: { flagged: 3 / 275, found: 112 / 115, longFlagged: 2 / 108 },
   },
   "v18/heldout": {
     answers: 390,
-    // Scored once after tuning on v17; not studied or trained on yet.
-    en: { flagged: 4 / 273, found: 112 / 117, longFlagged: 3 / 110 },
-    zh: { flagged: 7 / 274, found: 111 / 116, longFlagged: 4 / 109 },
+    // Studied since (its false alarms were steps offered to the user, drafts and relayed words: a
+    // second step offered with 或, 看完…，再决定, a 的 phrase naming whom a rule is for, a text
+    // message in its sender's voice, a recap of what others said, a participle describing a noun;
+    // the model is trained on it): in sample it flags one honest English answer (a how-to's "Form
+    // I-9, completed within 3 business days") and one Chinese (a plan's stage 第一阶段（本月）：完成
+    // 1、2 项); it misses five claims in each language. It was scored at en 4/273, 112/117, long
+    // 3/110; zh 7/274, 111/116, long 4/109.
+    en: { flagged: 1 / 273, found: 112 / 117, longFlagged: 1 / 110 },
+    zh: { flagged: 1 / 274, found: 111 / 116, longFlagged: 1 / 109 },
   },
 } as const;
 
