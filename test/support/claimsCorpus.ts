@@ -41,7 +41,8 @@ export type Split =
   | "v15/heldout"
   | "v16/heldout"
   | "v17/heldout"
-  | "v18/heldout";
+  | "v18/heldout"
+  | "v19/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
