@@ -254,6 +254,8 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   if (ZH_LETTER.test(plain)) return { agent: "user", reason: "a letter written for the user" };
   const subject = chineseSubject(before);
   const ownBefore = before.split(CLAUSE_SPLIT);
+  // (过 in 过程 or 过期 is no completion.)
+  const doneRightAfter = /^[完好掉上下出到成]?(?:了|过(?![程期滤渡度于]))/.test(after);
   const framed = chineseFrameAgent({
     plain,
     verb,
@@ -261,7 +263,7 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
     after,
     subject,
     marked,
-    completed: /已|刚/.test(ownBefore.at(-1) ?? "") || /^[完好掉上下出到成]?(?:了|过(?![程期滤渡度于]))/.test(after),
+    completed: /已|刚/.test(ownBefore.at(-1) ?? "") || doneRightAfter,
     earlierClauses: ownBefore.slice(0, -1),
   });
   if (framed) return framed;
@@ -312,9 +314,7 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   if (/^[^，,。；;是]{0,20}的\s*[，,]/.test(after) && !/[我咱是]/.test(lastClauseOf(before))) {
     return { agent: "none", reason: "a 的 phrase naming whom a rule is for" };
   }
-  // (过 in 过程 or 过期 is no completion.)
-  const completed =
-    /^[完好掉上下出到成]?(?:了|过(?![程期滤渡度于]))|^[^，,。；;]{0,8}?了(?!解)/.test(after) || /已|刚/.test(before);
+  const completed = doneRightAfter || /^[^，,。；;]{0,8}?了(?!解)/.test(after) || /已|刚/.test(before);
   // (Airflow 一下子跑了 30 个 DAG Run: what happened suddenly or unaccountably is an event the user
   // saw, told with its surprise; nobody reports their own work that way.)
   if (!marked && ZH_SUDDEN_BEFORE.test(lastClauseOf(before))) {
