@@ -10,7 +10,6 @@ export const runMachine = createMachine({
   "initial": "active",
   "invoke": {
     "id": "io",
-    "systemId": "runIO",
     "src": "runIO"
   },
   "states": {

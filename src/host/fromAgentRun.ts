@@ -9,13 +9,16 @@ import type { AgentRuntime, StartRunOptions } from "../runtime/AgentRuntime.js";
  * event }`; APPROVE / DENY / CANCEL sent to the child go to the run (a refused decision comes back
  * as `agentloop.refused`); stopping the child — its parent state left, or the parent stopped —
  * cancels the run. A run that cannot start (an unknown agent, a disposed runtime) is the child's
- * error (`onError`).
+ * error (`onError`). The run's own actor is this actor's child, in the host's actor system: with
+ * the host's `inspect` set, the inspector shows the run (and its tool batches) under the actor
+ * that invoked it; the runtime's own `inspect` sees the runs it starts itself.
  */
 export function fromAgentRun(runtime: AgentRuntime) {
   return agentRunMachine.provide({
     actors: {
-      agentRun: fromCallback<AgentRunControl, unknown>(({ input, sendBack, receive }) => {
-        const run = runtime.startRun(input as StartRunOptions);
+      agentRun: fromCallback<AgentRunControl, unknown>(({ input, sendBack, receive, self }) => {
+        // The run's actor is this actor's child, so the host's inspector shows it under the host.
+        const run = runtime.startChildRun(self, input as StartRunOptions);
         let ended = false;
         let stopped = false;
         const report = (event: AgentRunReport) => {
@@ -36,6 +39,9 @@ export function fromAgentRun(runtime: AgentRuntime) {
         const refused = (error: unknown) =>
           report({ type: "REFUSED", message: error instanceof Error ? error.message : String(error) });
         receive((control) => {
+          // The run actor, as this actor's child, reports its own end here too; its result
+          // comes through `run.result`.
+          if (control.type.startsWith("xstate.")) return;
           if (control.type === "CANCEL") run.cancel();
           else if (control.type === "APPROVE") {
             const { type: _type, callId, ...options } = control;

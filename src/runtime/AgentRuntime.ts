@@ -1,4 +1,5 @@
 import { Effect, Exit, FiberMap, Layer, ManagedRuntime, Scope } from "effect";
+import type { AnyActorRef } from "xstate";
 import type { HostApprovalDecision } from "../domain/index.js";
 import type { LedgerError, RecoveredRun } from "../persistence/AgentRunStore.js";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
@@ -152,6 +153,15 @@ export class AgentRuntime {
 
   startRun(options: StartRunOptions): RunHandle {
     return this.open(resolveRunSettings(this.config, options), options).handle;
+  }
+
+  /**
+   * Starts a run whose actor is `parent`'s child, in `parent`'s actor system: what `fromAgentRun`
+   * invokes. The host's inspector (not this runtime's `inspect`) then sees the run.
+   * @internal
+   */
+  startChildRun(parent: AnyActorRef, options: StartRunOptions): RunHandle {
+    return this.open(resolveRunSettings(this.config, options), { ...options, parent }).handle;
   }
 
   /**

@@ -29,11 +29,14 @@ export interface RunBridge {
   readonly fibers: FiberMap.FiberMap<string>;
 }
 
-/** Each run's bridge, found by the actor system its run created (one system per run actor). */
+/**
+ * Each run's bridge, found through the run actor that invokes the I/O actor: not through the
+ * actor system, which a run shares with the host's statechart when one invokes it.
+ */
 const bridges = new WeakMap<object, RunBridge>();
 
-const runIO = fromCallback<RunCommand, { runId: string }>(({ input, receive, sendBack, system }) => {
-  const bridge = bridges.get(system);
+const runIO = fromCallback<RunCommand, { runId: string }>(({ input, receive, sendBack, self }) => {
+  const bridge = self._parent === undefined ? undefined : bridges.get(self._parent);
   if (bridge === undefined) throw new Error("the run I/O actor started outside a run created by createRunActor");
   const { runtime, handlers, observer, fibers } = bridge;
   const prefix = `${input.runId}\u0000`;
@@ -92,6 +95,6 @@ export function createRunActor(
   options: ActorOptions<typeof bridgedRunMachine> & { readonly input: InputFrom<typeof bridgedRunMachine> },
 ) {
   const actor = createActor(bridgedRunMachine, options);
-  bridges.set(actor.system, bridge);
+  bridges.set(actor, bridge);
   return actor;
 }

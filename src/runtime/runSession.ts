@@ -1,6 +1,6 @@
 import type { Tracer } from "effect";
 import { Effect, Exit, type FiberMap, type ManagedRuntime, Scope } from "effect";
-import type { Actor, InspectionEvent, Observer } from "xstate";
+import type { Actor, AnyActorRef, InspectionEvent, Observer } from "xstate";
 import type { AgentRunResult, HostApprovalDecision, LoopEvent, ResumePoint } from "../domain/index.js";
 import { RUN_WAITING_FOR_APPROVAL, type runMachine } from "../machines/run/machine.js";
 import { shownApprovalRequests } from "../machines/toolBatch/machine.js";
@@ -44,6 +44,11 @@ export interface RunSessionOptions {
   readonly parentSpan?: Tracer.AnySpan | undefined;
   readonly signal?: AbortSignal | undefined;
   readonly resume?: ResumePoint | undefined;
+  /**
+   * The actor of a host's statechart that invoked the run: the run actor becomes its child, in
+   * the host's actor system, so the host's inspector shows the run under it.
+   */
+  readonly parent?: AnyActorRef | undefined;
 }
 
 export interface RunSession {
@@ -113,7 +118,8 @@ export function openRunSession(settings: RunSettings, host: RunSessionHost, opti
     { runtime: managed, handlers, observer, fibers: host.fibers },
     {
       id: runId,
-      ...(host.inspect ? { inspect: host.inspect } : {}),
+      // A child reports to its host's inspector: XState inspects at the root of a system only.
+      ...(options.parent ? { parent: options.parent } : host.inspect ? { inspect: host.inspect } : {}),
       input: {
         runId,
         traceId,
@@ -138,7 +144,10 @@ export function openRunSession(settings: RunSettings, host: RunSessionHost, opti
     events.push(event as LoopEvent);
     if (event.type === "done") events.close();
   });
-  const cancel = () => actor.send({ type: "CANCEL" });
+  // A run that already ended has nothing to cancel (XState would warn of an event to a stopped actor).
+  const cancel = () => {
+    if (actor.getSnapshot().status === "active") actor.send({ type: "CANCEL" });
+  };
   const { signal } = options;
   signal?.addEventListener("abort", cancel, { once: true });
   managed.runSync(
@@ -147,7 +156,7 @@ export function openRunSession(settings: RunSettings, host: RunSessionHost, opti
       Effect.sync(() => {
         // First: nothing the actor asks for starts once the scope closes.
         signal?.removeEventListener("abort", cancel);
-        actor.stop();
+        stopRunActor(actor);
         events.close();
         host.registry.trigger.ended({ runId });
         host.closed(runId);
@@ -208,4 +217,15 @@ export function openRunSession(settings: RunSettings, host: RunSessionHost, opti
     applyDecision,
     close,
   };
+}
+
+/**
+ * XState refuses `stop()` on an actor that has a parent, because a machine parent stops the
+ * children it tracks. A run invoked by a host is the child of a callback actor, which tracks no
+ * children: the run's own session still ends its lifetime, through the same internal stop the
+ * parent would call.
+ */
+function stopRunActor(actor: RunActor): void {
+  if (actor._parent === undefined) actor.stop();
+  else (actor as unknown as { _stop(): void })._stop();
 }

@@ -4,7 +4,7 @@
  * output; leaving the state cancels the run.
  */
 import { describe, expect, it } from "vitest";
-import { assign, createActor, setup, toPromise } from "xstate";
+import { type AnyActorRef, assign, createActor, type InspectionEvent, setup, toPromise } from "xstate";
 import type { AgentRunResult, LoopEvent } from "../../src/domain/index.js";
 import { fromAgentRun } from "../../src/host/fromAgentRun.js";
 import type { AgentRunNotice } from "../../src/machines/agentRun/machine.js";
@@ -120,6 +120,66 @@ describe("fromAgentRun", () => {
     }
     const run = await runtime.ledger.getRun("given-up");
     expect([run?.terminalState, run?.failureCode]).toEqual(["cancelled", "cancelled_by_user"]);
+  });
+
+  it("with the host's inspect set, the run and its tool batch appear under the actor that invoked it", async () => {
+    const runtime = await harness.makeRuntime();
+    const actors: AnyActorRef[] = [];
+    const host = createActor(orderSupport(runtime, true), {
+      inspect: (event: InspectionEvent) => {
+        if (event.type === "@xstate.actor") actors.push(event.actorRef as AnyActorRef);
+      },
+    }).start();
+    await toPromise(host);
+    const runId = host.getSnapshot().context.result!.runId;
+    const runActor = actors.find((actor) => actor.id === runId);
+    // host → the invoked fromAgentRun actor → the callback that started the run → the run
+    const ancestors: AnyActorRef[] = [];
+    for (let actor = runActor?._parent; actor !== undefined; actor = actor._parent) ancestors.push(actor);
+    expect(ancestors.map((actor) => actor.id)).toEqual(["run", "run", host.id]);
+    expect(ancestors.at(-1)).toBe(host);
+    const batch = actors.find((actor) => actor.id === "toolBatch");
+    expect(batch?._parent).toBe(runActor);
+  });
+
+  it("two runs invoked side by side in one host system each drive their own tools", async () => {
+    const runtime = await harness.makeRuntime();
+    const runOf = (sessionId: string, messageId: string) => ({
+      sessionId,
+      input: "Tell the customer.",
+      contract: { evidenceMode: "deliver" as const },
+      provider: scriptedProvider([
+        callStep("c1", "send_message", { text: sessionId }),
+        textStep(`I sent the message (${messageId}).`),
+      ]),
+      tools: [sendTool],
+    });
+    const machine = setup({ actors: { agentRun: fromAgentRun(runtime) } }).createMachine({
+      type: "parallel",
+      states: {
+        first: {
+          initial: "running",
+          states: {
+            running: { invoke: { src: "agentRun", input: runOf("a", "m-1"), onDone: "done" } },
+            done: { type: "final" },
+          },
+        },
+        second: {
+          initial: "running",
+          states: {
+            running: { invoke: { src: "agentRun", input: runOf("b", "m-1"), onDone: "done" } },
+            done: { type: "final" },
+          },
+        },
+      },
+    });
+    const host = createActor(machine).start();
+    await toPromise(host);
+    const runs = await runtime.ledger.listRuns({});
+    expect(runs.map((run) => [run.sessionId, run.terminalState]).sort()).toEqual([
+      ["a", "completed"],
+      ["b", "completed"],
+    ]);
   });
 
   it("a run that cannot start is the child's error", async () => {

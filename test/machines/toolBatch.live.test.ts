@@ -8,7 +8,7 @@ import type {
   RunCommand,
   ToolSettlement,
 } from "../../src/domain/index.js";
-import { RUN_IO_SYSTEM_ID, type ToolBatchInput, toolBatchMachine } from "../../src/machines/toolBatch/machine.js";
+import { RUN_IO_ID, type ToolBatchInput, toolBatchMachine } from "../../src/machines/toolBatch/machine.js";
 import { inputFingerprint } from "../../src/services/tools/fingerprint.js";
 
 /**
@@ -98,15 +98,21 @@ function startBatch(
   clock: SimulatedClock,
   input: Partial<ToolBatchInput> & Pick<ToolBatchInput, "calls">,
 ) {
-  // The batch finds the run's I/O actor in its actor system, as inside a run.
+  // The batch finds the run's I/O actor as its sibling, as inside a run; the run invokes the I/O
+  // actor when it opens and the batch only later, when a step has calls.
   const host = setup({ actors: { io: io.logic, batch: toolBatchMachine } }).createMachine({
-    invoke: [
-      { id: "io", systemId: RUN_IO_SYSTEM_ID, src: "io" },
-      { id: "batch", src: "batch", input: { runId: "run-1", step: 1, concurrency: 4, ...input } },
-    ],
+    invoke: { id: RUN_IO_ID, src: "io" },
+    initial: "opening",
+    states: {
+      opening: { on: { STEP: "executing" } },
+      executing: {
+        invoke: { id: "batch", src: "batch", input: { runId: "run-1", step: 1, concurrency: 4, ...input } },
+      },
+    },
   });
   const root = createActor(host, { clock });
   root.start();
+  root.send({ type: "STEP" });
   const actor = root.getSnapshot().children.batch as ActorRefFrom<typeof toolBatchMachine>;
   const output = toPromise(actor);
   /** How many delayed events (timers) the batch has scheduled. */

@@ -80,8 +80,16 @@ export const carriedOf = <C>(snapshot: AnyMachineSnapshot): C => stepInto(snapsh
  * - each transition's executed actions and taken transition definitions (one
  *   `@xstate.microstep` inspection event per microstep) are recorded (`stepInto`).
  */
-/** The parent every traversed machine is given; what is sent to it is recorded, never delivered. */
-const TRAVERSAL_PARENT = { id: "parent", sessionId: "parent", send: () => undefined } as unknown as AnyActorRef;
+/**
+ * The parent every traversed machine is given; what is sent to it is recorded, never delivered.
+ * It has no children: a batch looking for its sibling I/O actor finds none, as outside a live run.
+ */
+const TRAVERSAL_PARENT = {
+  id: "parent",
+  sessionId: "parent",
+  send: () => undefined,
+  getSnapshot: () => ({ children: {} }),
+} as unknown as AnyActorRef;
 
 export function traversable<C = undefined>(machine: AnyStateMachine, carry?: Carry<C>): AnyStateMachine {
   const recorder = (scope: AnyActorScope, current: AnyMachineSnapshot | undefined) => {

@@ -9,7 +9,7 @@ import type {
   ToolSettlement,
 } from "../../domain/index.js";
 import { cancelledSettlement } from "../settlements.js";
-import { RUN_IO_SYSTEM_ID, toolBatchMachine } from "../toolBatch/machine.js";
+import { RUN_IO_ID, toolBatchMachine } from "../toolBatch/machine.js";
 import { selectToolChoice } from "../toolChoice.js";
 import {
   finishCommand,
@@ -261,7 +261,7 @@ export const runMachine = setup({
   id: "run",
   initial: "active",
   context: ({ input }) => initialContext(input),
-  invoke: { id: "io", systemId: RUN_IO_SYSTEM_ID, src: "runIO", input: ({ context }) => ({ runId: context.runId }) },
+  invoke: { id: RUN_IO_ID, src: "runIO", input: ({ context }) => ({ runId: context.runId }) },
   states: {
     active: {
       type: "parallel",

@@ -1,4 +1,4 @@
-import { type ActorSystem, type AnyActorRef, assign, type EventObject, enqueueActions, setup } from "xstate";
+import { type AnyActorRef, assign, type EventObject, enqueueActions, setup } from "xstate";
 import type {
   ApprovalDecided,
   ApprovalNotice,
@@ -22,7 +22,7 @@ import {
 /**
  * The pending set of one step's tool calls. Each call's lifecycle is data in this machine —
  * planned → running → settled (ok | error | timed out | cancelled) — not an actor of its own: the
- * run's I/O actor (found in the actor system as `runIO`) executes a call when asked (EXECUTE) and
+ * run's I/O actor (its sibling `io`) executes a call when asked (EXECUTE) and
  * reports back to this batch (CALL_STARTED, CALL_SETTLED). At most `concurrency` calls run at once; refused calls settle at
  * once without running. One timer serves every call's timeout: it is set for the earliest
  * deadline among the running calls, from the I/O actor's clock readings. The output lists the
@@ -44,15 +44,19 @@ export interface ToolBatchInput {
   readonly concurrency: number;
 }
 
-/** The system id under which the run registers its I/O actor; the batch finds it there. */
-export const RUN_IO_SYSTEM_ID = "runIO";
+/** The id under which the run invokes its I/O actor; the batch, its sibling, finds it there. */
+export const RUN_IO_ID = "io";
 
 /**
- * The run's I/O actor, from the actor system. Outside a live run (a pure `transition`, a graph
+ * The run's I/O actor: the batch's sibling, found through the run that invoked both — not by a
+ * system id, so that several runs may share one actor system (a run a host's statechart invokes
+ * lives in the host's system, as its child). Outside a live run (a pure `transition`, a graph
  * traversal) there is none: the commands are still decided, and nothing executes them.
  */
-// biome-ignore lint/suspicious/noExplicitAny: the batch reads one actor of whatever system it runs in
-const ioOf = (system: ActorSystem<any>): AnyActorRef => system.get(RUN_IO_SYSTEM_ID) as AnyActorRef;
+const ioOf = (self: AnyActorRef): AnyActorRef =>
+  (self._parent?.getSnapshot() as { children?: Record<string, AnyActorRef> } | undefined)?.children?.[
+    RUN_IO_ID
+  ] as AnyActorRef;
 
 export interface BatchCall {
   readonly planned: PlannedCall;
@@ -162,7 +166,7 @@ export const toolBatchMachine = setup({
   actors: { approval: approvalMachine },
   actions: {
     /** Settles every refused call at once and asks for runnable ones, in call order, while slots are free. */
-    startCalls: enqueueActions(({ context, enqueue, self, system }) => {
+    startCalls: enqueueActions(({ context, enqueue, self }) => {
       let running = context.calls.filter(isRunning).length;
       const slots = Math.max(1, context.concurrency);
       const calls = [...context.calls];
@@ -186,7 +190,7 @@ export const toolBatchMachine = setup({
               timeoutMs: approval.timeoutMs,
             },
           });
-          enqueue.sendTo(ioOf(system), {
+          enqueue.sendTo(ioOf(self), {
             type: "REQUEST_APPROVAL",
             runId: context.runId,
             step: context.step,
@@ -215,7 +219,7 @@ export const toolBatchMachine = setup({
             : call.planned,
           replyTo: self,
         };
-        enqueue.sendTo(ioOf(system), command);
+        enqueue.sendTo(ioOf(self), command);
       }
       enqueue.assign({ calls });
     }),
@@ -268,10 +272,10 @@ export const toolBatchMachine = setup({
       }
     }),
     /** A call's wait ended. Approved, it may run; otherwise it settles without running. */
-    noteApproval: enqueueActions(({ context, enqueue, self, system }, { index, outcome }: ApprovalEnd) => {
+    noteApproval: enqueueActions(({ context, enqueue, self }, { index, outcome }: ApprovalEnd) => {
       const call = context.calls[index];
       if (call?.approval !== "waiting" || call.settlement !== null) return;
-      enqueue.sendTo(ioOf(system), { type: "APPROVAL_CLOSED", callId: call.planned.call.id } satisfies RunCommand);
+      enqueue.sendTo(ioOf(self), { type: "APPROVAL_CLOSED", callId: call.planned.call.id } satisfies RunCommand);
       const calls = withCall(
         context.calls,
         index,
@@ -285,21 +289,21 @@ export const toolBatchMachine = setup({
       }
     }),
     /** The timer fired: every running call whose deadline has come times out and is aborted. */
-    expireDueCalls: enqueueActions(({ context, enqueue, system }) => {
+    expireDueCalls: enqueueActions(({ context, enqueue, self }) => {
       const now = nextDeadline(context.calls) ?? context.clock;
       const calls = context.calls.map((call) => {
         if (!isRunning(call) || call.deadline === null || call.deadline > now) return call;
-        enqueue.sendTo(ioOf(system), { type: "ABORT", callId: call.planned.call.id } satisfies RunCommand);
+        enqueue.sendTo(ioOf(self), { type: "ABORT", callId: call.planned.call.id } satisfies RunCommand);
         return { ...call, settlement: timedOutSettlement(call.planned, call.startedAt) };
       });
       enqueue.assign({ calls, clock: Math.max(context.clock, now) });
     }),
-    cancelUnsettled: enqueueActions(({ context, enqueue, self, system }) => {
+    cancelUnsettled: enqueueActions(({ context, enqueue, self }) => {
       const calls = context.calls.map((call, index) => {
         if (call.settlement !== null) return call;
         if (call.approval === "waiting") {
           enqueue.sendTo(approvalActorId(index), { type: "CANCEL" });
-          enqueue.sendTo(ioOf(system), { type: "APPROVAL_CLOSED", callId: call.planned.call.id } satisfies RunCommand);
+          enqueue.sendTo(ioOf(self), { type: "APPROVAL_CLOSED", callId: call.planned.call.id } satisfies RunCommand);
           return {
             ...call,
             approval: "none" as const,
@@ -307,7 +311,7 @@ export const toolBatchMachine = setup({
           };
         }
         if (call.dispatched) {
-          enqueue.sendTo(ioOf(system), { type: "ABORT", callId: call.planned.call.id } satisfies RunCommand);
+          enqueue.sendTo(ioOf(self), { type: "ABORT", callId: call.planned.call.id } satisfies RunCommand);
         }
         return { ...call, settlement: cancelledSettlement(call.planned, call.startedAt) };
       });
