@@ -34,7 +34,7 @@ export { outboxChannel } from "./host/channels/outbox.js";
 export { sseHandler } from "./host/channels/sse.js";
 export { webhookChannel } from "./host/channels/webhook.js";
 // A run as a child actor of a host's own statechart.
-export { fromAgentRun } from "./host/fromAgentRun.js";
+export { type AgentRunRequest, fromAgentRun, type ResumeAgentRun } from "./host/fromAgentRun.js";
 export { type ChannelRoute, makeRouter } from "./host/router.js";
 export {
   SessionRunner,

@@ -8,5 +8,6 @@ export {
   type EvalSummary,
   runEval,
 } from "../host/eval/runEval.js";
+export { type RunEnding, runEndings, type StandInRunScript, standInResult, standInRun } from "../host/standInRun.js";
 export { scriptedProvider } from "../services/providers/scripted.js";
 export { fixtureTool } from "../services/tools/fixtureTool.js";

@@ -172,7 +172,19 @@ export class AgentRuntime {
    * tools are this runtime's unless `options` gives others; `history` (a system prompt, replayed
    * turns) is not in the run's ledger and comes from `options` too.
    */
-  async resumeRun(runId: string, options: ResumeRunOptions = {}): Promise<RunHandle> {
+  resumeRun(runId: string, options: ResumeRunOptions = {}): Promise<RunHandle> {
+    return this.resume(runId, options, undefined);
+  }
+
+  /**
+   * Resumes a run whose actor is `parent`'s child, as `startChildRun` starts one.
+   * @internal
+   */
+  resumeChildRun(parent: AnyActorRef, runId: string, options: ResumeRunOptions = {}): Promise<RunHandle> {
+    return this.resume(runId, options, parent);
+  }
+
+  private async resume(runId: string, options: ResumeRunOptions, parent: AnyActorRef | undefined): Promise<RunHandle> {
     if (this.disposal) throw new Error("this AgentRuntime is disposed: resume runs on a new one");
     if (this.sessions.has(runId)) throw new Error(`run ${runId} is already in flight on this runtime`);
     // A run of a named agent is rebuilt from that agent's definition on this runtime.
@@ -202,6 +214,7 @@ export class AgentRuntime {
       traceId: run.traceId ?? undefined,
       signal: options.signal,
       resume: plan.point,
+      parent,
     });
     // A cancel asked for while nobody drove the run is honoured by whoever drives it next.
     const asked = cancelRequested(runId).pipe(

@@ -202,4 +202,82 @@ describe("fromAgentRun", () => {
     await toPromise(host);
     expect(host.getSnapshot().context.error).toContain('no agent named "nobody"');
   });
+
+  it("resumes a parked run from its ledger, approves its waiting call and branches on the terminal state", async () => {
+    const file = harness.dbFile();
+    const first = await harness.makeRuntime({ database: file });
+    const parked = first.startRun({
+      sessionId: "order-9",
+      input: "Tell the customer their order shipped.",
+      contract: { evidenceMode: "deliver" },
+      approval: { kinds: ["deliver"] },
+      provider: scriptedProvider([callStep("c1", "send_message", { text: "Your order shipped." })]),
+      tools: [sendTool],
+    });
+    for await (const event of parked.events) if (event.type === "approval_requested") break;
+    await first.dispose();
+
+    const second = await harness.makeRuntime({ database: file });
+    const machine = setup({
+      types: { events: {} as AgentRunNotice },
+      actors: { agentRun: fromAgentRun(second) },
+    }).createMachine({
+      initial: "resuming",
+      states: {
+        resuming: {
+          invoke: {
+            id: "run",
+            src: "agentRun",
+            input: {
+              resumeRunId: parked.runId,
+              approval: { kinds: ["deliver"] },
+              provider: scriptedProvider([textStep("I sent the message (m-1).")]),
+              tools: [sendTool],
+            },
+            onDone: [
+              { guard: ({ event }) => event.output.terminalState === "completed", target: "answered" },
+              { target: "escalated" },
+            ],
+          },
+          on: {
+            "agentloop.event": {
+              actions: ({ event, self }) => {
+                if (event.event.type === "approval_requested") {
+                  self.getSnapshot().children.run?.send({ type: "APPROVE", callId: event.event.callId });
+                }
+              },
+            },
+          },
+        },
+        answered: { type: "final" },
+        escalated: { type: "final" },
+      },
+    });
+    const host = createActor(machine).start();
+    await toPromise(host);
+    expect(host.getSnapshot().value).toBe("answered");
+    const run = await second.ledger.getRun(parked.runId);
+    expect(run?.terminalState).toBe("completed");
+  });
+
+  it("a run that cannot be resumed is the child's error", async () => {
+    const runtime = await harness.makeRuntime();
+    const machine = setup({ actors: { agentRun: fromAgentRun(runtime) } }).createMachine({
+      context: { error: "" },
+      initial: "resuming",
+      states: {
+        resuming: {
+          invoke: {
+            src: "agentRun",
+            input: { resumeRunId: "no-such-run", provider: scriptedProvider([]) },
+            onError: { target: "failed", actions: assign({ error: ({ event }) => String(event.error) }) },
+          },
+        },
+        failed: { type: "final" },
+      },
+    });
+    const host = createActor(machine).start();
+    await toPromise(host);
+    expect(host.getSnapshot().context.error).toContain("no-such-run");
+  });
 });

@@ -139,6 +139,7 @@ describe("a plain-node ESM host (no tsx, no loader)", () => {
       toolSawAbort: boolean;
       ledger: LedgerSummary;
     };
+    hosted: { end: string; heard: string[]; ledger: LedgerSummary; standInEnd: string };
     ledgerFileExists: boolean;
   }
   let summary: HostSummary;
@@ -178,6 +179,13 @@ describe("a plain-node ESM host (no tsx, no loader)", () => {
     });
     expect(summary.cancelled.events[0]).toBe("tool_started");
     expect(summary.cancelled.events.at(-1)).toBe("done");
+  });
+
+  it("invokes a run from the host's own statechart, which hears its events and branches on its end; the stand-in run drives the other branch", () => {
+    expect(summary.hosted.end).toBe("answered");
+    expect(summary.hosted.heard).toEqual(expect.arrayContaining(["tool_started", "tool_result", "final", "done"]));
+    expect(summary.hosted.ledger).toMatchObject({ terminalState: "completed", sessionId: "s3" });
+    expect(summary.hosted.standInEnd).toBe("handedToPerson");
   });
 
   it("reads the completed run back from the ledger file: terminal row, events and ok receipts with evidence", () => {

@@ -38,6 +38,7 @@ const reports: ReadonlyArray<AgentRunReport> = [
   { type: "RUN_EVENT", event: EVENT },
   { type: "REFUSED", message: "cannot approve c1 of r1: it has a decision already" },
   { type: "RUN_ENDED", result: RESULT },
+  { type: "START_FAILED", message: "run r1 has no lease to take: it ended" },
 ];
 
 const options: GraphOptions = {
@@ -100,5 +101,15 @@ describe("agentRun machine", () => {
         event: { type: "agentloop.refused", message: "cannot approve c1 of r1: it has a decision already" },
       },
     ]);
+  });
+
+  it("turns a start that failed into the actor's error, telling the parent and the run nothing", () => {
+    const failed = reports.find((report) => report.type === "START_FAILED")!;
+    const edge = graphEdges(graph).find(
+      (candidate) => candidate.state.value === "running" && candidate.event.type === "START_FAILED",
+    )!;
+    const actions = stepInto(edge.nextState).actions.map((action) => action.type);
+    expect(actions).toEqual(["failToStart"]);
+    expect(sentOn(failed)).toEqual([]);
   });
 });

@@ -30,7 +30,9 @@ export type AgentRunControl =
 export type AgentRunReport =
   | { readonly type: "RUN_EVENT"; readonly event: LoopEvent }
   | { readonly type: "RUN_ENDED"; readonly result: AgentRunResult }
-  | { readonly type: "REFUSED"; readonly message: string };
+  | { readonly type: "REFUSED"; readonly message: string }
+  /** A run started asynchronously (a resume) could not start: this actor's error. */
+  | { readonly type: "START_FAILED"; readonly message: string };
 
 /** What the parent hears. */
 export type AgentRunNotice =
@@ -61,6 +63,11 @@ export const agentRunMachine = setup({
     tellParentOfRefusal: sendParent(({ event }) =>
       event.type === "REFUSED" ? { type: "agentloop.refused", message: event.message } : { type: "agentloop.ignored" },
     ),
+    // The only way a machine actor fails: the parent's `onError` gets a run that could not start,
+    // whether it failed at once (the invoked actor threw) or while it was being resumed.
+    failToStart: ({ event }) => {
+      if (event.type === "START_FAILED") throw new Error(event.message);
+    },
     recordResult: assign({ result: ({ event }) => (event.type === "RUN_ENDED" ? event.result : null) }),
   },
 }).createMachine({
@@ -80,6 +87,7 @@ export const agentRunMachine = setup({
         CANCEL: { actions: "forwardToRun" },
         RUN_EVENT: { actions: "tellParentOfEvent" },
         REFUSED: { actions: "tellParentOfRefusal" },
+        START_FAILED: { actions: "failToStart" },
         RUN_ENDED: { target: "ended", actions: "recordResult" },
       },
     },

@@ -2,12 +2,13 @@
 // Copied into the scratch project by test/package/consumer.test.ts and run there as
 // `node host.mjs <ledger file>`; it prints one JSON summary line on stdout.
 import { existsSync } from "node:fs";
-import { AgentRuntime, defineTool } from "agentloop";
+import { AgentRuntime, defineTool, fromAgentRun } from "agentloop";
 import * as machines from "agentloop/machines";
 import * as providers from "agentloop/providers";
-import { scriptedProvider } from "agentloop/testing";
+import { scriptedProvider, standInRun } from "agentloop/testing";
 import * as tools from "agentloop/tools";
 import { Effect } from "effect";
+import { assign, createActor, setup, toPromise } from "xstate";
 import { z } from "zod";
 
 const database = process.argv[2];
@@ -99,7 +100,53 @@ try {
   }
   const cancelledResult = await cancelled.result;
 
-  // 3. The ledger, read back.
+  // 3. A run invoked from the host's own statechart, which branches on how it ended; then the same
+  // chart with the testing stand-in run in place of the real one.
+  const desk = setup({ actors: { agentRun: fromAgentRun(runtime) } }).createMachine({
+    context: { heard: [], runId: null },
+    initial: "answering",
+    states: {
+      answering: {
+        invoke: {
+          id: "run",
+          src: "agentRun",
+          input: {
+            sessionId: "s3",
+            input: "Where is order 7?",
+            contract: { evidenceMode: "observe" },
+            tools: [lookupOrder],
+            provider: scriptedProvider([
+              { toolCalls: [{ id: "c1", name: "lookup_order", arguments: { id: "7" } }] },
+              { text: "Order 7 has shipped." },
+            ]),
+          },
+          onDone: [
+            {
+              guard: ({ event }) => event.output.terminalState === "completed",
+              target: "answered",
+              actions: assign({ runId: ({ event }) => event.output.runId }),
+            },
+            { target: "handedToPerson" },
+          ],
+        },
+        on: {
+          "agentloop.event": {
+            actions: assign({ heard: ({ context, event }) => [...context.heard, event.event.type] }),
+          },
+        },
+      },
+      answered: { type: "final" },
+      handedToPerson: { type: "final" },
+    },
+  });
+  const hosted = createActor(desk).start();
+  await toPromise(hosted);
+  const standIn = createActor(
+    desk.provide({ actors: { agentRun: standInRun({ terminalState: "unverified" }) } }),
+  ).start();
+  await toPromise(standIn);
+
+  // 4. The ledger, read back.
   const ledgerOf = async (runId) => {
     const row = await runtime.ledger.getRun(runId);
     const events = await runtime.ledger.listEvents(runId);
@@ -139,6 +186,12 @@ try {
       events: cancelledEvents,
       toolSawAbort: waitSawAbort,
       ledger: await ledgerOf(cancelled.runId),
+    },
+    hosted: {
+      end: hosted.getSnapshot().value,
+      heard: hosted.getSnapshot().context.heard,
+      ledger: await ledgerOf(hosted.getSnapshot().context.runId),
+      standInEnd: standIn.getSnapshot().value,
     },
     ledgerFileExists: existsSync(database),
   };
