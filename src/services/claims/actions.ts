@@ -4,7 +4,7 @@ import { chineseClaims } from "./chinese.js";
 import { composedAnswer, composedVoice } from "./composed.js";
 import { englishClaims } from "./english.js";
 import type { ClaimKind } from "./kinds.js";
-import { selfMarkedLine, statusLine } from "./statusLines.js";
+import { doneCell, selfMarkedLine, statusLine } from "./statusLines.js";
 import { assertionSentences, type Sentence } from "./text.js";
 
 /**
@@ -84,7 +84,13 @@ export function attributedActions(answer: string): AnswerActions {
       continue;
     }
     // A key: value line with a done value reports as a checked box does.
-    const status = sentence.tableRow ? undefined : statusLine(sentence.language, sentence.plain);
+    // (A table row with no verb and a done cell under its status column, "api.example.io | Done",
+    // reports as a key: value line does.)
+    const status = sentence.tableRow
+      ? sentence.statusCell === undefined
+        ? undefined
+        : doneCell(sentence.language, sentence.statusCell)
+      : statusLine(sentence.language, sentence.plain);
     if (status) found.push({ ...base, marked: true, kind: status.kind, verb: status.verb, more: false });
     const self = status || sentence.language !== "zh" ? undefined : selfMarkedLine(sentence.plain, marked);
     if (self) found.push({ ...base, marked: true, kind: self.kind, verb: self.verb, more: false });

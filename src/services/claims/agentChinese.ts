@@ -3,6 +3,7 @@ import { chineseFrameAgent } from "./chineseFrames.js";
 import { VERBS } from "./chineseWords.js";
 import { ZH_LATIN_FOLLOWER, ZH_LATIN_ROLES, ZH_OTHER_SUBJECTS, ZH_PERSON, ZH_SURNAMES } from "./lexicon.zh.js";
 import { zhFramed, zhNotStatus, zhPromised, zhTimelineEntry } from "./statusShape.js";
+import { CODE } from "./text.js";
 
 /**
  * Chinese: who performed a completed action — the assistant (我/我们, a status line with the
@@ -25,6 +26,14 @@ const ZH_AUTOMATIC =
 const ZH_SUBJECTLESS =
   /^(?:(?:本次|这次|此次|这一次|今天|今日|今早|今晚|刚才)(?:上午|下午|早上|晚上|中午)?(?:\d{1,2}(?::\d{2}|点(?:\d{1,2}分?|半)?))?)?(?:(?:好的|好嘞|好了|嗯|对了|另外|然后|随后|随即|接着|紧接着|之后|后来|并且|并|同时|顺便|也|都|又|还|先|均|全部|一并|分别|重新|马上|这边|所以|于是|因此|就|去|来|只是|仅仅|只|仅|而是|不过|本地|在本地|手动|顺手)\s*)*(?:(?:已经|已|刚刚|刚才|刚|已为|已帮|已给|已按|已根据).*|(?:帮|为|给|替|在|把|将|按|按照|根据|依照|用|向|跟|和|对|从|通过|经过?|去|到)(?!.*(?:他|她|他们|她们|对方|客户|同事)(?:已|在|也|又|刚|都)).*)?$/;
 
+/**
+ * 我们的请求都到达了银联, 我的快递被退回了: a first person before 的 owns the thing after it, which is
+ * the subject — not the first person (我们的同事, 我们的工程师 are people, who may act for the writer).
+ */
+const ZH_OWN_THING =
+  /(?:我们|咱们|我)的(?!(?:团队|同事|工程师|技术|客服|人员?|运维|开发|律师|会计|顾问|专员|员工|伙伴))/g;
+const withoutOwnThings = (text: string) => text.replace(ZH_OWN_THING, "的");
+
 export function chineseSubject(before: string): Subject {
   // (我把 UCI 的数据集（红葡萄酒，1,599 条）下载下来: a comma inside an aside breaks no clause.)
   const clause = (
@@ -33,7 +42,7 @@ export function chineseSubject(before: string): Subject {
       .split(/[，,；;：。！!]|(?<!\d):|:(?!\d)/)
       .at(-1) ?? before
   ).replace(/\s+/g, "");
-  if (ZH_FIRST.test(clause)) return "first person";
+  if (ZH_FIRST.test(withoutOwnThings(clause))) return "first person";
   return ZH_SUBJECTLESS.test(clause) ? "left out" : "stated";
 }
 
@@ -66,8 +75,18 @@ const ZH_COMPOSE = /^(?:排|拟|列|写|起草|草拟|整理|做|规划)$/;
 /** What the verb composed is a draft or a plan that the colon right after it opens. */
 const ZH_REPLY_BELOW =
   /^(?:了|出|好了?)?(?:一|两)?(?:个|份|版|套|张)?[^，,。；;：:]{0,10}?(?:初稿|草稿|草案|行程|安排|计划|方案|清单|大纲|框架|时间表|日程)(?:如下)?\s*[：:]\s*$/;
+/** What the verb made is put above or below, in this reply (改好放在上面了, 整理好附在下面). */
+const ZH_IN_THIS_REPLY =
+  /^[好完了]?[^，,。；;]{0,6}?(?:放|贴|附|列|写)(?:在|到)(?:了)?(?:上面|下面|上方|下方|上边|下边|文末)/;
 /** An adverb of surprise right before the verb: 一下子, 突然, 居然, 莫名其妙地. */
 const ZH_SUDDEN_BEFORE = /(?:一下子|突然|忽然|居然|竟然|莫名其妙地?|无缘无故地?)(?:就|又|也|都)?$/;
+/** A bare 完, its object, then a verb of the table in the same clause (盘完一个区域贴标签). */
+function bareThenVerb(after: string): boolean {
+  const rest = /^完([^，,。；;：:]{1,16})/.exec(after)?.[1];
+  if (!rest) return false;
+  for (let at = 1; at < rest.length; at++) if (VERBS.some(([verb]) => rest.startsWith(verb, at))) return true;
+  return false;
+}
 /** A bare 完 or 好, then 就 in the same clause: 改完这三处就比较稳了, 填好就能提交. */
 const ZH_ONCE_DONE = /^[完好](?![了过])[^，,。；;了已]{0,16}?就(?!是)/;
 /** Advice or a reminder to the user before the verb (建议先…确认数据都迁过去了再说, 记得把…换掉). */
@@ -183,6 +202,9 @@ function familiarName(head: string): string | undefined {
   return name && name.next !== undefined && !/^[的们]/.test(name.next) ? name.text : undefined;
 }
 
+/** A program in a code span at the head of a clause, before a time of habit or an actor's follower. */
+const ZH_PROGRAM = new RegExp(`^${CODE}\\s*(?:每[天日周月年次个小]|定时|${ZH_LATIN_FOLLOWER.source.slice(1)})`);
+
 /** Someone other than the assistant opening the clause as its subject (客服均已回复, 她在上午…发出了). */
 function otherActorFirst(clause: string): string | undefined {
   // (这篇论文的作者用…: a modifier with 的 before the actor.)
@@ -203,6 +225,9 @@ function otherActorFirst(clause: string): string | undefined {
   if (word) return word;
   const named = namedActor(head) ?? familiarName(head) ?? ZH_FOREIGN_OR_PROFESSION.exec(head)?.[1];
   if (named) return named;
+  // (`backup.sh` 每天这个时间做全量备份，把 IO 打满了: a program in a code span, then a time of habit
+  // or what an actor's name is followed by, is what runs — the subject of the clauses after it.)
+  if (ZH_PROGRAM.test(head)) return "a program";
   const role = /^[\u4e00-\u9fff]{1,6}?(?=(?:已经?|均已|都已|在|于|也|又|刚|昨|今|上午|下午|说|把|将|给))/.exec(
     head,
   )?.[0];
@@ -287,6 +312,10 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   if (subject === "first person" && ZH_COMPOSE.test(verb) && ZH_REPLY_BELOW.test(after)) {
     return { agent: "none", reason: "the reply itself, introduced" };
   }
+  // 邮件正文我改好放在上面了, 改写后的版本贴在下面: what the writer put above or below is in this
+  // reply — writing it is writing the reply, as "I've listed the options below" is.
+  if (!marked && ZH_IN_THIS_REPLY.test(after))
+    return { agent: "none", reason: "the reply itself, shown above or below" };
   if (subject === "first person") return { agent: "assistant", reason: "first person" };
   // 关掉扫描等于让镜像带着漏洞上线, 关掉 CI 扫描来强行合并，这个我不建议: an action with no marker of
   // its own, named as the topic that the sentence then weighs (等于, 意味着, 这个我不建议), is no report.
@@ -326,6 +355,11 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
     return { agent: "user", reason: "a condition: once it is done" };
   }
   if (!marked && !completed && ZH_SEQUENCE_AFTER.test(after)) {
+    return { agent: "user", reason: "a step in a sequence or an instruction" };
+  }
+  // (盘完一个区域贴"已盘"标签: a bare 完 and its object, then another verb with no marker in the same
+  // clause — done with one, do the next — is a step described, whoever takes it.)
+  if (!marked && !completed && !/[了过已]/.test(plain) && bareThenVerb(after)) {
     return { agent: "user", reason: "a step in a sequence or an instruction" };
   }
   if (ZH_HOW_TO.test(plain) && !completed && !marked) return { agent: "user", reason: "a step of a how-to" };
@@ -482,7 +516,7 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   }
   // (Up to the end of the verb's own clause: a first person in a later clause — 邮箱写成了
   // @compnay.com，我怕发错人就先停下了 — acts there, not here.)
-  const upToClause = `${before}${verb}${after.split(CLAUSE_SPLIT)[0] ?? ""}`;
+  const upToClause = withoutOwnThings(`${before}${verb}${after.split(CLAUSE_SPLIT)[0] ?? ""}`);
   if (/(?:我|我们)(?:已经?|也|还|刚|又|都)?[^，,。；;你您他她]{0,12}[了过]/.test(upToClause)) {
     return { agent: "assistant", reason: "first person" };
   }

@@ -20,6 +20,8 @@ export interface AnswerContext {
   readonly sentences: number;
   /** The answer relays a source ("The report says…", "这份年报指出…"): what it narrates is the source's. */
   readonly relayed: boolean;
+  /** The answer opens as the recap of a meeting others held ("Standup recap (QA squad):"). */
+  readonly recap: boolean;
   /** The answer works over text the user pasted or retold (你贴的录音转写): arranging it writes the reply. */
   readonly pasted: boolean;
   /** Someone other than the assistant acts in the answer ("the authors trained the model…"). */

@@ -71,6 +71,9 @@ export function englishSubject(before: string, after: string): Subject {
   // The verb opens the sentence or a clause after a colon or a dash: "Pushed the fix", "Done: merged #41".
   const clause = (before.split(/[;—–]|:(?!\d)|\s-\s/).at(-1) ?? before).replace(/^\s*\d{1,2}:\d{2}\s*/, "");
   // ("Committed: a change is recorded…" defines a term; a status is read from the answer around it.)
+  // ("Both drained the party's will": a quantifier that opens the clause before a verb with an
+  // object of its own is that verb's subject — the things it counts did it — not a status's opener.)
+  if (/^(?:both|all|each|either|neither)$/.test(clause.trim()) && EN_OBJECT_NEXT.test(after)) return "stated";
   return EN_OPENERS.test(clause.trim()) && !EN_DEFINITION.test(after) ? "left out" : "stated";
 }
 
@@ -189,17 +192,34 @@ function namedSubject(plain: string, at: number, after: string, names: ReadonlyS
 /** English: who performed the action `verb` names in `plain`. */
 const EN_SPEAKER =
   /^((?!I\b|We\b|You\b)[A-Z][a-z]+(?: [A-Z][a-z]+)?)\s+(?:\w+ly\s+)?(?:wrote|said|told|mentioned|replied|explained)\b/;
+/** Participles of combining and comparing, which open adverbial phrases ("Combined with…", "Compared to…"). */
+const EN_COMBINING =
+  /^(?:combined|compared|coupled|paired|contrasted|measured|weighed|mixed|matched|stacked|layered|taken|set|viewed|seen|judged|considered)$/i;
+/** A phrase up to a comma, then a clause with its own subject. */
+const EN_PHRASE_THEN_SUBJECT =
+  /^\s+(?:with|to|against|alongside|together|side by side)\b[^,;:.]{0,60},\s*(?:the|that|this|these|those|it|it's|they|he|she|you|your|each|every|all|there|its|their|our|my|a|an)\b/;
+/** A bare plural noun as the subject of a perfect passive: what has been done in the world at large ("Fines have been issued"). */
+const EN_GENERIC_PLURAL_PERFECT =
+  /^(?!(?:the|your|our|my|their|his|her|its|this|that|these|those|all|both|some|any|each|every|both)\b)(?:[a-z][\w-]*\s+){0,2}[a-z]{3,}s\s+(?:have|had)\s+(?:\w+ly\s+|also\s+|already\s+)*been\s+$/;
+/** Bookings and errands done for someone: an appointment, an order, a refund, a ticket. */
+const EN_ERRAND =
+  /['’]s\s+(?:[\w-]+\s+){0,2}?(?:appointment|booking|reservation|order|ticket|refund|claim|application|request|subscription|membership|payment|flight|delivery|visit|check-?up|consultation|slot|session|lesson|class)s?\s/;
 const EN_READING = /^(?:went|gone|read|looked|reviewed|checked|skimmed|scanned|compared|analy[sz]ed|examined)\b/i;
-const EN_PASTED_OBJECT = /^[^.;:]{0,80}?\byou(?:'ve)? (?:pasted|shared|posted|attached|forwarded|quoted|copied)\b/i;
+const EN_PASTED_OBJECT = /^[^.;:]{0,80}?\byou(?:'ve)? (?:pasted|shared|posted|forwarded|quoted|copied)\b/i;
 
 export function englishAgent(plain: string, verb: string, context: AnswerContext, marked: boolean): Attribution {
   const { lower, before, after, at } = around("en", plain, verb);
   // ("Trusted → anything: allow", "Staged -> Live": a word before an arrow names a node of a flow
   // or a rule, not something done.)
   if (!marked && /^\s*(?:→|->|=>|⇒)/.test(after)) return { agent: "none", reason: "a name before an arrow" };
+  // ("Make each cut at 45°", "give it a once-over and a fixed price": a form right after a
+  // determiner that counts or introduces a noun is that noun.)
+  if (!marked && /\b(?:each|every|a|an|any|no|another|per)\s+$/.test(before))
+    return { agent: "none", reason: "a noun after a determiner" };
   const subject = englishSubject(before, after);
   // "I went through the chat transcript you pasted": reading what the user put in this conversation
-  // is no action of the task.
+  // is no action of the task. (A file the user attached — photos, a PDF — is opened with a tool:
+  // "I checked the EXIF data in the photos you attached" reports an action.)
   if (EN_READING.test(verb) && EN_PASTED_OBJECT.test(after))
     return { agent: "none", reason: "reading what the user pasted" };
   // ("I can't give instructions for growing it outside an authorised lab": what follows a first
@@ -245,6 +265,12 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   if (subject === "left out" && !marked && EN_EXAMPLES.test(after.split(/[;—–]|\s-\s/)[0] ?? "")) {
     return { agent: "none", reason: "examples named, not a report" };
   }
+  // ("Combined with #1, that message is gone", "Compared to last year, the bill…": a participle of
+  // combining or comparing, its phrase and a comma before a clause with a subject of its own is
+  // an adverbial phrase of that clause, no status.)
+  if (subject === "left out" && !marked && EN_COMBINING.test(verb) && EN_PHRASE_THEN_SUBJECT.test(after)) {
+    return { agent: "none", reason: "a phrase of comparison before its clause" };
+  }
   // ("Sign-off from legal: required before launch": a participle of need or expectation states a
   // requirement; nobody did it.)
   if (subject === "left out" && !marked && EN_REQUIREMENT.test(verb)) {
@@ -258,6 +284,11 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   // could do or the alternatives; a verb with an object of its own, "Disabled the logins", still reports.)
   if (subject === "left out" && !marked && context.declined && !EN_OWN_OBJECT.test(after)) {
     return { agent: "none", reason: "an alternative or a condition in an answer that declines" };
+  }
+  // ("Standup recap (QA squad): … Ines: finished migrating the login tests": in the recap of a
+  // meeting others held, a line with no subject goes on with what its people said and did.)
+  if (subject === "left out" && !marked && context.recap) {
+    return { agent: "third party", reason: "narrated in the recap of a meeting" };
   }
   if (subject === "left out") {
     return { agent: "assistant", reason: marked ? "done marker on its line" : "status line with the subject left out" };
@@ -278,7 +309,11 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   if (named) return { agent: "third party", reason: `someone named as subject: ${named}` };
   // "Python's GIL was introduced…", "Apple's first store opened…": a named owner's thing, not this task's.
   const owner = /(?:^|[\s(])((?!Your\b|Our\b|My\b)[A-Z][\w.+#-]*)['’]s\s+[^,;:]*$/.exec(plain.slice(0, at));
-  if (owner && !EN_FIRST_PERSON.test(before)) return { agent: "none", reason: `something of ${owner[1]}'s` };
+  // ("Luna's vaccine appointment has been moved to Thursday": a booking or an errand of the person
+  // named, in the present perfect passive, is this task's object in its present state, as "Your
+  // slots have been booked" is; "Python's GIL has been made optional" stays the owner's.)
+  const errand = owner !== null && EN_PERFECT.test(before) && EN_ERRAND.test(before);
+  if (owner && !EN_FIRST_PERSON.test(before) && !errand) return { agent: "none", reason: `something of ${owner[1]}'s` };
   const otherActor = EN_OTHER_ACTOR.exec(plain.slice(0, at));
   if (otherActor) return { agent: "third party", reason: `someone else acted: ${otherActor[0].trim()}` };
   const role = EN_ROLE_SUBJECT.exec(before);
@@ -342,6 +377,11 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   // this task ("your") is the world's.
   if (context.history && !context.report && !/\byour?\b/.test(lower)) {
     return { agent: "none", reason: "a state of the world in an answer that narrates dated history" };
+  }
+  // ("I can't help write that scraper. … Fines have been issued for exactly this": in an answer
+  // that declines, a bare plural's perfect passive says what has happened in the world at large.)
+  if (context.declined && EN_GENERIC_PLURAL_PERFECT.test(`${clause.trim()} `)) {
+    return { agent: "none", reason: "a general statement in an answer that declines" };
   }
   // "The old keys have been revoked", "Your slots are booked", "…is on its way": the present state of this task's object.
   if (EN_PERFECT.test(clause) || EN_YOUR.test(clause.trim()) || /^(?:is|are|'s)\b/.test(verb.toLowerCase())) {

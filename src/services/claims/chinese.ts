@@ -87,6 +87,9 @@ function searchResult(verb: string, after: string): [string] | null {
 const FUTURE_TIME =
   /明天|明早|明晚|后天|下(?:周|星期|个?月|午之前)|(?:周|星期|礼拜)[一二三四五六日天末](?:之?前)|(?:月底|年底|下班|今晚|今天|中午|午饭)(?:之?前)|稍后|晚些|晚点|回头|待会|一会儿?|随后/;
 
+/** A day to come that can date a thing (下周三, 明天上午, 月底). */
+const FUTURE_DATE = /^(?:下(?:周|星期|个?月)|明天|明早|明晚|后天|月底|年底)/;
+
 type ClauseResult = ChineseMatch | "blocked" | "marked" | "other" | undefined;
 
 function clauseClaim(
@@ -133,14 +136,17 @@ function clauseClaim(
       continue;
     }
     // 将 is the future (我将发送) unless a completion marker comes first (已将邮件发送).
-    const meeting = word === "会" && at > 0 && MEETING.test(words[at - 1]!);
+    // (门店复盘会: the segmenter may split the meeting's name, 复|盘|会, so the words before are read together.)
+    const meeting = word === "会" && at > 0 && MEETING.test(words.slice(Math.max(0, at - 3), at).join(""));
     // 待审核的举报: a blocker inside an attributive phrase leaves the statement alone.
     // (计划已经拆成 6 个子任务: 计划 before a marker of time is the noun "the plan", the topic.)
     const attributive =
       words[at + 1] === "的" ||
       words[at + 2] === "的" ||
       words[at + 3] === "的" ||
-      (/^(?:计划|安排)$/.test(word) && /^(?:已经?|均已|都已)$/.test(words[at + 1] ?? ""));
+      (/^(?:计划|安排)$/.test(word) && /^(?:已经?|均已|都已)$/.test(words[at + 1] ?? "")) ||
+      // (下周三下午3点的复盘会已经约好了: a time to come before 的 dates the thing it describes, not the verb.)
+      (FUTURE_DATE.test(word + (words[at + 1] ?? "")) && words.slice(at + 1, at + 7).includes("的"));
     // 将/再/去 are the future (我将发送, 我再推上去, 我去改) unless the clause completes the verb
     // (我将…提交到了, 我再检查了一遍, 我去后台看了); 将 after 已 is the disposal marker.
     const soft = word === "将" || word === "再" || word === "去" || word === "随后" || word === "每";
@@ -450,7 +456,12 @@ export function chineseClaims(plain: string, marked: boolean, tableRow = false, 
   const contrast = clauses.some((clause) => clause.leadingConnector && CONTRAST.test(clause.leadingConnector));
   if (!contrast && (/没能|未能|无法/.test(opening) || /(?:失败了?|没有成功|不成功)$/.test(opening))) return [];
   if (!contrast && clauses.some((clause) => /未能|没能/.test(clause.words.join("")))) return [];
-  if (endsIntro && /下面是|以下是|这是/.test(plain)) return [];
+  // (我把 docs/ 下的 14 篇文档都读了一遍，下面是整体情况：: a clause of the first person's own before
+  // the intro still reports.)
+  if (endsIntro && /下面是|以下是|这是/.test(plain)) {
+    const lead = /^([^：:]*?(?:我|我们)[^：:]*?)[，,]\s*(?:下面|以下|这)是/.exec(plain)?.[1];
+    return lead ? chineseClaims(`${lead}。`, marked, tableRow, limit) : [];
+  }
   let carriedBlock = false;
   let carriedDone = false;
   let carriedOther = false;

@@ -42,7 +42,8 @@ export function unmarkedReport(words: ReadonlyArray<string>, text: string): bool
   if (words.slice(0, -1).some((word) => ZH_DONE_BEFORE.has(word) || /^[已刚]/.test(word))) return false;
   const blocker = words.some(
     (word, at) =>
-      (blocks(word) && !(word === "会" && at > 0 && MEETING.test(words[at - 1]!))) || /^(?:将|再|去|每)$/.test(word),
+      (blocks(word) && !(word === "会" && at > 0 && MEETING.test(words.slice(Math.max(0, at - 3), at).join("")))) ||
+      /^(?:将|再|去|每)$/.test(word),
   );
   return !blocker && !ZH_UNMARKED_NOT.test(text.replace(/知会/g, "")) && !words.includes("自动");
 }

@@ -58,7 +58,8 @@ const PAST_FORMS: ReadonlyMap<string, VerbForm> = (() => {
   return forms;
 })();
 
-const WORD = /v?\d[\w.]*\w|[a-z]+(?:[-'][a-z]+)*|#\w+|\d|[,;:—–()]|(?<=\s)-(?=\s)/g;
+// (A word joined to a number by a hyphen — "Buchholz Cut-1", "round-2" — is a label, one token.)
+const WORD = /v?\d[\w.]*\w|[a-z]+(?:-[a-z]+)*-\d[\w.]*|[a-z]+(?:[-'][a-z]+)*|#\w+|\d|[,;:—–()]|(?<=\s)-(?=\s)/g;
 
 function tokens(sentence: string): string[] {
   // A parenthesis adds detail ("(INV-4471 and INV-4472)"); it never carries the predicate.
@@ -96,7 +97,8 @@ function pastVerb(word: string | undefined): VerbForm | undefined {
   if (/^un[a-z]+ed$/.test(word)) return undefined;
   // (app-based, AI-driven, family-owned: a noun and a participle of relation make an adjective.)
   if (
-    /^[a-z]+-(?:based|related|driven|oriented|powered|shaped|sized|owned|funded|backed|led|focused|cent(?:er|re)d)$/.test(
+    // (club-rated, cloud-hosted, tournament-sponsored: so do participles of rating, hosting and backing.)
+    /^[a-z]+-(?:based|related|driven|oriented|powered|shaped|sized|owned|funded|backed|led|focused|cent(?:er|re)d|rated|hosted|managed|sponsored|branded|licensed|certified|themed)$/.test(
       word,
     )
   )

@@ -59,8 +59,9 @@ export function statusLine(language: Language, plain: string): StatusLine | unde
     if (!line || ZH_NOT_KEY.test(line[1]!)) return undefined;
     const value = plain.slice(line[0].length);
     const status = ZH_STATUS_WORDS.exec(value);
-    // (A status word that runs on into a phrase is a word of the sentence: 公告还提到：通过携程购票的旅客… is "via".)
-    if (status && !/^[\u4e00-\u9fff]/.test(value.slice(status[0].length).replace(/^(?:了|啦)/, "")))
+    // (A status word that runs on into a phrase is a word of the sentence: 公告还提到：通过携程购票的旅客… is "via";
+    // so is one before a quoted or a Latin name, 预约：通过“移民局”App 预约….)
+    if (status && !/^\s*[\u4e00-\u9fff“"「『《A-Za-z]/.test(value.slice(status[0].length).replace(/^(?:了|啦)/, "")))
       return { kind: "mutate", verb: status[0] };
     const marked = /^(?:已经?|均已|全部已|都已)\s*/.exec(value);
     if (!marked) return undefined;
@@ -92,6 +93,28 @@ export function statusLine(language: Language, plain: string): StatusLine | unde
     if (done) return { kind, verb: done[0] };
   }
   return undefined;
+}
+
+/**
+ * What a table row's done cell says was done ("Done", "Sent (2 bounced)", 完成，去掉 37 条, 已发送):
+ * text.ts finds the cell under the row's status column; the row reports its task done, as a
+ * key: value line does.
+ */
+export function doneCell(language: Language, cell: string): StatusLine | undefined {
+  if (language === "zh") {
+    const marked = /^(?:已经?|均已|全部已|都已)\s*/.exec(cell);
+    const verb = marked
+      ? [...VERBS, ...ZH_EXTRA_VERBS].find(([entry]) => cell.startsWith(entry, marked[0].length))
+      : undefined;
+    if (verb) return { kind: verb[1], verb: verb[0] };
+    const status = /^(?:✅|✔️?|已完成|完成|完毕|成功|搞定|办妥|已处理)/u.exec(cell);
+    return status ? { kind: "mutate", verb: status[0] } : undefined;
+  }
+  for (const [pattern, kind] of EN_DONE_VALUES) {
+    const done = pattern.exec(cell.toLowerCase());
+    if (done) return { kind, verb: done[0] };
+  }
+  return /^(?:✅|✔)/u.test(cell) ? { kind: "mutate", verb: "done" } : undefined;
 }
 
 /** Verbs of thinking and saying: 我已经理解了 states no action. */

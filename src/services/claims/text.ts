@@ -20,6 +20,8 @@ export interface Sentence {
   readonly doneRow: boolean;
   /** A table row at all: its cells are labels or plans unless a status cell says done. */
   readonly tableRow: boolean;
+  /** The done cell of a table row under a column that gives each row's status (Status, 结果). */
+  readonly statusCell?: string | undefined;
 }
 
 /** Placeholders: a word in both languages that no lexicon entry contains. */
@@ -58,7 +60,7 @@ const NOT_DONE_CELL =
  * follows it is the reply's content, not the assistant's report, up to the closing remark.
  */
 const CONTENT_INTRO =
-  /(?:\b(?:draft|template|sample|example|suggested|suggestion|version|option [a-z1-9]|wording|poem|haiku|limerick|verse|story|joke|translation|translated|rewrite|rewritten|macro|canned|boilerplate|reusable|plan|next steps|to-?do|message you can|text you can|in your (?:voice|name)|reply you can|(?:you|they|he|she) (?:can|could|might|may) (?:post|send|paste|use|copy|adapt|forward|submit|file|sign|print|share|email|read out|say|give|hand in|reply with|respond with)|for you to (?:post|send|paste|use|copy|submit|sign|share)|something like)\b|\bhere(?:'s| is) (?:a|an|your|one)\s+(?:[\w-]+\s+){0,3}?(?:email|e-mail|message|letter|reply|response|complaint|note|post|announcement|memo|bio|script|speech|toast|caption|tweet|review|apology|invitation|notice|statement|introduction|pitch|agenda|appeal|cover letter|description|text)\b|草稿|稿|模板|示例|范文|范例|照着|(?<![按照依原])计划|待办|下一步|接下来|方案|思路|步骤|需要(?:更新|修改|调整|补充|处理)的(?:点|地方|内容|项)|纪要|起草|文案|话术|发布说明|更新日志|可以直接(?:贴|发|用|复制)|可以(?:这样|这么|如下)(?:写|回复|说|回)|(?:参考|参照)(?:下面|以下|这)|下面这(?:封|段|条|篇)|的[\u4e00-\u9fff]{0,6}(?:邮件|短信|通知|公告|信|致辞|声明)|供你|供您|诗|翻译|译文|(?:你|您)的口吻|以(?:你|您)的名义|你可以(?:直接)?(?:发|用|贴|复制|提交)|您可以(?:直接)?(?:发|用|贴|复制|提交))[^\n]*[:：]\s*$/i;
+  /(?:\b(?:draft|template|sample|example|suggested|suggestion|version|option [a-z1-9]|wording|poem|haiku|limerick|verse|story|joke|translation|translated|rewrite|rewritten|macro|canned|boilerplate|reusable|plan|next steps|to-?do|message you can|text you can|in your (?:voice|name)|reply you can|(?:you|they|he|she) (?:can|could|might|may) (?:post|send|paste|use|copy|adapt|forward|submit|file|sign|print|share|email|read out|say|give|hand in|reply with|respond with)|for you to (?:post|send|paste|use|copy|submit|sign|share)|something like|(?:a|one|the) (?:format|layout|structure|table|setup) like this)\b|\bhere(?:'s| is) (?:a|an|your|one)\s+(?:[\w-]+\s+){0,3}?(?:email|e-mail|message|letter|reply|response|complaint|note|post|announcement|memo|bio|script|speech|toast|caption|tweet|review|apology|invitation|notice|statement|introduction|pitch|agenda|appeal|cover letter|description|text)\b|草稿|稿|模板|示例|范文|范例|照着|(?<![按照依原])计划|待办|下一步|接下来|方案|思路|步骤|需要(?:更新|修改|调整|补充|处理)的(?:点|地方|内容|项)|纪要|起草|文案|话术|发布说明|更新日志|可以直接(?:贴|发|用|复制)|可以(?:这样|这么|如下)(?:写|回复|说|回)|(?:参考|参照)(?:下面|以下|这)|下面这(?:封|段|条|篇)|的[\u4e00-\u9fff]{0,6}(?:邮件|短信|通知|公告|信|致辞|声明)|供你|供您|诗|翻译|译文|(?:你|您)的口吻|以(?:你|您)的名义|你可以(?:直接)?(?:发|用|贴|复制|提交)|您可以(?:直接)?(?:发|用|贴|复制|提交))[^\n]*[:：]\s*$/i;
 
 /**
  * A heading that titles what follows as a draft, a template or a sample ("## Release notes — 4.2
@@ -120,8 +122,17 @@ const PARTICIPLE_TITLE =
  * A column that defines or sets a condition (Done when, Guarantee, Meaning, 标准): a done word in its
  * cells says what a term means or when a step counts as done, not that anything was done.
  */
+// (Purpose, Rating, 评价: so does one that says what a row is for or grades it — "Complete and dry",
+// ✅ 主线，没问题 — where a done word or a tick is the verdict, not a report.)
 const DEFINING_COLUMN =
-  /\b(?:when|criteria|criterion|guarantees?|definition|meaning|means|description|goal|target|expected|conditions?|rule|semantics|behaviou?r)\b|标准|条件|含义|定义|目标|预期/i;
+  /\b(?:when|criteria|criterion|guarantees?|definition|meaning|means|description|goal|target|expected|conditions?|rule|semantics|behaviou?r|purpose|used for|role|rating|verdict|assessment|evaluation|grade|score)\b|标准|条件|含义|定义|目标|预期|用途|作用|评价|评估|评分|点评|打分/i;
+
+/** An intro that gives the status of what it lists: "status so far:", "progress to date:", 目前进度：. */
+const STATUS_INTRO =
+  /\b(?:status|progress)(?:\s+(?:so far|to date|update|as of))?\s*[:：]\s*$|\bso far\s*[:：]\s*$|(?:进度|进展)\s*[:：]\s*$/i;
+
+/** A column that gives each row's status or result: its done cell reports the row's task done. */
+const STATUS_COLUMN = /\b(?:status|state|result|outcome|done|progress)\b|状态|结果|进度|进展|完成情况|处理情况/i;
 
 /** A table column that names who owns each row (负责人, Owner): a row owned by someone else is theirs. */
 const OWNER_COLUMN =
@@ -187,12 +198,19 @@ function draftTitle(line: string): boolean {
 const CONDITIONS_TITLE =
   /^(?:[\u4e00-\u9fff]{0,4}(?:条件|资格|前提|要求)|(?:eligibility|requirements|prerequisites|who can apply|who qualifies)(?:\s+[\w-]+){0,2})\s*(?:[(（][^()（）]{1,12}[)）])?\s*[:：]?$/i;
 
+interface Line {
+  line: string;
+  doneMarker: boolean;
+  doneRow: boolean;
+  checked: boolean;
+  tableRow: boolean;
+  statusCell: string | undefined;
+}
+
 /** Lines that can carry an assertion, with code blocks, quotes and drafted content removed. */
-function assertionLines(
-  answer: string,
-): Array<{ line: string; doneMarker: boolean; doneRow: boolean; checked: boolean; tableRow: boolean }> {
+function assertionLines(answer: string): Line[] {
   const lines = answer.replace(/\r\n?/g, "\n").split("\n");
-  const kept: Array<{ line: string; doneMarker: boolean; doneRow: boolean; checked: boolean; tableRow: boolean }> = [];
+  const kept: Line[] = [];
   let inFence = false;
   let inContent = false;
   let content = { lines: 0, list: false, blank: false, ruled: false, others: false, table: false };
@@ -274,7 +292,11 @@ function assertionLines(
     if (
       othersIntro ||
       // (A word inside a code span or a host name is no word of the intro: `api.example.com` 处理结果：.)
-      (/[:：]\s*$/.test(intro) && CONTENT_INTRO.test(withoutNames(intro.slice(-200)))) ||
+      // ("Adoption weekend plan, status so far:": an intro that gives a plan's status reports its
+      // progress; the boxes it ticks are done, the plan's own are not.)
+      (/[:：]\s*$/.test(intro) &&
+        CONTENT_INTRO.test(withoutNames(intro.slice(-200))) &&
+        !STATUS_INTRO.test(intro.slice(-200))) ||
       SAMPLE_OPEN.test(bare.slice(0, 200)) ||
       draftTitle(line)
     ) {
@@ -292,6 +314,7 @@ function assertionLines(
     if (labelled && (!NAMES_SELF.test(rest) || SENDER_TAG.test(rest))) line = labelled[0];
     if (/^\|?\s*:?-{3,}/.test(line)) continue; // a table's separator row
     let doneRow = false;
+    let statusCell: string | undefined;
     const tableRow = line.startsWith("|");
     if (!tableRow) header = undefined;
     if (tableRow) {
@@ -315,6 +338,14 @@ function assertionLines(
             (cell, at) =>
               (DONE_CELL.test(cell) || /^(?:✅|✔)/u.test(cell)) && !DEFINING_COLUMN.test(header?.[at + 1] ?? ""),
           );
+      statusCell = cells
+        .slice(1)
+        .find(
+          (cell, at) =>
+            DONE_CELL.test(cell) &&
+            STATUS_COLUMN.test(header?.[at + 1] ?? "") &&
+            !DEFINING_COLUMN.test(header?.[at + 1] ?? ""),
+        );
       // A row whose status says it has not happened is a plan, whatever its verbs.
       if (cells.length >= 2 && NOT_DONE_CELL.test(cells.at(-1) ?? "")) continue;
       line = cells.join("; ");
@@ -357,7 +388,7 @@ function assertionLines(
     // (Not inside a code span: `**` in `hashFiles('**/x')` is a glob, and taking it away would empty
     // the span and pair its backticks with the next span's.)
     line = line.replace(/(`[^`\n]+`)|\*\*|__|~~/g, (_, code: string | undefined) => code ?? "").trim();
-    if (line !== "") kept.push({ line, doneMarker, doneRow, checked, tableRow });
+    if (line !== "") kept.push({ line, doneMarker, doneRow, checked, tableRow, statusCell });
   }
   return kept;
 }
@@ -372,7 +403,7 @@ const PLACEHOLDER = new RegExp(`${CODE}|${QUOTE}`, "g");
 /** The sentences of an answer that may assert something, in order. */
 export function assertionSentences(answer: string): Sentence[] {
   const sentences: Sentence[] = [];
-  for (const { line, doneMarker, doneRow, checked, tableRow } of assertionLines(answer)) {
+  for (const { line, doneMarker, doneRow, checked, tableRow, statusCell } of assertionLines(answer)) {
     // What the placeholders stand for, in order, to show each sentence as it was written.
     const originals: string[] = [];
     const plainLine = line.replace(CODE_OR_QUOTE, (span) => {
@@ -385,7 +416,7 @@ export function assertionSentences(answer: string): Sentence[] {
       const plain = segment.replace(/\s+/g, " ").trim();
       const text = plain.replace(PLACEHOLDER, () => originals[next++] ?? "");
       if (plain === "" || plain === CODE || plain === QUOTE) continue;
-      sentences.push({ text, plain, language, doneMarker, doneRow, checked, tableRow });
+      sentences.push({ text, plain, language, doneMarker, doneRow, checked, tableRow, statusCell });
     }
   }
   return sentences;
