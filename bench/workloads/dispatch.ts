@@ -7,7 +7,8 @@
  * - cancel: `cancelRun` called here → the run's end (terminal row written) in the worker;
  * - approval: `approve` called here → the waiting call's tool starts in the worker;
  * - failover: the driving worker SIGKILLed → its call started again by a supervisor in a third
- *   process (2 s leases, the supervisor's default 2 s scan).
+ *   process (2 s leases; on SQLite the supervisor's default 2 s scan, on PostgreSQL the lease's
+ *   expiry job, seen within graphile-worker's default 500 ms look for due jobs).
  * Both processes stamp with `performance.timeOrigin + performance.now()` on one machine.
  */
 import { type ChildProcessByStdio, spawn } from "node:child_process";

@@ -1,7 +1,9 @@
 import { Cause, Effect, Exit } from "effect";
+import { ledgerChanges } from "../host/serve/ledgerChanges.js";
 import type { LedgerRead } from "../host/serve/ledgerViews.js";
 import { startServe } from "../host/serve/server.js";
 import * as Ledger from "../persistence/ledger.js";
+import { LedgerSignals } from "../persistence/ledgerSignals.js";
 import { CliFailure, type CliIO, firstLine } from "./output.js";
 import { valueOrFailure } from "./runEffect.js";
 
@@ -9,8 +11,9 @@ import { valueOrFailure } from "./runEffect.js";
  * `agentloop serve`: the ledger through a long-lived read-only reader (Ledger.reader). On a SQLite
  * file every page and poll opens a read-only connection for that read and closes it after (the
  * same path as `agentloop inspect`), so the server holds no connection between reads, never writes
- * the file and leaves no -wal/-shm behind that were not there; on PostgreSQL one small read-only
- * pool serves every read. Runs until SIGINT or SIGTERM (`signal` in tests).
+ * the file and leaves no -wal/-shm behind that were not there, and live pages poll (`--poll`); on
+ * PostgreSQL one small read-only pool serves every read, and live pages read when the ledger
+ * announces an append (LISTEN), with no poll. Runs until SIGINT or SIGTERM (`signal` in tests).
  */
 
 function wholeNumber(name: string, text: string, min: number, max: number): number {
@@ -48,6 +51,7 @@ export async function serveCommand(
     throw error;
   }
   const dbLabel = Ledger.label(db);
+  const announced = ledgerChanges(valueOrFailure(await reader.read(LedgerSignals)));
   // A page's read that fails is shown on the page, as one line.
   const read: LedgerRead = async (effect) => {
     const exit = await reader.read(effect);
@@ -62,8 +66,10 @@ export async function serveCommand(
       host: options.host,
       port,
       pollIntervalMs,
+      changes: announced?.changes,
     });
   } catch (error) {
+    await announced?.close();
     await reader.close();
     throw listenFailure(error, options.host, port);
   }
@@ -90,6 +96,7 @@ export async function serveCommand(
     });
   });
   await handle.close();
+  await announced?.close();
   await reader.close();
   io.out("agentloop serve: stopped");
   return 0;

@@ -77,7 +77,8 @@ export const recordApprovalDecision = (runId: string, callId: string, input: Hos
       refuse(`recordApprovalDecision ${runId}/${callId}`),
     );
     // Where the engine can announce it, the runtime driving the run reads the decision at once;
-    // an announcement that is lost only leaves the decision to that runtime's next poll.
+    // an announcement that is lost is made up for when that runtime's LISTEN connection is back
+    // (it reads every waiting run's decisions then), and on resume.
     yield* (yield* Dialect).notify(APPROVAL_DECIDED_CHANNEL, runId).pipe(Effect.ignore);
     return { toolName: request?.tool_name ?? "" };
   });

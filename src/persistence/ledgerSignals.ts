@@ -21,6 +21,28 @@ export interface LedgerSignalsShape {
    */
   readonly approvalDecided: Stream.Stream<string> | undefined;
   /**
+   * Emits each time the announcements above are heard on a new connection (PostgreSQL: the first
+   * LISTEN and every one after a lost connection), and at once to a subscriber that comes while one
+   * is up: what was announced meanwhile is lost, so whoever relies on them reads the ledger then.
+   * Undefined where nothing is announced (SQLite).
+   */
+  readonly listening: Stream.Stream<number> | undefined;
+  /**
+   * Ledger appends by any process (PostgreSQL NOTIFY from the database's own trigger, in the
+   * appending transaction): the run and the last sequence appended; sequence 0 for a new run.
+   * Undefined where nothing announces them (SQLite: live views poll).
+   */
+  readonly ledgerAppended: Stream.Stream<LedgerAppended> | undefined;
+  /**
+   * Lease and approval expiries handed to this supervisor when they are due, by any process
+   * (PostgreSQL: graphile-worker jobs that the database schedules when a lease is taken or
+   * renewed and when an approval is requested, migration 0013); undefined where a supervisor
+   * looks for abandoned runs on a poll (SQLite).
+   */
+  readonly serveExpiryJobs:
+    | ((options: ExpiryJobOptions) => Effect.Effect<void, DatabaseError, Scope.Scope>)
+    | undefined;
+  /**
    * Queued runs handed to this worker as they are enqueued, by any process (PostgreSQL: a
    * graphile-worker runner, for as long as the scope lasts); undefined where a worker looks at the
    * queue itself on a short poll (SQLite).
@@ -42,6 +64,23 @@ export interface RunJobOptions {
   readonly drive: (runId: string) => Promise<void>;
 }
 
+export interface LedgerAppended {
+  readonly runId: string;
+  readonly sequence: number;
+}
+
+export interface ExpiryJobOptions {
+  /** Expiries handled at once, at most. */
+  readonly concurrency: number;
+  /** How often the job system looks for due jobs when no notification came (its fallback). */
+  readonly fallbackPollMs: number;
+  /**
+   * The run's lease expired, or one of its approval requests did: take the run over if its
+   * lease allows it. Settles when done or refused; rejects when it should be tried again.
+   */
+  readonly expired: (expiry: { readonly runId: string; readonly callId?: string | undefined }) => Promise<void>;
+}
+
 export class LedgerSignals extends Context.Tag("agentloop/LedgerSignals")<LedgerSignals, LedgerSignalsShape>() {}
 
 /** The PostgreSQL NOTIFY channel on which an owner that shuts down announces itself. */
@@ -51,6 +90,9 @@ export const none: Layer.Layer<LedgerSignals> = Layer.succeed(LedgerSignals, {
   ownerEnded: Stream.never,
   cancelRequested: undefined,
   approvalDecided: undefined,
+  listening: undefined,
+  ledgerAppended: undefined,
+  serveExpiryJobs: undefined,
   serveRunJobs: undefined,
   prepareRunJobs: Effect.void,
 });

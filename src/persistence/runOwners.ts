@@ -108,14 +108,17 @@ export const registerOwner = (
       expires_at: first.until,
     })}`;
     // The same beat renews the leases of the runs this owner drives (migration 0007), on the
-    // database's clock: one statement however many runs are in flight. A lease it held but did
+    // database's clock: one statement however many runs are in flight. Only open runs: a lease row
+    // outlives its run, and renewing those would make every beat longer the more runs ended
+    // (on PostgreSQL each renewed lease also moves its expiry job, migration 0013). A lease it held but did
     // not renew is read back: if its row now names another owner or epoch, the run was taken
     // over, and the lease book marks it lost so that no new call starts there.
     const renewLeases = Effect.gen(function* () {
       const startedAt = Date.now();
       const renewed = yield* sql<{ run_id: string; epoch: number }>`
         UPDATE run_leases SET expires_at = ${dialect.nowMillis} + ${settings.expiryMs}
-        WHERE owner_id = ${ownerId} RETURNING run_id, epoch`;
+        WHERE owner_id = ${ownerId} AND run_id IN (SELECT run_id FROM agent_runs WHERE terminal_state = 'running')
+        RETURNING run_id, epoch`;
       const unconfirmed = leases.unconfirmed(
         startedAt,
         renewed.map((row) => ({ runId: row.run_id, epoch: Number(row.epoch) })),

@@ -5,6 +5,7 @@ import type { LedgerError, RecoveredRun } from "../persistence/AgentRunStore.js"
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
 import type { DatabaseError } from "../persistence/database.js";
 import * as Ledger from "../persistence/ledger.js";
+import { LedgerSignals } from "../persistence/ledgerSignals.js";
 import { layer as memoryItemStoreLayer } from "../persistence/MemoryItemStore.js";
 import { layer as memoryTurnStoreLayer } from "../persistence/MemoryTurnStore.js";
 import { cancelRequested } from "../persistence/runCancellation.js";
@@ -60,6 +61,8 @@ export class AgentRuntime {
   /** Tools approved with scope `session`, by session id: this runtime's memory only. */
   private readonly sessionGrants = new Map<string, Set<string>>();
   private disposal: Promise<void> | undefined;
+  /** Decisions made elsewhere are announced (PostgreSQL): a waiting run reads them when told, not on a poll. */
+  private decisionsAnnounced = false;
   /** Where every run's interruptible work lives (each run's under its own keys), and its scope. */
   private readonly work = Effect.runSync(
     Effect.gen(function* () {
@@ -114,12 +117,16 @@ export class AgentRuntime {
               ),
             );
       const runtime = new AgentRuntime(config, managed, recovered, strayProcesses);
+      runtime.decisionsAnnounced = (await managed.runPromise(LedgerSignals)).approvalDecided !== undefined;
       if (config.supervise) runtime.supervise(config.supervise === true ? {} : config.supervise);
       if (config.worker) runtime.startWorker(config.worker);
       runtime.stopLedgerWatch = startLedgerWatch({
         managed,
         cancel: (runId) => runtime.sessions.get(runId)?.handle.cancel(),
         decided: (runId) => runtime.sessions.get(runId)?.readDecisions(),
+        catchUp: () => {
+          for (const session of runtime.sessions.values()) session.readDecisions();
+        },
         driving: () => runtime.sessions.size > 0,
         cancelPollMs: config.cancelPollMs ?? DEFAULT_CANCEL_POLL_MS,
       });
@@ -305,6 +312,7 @@ export class AgentRuntime {
       logging: loggingEnabled(this.config),
       tracing: this.config.tracing !== undefined,
       inspect: this.config.inspect,
+      decisionsAnnounced: this.decisionsAnnounced,
       decide: (runId, callId, decision) => this.recordDecision(runId, callId, decision),
       closed: (runId) => this.sessions.delete(runId),
     };

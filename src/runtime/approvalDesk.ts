@@ -24,9 +24,9 @@ import type { CommandIO } from "./commandHandlers.js";
  * waiting for a decision and the batch each decision goes to, and the grants a decision with a
  * wider scope leaves behind — which decide the other waiting calls of the tool at once.
  *
- * While calls wait it reads the ledger for their decisions every `pollMs`: a decision made in
- * another process (`agentloop approve`) reaches the run that way. Polling, not LISTEN, so that
- * it works the same on SQLite with several processes on one file.
+ * While calls wait it reads the ledger for their decisions: where decisions are announced
+ * (PostgreSQL NOTIFY) once when a call starts to wait and then whenever the runtime hears of one
+ * (`readDecisions`); elsewhere (SQLite, with several processes on one file) every `pollMs`.
  */
 
 export interface ApprovalWiring {
@@ -38,6 +38,8 @@ export interface ApprovalWiring {
   readonly sessionGrants?: Set<string> | undefined;
   /** How often a waiting run reads the ledger for decisions (default 250 ms). */
   readonly approvalPollMs?: number | undefined;
+  /** Decisions made in other processes are announced: a waiting run does not poll for them. */
+  readonly decisionsAnnounced?: boolean | undefined;
 }
 
 type RequestCommand = Extract<RunCommand, { type: "REQUEST_APPROVAL" }>;
@@ -161,7 +163,8 @@ export class ApprovalDesk {
           this.handOn(command.callId, grant);
           return Effect.void;
         }
-        // A new poller reads at once; the one it replaces loses nothing (decisions stay in the ledger).
+        // A new reader reads at once; the one it replaces loses nothing (decisions stay in the ledger).
+        if (this.wiring.decisionsAnnounced) return io.fork("approvals", pollOnce);
         const polling = Effect.repeat(pollOnce, {
           schedule: Schedule.spaced(this.pollMs),
           while: () => waiting.size > 0,

@@ -9,7 +9,9 @@ import type { RuntimeServices } from "./runtimeConfig.js";
  * announced (PostgreSQL), otherwise read from the ledger on a short poll while this runtime drives
  * any run; a run taken over later reads its request when it is resumed, so a request made while
  * nobody drove the run is not lost. Approval decisions: where they are announced, the run's
- * decisions are read at once; elsewhere the waiting run's own approval poll reads them.
+ * decisions are read at once; elsewhere the waiting run's own approval poll reads them. What was
+ * announced while the LISTEN connection was down is lost, so each time it is (re)established the
+ * cancel requests and every waiting run's decisions are read from the ledger once.
  */
 
 export const DEFAULT_CANCEL_POLL_MS = 250;
@@ -20,6 +22,8 @@ export interface LedgerWatchHost {
   readonly cancel: (runId: string) => void;
   /** A decision was recorded for the run: if this runtime drives it, it reads its decisions now. */
   readonly decided: (runId: string) => void;
+  /** Announcements may have been missed: every run this runtime drives reads its decisions now. */
+  readonly catchUp: () => void;
   readonly driving: () => boolean;
   readonly cancelPollMs: number;
 }
@@ -54,7 +58,15 @@ export function startLedgerWatch(host: LedgerWatchHost): () => Promise<void> {
     const decisions = signals.approvalDecided
       ? Stream.runForEach(signals.approvalDecided, (runId) => Effect.sync(() => host.decided(runId)))
       : Effect.void;
-    yield* Effect.all([cancels, decisions], { concurrency: "unbounded", discard: true });
+    const catchUp = signals.listening
+      ? Stream.runForEach(signals.listening, () =>
+          Effect.zipRight(
+            Effect.sync(() => host.catchUp()),
+            pollCancels,
+          ),
+        )
+      : Effect.void;
+    yield* Effect.all([cancels, decisions, catchUp], { concurrency: "unbounded", discard: true });
   });
   const fiber = host.managed.runFork(watching);
   return () => host.managed.runPromise(Fiber.interrupt(fiber)).then(() => undefined);

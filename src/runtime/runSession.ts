@@ -33,6 +33,8 @@ export interface RunSessionHost {
   /** The host configured a tracing layer (a run with a parent span gets spans either way). */
   readonly tracing: boolean;
   readonly inspect?: ((event: InspectionEvent) => void) | Observer<InspectionEvent> | undefined;
+  /** Decisions made in other processes are announced (PostgreSQL): waiting runs do not poll. */
+  readonly decisionsAnnounced: boolean;
   /** Records a host's decision in the ledger; rejects with a one-line reason when refused. */
   readonly decide: (runId: string, callId: string, decision: HostApprovalDecision) => Promise<{ toolName: string }>;
   /** The session's scope closed: the runtime drops it. */
@@ -96,6 +98,7 @@ export function openRunSession(settings: RunSettings, host: RunSessionHost, opti
     approval: settings.approval,
     sessionGrants: host.sessionGrants,
     approvalPollMs: settings.approvalPollMs,
+    decisionsAnnounced: host.decisionsAnnounced,
   });
   const handlers = commandHandlers({
     runId,

@@ -156,3 +156,50 @@ describe.each(BACKENDS)("failover between two runtime processes on %s", (backend
     expect(stale).toBe("stale_lease");
   });
 });
+
+/**
+ * Where expiries are jobs (PostgreSQL), a supervisor does not scan on a timer: a runtime killed
+ * without a word is taken over when its lease's expiry job comes due, never before the lease ends.
+ */
+describe.each(BACKENDS.filter((backend) => backend === "postgres"))("takeover by expiry job on %s", (backend) => {
+  it("takes a silently killed runtime's run over once its lease has expired, though its scan interval is 50 ms", async () => {
+    const database = await freshDatabase(backend, tmp.path("ledger.db"));
+    const driver = await startDriver(database);
+    let resumedAt: number | undefined;
+    let resumed: RunHandle | undefined;
+    const successor = await AgentRuntime.make({
+      database,
+      tools: [
+        defineTool({
+          name: "lookup",
+          description: "Looks an order up.",
+          kind: "observe",
+          input: z.object({ order: z.string() }),
+          execute: async () => ({ status: "ok", output: "shipped" }),
+        }),
+      ],
+      provider: scriptedProvider([{ text: "Order 7 has shipped." }]),
+      supervise: {
+        intervalMs: 50,
+        onResumed: (handle) => {
+          resumedAt ??= Date.now();
+          resumed ??= handle;
+        },
+      },
+    });
+    runtimes.push(successor);
+    // The supervisor's first look finds the run driven by a live process.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(resumed).toBeUndefined();
+    await killed(driver);
+    const [lease] = await successor.run(
+      Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) => sql<{ expires_at: number }>`SELECT expires_at FROM run_leases WHERE run_id = 'failover'`,
+      ),
+    );
+    await expect.poll(() => resumed?.runId, { timeout: 15_000 }).toBe("failover");
+    expect(resumedAt).toBeGreaterThanOrEqual(Number(lease?.expires_at));
+    await resumed!.result;
+  });
+});

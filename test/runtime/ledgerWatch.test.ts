@@ -4,10 +4,14 @@
  * short poll on SQLite). A queued run is closed by whoever cancels it.
  */
 import { Effect } from "effect";
+import Pg from "pg";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
+import { recordApprovalDecision } from "../../src/persistence/approvals.js";
+import { Dialect } from "../../src/persistence/engine/Dialect.js";
 import type { AgentRuntime, RunHandle } from "../../src/runtime/AgentRuntime.js";
+import { approvedDecision } from "../../src/runtime/runtimeConfig.js";
 import { scriptedProvider } from "../../src/services/providers/scripted.js";
 import { defineTool } from "../../src/services/tools/Tool.js";
 import { BACKENDS, freshDatabase, noticePostgresSkipped, sharedLedger } from "../support/backends.js";
@@ -208,5 +212,38 @@ describe.each(BACKENDS.filter((backend) => backend === "postgres"))("announced r
     const other = await harness.makeRuntime({ database });
     await other.cancelRun(handle.runId);
     expect((await handle.result).terminalState).toBe("cancelled");
+  });
+
+  it("a waiting run does not poll for decisions: one whose announcement was lost is read when LISTEN comes back", async () => {
+    const database = await freshDatabase(backend, harness.dbFile());
+    const sent: unknown[] = [];
+    const driver = await harness.makeRuntime({ database, approval: { kinds: ["deliver"], pollMs: 20 } });
+    const handle = driver.startRun({
+      sessionId: "s",
+      input: "Say hi to #ops",
+      provider: scriptedProvider([callStep("c1", "send_message", { text: "hi" }), textStep("Sent (message m-1).")]),
+      tools: [sendMessage(sent)],
+    });
+    await started(handle, "approval_requested");
+    const other = await harness.makeRuntime({ database });
+    // The decision is recorded, but its announcement never goes out.
+    await other.run(
+      Effect.flatMap(Dialect, (dialect) =>
+        recordApprovalDecision(handle.runId, "c1", approvedDecision({ decidedBy: "lead" })).pipe(
+          Effect.provideService(Dialect, { ...dialect, notify: () => Effect.void }),
+        ),
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(sent).toEqual([]);
+    // The LISTEN connections drop; on coming back each runtime reads what it may have missed.
+    const admin = new Pg.Client({ connectionString: database });
+    await admin.connect();
+    await admin.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'agentloop-listen'",
+    );
+    await admin.end();
+    expect((await handle.result).terminalState).toBe("completed");
+    expect(sent).toEqual([{ text: "hi" }]);
   });
 });

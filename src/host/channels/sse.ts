@@ -25,8 +25,15 @@ export interface SseRuntime {
 
 export interface SseOptions {
   readonly runtime: SseRuntime;
-  /** How often the ledger is read while the run is open (default 100 ms). */
+  /** How often the ledger is read while the run is open (default 100 ms), unless `changes` announces it. */
   readonly pollIntervalMs?: number;
+  /**
+   * The ledger's own announcements of appended rows (PostgreSQL, see host/serve/ledgerChanges.ts):
+   * the run's rows are read when one names the run (or any run), and never on a poll.
+   */
+  readonly changes?: {
+    readonly subscribe: (listener: (runId: string | undefined) => void) => () => void;
+  };
   /** The longest a stream stays open (default 10 minutes); then it ends, and the client may resume. */
   readonly maxStreamMs?: number;
   /** A comment line this often keeps proxies from closing an idle stream (default 15 s). */
@@ -147,7 +154,15 @@ export function sseHandler(options: SseOptions) {
     let last = lastEventIdOf(request, url);
     let closed = false;
     let wake: (() => void) | undefined;
+    // Set by an announcement that comes while the rows are being read: read once more, do not wait.
+    // Set at first too: rows appended before the subscription below were not announced to it.
+    let announced = options.changes !== undefined;
     const wakeUp = () => wake?.();
+    const unsubscribe = options.changes?.subscribe((changed) => {
+      if (changed !== undefined && changed !== runId) return;
+      announced = true;
+      wakeUp();
+    });
     // The response's `close` is the connection's (a request's fires once its body is read).
     response.on("close", () => {
       closed = true;
@@ -178,21 +193,25 @@ export function sseHandler(options: SseOptions) {
         }
         // A closed run whose rows are all sent (or were sent before the client resumed) is over.
         if (ended || ledger.run.terminalState !== "running") break;
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, pollIntervalMs);
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
+        if (!announced) {
+          await new Promise<void>((resolve) => {
+            const timer = options.changes ? undefined : setTimeout(resolve, pollIntervalMs);
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+        }
         wake = undefined;
         if (closed) break;
+        announced = false;
         ledger = (await options.runtime.run(readLedger(runId))) ?? ledger;
       }
     } finally {
       clearInterval(heartbeat);
       clearTimeout(deadline);
       registry?.unsubscribe();
+      unsubscribe?.();
       response.end();
     }
   };

@@ -1,16 +1,21 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { LedgerChanges } from "./ledgerChanges.js";
 import { type LedgerRead, ledgerSignature } from "./ledgerViews.js";
 
 /**
  * `GET /api/stream`: one Server-Sent Events stream per page that says when the ledger changed
- * (`event: ledger`, `data: {"signature": …}`; the first frame on connecting). One poller serves
+ * (`event: ledger`, `data: {"signature": …}`; the first frame on connecting). One reader serves
  * every open stream: it reads the ledger's signature (a run started, a row appended, a run
- * closed) every `pollIntervalMs`, only while a stream is open, and never two reads at once.
+ * closed) when the ledger announces a change (`changes`, PostgreSQL) and otherwise every
+ * `pollIntervalMs`, only while a stream is open, and never two reads at once (a change during a
+ * read asks for one more).
  */
 
 export interface LedgerStreamOptions {
   readonly read: LedgerRead;
   readonly pollIntervalMs: number;
+  /** The ledger's own announcements: read on each, and no poll. */
+  readonly changes?: LedgerChanges | undefined;
   readonly heartbeatMs?: number;
 }
 
@@ -28,6 +33,7 @@ export function ledgerStream(options: LedgerStreamOptions): LedgerStream {
   let signature: string | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let polling = false;
+  let again = false;
   let closed = false;
 
   const broadcast = (text: string) => {
@@ -35,7 +41,7 @@ export function ledgerStream(options: LedgerStreamOptions): LedgerStream {
   };
 
   const schedule = () => {
-    if (closed || timer !== undefined || clients.size === 0) return;
+    if (closed || timer !== undefined || clients.size === 0 || options.changes) return;
     timer = setTimeout(() => {
       timer = undefined;
       void poll();
@@ -43,8 +49,13 @@ export function ledgerStream(options: LedgerStreamOptions): LedgerStream {
   };
 
   const poll = async () => {
-    if (polling || closed) return;
+    if (closed) return;
+    if (polling) {
+      again = true;
+      return;
+    }
     polling = true;
+    again = false;
     try {
       const next = await options.read(ledgerSignature);
       if (next !== signature) {
@@ -52,12 +63,16 @@ export function ledgerStream(options: LedgerStreamOptions): LedgerStream {
         broadcast(frame(next));
       }
     } catch {
-      // A failed read (the file is busy, a network blip to PostgreSQL) is retried at the next poll.
+      // A failed read (the file is busy, a network blip to PostgreSQL) is retried at the next poll or announcement.
     } finally {
       polling = false;
-      schedule();
+      if (again) void poll();
+      else schedule();
     }
   };
+  const unsubscribe = options.changes?.subscribe(() => {
+    if (clients.size > 0) void poll();
+  });
 
   const heartbeat = setInterval(() => broadcast(": keep-alive\n\n"), options.heartbeatMs ?? 15_000);
   heartbeat.unref();
@@ -87,6 +102,7 @@ export function ledgerStream(options: LedgerStreamOptions): LedgerStream {
     handle,
     close: () => {
       closed = true;
+      unsubscribe?.();
       clearInterval(heartbeat);
       if (timer !== undefined) clearTimeout(timer);
       for (const client of clients) client.end();

@@ -8,6 +8,7 @@ import { SSE_PATH, sseHandler } from "../channels/sse.js";
 import { renderMachineSvg } from "../charts/svg.js";
 import { CLIENT_SCRIPT } from "./client.js";
 import { escapeHtml, page } from "./html.js";
+import type { LedgerChanges } from "./ledgerChanges.js";
 import { ledgerStream } from "./ledgerStream.js";
 import {
   type LedgerRead,
@@ -38,8 +39,10 @@ export interface ServeOptions {
   readonly host?: string;
   /** 0 picks a free port. */
   readonly port?: number;
-  /** How often open streams look for ledger changes (default 300 ms). */
+  /** How often open streams look for ledger changes (default 300 ms) where the ledger does not announce them. */
   readonly pollIntervalMs?: number;
+  /** The ledger's announcements of its appends (PostgreSQL): open streams read on each and do not poll. */
+  readonly changes?: LedgerChanges | undefined;
 }
 
 export interface ServeHandle {
@@ -76,7 +79,8 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   const host = options.host ?? "127.0.0.1";
   const read = options.read;
   const pollIntervalMs = options.pollIntervalMs ?? 300;
-  const stream = ledgerStream({ read, pollIntervalMs });
+  const changes = options.changes;
+  const stream = ledgerStream({ read, pollIntervalMs, changes });
   // The run's own channel, as a host would mount it; it only reads AgentRunStore, which `read`
   // provides (RuntimeServices is the channel's wider declared need, not what it uses).
   const runEvents = sseHandler({
@@ -85,6 +89,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
         read(effect as unknown as Effect.Effect<A, { readonly message: string }, LedgerServices>),
     },
     pollIntervalMs,
+    ...(changes ? { changes } : {}),
   });
   const chart = (detail: RunDetail) => renderMachineSvg("run", { path: detail.path, idPrefix: "run-" });
   let port = options.port ?? 0;

@@ -11,6 +11,7 @@ import toolStartsAndEvidence from "./0009_tool_starts_and_evidence.js";
 import toolProcesses from "./0010_tool_processes.js";
 import runInsertOrder from "./0011_run_insert_order.js";
 import runQueue from "./0012_run_queue.js";
+import wakeUps from "./0013_wake_ups.js";
 
 /**
  * SQLite's forward-only migrations, in order (PostgreSQL's are migrations/pg/index.ts, under the
@@ -29,9 +30,10 @@ export const MIGRATIONS = {
   "0010_tool_processes": toolProcesses,
   "0011_run_insert_order": runInsertOrder.sqlite,
   "0012_run_queue": runQueue.sqlite,
+  "0013_wake_ups": wakeUps.sqlite,
 } as const;
 
-export const LATEST_SCHEMA_VERSION = 12;
+export const LATEST_SCHEMA_VERSION = 13;
 export const MIGRATIONS_TABLE = "effect_sql_migrations";
 
 export const migrationLoader = Migrator.fromRecord(MIGRATIONS);

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readLedger } from "../../../src/cli/readLedger.js";
+import type { LedgerChanges } from "../../../src/host/serve/ledgerChanges.js";
 import { type ServeHandle, startServe } from "../../../src/host/serve/server.js";
 import { AgentRuntime } from "../../../src/runtime/AgentRuntime.js";
 import { scriptedProvider } from "../../../src/services/providers/scripted.js";
@@ -140,5 +141,43 @@ describe("the serve app's live streams", () => {
     const closed = await fragment();
     expect(closed).toContain('data-testid="run-state">completed<');
     expect(closed).not.toContain('data-testid="current"');
+  });
+
+  it("where the ledger announces its changes, reads only on an announcement: none while idle", async () => {
+    // The announcements a PostgreSQL ledger makes (test/cli/serve.postgres.test.ts), made by hand here.
+    const listeners = new Set<(runId: string | undefined) => void>();
+    const changes: LedgerChanges = {
+      subscribe: (listener) => {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+    };
+    let reads = 0;
+    const db = join(dir, "ledger.db");
+    await serve.close();
+    serve = await startServe({
+      read: (effect) => {
+        reads += 1;
+        return readLedger(db, effect);
+      },
+      dbLabel: db,
+      port: 0,
+      pollIntervalMs: 50,
+      changes,
+    });
+    const stream = subscribe("/api/stream");
+    try {
+      await until(() => stream.frames.length === 1, "the first ledger frame");
+      await runtime.startRun({ sessionId: "live", input: "hi", provider: scriptedProvider([textStep("done")]) }).result;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(reads).toBe(1);
+      expect(stream.frames).toHaveLength(1);
+      for (const listener of listeners) listener(undefined);
+      await until(() => stream.frames.length === 2, "the frame after the announcement");
+      expect(JSON.parse(stream.frames[1]!.data).signature).toMatch(/^1\/0\//);
+      expect(reads).toBe(2);
+    } finally {
+      stream.close();
+    }
   });
 });

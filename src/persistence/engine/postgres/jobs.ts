@@ -1,7 +1,8 @@
 import { Effect, type Scope } from "effect";
-import { Logger, run, runMigrations } from "graphile-worker";
+import { Logger, run, runMigrations, type TaskList } from "graphile-worker";
 import { DatabaseError } from "../../database.js";
-import type { RunJobOptions } from "../../ledgerSignals.js";
+import type { ExpiryJobOptions, RunJobOptions } from "../../ledgerSignals.js";
+import { APPROVAL_EXPIRY_TASK, LEASE_EXPIRY_TASK } from "../../migrations/0013_wake_ups.js";
 import { displayUrl } from "./client.js";
 
 /**
@@ -31,32 +32,67 @@ export const installJobs = (url: string): Effect.Effect<void, DatabaseError> =>
       }),
   });
 
+/** A graphile-worker runner for the given tasks, for as long as the scope lasts. */
+const serveTasks = (
+  url: string,
+  options: { readonly concurrency: number; readonly fallbackPollMs: number },
+  taskList: TaskList,
+): Effect.Effect<void, DatabaseError, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.tryPromise({
+      try: () =>
+        run({
+          connectionString: url,
+          concurrency: options.concurrency,
+          maxPoolSize: options.concurrency + 2,
+          noHandleSignals: true,
+          pollInterval: options.fallbackPollMs,
+          logger: quietLogger,
+          taskList,
+        }),
+      catch: (cause) =>
+        new DatabaseError({
+          reason: "open_failed",
+          message: `cannot start the job runner on ${displayUrl(url)}: ${cause instanceof Error ? cause.message : String(cause)}`,
+        }),
+    }),
+    (runner) => Effect.promise(() => runner.stop()),
+  ).pipe(Effect.asVoid);
+
+const text = (payload: unknown, key: string): string | undefined => {
+  const value = (payload as Record<string, unknown> | null)?.[key];
+  return typeof value === "string" ? value : undefined;
+};
+
 /** A graphile-worker runner for the queue's jobs, for as long as the scope lasts. */
 export const serveRunJobs =
   (url: string) =>
   (options: RunJobOptions): Effect.Effect<void, DatabaseError, Scope.Scope> =>
-    Effect.acquireRelease(
-      Effect.tryPromise({
-        try: () =>
-          run({
-            connectionString: url,
-            concurrency: options.concurrency,
-            maxPoolSize: options.concurrency + 2,
-            noHandleSignals: true,
-            pollInterval: options.fallbackPollMs,
-            logger: quietLogger,
-            taskList: {
-              [RUN_JOB_TASK]: async (payload) => {
-                const runId = (payload as { runId?: unknown } | null)?.runId;
-                if (typeof runId === "string") await options.drive(runId);
-              },
-            },
-          }),
-        catch: (cause) =>
-          new DatabaseError({
-            reason: "open_failed",
-            message: `cannot start the job runner on ${displayUrl(url)}: ${cause instanceof Error ? cause.message : String(cause)}`,
-          }),
+    serveTasks(url, options, {
+      [RUN_JOB_TASK]: async (payload) => {
+        const runId = text(payload, "runId");
+        if (runId) await options.drive(runId);
+      },
+    });
+
+/**
+ * A supervisor's runner for the expiry jobs the database schedules (migration 0013): the schema
+ * first (the triggers only write jobs once it is there), then the runner. A job whose handler
+ * rejects is tried again by graphile-worker, with its backoff.
+ */
+export const serveExpiryJobs =
+  (url: string, install: Effect.Effect<void, DatabaseError>) =>
+  (options: ExpiryJobOptions): Effect.Effect<void, DatabaseError, Scope.Scope> =>
+    Effect.zipRight(
+      install,
+      serveTasks(url, options, {
+        [LEASE_EXPIRY_TASK]: async (payload) => {
+          const runId = text(payload, "runId");
+          if (runId) await options.expired({ runId });
+        },
+        [APPROVAL_EXPIRY_TASK]: async (payload) => {
+          const runId = text(payload, "runId");
+          if (runId) await options.expired({ runId, callId: text(payload, "callId") });
+        },
       }),
-      (runner) => Effect.promise(() => runner.stop()),
-    ).pipe(Effect.asVoid);
+    );

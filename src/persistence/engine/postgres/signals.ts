@@ -1,30 +1,53 @@
-import * as PgClient from "@effect/sql-pg/PgClient";
-import { Effect, Layer, Stream } from "effect";
+import { Effect, Layer, Option, Stream } from "effect";
 import { APPROVAL_DECIDED_CHANNEL } from "../../approvals.js";
 import type { DatabaseError } from "../../database.js";
-import { LedgerSignals, OWNER_ENDED_CHANNEL } from "../../ledgerSignals.js";
+import { type LedgerAppended, LedgerSignals, OWNER_ENDED_CHANNEL } from "../../ledgerSignals.js";
+import { LEDGER_APPENDED_CHANNEL } from "../../migrations/0013_wake_ups.js";
 import { RUN_CANCEL_CHANNEL } from "../../runCancellation.js";
-import { installJobs, serveRunJobs } from "./jobs.js";
+import { installJobs, serveExpiryJobs, serveRunJobs } from "./jobs.js";
+import { makeListener } from "./listener.js";
+
+/** The trigger's payload (`{"runId": …, "sequence": …}`); none for anything else. */
+const appended = (payload: string): Option.Option<LedgerAppended> => {
+  try {
+    const value = JSON.parse(payload) as { runId?: unknown; sequence?: unknown };
+    return typeof value.runId === "string" && typeof value.sequence === "number"
+      ? Option.some({ runId: value.runId, sequence: value.sequence })
+      : Option.none();
+  } catch {
+    return Option.none();
+  }
+};
 
 /**
- * LISTEN on its own connection (a lost connection ends the stream quietly: polling goes on), and
- * the run queue's jobs. The job system's schema is installed before the first run is queued, so
- * `enqueueRun` can add a job in the transaction that queues its run.
+ * LISTEN on one connection of its own for every channel (opened again when lost, see listener.ts),
+ * and the job system: the run queue's jobs and the expiry jobs. The job system's schema is
+ * installed before the first run is queued or the first supervisor serves expiries, so a job can
+ * be added in the transaction that calls for it.
  */
 export const layer = (options: {
   readonly url: string;
   readonly readonly?: boolean | undefined;
-}): Layer.Layer<LedgerSignals, DatabaseError, PgClient.PgClient> =>
-  Layer.effect(
+}): Layer.Layer<LedgerSignals, DatabaseError> =>
+  Layer.scoped(
     LedgerSignals,
     Effect.gen(function* () {
-      const client = yield* PgClient.PgClient;
+      const listener = yield* makeListener(options.url, [
+        OWNER_ENDED_CHANNEL,
+        RUN_CANCEL_CHANNEL,
+        APPROVAL_DECIDED_CHANNEL,
+        LEDGER_APPENDED_CHANNEL,
+      ]);
+      const prepareRunJobs = yield* Effect.cached(installJobs(options.url));
       return {
-        ownerEnded: client.listen(OWNER_ENDED_CHANNEL).pipe(Stream.catchAll(() => Stream.empty)),
-        cancelRequested: client.listen(RUN_CANCEL_CHANNEL).pipe(Stream.catchAll(() => Stream.empty)),
-        approvalDecided: client.listen(APPROVAL_DECIDED_CHANNEL).pipe(Stream.catchAll(() => Stream.empty)),
+        ownerEnded: listener.listen(OWNER_ENDED_CHANNEL),
+        cancelRequested: listener.listen(RUN_CANCEL_CHANNEL),
+        approvalDecided: listener.listen(APPROVAL_DECIDED_CHANNEL),
+        listening: listener.connections,
+        ledgerAppended: listener.listen(LEDGER_APPENDED_CHANNEL).pipe(Stream.filterMap(appended)),
+        serveExpiryJobs: serveExpiryJobs(options.url, prepareRunJobs),
         serveRunJobs: serveRunJobs(options.url),
-        prepareRunJobs: yield* Effect.cached(installJobs(options.url)),
+        prepareRunJobs,
       };
     }),
   );

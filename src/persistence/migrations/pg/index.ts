@@ -8,6 +8,7 @@ import toolStartsAndEvidence from "../0009_tool_starts_and_evidence.js";
 import toolProcesses from "../0010_tool_processes.js";
 import runInsertOrder from "../0011_run_insert_order.js";
 import runQueue from "../0012_run_queue.js";
+import wakeUps from "../0013_wake_ups.js";
 import { MIGRATIONS } from "../index.js";
 import hostSchema from "./0001_host_schema.js";
 import runLedger from "./0002_run_ledger.js";
@@ -33,6 +34,7 @@ export const PG_MIGRATIONS = {
   "0010_tool_processes": toolProcesses,
   "0011_run_insert_order": runInsertOrder.pg,
   "0012_run_queue": runQueue.pg,
+  "0013_wake_ups": wakeUps.pg,
 } as const;
 
 if (Object.keys(PG_MIGRATIONS).join() !== Object.keys(MIGRATIONS).join()) {
