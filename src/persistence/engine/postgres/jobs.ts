@@ -2,7 +2,7 @@ import { Effect, type Scope } from "effect";
 import { Logger, run, runMigrations } from "graphile-worker";
 import { DatabaseError } from "../../database.js";
 import type { RunJobOptions } from "../../ledgerSignals.js";
-import { displayUrl } from "./client.js";
+import { displayUrl } from "./url.js";
 
 /**
  * Queued runs on PostgreSQL, handed out by graphile-worker: `enqueueRun` adds a job keyed by the
