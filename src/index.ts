@@ -82,3 +82,5 @@ export {
   type ToolInputSchema,
   type ToolResult,
 } from "./services/tools/Tool.js";
+// The system prompt every run sends unless told otherwise, and how a host changes it.
+export { BASE_PROMPT, type SystemPrompt } from "./services/workspace/prompt.js";

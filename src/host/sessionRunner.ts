@@ -28,7 +28,7 @@ import {
   projectRuns,
   type ReplayMode,
 } from "../services/transcriptProjector.js";
-import { BASE_PROMPT } from "../services/workspace/prompt.js";
+import { BASE_PROMPT, resolveSystemPrompt, type SystemPrompt } from "../services/workspace/prompt.js";
 
 /** The flags that gate the new history reader. */
 export interface SessionFlags {
@@ -56,10 +56,9 @@ export interface SessionRunnerOptions {
 /** Tools a skill's `tools:` list cannot take away: its own authoritative source. */
 export const ALWAYS_ALLOWED_TOOLS: ReadonlyArray<string> = ["skill_load"];
 
-/** The system prompt a turn sends: `system` as given, the base prompt when absent, none for `false`. */
-export function turnSystemPrompt(system: string | false | undefined): string | undefined {
-  if (system === false) return undefined;
-  return system ?? BASE_PROMPT;
+/** The system prompt a turn sends: `system` over the base prompt (see `SystemPrompt`). */
+export function turnSystemPrompt(system: SystemPrompt | undefined): string | undefined {
+  return resolveSystemPrompt(BASE_PROMPT, system);
 }
 
 /**
@@ -97,9 +96,10 @@ export interface TurnOptions {
   readonly allowedTools?: ReadonlyArray<string> | undefined;
   /**
    * The system prompt. Default: the runtime's base prompt (`BASE_PROMPT`, the evidence rules), as
-   * the CLI sends; `false` sends none (a host that supplies those rules some other way).
+   * the CLI sends; a string replaces it, `{ append }` adds a section after it, a function rewrites
+   * it, `false` sends none (a host that supplies those rules some other way).
    */
-  readonly system?: string | false | undefined;
+  readonly system?: SystemPrompt | undefined;
   readonly skills?: ReadonlyArray<Pick<SkillManifest, "name" | "description">> | undefined;
   readonly maxSteps?: number | undefined;
   readonly locale?: Locale | undefined;
@@ -260,6 +260,8 @@ export class SessionRunner {
       input: options.input,
       contract,
       provider: options.provider,
+      // The built context starts with the turn's system prompt (and the skill catalog).
+      system: false,
       history: history.context.messages as ReadonlyArray<ContextMessage>,
       ...(options.tools ? { tools: options.tools } : {}),
       ...(allowedTools ? { allowedTools } : {}),
