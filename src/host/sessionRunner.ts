@@ -128,10 +128,15 @@ export interface TurnHandle extends RunHandle {
 /**
  * Runs consecutive turns of a session: resolves the contract, builds the
  * context from the ledger (tool facts, not narration), starts the run actor, and dual-writes
- * the visible projection (user message + final text) to memory_turns.
+ * the visible projection (user message + final text) to memory_turns. One turn of a session runs
+ * at a time: a turn asked for while another of its session runs starts after that one has
+ * settled (in the order they were asked for), so it sees that turn in its history; turns of
+ * different sessions run side by side.
  */
 export class SessionRunner {
   private readonly flags: SessionFlags;
+  /** Per session, settles when its last turn asked for has settled. */
+  private readonly queues = new Map<string, Promise<void>>();
 
   constructor(
     private readonly runtime: AgentRuntime,
@@ -244,7 +249,34 @@ export class SessionRunner {
     );
   }
 
+  /**
+   * Starts a turn once the session's earlier turns have settled; resolves with its handle when
+   * it has started.
+   */
   async startTurn(options: TurnOptions): Promise<TurnHandle> {
+    const { sessionId } = options;
+    const earlier = this.queues.get(sessionId);
+    let release!: () => void;
+    const done = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const queue = (earlier ?? Promise.resolve()).then(() => done);
+    this.queues.set(sessionId, queue);
+    void queue.then(() => {
+      if (this.queues.get(sessionId) === queue) this.queues.delete(sessionId);
+    });
+    try {
+      await earlier;
+      const handle = await this.openTurn(options);
+      handle.settled.then(release, release);
+      return handle;
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  private async openTurn(options: TurnOptions): Promise<TurnHandle> {
     const history = await this.history(options.sessionId, options.provider, options.input, options);
     if (history.legacyFallback) Effect.runSync(recordHistoryLegacyFallback());
     const skill = options.signals?.skill;
