@@ -80,6 +80,7 @@ export {
   type ToolDefinition,
   type ToolExecution,
   type ToolInputSchema,
+  type ToolOutput,
   type ToolResult,
 } from "./services/tools/Tool.js";
 // The system prompt every run sends unless told otherwise, and how a host changes it.
