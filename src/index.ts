@@ -66,6 +66,11 @@ export type { ActiveRun, RunRegistry, TranscriptStore } from "./runtime/stores.j
 export { otelTracingLayer } from "./services/observability/otel.js";
 export { metricsHandler } from "./services/observability/prometheus.js";
 // Providers (the implementations: agentloop/providers).
+export {
+  defineProvider,
+  type ProviderDefinition,
+  type ProviderReply,
+} from "./services/providers/defineProvider.js";
 export { type Provider, ProviderError, type ProviderRequest } from "./services/providers/Provider.js";
 export type { RetryPolicy } from "./services/providers/retry.js";
 // Which calls wait for approval.
@@ -80,5 +85,8 @@ export {
   type ToolDefinition,
   type ToolExecution,
   type ToolInputSchema,
+  type ToolOutput,
   type ToolResult,
 } from "./services/tools/Tool.js";
+// The system prompt every run sends unless told otherwise, and how a host changes it.
+export { BASE_PROMPT, type SystemPrompt } from "./services/workspace/prompt.js";

@@ -20,6 +20,11 @@ export type CanonicalEventType = z.infer<typeof CanonicalEventType>;
 export const UserInputPayload = z.strictObject({
   text: z.string(),
   origin: z.enum(["user", "runtime_correction"]).default("user"),
+  /**
+   * An enqueued run's system prompt, resolved when it was queued (null: none), for the worker
+   * that drives it. Absent: the worker resolves the run's agent's prompt itself.
+   */
+  system: z.string().nullable().optional(),
 });
 
 export const AssistantOutputPayload = z.strictObject({

@@ -8,6 +8,11 @@ export {
   type ResolvedProviderConfig,
   resolveProviderConfig,
 } from "../services/providers/config.js";
+export {
+  defineProvider,
+  type ProviderDefinition,
+  type ProviderReply,
+} from "../services/providers/defineProvider.js";
 export { type OpenAIChatConfig, openAIChatProvider } from "../services/providers/openaiChat.js";
 export { type OpenAIResponsesConfig, openAIResponsesProvider } from "../services/providers/openaiResponses.js";
 export {

@@ -29,5 +29,6 @@ export {
   type ToolDefinition,
   type ToolExecution,
   type ToolInputSchema,
+  type ToolOutput,
   type ToolResult,
 } from "../services/tools/Tool.js";

@@ -28,7 +28,7 @@ import {
   projectRuns,
   type ReplayMode,
 } from "../services/transcriptProjector.js";
-import { BASE_PROMPT } from "../services/workspace/prompt.js";
+import { BASE_PROMPT, resolveSystemPrompt, type SystemPrompt } from "../services/workspace/prompt.js";
 
 /** The flags that gate the new history reader. */
 export interface SessionFlags {
@@ -56,10 +56,9 @@ export interface SessionRunnerOptions {
 /** Tools a skill's `tools:` list cannot take away: its own authoritative source. */
 export const ALWAYS_ALLOWED_TOOLS: ReadonlyArray<string> = ["skill_load"];
 
-/** The system prompt a turn sends: `system` as given, the base prompt when absent, none for `false`. */
-export function turnSystemPrompt(system: string | false | undefined): string | undefined {
-  if (system === false) return undefined;
-  return system ?? BASE_PROMPT;
+/** The system prompt a turn sends: `system` over the base prompt (see `SystemPrompt`). */
+export function turnSystemPrompt(system: SystemPrompt | undefined): string | undefined {
+  return resolveSystemPrompt(BASE_PROMPT, system);
 }
 
 /**
@@ -97,9 +96,10 @@ export interface TurnOptions {
   readonly allowedTools?: ReadonlyArray<string> | undefined;
   /**
    * The system prompt. Default: the runtime's base prompt (`BASE_PROMPT`, the evidence rules), as
-   * the CLI sends; `false` sends none (a host that supplies those rules some other way).
+   * the CLI sends; a string replaces it, `{ append }` adds a section after it, a function rewrites
+   * it, `false` sends none (a host that supplies those rules some other way).
    */
-  readonly system?: string | false | undefined;
+  readonly system?: SystemPrompt | undefined;
   readonly skills?: ReadonlyArray<Pick<SkillManifest, "name" | "description">> | undefined;
   readonly maxSteps?: number | undefined;
   readonly locale?: Locale | undefined;
@@ -128,10 +128,15 @@ export interface TurnHandle extends RunHandle {
 /**
  * Runs consecutive turns of a session: resolves the contract, builds the
  * context from the ledger (tool facts, not narration), starts the run actor, and dual-writes
- * the visible projection (user message + final text) to memory_turns.
+ * the visible projection (user message + final text) to memory_turns. One turn of a session runs
+ * at a time: a turn asked for while another of its session runs starts after that one has
+ * settled (in the order they were asked for), so it sees that turn in its history; turns of
+ * different sessions run side by side.
  */
 export class SessionRunner {
   private readonly flags: SessionFlags;
+  /** Per session, settles when its last turn asked for has settled. */
+  private readonly queues = new Map<string, Promise<void>>();
 
   constructor(
     private readonly runtime: AgentRuntime,
@@ -244,7 +249,34 @@ export class SessionRunner {
     );
   }
 
+  /**
+   * Starts a turn once the session's earlier turns have settled; resolves with its handle when
+   * it has started.
+   */
   async startTurn(options: TurnOptions): Promise<TurnHandle> {
+    const { sessionId } = options;
+    const earlier = this.queues.get(sessionId);
+    let release!: () => void;
+    const done = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const queue = (earlier ?? Promise.resolve()).then(() => done);
+    this.queues.set(sessionId, queue);
+    void queue.then(() => {
+      if (this.queues.get(sessionId) === queue) this.queues.delete(sessionId);
+    });
+    try {
+      await earlier;
+      const handle = await this.openTurn(options);
+      handle.settled.then(release, release);
+      return handle;
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  private async openTurn(options: TurnOptions): Promise<TurnHandle> {
     const history = await this.history(options.sessionId, options.provider, options.input, options);
     if (history.legacyFallback) Effect.runSync(recordHistoryLegacyFallback());
     const skill = options.signals?.skill;
@@ -260,6 +292,8 @@ export class SessionRunner {
       input: options.input,
       contract,
       provider: options.provider,
+      // The built context starts with the turn's system prompt (and the skill catalog).
+      system: false,
       history: history.context.messages as ReadonlyArray<ContextMessage>,
       ...(options.tools ? { tools: options.tools } : {}),
       ...(allowedTools ? { allowedTools } : {}),

@@ -176,8 +176,10 @@ export class AgentRuntime {
    * lease (refused while another live runtime holds it), settles the calls that never reported —
    * re-running those of observe or idempotent tools, reporting the others to the model as
    * `side_effect_unknown` — and drives the run on to exactly one terminal state. The provider and
-   * tools are this runtime's unless `options` gives others; `history` (a system prompt, replayed
-   * turns) is not in the run's ledger and comes from `options` too.
+   * tools are this runtime's unless `options` gives others; `system` and `history` (replayed
+   * turns) are not in the run's ledger and come from `options` too — the system prompt defaults to
+   * the run's agent's (or the base prompt), except for an enqueued run, which keeps the one it was
+   * queued with.
    */
   resumeRun(runId: string, options: ResumeRunOptions = {}): Promise<RunHandle> {
     return this.resume(runId, options, undefined);
@@ -215,6 +217,7 @@ export class AgentRuntime {
       sessionId: run.sessionId,
       input: plan.input,
       contract: run.contract,
+      ...(options.system === undefined && plan.system !== undefined ? { system: plan.system } : {}),
       history: [...(options.history ?? []), ...plan.transcript],
     });
     const { handle } = this.open(settings, {

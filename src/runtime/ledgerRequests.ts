@@ -5,7 +5,7 @@ import { AgentRunStore, type NewRun } from "../persistence/AgentRunStore.js";
 import { recordApprovalDecision } from "../persistence/approvals.js";
 import { LedgerSignals } from "../persistence/ledgerSignals.js";
 import { closeUndrivenRun, requestCancel } from "../persistence/runCancellation.js";
-import { agentOf, providerOf } from "./runSettings.js";
+import { agentOf, providerOf, systemPromptOf } from "./runSettings.js";
 import { type AgentRuntimeConfig, type EnqueueRunOptions, parsedContract } from "./runtimeConfig.js";
 
 /**
@@ -51,11 +51,13 @@ export function enqueueRunRequest(config: AgentRuntimeConfig, options: EnqueueRu
     agentName: options.agent,
     queued: true,
   };
+  const queuedSystem: { system?: string | null } =
+    options.system === undefined ? {} : { system: systemPromptOf(agent, options.system) ?? null };
   return Effect.gen(function* () {
     yield* (yield* LedgerSignals).prepareRunJobs;
     const store = yield* AgentRunStore;
     yield* store.createRun(run, [
-      { sequence: 1, type: "user_input", payload: { text: options.input, origin: "user" } },
+      { sequence: 1, type: "user_input", payload: { text: options.input, origin: "user", ...queuedSystem } },
     ]);
     return run.runId;
   });

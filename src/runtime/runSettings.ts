@@ -6,6 +6,7 @@ import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../services/providers/re
 import type { ApprovalPolicy } from "../services/tools/approvalPolicy.js";
 import { DEFAULT_TOOL_TIMEOUT_MS } from "../services/tools/callPlanner.js";
 import type { AnyToolDefinition } from "../services/tools/Tool.js";
+import { BASE_PROMPT, resolveSystemPrompt, type SystemPrompt } from "../services/workspace/prompt.js";
 import {
   type AgentDefinition,
   type AgentRuntimeConfig,
@@ -87,10 +88,18 @@ export function providerOf(
   return provider;
 }
 
-/** The agent's system prompt comes first, before whatever history the run brings. */
-function historyOf(agent: AgentDefinition, history: ReadonlyArray<ContextMessage> | undefined) {
-  if (agent.system === undefined) return history ?? [];
-  return [{ role: "system" as const, content: agent.system }, ...(history ?? [])];
+/**
+ * The run's system prompt: the base prompt, then the agent's `system` over it, then the run's
+ * over that. An enqueued run's was resolved when it was queued and comes from its ledger.
+ */
+export function systemPromptOf(agent: AgentDefinition, system: SystemPrompt | undefined): string | undefined {
+  return resolveSystemPrompt(resolveSystemPrompt(BASE_PROMPT, agent.system), system);
+}
+
+/** The system prompt comes first, before whatever history the run brings. */
+function historyOf(system: string | undefined, history: ReadonlyArray<ContextMessage> | undefined) {
+  if (!system) return history ?? [];
+  return [{ role: "system" as const, content: system }, ...(history ?? [])];
 }
 
 export function resolveRunSettings(config: AgentRuntimeConfig, options: StartRunOptions): RunSettings {
@@ -108,7 +117,7 @@ export function resolveRunSettings(config: AgentRuntimeConfig, options: StartRun
     tools,
     allowedTools: new Set(options.allowedTools ?? agent.allowedTools ?? tools.keys()),
     contract: contract ? parsedContract(contract) : NONE_CONTRACT,
-    history: historyOf(agent, options.history),
+    history: historyOf(systemPromptOf(agent, options.system), options.history),
     maxSteps: options.maxSteps ?? agent.maxSteps ?? config.maxSteps ?? DEFAULT_MAX_STEPS,
     doomLoopThreshold: config.doomLoopThreshold ?? DEFAULT_DOOM_LOOP_THRESHOLD,
     maxProtocolRepairs: config.maxProtocolRepairs ?? DEFAULT_MAX_PROTOCOL_REPAIRS,

@@ -30,6 +30,7 @@ import type { Provider } from "../services/providers/Provider.js";
 import type { RetryPolicy } from "../services/providers/retry.js";
 import type { ApprovalPolicy } from "../services/tools/approvalPolicy.js";
 import type { AnyToolDefinition } from "../services/tools/Tool.js";
+import type { SystemPrompt } from "../services/workspace/prompt.js";
 import type { RunView } from "./runView.js";
 import type { TranscriptStore } from "./stores.js";
 import type { SupervisorSettings } from "./supervisor.js";
@@ -46,8 +47,11 @@ export interface AgentDefinition {
   /** Names the agent's runs may call (default: all its tools). */
   readonly allowedTools?: ReadonlyArray<string> | undefined;
   readonly contract?: CompletionContractInput | undefined;
-  /** The agent's system prompt: the first message of each of its runs, before any replayed history. */
-  readonly system?: string | undefined;
+  /**
+   * The agent's system prompt, the first message of each of its runs: over the base prompt
+   * (`BASE_PROMPT`), a string replaces it, `{ append }` adds to it, a function rewrites it.
+   */
+  readonly system?: SystemPrompt | undefined;
   readonly maxSteps?: number | undefined;
   readonly locale?: Locale | undefined;
   readonly approval?: ApprovalPolicy | undefined;
@@ -149,7 +153,13 @@ export interface StartRunOptions {
   /** Names this run may call (default: all its tools). */
   readonly allowedTools?: ReadonlyArray<string> | undefined;
   readonly provider?: Provider | undefined;
-  /** Messages before this run's user input (system prompt, replayed history). */
+  /**
+   * The run's system prompt, over its agent's (or the base prompt, `BASE_PROMPT`, sent by default):
+   * a string replaces it, `{ append }` adds a section after it, a function rewrites it, `false`
+   * sends none.
+   */
+  readonly system?: SystemPrompt | undefined;
+  /** Messages before this run's user input, after its system prompt (replayed history). */
   readonly history?: ReadonlyArray<ContextMessage> | undefined;
   readonly maxSteps?: number | undefined;
   readonly locale?: Locale | undefined;
@@ -170,6 +180,11 @@ export interface EnqueueRunOptions {
   readonly input: string;
   /** Replaces the agent's contract for this run. */
   readonly contract?: CompletionContractInput | undefined;
+  /**
+   * The run's system prompt over the agent's (see `StartRunOptions.system`), resolved here and
+   * kept with the run's input in the ledger, so the worker that drives it sends the same text.
+   */
+  readonly system?: SystemPrompt | undefined;
   readonly runId?: string | undefined;
   readonly traceId?: string | undefined;
 }
@@ -178,7 +193,7 @@ export interface EnqueueRunOptions {
 export interface ResumeRunOptions
   extends Pick<
     StartRunOptions,
-    "tools" | "allowedTools" | "provider" | "history" | "maxSteps" | "locale" | "signal" | "approval"
+    "tools" | "allowedTools" | "provider" | "system" | "history" | "maxSteps" | "locale" | "signal" | "approval"
   > {
   /** Take the lease even though it has not expired (the caller knows its holder is gone). */
   readonly force?: boolean | undefined;

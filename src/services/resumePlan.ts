@@ -29,6 +29,8 @@ import { projectRuns } from "./transcriptProjector.js";
 
 export interface ResumePlan {
   readonly input: string;
+  /** The system prompt the run was queued with (`false`: none); undefined when it was not queued with one. */
+  readonly system: string | false | undefined;
   /** Where the run machine starts again. */
   readonly point: ResumePoint;
   /** Rows for the uncertain calls that may not run again: tool_result events and their receipts. */
@@ -66,6 +68,7 @@ export function planResume(ledger: RunLedgerRecord, options: ResumeOptions): Res
   const { run, events, receipts } = ledger;
   const receipted = new Set(receipts.map((receipt) => receipt.callId));
   let input = "";
+  let system: string | false | undefined;
   let step = 0;
   let correctionTurns = 0;
   let protocolRepairs = 0;
@@ -75,7 +78,11 @@ export function planResume(ledger: RunLedgerRecord, options: ResumeOptions): Res
     if (typeof payload.step === "number") step = Math.max(step, payload.step);
     if (event.type === "user_input") {
       if (payload.origin === "runtime_correction") correctionTurns += 1;
-      else if (!input) input = textOf(payload.text);
+      else if (!input) {
+        input = textOf(payload.text);
+        if (typeof payload.system === "string") system = payload.system;
+        else if (payload.system === null) system = false;
+      }
     }
     if (event.type === "provider_anomaly" && payload.code === "tool_finish_without_parsed_calls") protocolRepairs += 1;
     if (event.type === "tool_call" && !receipted.has(textOf(payload.callId))) {
@@ -180,6 +187,7 @@ export function planResume(ledger: RunLedgerRecord, options: ResumeOptions): Res
   };
   return {
     input,
+    system,
     point: {
       lastSequence: lastSequence + settleEvents.length,
       step,

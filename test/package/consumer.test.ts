@@ -233,6 +233,38 @@ console.log(JSON.stringify({ url, exports: Object.keys(mod).length }));`;
   );
 });
 
+describe("importing the root entry for a SQLite host", () => {
+  /** Packages for other engines and optional features: each loads on first use, never with the root. */
+  const LAZY =
+    /^(pg|pg-.+|graphile-worker|@effect\/sql-pg|@opentelemetry\/.+|@effect\/opentelemetry|@modelcontextprotocol\/.+)$/;
+
+  it(
+    "loads neither PostgreSQL, OpenTelemetry nor MCP support (timed over five fresh processes)",
+    async () => {
+      copyFileSync(join(HOSTS, "coldImport.mjs"), join(project.dir, "coldImport.mjs"));
+      const result = await project.node(["coldImport.mjs", "agentloop"]);
+      expectSuccess(result, "node coldImport.mjs agentloop");
+      const { packages } = JSON.parse(result.stdout.trim()) as { packages: string[] };
+      expect(packages).toContain("effect");
+      expect(packages.filter((name) => LAZY.test(name))).toEqual([]);
+      // Timed without the loader hook, which slows every import down; recorded, not bounded: on a
+      // shared machine the figure says more about its load than about the package.
+      const times: number[] = [];
+      for (let round = 0; round < 5; round++) {
+        const timed = await project.node([
+          "--input-type=module",
+          "-e",
+          'const t = performance.now(); await import("agentloop"); console.log(performance.now() - t);',
+        ]);
+        expectSuccess(timed, "node -e import('agentloop')");
+        times.push(Number(timed.stdout.trim()));
+      }
+      timings["cold import agentloop (median of 5)"] = Math.round(times.sort((a, b) => a - b)[2] ?? Number.NaN);
+    },
+    CHECK_TIMEOUT,
+  );
+});
+
 // Independent tsc processes (each with its own tsconfig): run side by side.
 describe.concurrent("TypeScript consumers (the project's tsc)", () => {
   const base = {

@@ -10,6 +10,7 @@ import {
 import { AgentRunStore } from "../../src/persistence/AgentRunStore.js";
 import { AgentRuntime } from "../../src/runtime/AgentRuntime.js";
 import { scriptedProvider } from "../../src/services/providers/scripted.js";
+import { BASE_PROMPT } from "../../src/services/workspace/prompt.js";
 import {
   callStep,
   collectEvents,
@@ -211,6 +212,7 @@ describe("RunHandle", () => {
           ? { role: "tool", callId: message.callId, isError: message.isError }
           : { role: message.role, content: message.content };
     expect(messages.map(shape)).toEqual([
+      { role: "system", content: BASE_PROMPT },
       { role: "user", content: "Check." },
       { role: "assistant", content: "Checking item 1.", calls: ["c1"] },
       { role: "tool", callId: "c1", isError: false },
@@ -226,6 +228,7 @@ describe("RunHandle", () => {
     const handle = runtime.startRun({
       sessionId: "s1",
       input: "Hi",
+      system: false,
       history: [{ role: "system", content: "Be brief." }],
       provider: scriptedProvider([textStep("Hello.")]),
     });

@@ -175,8 +175,8 @@ describe("provider tool protocol", () => {
       tools: [lookupTool()],
     });
     const messages = handle.transcript.getSnapshot().context.messages;
-    expect(messages.map((message) => message.role)).toEqual(["user", "assistant", "tool", "assistant"]);
-    expect(messages[2]).toMatchObject({ role: "tool", toolName: "invalid", isError: true });
+    expect(messages.map((message) => message.role)).toEqual(["system", "user", "assistant", "tool", "assistant"]);
+    expect(messages[3]).toMatchObject({ role: "tool", toolName: "invalid", isError: true });
   });
 });
 

@@ -154,6 +154,42 @@ describe.each(BACKENDS)("the run queue on %s", (backend) => {
   });
 
   describe("workers", () => {
+    it("a worker sends the system prompt the run was queued with, resolved over the queuing runtime's agent", async () => {
+      const producer = await makeRuntime({ agents: { orders: orderAgent({ executions: [] }) } });
+      const { runId } = await producer.enqueueRun({
+        agent: "orders",
+        sessionId: "s",
+        input: "Where is my order?",
+        system: { append: "The customer is on the phone." },
+      });
+      const workerAgent = orderAgent({ executions: [] });
+      const prompts: string[] = [];
+      const provider = workerAgent.provider!;
+      const worker = await makeRuntime({
+        agents: {
+          orders: {
+            ...workerAgent,
+            system: "A prompt the queued run must not get.",
+            provider: {
+              ...provider,
+              sample: (request) => {
+                prompts.push(
+                  ...request.messages.flatMap((message) => (message.role === "system" ? [message.content] : [])),
+                );
+                return provider.sample(request);
+              },
+            },
+          },
+        },
+        worker: { pollMs: 20 },
+      });
+      const [run] = await settled(worker, [runId]);
+      expect(run?.terminalState).toBe("completed");
+      expect(new Set(prompts)).toEqual(
+        new Set(["You answer questions about orders.\n\nThe customer is on the phone."]),
+      );
+    });
+
     it("a worker on the same ledger drives a queued run to completed from the agent's definition, and empties the queue", async () => {
       const executions: string[] = [];
       const agents = { orders: orderAgent({ executions }) };

@@ -4,6 +4,7 @@ import { agentOf, resolveRunSettings } from "../../src/runtime/runSettings.js";
 import type { AgentRuntimeConfig } from "../../src/runtime/runtimeConfig.js";
 import { scriptedProvider } from "../../src/services/providers/scripted.js";
 import { fixtureTool } from "../../src/services/tools/fixtureTool.js";
+import { BASE_PROMPT, type SystemPrompt } from "../../src/services/workspace/prompt.js";
 
 const runtimeProvider = scriptedProvider([{ text: "runtime" }]);
 const agentProvider = scriptedProvider([{ text: "agent" }]);
@@ -69,7 +70,7 @@ describe("named agents", () => {
     expect(settings.provider).toBe(runtimeProvider);
     expect([...settings.tools.keys()]).toEqual(["send"]);
     expect(settings.contract).toEqual(NONE_CONTRACT);
-    expect(settings.history).toEqual([]);
+    expect(settings.history).toEqual([{ role: "system", content: BASE_PROMPT }]);
     expect(settings.agentName).toBeNull();
   });
 
@@ -80,5 +81,42 @@ describe("named agents", () => {
 
   it("a name inherited from Object.prototype is not an agent", () => {
     expect(() => agentOf(config, "toString")).toThrow('no agent named "toString"');
+  });
+});
+
+describe("the system prompt", () => {
+  const systemOf = (options: { agent?: string; system?: SystemPrompt }) =>
+    resolveRunSettings(config, { sessionId: "s", input: "hi", ...options }).history.filter(
+      (message) => message.role === "system",
+    );
+
+  it("a run without a system prompt of its own or its agent's sends the base prompt", () => {
+    expect(systemOf({})).toEqual([{ role: "system", content: BASE_PROMPT }]);
+  });
+
+  it("{ append } adds a section after the base prompt", () => {
+    expect(systemOf({ system: { append: "Be brief." } })).toEqual([
+      { role: "system", content: `${BASE_PROMPT}\n\nBe brief.` },
+    ]);
+  });
+
+  it("a function rewrites the base prompt", () => {
+    expect(systemOf({ system: (base) => `Intro.\n${base}` })).toEqual([
+      { role: "system", content: `Intro.\n${BASE_PROMPT}` },
+    ]);
+  });
+
+  it("a string replaces the base prompt and false sends none", () => {
+    expect(systemOf({ system: "Only this." })).toEqual([{ role: "system", content: "Only this." }]);
+    expect(systemOf({ system: false })).toEqual([]);
+  });
+
+  it("a run's { append } adds to its agent's prompt", () => {
+    expect(systemOf({ agent: "support", system: { append: "The customer is on the phone." } })).toEqual([
+      {
+        role: "system",
+        content: "You answer support questions from the order system.\n\nThe customer is on the phone.",
+      },
+    ]);
   });
 });

@@ -41,11 +41,25 @@ export interface ToolProcessLog {
   readonly ended: (process: StartedToolProcess) => Effect.Effect<void>;
 }
 
+/**
+ * A JSON value as a tool returns it. Objects may be typed by an `interface`, which `JsonValue`'s
+ * index signature refuses (TypeScript gives interfaces no implicit one); their fields are not
+ * checked here, so a tool keeps to what `JSON.stringify` writes faithfully.
+ */
+export type ToolOutput =
+  | string
+  | number
+  | boolean
+  | null
+  | ReadonlyArray<ToolOutput>
+  // biome-ignore lint/suspicious/noExplicitAny: only an index signature of `any` admits interface-typed objects
+  | { readonly [key: string]: any };
+
 /** What an executor returns; `evidence` is merged into the receipt (message id, hashes, exit code …). */
 export interface ToolResult {
   readonly status: "ok" | "error";
-  readonly output: JsonValue;
-  readonly evidence?: Readonly<Record<string, JsonValue>> | undefined;
+  readonly output: ToolOutput;
+  readonly evidence?: Readonly<Record<string, ToolOutput>> | undefined;
 }
 
 /**

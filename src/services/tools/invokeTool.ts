@@ -1,14 +1,22 @@
 import { Effect } from "effect";
+import type { JsonValue } from "../../domain/index.js";
 import { checkArgumentsSafely } from "./callPlanner.js";
 import type { AnyToolDefinition, ToolContext, ToolResult } from "./Tool.js";
 
+/** A tool's result as the runtime keeps it: what the tool returned, read as the JSON it writes to. */
+export interface ReceivedToolResult {
+  readonly status: ToolResult["status"];
+  readonly output: JsonValue;
+  readonly evidence?: Readonly<Record<string, JsonValue>> | undefined;
+}
+
 /** What one executor run produced: its result, or arguments an asynchronous validator refused. */
 export type ToolInvocation =
-  | { readonly kind: "result"; readonly result: ToolResult }
+  | { readonly kind: "result"; readonly result: ReceivedToolResult }
   | { readonly kind: "invalid_arguments"; readonly problem: string };
 
 /** A host's async function may resolve to anything; only a well-formed result becomes a receipt's output. */
-function wellFormed(result: unknown): ToolResult {
+function wellFormed(result: unknown): ReceivedToolResult {
   const candidate = result as Partial<ToolResult> | null | undefined;
   if (candidate === null || typeof candidate !== "object") {
     throw new Error(`the tool returned ${candidate === null ? "null" : typeof candidate}, not { status, output }`);
@@ -20,7 +28,7 @@ function wellFormed(result: unknown): ToolResult {
   if (candidate.evidence !== undefined && (typeof candidate.evidence !== "object" || candidate.evidence === null)) {
     throw new Error("the tool returned evidence that is not an object");
   }
-  return candidate as ToolResult;
+  return candidate as ReceivedToolResult;
 }
 
 /**

@@ -30,6 +30,21 @@ Text communicates; tools act.
 - When something was not done, failed, or could not be verified, say so plainly.
 - The runtime, not you, decides whether the task is complete; do not call unfinished work done.`;
 
+/**
+ * A system prompt as a host gives it, over the prompt it would otherwise get (`base`): a string
+ * replaces it, `{ append }` adds a section after it, a function rewrites it, `false` sends none.
+ */
+export type SystemPrompt = string | false | { readonly append: string } | ((base: string) => string);
+
+/** The prompt `system` makes of `base` (undefined: no prompt); an absent `system` keeps `base`. */
+export function resolveSystemPrompt(base: string | undefined, system: SystemPrompt | undefined): string | undefined {
+  if (system === undefined) return base;
+  if (system === false) return undefined;
+  if (typeof system === "string") return system;
+  if (typeof system === "function") return system(base ?? "");
+  return base ? `${base}\n\n${system.append}` : system.append;
+}
+
 /** Workspace files injected after the base prompt, in this order, when present. */
 export const WORKSPACE_PROMPT_FILES = ["AGENTS.md", "SOUL.md", "USER.md"] as const;
 

@@ -34,6 +34,7 @@ async function loggedRun(options: Partial<Parameters<Awaited<ReturnType<typeof h
 describe("run logs", () => {
   it("logs the run's provider, model, context sources and offered tool schema names when it starts", async () => {
     const { named } = await loggedRun({
+      system: false,
       history: [
         { role: "system", content: "You are terse." },
         { role: "user", content: "Hi" },

@@ -1,5 +1,5 @@
 import { Effect } from "effect";
-import { describe, expect, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import { scriptedProvider } from "../../../src/services/providers/scripted.js";
 import {
@@ -9,6 +9,8 @@ import {
   jsonSchemaInput,
   type StandardSchemaV1,
   type ToolContext,
+  type ToolOutput,
+  type ToolResult,
 } from "../../../src/services/tools/Tool.js";
 import { callStep, finish, receiptSummary, textStep, useRuntimeHarness } from "../../support/runtimeHarness.js";
 
@@ -95,6 +97,30 @@ describe("executor forms", () => {
     });
     await runOneCall(tool, { id: "ab" });
     expect(seen).toEqual({ id: "AB", limit: 3 });
+  });
+
+  it("an output and evidence typed by a TypeScript interface type-check and reach the tool result as JSON", async () => {
+    interface Ticket {
+      readonly ticketId: string;
+      readonly tags: ReadonlyArray<string>;
+      readonly assignee: { readonly name: string } | null;
+    }
+    const ticket: Ticket = { ticketId: "T-9", tags: ["billing"], assignee: { name: "Ana" } };
+    const tool = defineTool({
+      name: "open_ticket",
+      description: "d",
+      kind: "observe",
+      input: z.object({ id: z.string() }),
+      // Typed by the interface, not by a type alias: JsonValue's index signature would refuse it.
+      execute: async (): Promise<ToolResult> => ({ status: "ok", output: [ticket], evidence: { ticket } }),
+    });
+    expectTypeOf<Ticket>().toMatchTypeOf<ToolOutput>();
+    expectTypeOf<{ readonly tickets: ReadonlyArray<Ticket> }>().toMatchTypeOf<ToolOutput>();
+    expectTypeOf<undefined>().not.toMatchTypeOf<ToolOutput>();
+    const { events, receipts } = await runOneCall(tool, { id: "7" });
+    const toolResult = events.find((event) => event.type === "tool_result");
+    expect(JSON.stringify(toolResult?.payload)).toContain('"ticketId":"T-9"');
+    expect(receipts[0]).toMatchObject({ status: "ok", evidence: { ticket } });
   });
 
   it("a rejected Promise becomes an error/tool_threw receipt with the rejection's message", async () => {

@@ -5,6 +5,7 @@ import Pg from "pg";
 import { DatabaseError } from "../../database.js";
 import { Dialect } from "../Dialect.js";
 import * as PostgresDialect from "./dialect.js";
+import { displayUrl } from "./url.js";
 
 /**
  * The ledger on PostgreSQL, reached through @effect/sql-pg's `PgClient` — the same `SqlClient`
@@ -12,19 +13,6 @@ import * as PostgresDialect from "./dialect.js";
  * database is named by URL (`postgres://…` or `postgresql://…`); everything else agentloop opens
  * is a SQLite file.
  */
-
-export const isPostgresUrl = (database: string): boolean => /^postgres(ql)?:\/\//i.test(database);
-
-/** The URL without its password, for messages and logs. */
-export function displayUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return "postgres://(unparsable URL)";
-  }
-}
 
 /** int8 (COUNT, SUM, identities) and numeric arrive as strings from `pg`: the ledger's are small integers. */
 const NUMBER_TYPES = new Set<number>([Pg.types.builtins.INT8, Pg.types.builtins.NUMERIC]);

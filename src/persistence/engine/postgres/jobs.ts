@@ -3,7 +3,7 @@ import { Logger, run, runMigrations, type TaskList } from "graphile-worker";
 import { DatabaseError } from "../../database.js";
 import type { ExpiryJobOptions, RunJobOptions } from "../../ledgerSignals.js";
 import { APPROVAL_EXPIRY_TASK, LEASE_EXPIRY_TASK } from "../../migrations/0013_wake_ups.js";
-import { displayUrl } from "./client.js";
+import { displayUrl } from "./url.js";
 
 /**
  * Queued runs on PostgreSQL, handed out by graphile-worker: `enqueueRun` adds a job keyed by the
