@@ -103,6 +103,8 @@ export class UIMessageChunker {
   private text: { readonly id: string; streamed: string } | undefined;
   /** Text parts so far, to give each a new id. */
   private parts = 0;
+  /** Tool results in the open step. */
+  private stepResults = 0;
   private readonly receipts: Array<RunMessageMetadata["receipts"][number]> = [];
 
   constructor(
@@ -141,6 +143,7 @@ export class UIMessageChunker {
       case "tool_started":
         break;
       case "tool_result":
+        this.stepResults += 1;
         this.receipts.push({
           callId: event.callId,
           toolName: event.toolName,
@@ -150,7 +153,9 @@ export class UIMessageChunker {
         out.push(this.resultChunk(event));
         break;
       case "final": {
+        // An answer that did not stream has no event of its own step: after tool results it is the next one.
         if (this.step === undefined) this.enterStep(0, out);
+        else if (this.stepResults > 0 && !this.text) this.enterStep(this.step + 1, out);
         const streamed = this.text?.streamed;
         this.closeText(out);
         if (streamed !== event.text && event.text.length > 0) this.wholeText(event.text, out);
@@ -180,6 +185,7 @@ export class UIMessageChunker {
     this.closeText(out);
     if (this.step !== undefined) out.push({ type: "finish-step" });
     this.step = step;
+    this.stepResults = 0;
     out.push({ type: "start-step" });
   }
 

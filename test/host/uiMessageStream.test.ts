@@ -7,10 +7,11 @@ import {
   toUIMessageStreamResponse,
 } from "../../src/host/uiMessageStream.js";
 import type { AgentRuntime, RunHandle } from "../../src/runtime/AgentRuntime.js";
+import { scriptedProvider } from "../../src/services/providers/scripted.js";
 import { fixtureTool } from "../../src/services/tools/fixtureTool.js";
 import { CASES } from "../support/fakeServers/cases.js";
 import type { FakeServer } from "../support/fakeServers/shared.js";
-import { lookupTool, useRuntimeHarness } from "../support/runtimeHarness.js";
+import { callStep, lookupTool, textStep, useRuntimeHarness } from "../support/runtimeHarness.js";
 
 /**
  * A real run (the OpenAI chat provider streaming from a fake server on 127.0.0.1) read as the AI
@@ -136,6 +137,21 @@ describe("toUIMessageStream", () => {
     const texts = message.parts.flatMap((part) => (part.type === "text" ? [part.text] : []));
     expect(texts.at(-1)).toBe(result.finalText);
     expect(message.metadata).toMatchObject({ terminalState: result.terminalState, reason: result.terminalReason });
+  });
+});
+
+describe("toUIMessageStream, steps without streamed text", () => {
+  it("puts an answer that did not stream after tool results into a step of its own", async () => {
+    const runtime = await harness.makeRuntime();
+    const handle = runtime.startRun({
+      sessionId: "s1",
+      input: "Look item 1 up.",
+      provider: scriptedProvider([callStep("c1", "lookup", { i: 1 }), textStep("It is 'item'.")]),
+      tools: [lookupTool()],
+    });
+    const message = await lastMessage(toUIMessageStream(handle) as ReadableStream<never>);
+    expect(message.parts.map((part) => part.type)).toEqual(["step-start", "tool-lookup", "step-start", "text"]);
+    expect(message.parts.at(-1)).toEqual({ type: "text", text: "It is 'item'.", state: "done" });
   });
 });
 
