@@ -2,11 +2,13 @@
 // Copied into the scratch project by test/package/consumer.test.ts and run there as
 // `node host.mjs <ledger file>`; it prints one JSON summary line on stdout.
 import { existsSync } from "node:fs";
-import { AgentRuntime, defineTool } from "agentloop";
+import { createServer } from "node:http";
+import { AgentRuntime, defineTool, sseHandler, toUIMessageStream } from "agentloop";
 import * as machines from "agentloop/machines";
 import * as providers from "agentloop/providers";
 import { scriptedProvider } from "agentloop/testing";
 import * as tools from "agentloop/tools";
+import { readUIMessageStream } from "ai";
 import { Effect } from "effect";
 import { z } from "zod";
 
@@ -99,7 +101,57 @@ try {
   }
   const cancelledResult = await cancelled.result;
 
-  // 3. The ledger, read back.
+  // 3. One run, two browser tabs: two SSE clients of the run's events endpoint, each to the end.
+  const slowLookup = defineTool({
+    name: "slow_lookup",
+    description: "Looks an order up, slowly.",
+    kind: "observe",
+    input: z.object({ id: z.string() }),
+    execute: async (args) => {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return { status: "ok", output: { id: args.id, state: "shipped" }, evidence: { order_id: args.id } };
+    },
+  });
+  const server = createServer(sseHandler({ runtime, pollIntervalMs: 20 }));
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const shared = runtime.startRun({
+    sessionId: "s2",
+    input: "Where is order 8?",
+    contract: { evidenceMode: "observe" },
+    tools: [slowLookup],
+    provider: scriptedProvider([
+      { text: "Looking it up.", toolCalls: [{ id: "s1", name: "slow_lookup", arguments: { id: "8" } }] },
+      { text: "Order 8 has shipped." },
+    ]),
+  });
+  const tab = async () => {
+    const response = await fetch(`http://127.0.0.1:${server.address().port}/runs/${shared.runId}/events`);
+    const text = await response.text();
+    return text
+      .split("\n\n")
+      .filter((frame) => frame.includes("data: "))
+      .map((frame) => JSON.parse(frame.slice(frame.indexOf("data: ") + 6)).type);
+  };
+  const tabs = await Promise.all([tab(), tab()]);
+  const sharedLive = [];
+  for await (const event of shared.events) sharedLive.push(event.type);
+  server.close();
+
+  // 4. A run read as the AI SDK's UI Message Stream with the ai package's own reader.
+  const chatRun = runtime.startRun({
+    sessionId: "s3",
+    input: "Where is order 9?",
+    contract: { evidenceMode: "observe" },
+    tools: [lookupOrder],
+    provider: scriptedProvider([
+      { toolCalls: [{ id: "u1", name: "lookup_order", arguments: { id: "9" } }] },
+      { text: "Order 9 has shipped." },
+    ]),
+  });
+  let uiMessage;
+  for await (const message of readUIMessageStream({ stream: toUIMessageStream(chatRun) })) uiMessage = message;
+
+  // 5. The ledger, read back.
   const ledgerOf = async (runId) => {
     const row = await runtime.ledger.getRun(runId);
     const events = await runtime.ledger.listEvents(runId);
@@ -139,6 +191,14 @@ try {
       events: cancelledEvents,
       toolSawAbort: waitSawAbort,
       ledger: await ledgerOf(cancelled.runId),
+    },
+    sse: { tabs, live: sharedLive },
+    uiMessage: {
+      id: uiMessage?.id,
+      parts: uiMessage?.parts.map((part) =>
+        part.type === "text" ? `text:${part.text}` : `${part.type}:${part.state ?? ""}`,
+      ),
+      metadata: uiMessage?.metadata,
     },
     ledgerFileExists: existsSync(database),
   };
