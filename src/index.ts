@@ -42,6 +42,16 @@ export {
   type TurnHandle,
   type TurnOptions,
 } from "./host/sessionRunner.js";
+// A run as the AI SDK's UI Message Stream (what `useChat` reads).
+export {
+  type RunMessageMetadata,
+  type RunUIMessageChunk,
+  toUIMessageStream,
+  toUIMessageStreamResponse,
+  UI_MESSAGE_STREAM_HEADERS,
+  type UIMessageStreamOptions,
+  type UIStreamRun,
+} from "./host/uiMessageStream.js";
 export type { AgentRunControl, AgentRunNotice } from "./machines/agentRun/machine.js";
 export type { RunListFilter } from "./persistence/AgentRunStore.js";
 export { LedgerError } from "./persistence/AgentRunStore.js";

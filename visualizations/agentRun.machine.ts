@@ -30,6 +30,9 @@ export const agentRunMachine = createMachine({
         "REFUSED": {
           "actions": "tellParentOfRefusal"
         },
+        "START_FAILED": {
+          "actions": "failToStart"
+        },
         "RUN_ENDED": {
           "target": "ended",
           "actions": "recordResult"

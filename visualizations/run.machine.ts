@@ -50,6 +50,11 @@ export const runMachine = createMachine({
                 "SAMPLED": {
                   "actions": "decideSample"
                 },
+                "TEXT_DELTA": {
+                  "actions": {
+                    "type": "emitTextDelta"
+                  }
+                },
                 "CALLS": {
                   "target": "recordingCalls",
                   "actions": "acceptCalls"

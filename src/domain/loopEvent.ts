@@ -3,9 +3,27 @@ import { JsonValue } from "./json.js";
 import { ReceiptReason, ReceiptStatus } from "./receipt.js";
 import { ReasonCode, TerminalState } from "./terminal.js";
 
-/** Host-facing events of a run. `done` carries state only, never the text again. */
+/**
+ * Host-facing events of a run. `done` carries state only, never the text again.
+ *
+ * Text comes twice: `text_delta` as the provider streams it (only when it streams; a retried
+ * provider call streams its text again), and then `commentary` (the text of a tool step) or
+ * `final` (the answer) as the authoritative whole. A host that shows deltas replaces them with the
+ * whole text when it comes; one that shows only whole text ignores the deltas.
+ */
 export const LoopEvent = z.discriminatedUnion("type", [
+  z.strictObject({ type: z.literal("text_delta"), runId: z.string(), step: z.number().int(), delta: z.string() }),
   z.strictObject({ type: z.literal("commentary"), runId: z.string(), step: z.number().int(), text: z.string() }),
+  /** The model asked for a call and its tool_call row is durable; it has not started. */
+  z.strictObject({
+    type: z.literal("tool_call"),
+    runId: z.string(),
+    step: z.number().int(),
+    callId: z.string(),
+    toolName: z.string(),
+    arguments: z.union([JsonValue, z.string()]),
+  }),
+  /** The call's start record is durable and its tool is invoked now (after its approval, if it needed one). */
   z.strictObject({
     type: z.literal("tool_started"),
     runId: z.string(),
@@ -31,6 +49,8 @@ export const LoopEvent = z.discriminatedUnion("type", [
     toolName: z.string(),
     status: ReceiptStatus,
     reason: ReceiptReason.optional(),
+    /** What the tool returned, as the ledger holds it: secrets redacted, a large output as its summary. */
+    output: JsonValue.optional(),
   }),
   z.strictObject({
     type: z.literal("final"),

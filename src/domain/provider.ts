@@ -60,7 +60,7 @@ export const ModelResponse = z.strictObject({
   finishReason: FinishReason,
   usage: TokenUsage.optional(),
   anomalies: z.array(ProviderAnomaly).default([]),
-  /** The text already reached the host as streamed `commentary` deltas. */
+  /** The text reached someone as it streamed (the run's `text_delta` events or the provider's callback). */
   streamed: z.boolean().default(false),
 });
 export type ModelResponse = z.infer<typeof ModelResponse>;

@@ -185,6 +185,8 @@ export type RunReply =
       readonly receipts: ReadonlyArray<ExecutionReceipt>;
       /** sha256 of each result's output, in call order (for the no-progress detector). */
       readonly resultHashes: ReadonlyArray<string>;
+      /** Each result's output as the ledger holds it (redacted, capped), in call order, for the host. */
+      readonly outputs?: ReadonlyArray<JsonValue> | undefined;
     }
   | { readonly type: "VERIFIED"; readonly verdict: Verdict }
   /** `receipts`: those written while closing (calls the run ended before they reported). */
@@ -192,7 +194,9 @@ export type RunReply =
   | { readonly type: "LEDGER_FAILED"; readonly detail: string }
   /** The verifier itself broke (a defect, not a verdict). */
   | { readonly type: "VERIFY_FAILED"; readonly detail: string }
-  | { readonly type: "TOOL_STARTED"; readonly step: number; readonly callId: string; readonly toolName: string };
+  | { readonly type: "TOOL_STARTED"; readonly step: number; readonly callId: string; readonly toolName: string }
+  /** A piece of the step's text as the provider streams it (shown to the host, decided on by no one). */
+  | { readonly type: "TEXT_DELTA"; readonly step: number; readonly delta: string };
 
 /** A decision on a waiting call, from the host or (through the ledger) another process: it goes to the call's batch. */
 export interface ApprovalDecided {

@@ -1,5 +1,5 @@
 import { SqlClient, type SqlError } from "@effect/sql";
-import { Effect } from "effect";
+import { Effect, Option } from "effect";
 import { type ApprovalRecord, type ApprovalRequest, HostApprovalDecision, type JsonValue } from "../domain/index.js";
 import { LedgerError } from "./AgentRunStore.js";
 import { Dialect } from "./engine/Dialect.js";
@@ -121,6 +121,17 @@ export const listApprovals = (runId: string) =>
     }
     return [...records.values()];
   }).pipe(refuse(`listApprovals ${runId}`));
+
+/**
+ * The run's approvals for a reader that may have no SQL access (the serve command's reads only the
+ * store): none then, rather than a failure.
+ */
+export const listApprovalsIfReadable = (runId: string) =>
+  Effect.flatMap(Effect.serviceOption(SqlClient.SqlClient), (sql) =>
+    Option.isSome(sql)
+      ? listApprovals(runId).pipe(Effect.provideService(SqlClient.SqlClient, sql.value))
+      : Effect.succeed<ReadonlyArray<ApprovalRecord>>([]),
+  );
 
 /**
  * The tools approved with scope `session` in any run of `sessionId`, by any process: a grant is a

@@ -31,6 +31,7 @@ import type {
   EnqueueRunOptions,
   LedgerReader,
   ResumeRunOptions,
+  RunEvents,
   RunHandle,
   RuntimeServices,
   StartRunOptions,
@@ -140,6 +141,14 @@ export class AgentRuntime {
   /** Runs an Effect against the runtime's services (the ledger store), e.g. for inspection. */
   run<A, E>(effect: Effect.Effect<A, E, RuntimeServices>): Promise<A> {
     return this.managed.runPromise(effect);
+  }
+
+  /**
+   * The events of a run this runtime drives now (as its handle's `events`), or undefined: for a
+   * host that knows only the run id, such as an SSE endpoint that adds the run's text deltas.
+   */
+  liveEvents(runId: string): RunEvents | undefined {
+    return this.sessions.get(runId)?.handle.events;
   }
 
   /** The process's metrics (Effect's registry) in Prometheus text exposition format. */

@@ -125,15 +125,18 @@ class RunCommandHandlers implements CommandHandlers {
     return Effect.zipRight(this.wiring.approvals.adoptSessionGrants(command.sessionId), this.ledger.open(command));
   }
 
-  SAMPLE(command: CommandOf<"SAMPLE">): Effect.Effect<Reply<"SAMPLED">> {
+  SAMPLE(command: CommandOf<"SAMPLE">, io: CommandIO): Effect.Effect<Reply<"SAMPLED">> {
     const { wiring, descriptors } = this;
+    const { step } = command;
     return wiring.provider
       .sample({
         runId: wiring.runId,
-        step: command.step,
+        step,
         messages: wiring.transcript.getSnapshot().context.messages,
         tools: descriptors,
         toolChoice: descriptors.length > 0 ? command.toolChoice : { mode: "none" },
+        // Each streamed piece goes to the run, which emits it as `text_delta` while it samples.
+        onTextDelta: (delta) => io.tellRun({ type: "TEXT_DELTA", step, delta }),
       })
       .pipe(
         withProviderRetry(wiring.retry),

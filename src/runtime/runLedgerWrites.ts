@@ -13,6 +13,7 @@ import type {
   ToolSettlement,
 } from "../domain/index.js";
 import { AgentRunStore, type EventToAppend } from "../persistence/AgentRunStore.js";
+import { DEFAULT_PAYLOAD_CAP_BYTES, sanitizePayload } from "../persistence/payloadHygiene.js";
 import { type ReceiptContext, receiptOf, toolResultRecords } from "../services/tools/resultRecords.js";
 import type { RunWiring } from "./commandHandlers.js";
 import { fitTerminal } from "./terminalRow.js";
@@ -146,6 +147,9 @@ export class RunLedgerWrites {
           lastSequence: input.after + records.events.length,
           receipts: records.receipts,
           resultHashes: records.receipts.map((receipt) => receipt.evidence.output_sha256 as string),
+          outputs: input.settlements.map((settlement) =>
+            sanitizePayload(settlement.output, this.wiring.payloadCapBytes ?? DEFAULT_PAYLOAD_CAP_BYTES),
+          ),
         };
       }),
     );

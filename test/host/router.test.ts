@@ -80,6 +80,7 @@ describe("router: final_only", () => {
     // `final` is emitted only once the terminal row is durable: the outbox is still empty then.
     expect(seen).toEqual([
       ["commentary", 0],
+      ["tool_call", 0],
       ["tool_started", 0],
       ["tool_result", 0],
       ["final", 0],

@@ -141,10 +141,10 @@ describe("classifySample", () => {
       },
     ],
     [
-      "tool calls with streamed commentary (already shown)",
+      "tool calls with streamed commentary (shown whole as well: its deltas are not the authoritative text)",
       response("Let me look.", "tool_calls", { calls: [planned], streamed: true }),
       {},
-      { type: "CALLS", calls: [planned], text: "Let me look.", anomalies: [], commentary: false },
+      { type: "CALLS", calls: [planned], text: "Let me look.", anomalies: [], commentary: true },
     ],
     [
       "tool calls whatever the finish reason says",

@@ -140,6 +140,8 @@ describe("a plain-node ESM host (no tsx, no loader)", () => {
       ledger: LedgerSummary;
     };
     hosted: { end: string; heard: string[]; ledger: LedgerSummary; standInEnd: string };
+    sse: { tabs: string[][]; live: string[] };
+    uiMessage: { id: string; parts: string[]; metadata: Record<string, unknown> };
     ledgerFileExists: boolean;
   }
   let summary: HostSummary;
@@ -177,15 +179,36 @@ describe("a plain-node ESM host (no tsx, no loader)", () => {
       terminalReason: "cancelled_by_user",
       toolSawAbort: true,
     });
-    expect(summary.cancelled.events[0]).toBe("tool_started");
+    expect(summary.cancelled.events.slice(0, 2)).toEqual(["tool_call", "tool_started"]);
     expect(summary.cancelled.events.at(-1)).toBe("done");
   });
 
   it("invokes a run from the host's own statechart, which hears its events and branches on its end; the stand-in run drives the other branch", () => {
     expect(summary.hosted.end).toBe("answered");
     expect(summary.hosted.heard).toEqual(expect.arrayContaining(["tool_started", "tool_result", "final", "done"]));
-    expect(summary.hosted.ledger).toMatchObject({ terminalState: "completed", sessionId: "s3" });
+    expect(summary.hosted.ledger).toMatchObject({ terminalState: "completed", sessionId: "s4" });
     expect(summary.hosted.standInEnd).toBe("handedToPerson");
+  });
+
+  it("streams one run to two SSE clients, each of which gets every event to done", () => {
+    const [first, second] = summary.sse.tabs;
+    expect(first).toEqual(["commentary", "tool_call", "tool_started", "tool_result", "final", "done"]);
+    expect(second).toEqual(first);
+    expect(summary.sse.live).toEqual(first);
+  });
+
+  it("reads a run as the UI Message Stream with the ai package's reader: steps, the tool's output, the answer and the terminal state", () => {
+    expect(summary.uiMessage.parts).toEqual([
+      "step-start:",
+      "tool-lookup_order:output-available",
+      "step-start:",
+      "text:Order 9 has shipped.",
+    ]);
+    expect(summary.uiMessage.metadata).toMatchObject({
+      terminalState: "completed",
+      reason: "receipts_satisfied",
+      receipts: [{ callId: "u1", toolName: "lookup_order", status: "ok" }],
+    });
   });
 
   it("reads the completed run back from the ledger file: terminal row, events and ok receipts with evidence", () => {

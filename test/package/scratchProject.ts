@@ -310,8 +310,11 @@ export interface ScratchProject {
   readonly node: (args: ReadonlyArray<string>, timeoutMs?: number) => Promise<RunResult>;
 }
 
-/** The types the TypeScript host needs besides agentloop and its peers. */
-const TYPE_ROOTS = ["@types/node"];
+/**
+ * What the hosts need besides agentloop and its peers: the types of the TypeScript host, and the
+ * `ai` package whose reader reads the UI Message Stream (a dev dependency of the project).
+ */
+const TYPE_ROOTS = ["@types/node", "ai"];
 
 /**
  * Packs agentloop and installs it offline into `workDir/host` (a host project: package.json,

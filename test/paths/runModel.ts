@@ -363,7 +363,7 @@ function answerable(actions: ReadonlyArray<ExecutedAction>): RunCommand | undefi
 /**
  * What the model carries besides the snapshot. `pending`: the command the I/O actor is working on
  * — the last answerable command sent; an answer clears it; anything else (CANCEL in a writing
- * state, TOOL_STARTED, the batch's events) leaves it. `shown`: the calls the batch of this step
+ * state, TOOL_STARTED, a TEXT_DELTA while sampling, the batch's events) leaves it. `shown`: the calls the batch of this step
  * has said wait for approval — it says so at most once per call.
  */
 export interface RunCarry {
@@ -399,7 +399,11 @@ export function repliesTo(command: RunCommand): EventObject[] {
     case "OPEN":
       return [reply({ type: "OPENED", lastSequence: command.resumed ? command.after : 1 }), refused];
     case "SAMPLE":
-      return SAMPLE_CHOICES.map((choice) => reply({ type: "SAMPLED", outcome: choice.outcome(command.step) }));
+      // A streamed piece of text comes before the answer and leaves the command pending.
+      return [
+        ...SAMPLE_CHOICES.map((choice) => reply({ type: "SAMPLED", outcome: choice.outcome(command.step) })),
+        reply({ type: "TEXT_DELTA", step: command.step, delta: "Look" }),
+      ];
     case "RECORD_CALLS":
       return [reply({ type: "CALLS_RECORDED", lastSequence: command.after + command.events.length }), refused];
     case "RECORD_TURN":

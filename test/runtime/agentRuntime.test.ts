@@ -87,7 +87,7 @@ describe("AgentRuntime.startRun: acceptance", () => {
     expect(result.terminalReason).toBe("cancelled_by_user");
     expect(eventTypes(ledger)).toEqual(["user_input", "tool_call", "tool_result", "terminal"]);
     expect(receiptSummary(ledger)).toEqual([{ toolName: "lookup", status: "cancelled", reason: "cancelled_by_user" }]);
-    expect(seen).toEqual(["tool_started", "tool_result", "final", "done"]);
+    expect(seen).toEqual(["tool_call", "tool_started", "tool_result", "final", "done"]);
     expect(ledgerViolations(ledger)).toEqual([]);
   });
 
@@ -153,8 +153,11 @@ describe("RunHandle", () => {
 
     expect(events.map((event) => event.type)).toEqual([
       "commentary",
+      "tool_call",
       "tool_started",
       "tool_result",
+      "tool_call",
+      "tool_call",
       "tool_started",
       "tool_started",
       "tool_result",
@@ -169,7 +172,15 @@ describe("RunHandle", () => {
       "c2",
       "c3",
     ]);
-    expect(events[7]).toEqual({
+    expect(events[1]).toEqual({
+      type: "tool_call",
+      runId: handle.runId,
+      step: 1,
+      callId: "c1",
+      toolName: "lookup",
+      arguments: { i: 1 },
+    });
+    expect(events[10]).toEqual({
       type: "final",
       runId: handle.runId,
       text: "Items 1, 2 and 3 are 'item'.",

@@ -252,7 +252,7 @@ describe("refused calls", () => {
       rows: ["user_input", ...pair(1), "assistant_output", "terminal"],
       receipts: [{ toolName: "ghost_tool", status: "error", reason: "tool_executor_missing" }],
     });
-    expect(outcome.loopEvents.map((event) => event.type)).toEqual(["tool_result", "final", "done"]);
+    expect(outcome.loopEvents.map((event) => event.type)).toEqual(["tool_call", "tool_result", "final", "done"]);
   });
 });
 

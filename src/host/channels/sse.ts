@@ -1,7 +1,14 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Effect } from "effect";
-import { type ExecutionReceipt, type LedgerEvent, LoopEvent, type RunRecord } from "../../domain/index.js";
-import { AgentRunStore } from "../../persistence/AgentRunStore.js";
+import {
+  type ApprovalRecord,
+  type ExecutionReceipt,
+  type LedgerEvent,
+  LoopEvent,
+  type RunRecord,
+} from "../../domain/index.js";
+import { AgentRunStore, type ToolStartRecord } from "../../persistence/AgentRunStore.js";
+import { listApprovalsIfReadable } from "../../persistence/approvals.js";
 import type { RuntimeServices } from "../../runtime/AgentRuntime.js";
 
 /**
@@ -11,16 +18,30 @@ import type { RuntimeServices } from "../../runtime/AgentRuntime.js";
  * the rows after that sequence: nothing lost, nothing twice. The stream follows new rows until the
  * terminal row (`final` then `done`) and then ends; it is bounded by `maxStreamMs`.
  *
- * Row → LoopEvents: tool_call → tool_started; tool_result → tool_result (with the receipt's reason);
- * assistant_output with role commentary → commentary; terminal → final + done (same id, one write);
- * other rows yield nothing. Each frame is `id: <sequence>\ndata: <LoopEvent JSON>\n\n` (no `event:`
- * line, so an EventSource's `onmessage` sees every event; `type` is in the data).
+ * Row → LoopEvents: tool_call → tool_call (proposed, not started); tool_result → tool_result (with
+ * the receipt's reason and the recorded output); assistant_output with role commentary →
+ * commentary; terminal → final + done (same id, one write); other rows yield nothing. Each frame is
+ * `id: <sequence>\ndata: <LoopEvent JSON>\n\n` (no `event:` line, so an EventSource's `onmessage`
+ * sees every event; `type` is in the data).
+ *
+ * Three kinds of event are not rows of the run's event table, so their frames carry no `id:` line
+ * (the client's last id stays the last row's, and a reconnect loses none of the rows):
+ * `approval_requested` (from the run's approval requests, after the call's tool_call and before
+ * its result), `tool_started` (from the call's durable start record, once it exists) and
+ * `text_delta` (only while the run is driven by this process's runtime, from the run's own
+ * events; the step's `commentary` or the `final` is the whole text, and is what a reconnect gets).
+ * A reconnect is told again of a call that still waits for approval or still runs.
  */
 
 export interface SseRuntime {
   run<A, E>(effect: Effect.Effect<A, E, RuntimeServices>): Promise<A>;
   /** The runtime's registry of active runs: a change wakes the stream before the next poll. */
   readonly registry?: { subscribe(listener: () => void): { unsubscribe(): void } };
+  /**
+   * The events of a run this process drives now (AgentRuntime's `liveEvents`): where the stream's
+   * `text_delta` frames come from, and what wakes it before the next poll.
+   */
+  readonly liveEvents?: (runId: string) => AsyncIterable<LoopEvent> | undefined;
 }
 
 export interface SseOptions {
@@ -60,11 +81,12 @@ export function ledgerRowToLoopEvents(
   switch (row.type) {
     case "tool_call":
       candidates.push({
-        type: "tool_started",
+        type: "tool_call",
         runId,
         step: step(payload.step),
         callId: text(payload.callId),
         toolName: text(payload.toolName),
+        arguments: payload.arguments ?? {},
       });
       break;
     case "tool_result": {
@@ -78,6 +100,7 @@ export function ledgerRowToLoopEvents(
         toolName: text(payload.toolName),
         status: payload.status ?? receipts.find((receipt) => receipt.callId === callId)?.status,
         ...(reason ? { reason } : {}),
+        ...(payload.output !== undefined ? { output: payload.output } : {}),
       });
       break;
     }
@@ -112,8 +135,9 @@ export function ledgerRowToLoopEvents(
   });
 }
 
-/** One SSE frame. */
-export const sseFrame = (id: number, event: LoopEvent): string => `id: ${id}\ndata: ${JSON.stringify(event)}\n\n`;
+/** One SSE frame; without `id` for an event that is not a ledger row. */
+export const sseFrame = (id: number | undefined, event: LoopEvent): string =>
+  `${id === undefined ? "" : `id: ${id}\n`}data: ${JSON.stringify(event)}\n\n`;
 
 function lastEventIdOf(request: IncomingMessage, url: URL): number {
   const header = request.headers["last-event-id"];
@@ -128,9 +152,67 @@ const readLedger = (runId: string) =>
     const run = yield* store.getRun(runId);
     if (!run) return undefined;
     const events = yield* store.listRunEvents(runId);
+    const calls = events.some((event) => event.type === "tool_call");
     const receipts = events.some((event) => event.type === "tool_result") ? yield* store.listReceipts(runId) : [];
-    return { run, events, receipts };
+    const starts: ReadonlyArray<ToolStartRecord> = calls ? yield* store.listStarts(runId) : [];
+    // A reader without SQL access (the serve command's) has the rows and starts, not the approvals.
+    const approvals: ReadonlyArray<ApprovalRecord> = calls ? yield* listApprovalsIfReadable(runId) : [];
+    return { run, events, receipts, starts, approvals };
   });
+
+type Ledger = NonNullable<Effect.Effect.Success<ReturnType<typeof readLedger>>>;
+
+/**
+ * What a connection has been told of the calls whose tool_call row it was sent: their approval
+ * requests and their starts, each once, after the call's row and before its result.
+ */
+class CallNotices {
+  /** Calls sent as tool_call and without a result sent yet, in row order. */
+  private readonly open = new Map<string, { readonly step: number; readonly toolName: string }>();
+  private readonly asked = new Set<string>();
+  private readonly started = new Set<string>();
+
+  constructor(private readonly runId: string) {}
+
+  /** Notes a row about to be sent. */
+  note(row: LedgerEvent): void {
+    const payload = asPayload(row.payload);
+    const callId = text(payload.callId);
+    if (row.type === "tool_call") this.open.set(callId, { step: step(payload.step), toolName: text(payload.toolName) });
+    if (row.type === "tool_result") this.open.delete(callId);
+  }
+
+  /** The approval requests and starts of open calls not yet told, in call order. */
+  due(ledger: Ledger): LoopEvent[] {
+    const events: LoopEvent[] = [];
+    for (const [callId, call] of this.open) {
+      const request = ledger.approvals.find((approval) => approval.callId === callId);
+      if (request && !this.asked.has(callId)) {
+        this.asked.add(callId);
+        events.push({
+          type: "approval_requested",
+          runId: this.runId,
+          step: call.step,
+          callId,
+          toolName: call.toolName,
+          arguments: request.arguments,
+          reason: request.reason,
+        });
+      }
+      if (!this.started.has(callId) && ledger.starts.some((start) => start.callId === callId)) {
+        this.started.add(callId);
+        events.push({ type: "tool_started", runId: this.runId, step: call.step, callId, toolName: call.toolName });
+      }
+    }
+    return events;
+  }
+}
+
+/** Steps whose whole text a row holds: their deltas are not worth sending any more. */
+const textSteps = (ledger: Ledger): Set<number> =>
+  new Set(
+    ledger.events.filter((row) => row.type === "assistant_output").map((row) => step(asPayload(row.payload).step)),
+  );
 
 function json(response: ServerResponse, status: number, body: unknown): void {
   response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
@@ -181,16 +263,51 @@ export function sseHandler(options: SseOptions) {
       "x-accel-buffering": "no",
     });
     response.flushHeaders();
+    const notices = new CallNotices(runId);
+    const write = (frames: string) => {
+      if (frames.length > 0 && !closed) response.write(frames);
+    };
+    // The run's own events, while this process drives it: deltas are written as they come, and
+    // any other event means a new row or record, so the ledger is read again at once.
+    const live = options.runtime.liveEvents?.(runId);
+    let doneText = textSteps(ledger);
+    let following = true;
+    const followLive = async () => {
+      if (!live) return;
+      for await (const event of live) {
+        if (closed || !following) break;
+        if (event.type !== "text_delta") wakeUp();
+        else if (!doneText.has(event.step)) write(sseFrame(undefined, event));
+      }
+    };
+    const liveDone = followLive().catch(() => undefined);
     try {
       while (!closed) {
         let ended = false;
+        let frames = "";
         for (const row of ledger.events) {
-          if (row.sequence <= last) continue;
+          if (row.sequence <= last) {
+            notices.note(row);
+            continue;
+          }
+          // A call's approval request and start come before any later row (they happened first).
+          if (row.type !== "tool_call")
+            frames += notices
+              .due(ledger)
+              .map((event) => sseFrame(undefined, event))
+              .join("");
+          notices.note(row);
           const events = ledgerRowToLoopEvents(ledger.run, row, ledger.receipts);
-          if (events.length > 0) response.write(events.map((event) => sseFrame(row.sequence, event)).join(""));
+          frames += events.map((event) => sseFrame(row.sequence, event)).join("");
           last = row.sequence;
           if (row.type === "terminal") ended = true;
         }
+        if (!ended)
+          frames += notices
+            .due(ledger)
+            .map((event) => sseFrame(undefined, event))
+            .join("");
+        write(frames);
         // A closed run whose rows are all sent (or were sent before the client resumed) is over.
         if (ended || ledger.run.terminalState !== "running") break;
         if (!announced) {
@@ -206,8 +323,11 @@ export function sseHandler(options: SseOptions) {
         if (closed) break;
         announced = false;
         ledger = (await options.runtime.run(readLedger(runId))) ?? ledger;
+        doneText = textSteps(ledger);
       }
     } finally {
+      following = false;
+      void liveDone;
       clearInterval(heartbeat);
       clearTimeout(deadline);
       registry?.unsubscribe();

@@ -33,7 +33,7 @@ export type RunDecision =
       readonly calls: ReadonlyArray<PlannedCall>;
       readonly text: string;
       readonly anomalies: ReadonlyArray<PendingEvent>;
-      /** Commentary to show the host now (streamed text was already shown while it arrived). */
+      /** Commentary to show the host now: the step's whole text (its deltas, if any, came while it streamed). */
       readonly commentary: boolean;
     }
   /** A tool finish without a parseable call, with a repair left: tell the model and sample again. */
@@ -87,7 +87,7 @@ export function classifySample(outcome: SampleOutcome, context: RunContext): Run
       calls: outcome.calls,
       text: outcome.text,
       anomalies: reportedAnomalies(step, outcome),
-      commentary: hasText(outcome) && !outcome.streamed,
+      commentary: hasText(outcome),
     };
   }
   if (outcome.finishReason === "tool_calls" || outcome.malformed.length > 0) {

@@ -130,7 +130,26 @@ export const runMachine = setup({
         enqueue.emit({ type: "commentary", runId: context.runId, step: context.step, text: event.text });
     }),
     requestCallsRecord: sendTo("io", ({ context }) => recordCallsCommand(context)),
-    markCallsRecorded: assign({ callsRecorded: true }),
+    /** The step's calls are durable: the host hears what the model asked for, before any runs or waits. */
+    markCallsRecorded: enqueueActions(({ context, enqueue }) => {
+      enqueue.assign({ callsRecorded: true });
+      for (const { call } of context.stepCalls) {
+        enqueue.emit({
+          type: "tool_call",
+          runId: context.runId,
+          step: context.step,
+          callId: call.id,
+          toolName: call.name,
+          arguments: call.arguments,
+        });
+      }
+    }),
+    emitTextDelta: emit(({ context }, delta: Extract<RunReply, { type: "TEXT_DELTA" }>) => ({
+      type: "text_delta" as const,
+      runId: context.runId,
+      step: delta.step,
+      delta: delta.delta,
+    })),
     /** Cancelled while the calls were being recorded: none runs, each gets a cancelled result. */
     recordCallsCancelled: sendTo("io", ({ context }) =>
       recordResultsCommand(
@@ -168,7 +187,8 @@ export const runMachine = setup({
         callsRecorded: false,
         samplingPhase: "continue",
       });
-      for (const receipt of event.receipts) {
+      event.receipts.forEach((receipt, index) => {
+        const output = event.outputs?.[index];
         enqueue.emit({
           type: "tool_result",
           runId: context.runId,
@@ -177,8 +197,9 @@ export const runMachine = setup({
           toolName: receipt.toolName,
           status: receipt.status,
           ...(receipt.reason ? { reason: receipt.reason } : {}),
+          ...(output !== undefined ? { output } : {}),
         });
-      }
+      });
       enqueue.raise(afterToolResults(context, callLog, { cancelled: context.cancelRequested }));
     }),
     acceptAnswer: assign(({ event }) =>
@@ -286,6 +307,7 @@ export const runMachine = setup({
               entry: "requestSample",
               on: {
                 SAMPLED: { actions: "decideSample" },
+                TEXT_DELTA: { actions: { type: "emitTextDelta", params: ({ event }) => event } },
                 CALLS: { target: "recordingCalls", actions: "acceptCalls" },
                 REPAIR: { target: "recordingTurn", actions: "acceptRepair" },
                 ANSWER: { target: "verifying", actions: "acceptAnswer" },

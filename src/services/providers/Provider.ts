@@ -14,6 +14,12 @@ export interface ProviderRequest {
   /** Empty for providers without tool calling: they never see tool schemas. */
   readonly tools: ReadonlyArray<ToolDescriptor>;
   readonly toolChoice: ToolChoice;
+  /**
+   * Called with each piece of the answer's text as it streams in (the runtime turns them into the
+   * run's `text_delta` events). A provider that does not stream never calls it; the response's
+   * `text` is the whole text either way.
+   */
+  readonly onTextDelta?: ((delta: string) => void) | undefined;
 }
 
 export type ProviderErrorReason =

@@ -123,7 +123,7 @@ export function anthropicProvider(config: AnthropicConfig): Provider {
             const block = event.content_block;
             if (block.type === "text" && block.text) {
               text += block.text;
-              streamed = reportDelta(config, request.runId, request.step, block.text) || streamed;
+              streamed = reportDelta(config, request, block.text) || streamed;
             } else if (block.type === "tool_use") {
               // The block's initial `input` is `{}`; the real input arrives as input_json_delta fragments.
               calls.open(String(event.index), { id: block.id, name: block.name });
@@ -133,7 +133,7 @@ export function anthropicProvider(config: AnthropicConfig): Provider {
           case "content_block_delta":
             if (event.delta.type === "text_delta") {
               text += event.delta.text;
-              streamed = reportDelta(config, request.runId, request.step, event.delta.text) || streamed;
+              streamed = reportDelta(config, request, event.delta.text) || streamed;
             } else if (event.delta.type === "input_json_delta") {
               calls.appendArguments(String(event.index), event.delta.partial_json);
             }

@@ -111,7 +111,7 @@ export function openAIChatProvider(config: OpenAIChatConfig): Provider {
         }
         if (delta.content) {
           text += delta.content;
-          streamed = reportDelta(config, request.runId, request.step, delta.content) || streamed;
+          streamed = reportDelta(config, request, delta.content) || streamed;
         }
         for (const call of delta.tool_calls ?? []) {
           // Some compatible servers leave out `index`: a new id then starts a new call, and an

@@ -142,7 +142,7 @@ export function openAIResponsesProvider(config: OpenAIResponsesConfig): Provider
         switch (event.type) {
           case "response.output_text.delta":
             text += event.delta;
-            streamed = reportDelta(config, request.runId, request.step, event.delta) || streamed;
+            streamed = reportDelta(config, request, event.delta) || streamed;
             break;
           case "response.output_item.added":
             if (event.item.type === "function_call") {

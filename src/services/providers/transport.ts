@@ -1,7 +1,7 @@
 import { Effect } from "effect";
 import { errorText } from "../../domain/errorText.js";
 import { redactText } from "../../persistence/payloadHygiene.js";
-import { ProviderError, type ProviderErrorReason, reasonForStatus } from "./Provider.js";
+import { ProviderError, type ProviderErrorReason, type ProviderRequest, reasonForStatus } from "./Provider.js";
 
 /**
  * What the real providers share about one HTTP call: the host-facing options, the per-call
@@ -12,7 +12,10 @@ import { ProviderError, type ProviderErrorReason, reasonForStatus } from "./Prov
 
 /** Host-facing options of every real provider. */
 export interface ProviderOptions {
-  /** Streamed text deltas of a step, as they arrive. When set (and streaming), responses say `streamed: true`. */
+  /**
+   * Streamed text deltas of a step, as they arrive, for a host that wants them keyed by run id
+   * beside the run's own `text_delta` events (which need no callback).
+   */
   readonly onTextDelta?: (runId: string, step: number, text: string) => void;
 }
 
@@ -256,11 +259,23 @@ export function providerCall<A>(
   });
 }
 
-/** Reports one text delta to the host; a throwing callback never breaks the call. */
-export function reportDelta(options: ProviderOptions, runId: string, step: number, text: string): boolean {
-  if (!options.onTextDelta || text.length === 0) return false;
+/**
+ * Reports one text delta to the run (the request's callback) and to the host's provider callback;
+ * whether anyone received it. A throwing callback never breaks the call.
+ */
+export function reportDelta(
+  options: ProviderOptions,
+  request: Pick<ProviderRequest, "runId" | "step" | "onTextDelta">,
+  text: string,
+): boolean {
+  if (text.length === 0 || (!options.onTextDelta && !request.onTextDelta)) return false;
   try {
-    options.onTextDelta(runId, step, text);
+    request.onTextDelta?.(text);
+  } catch {
+    // A listener's problem is not the provider's failure.
+  }
+  try {
+    options.onTextDelta?.(request.runId, request.step, text);
   } catch {
     // The host's display problem is not the provider's failure.
   }

@@ -7,6 +7,8 @@ import { ledgerRowToLoopEvents, sseHandler } from "../../../src/host/channels/ss
 import { AgentRunStore } from "../../../src/persistence/AgentRunStore.js";
 import type { AgentRuntime, RunHandle } from "../../../src/runtime/AgentRuntime.js";
 import { scriptedProvider } from "../../../src/services/providers/scripted.js";
+import { fixtureTool } from "../../../src/services/tools/fixtureTool.js";
+import { CASES } from "../../support/fakeServers/cases.js";
 import { callStep, lookupTool, textStep, useRuntimeHarness } from "../../support/runtimeHarness.js";
 
 /**
@@ -32,9 +34,13 @@ async function serve(runtime: AgentRuntime): Promise<string> {
 }
 
 interface Frame {
-  readonly id: number;
+  /** Absent for an event that is not a ledger row (approval request, start, text delta). */
+  readonly id?: number;
   readonly event: LoopEvent;
 }
+
+/** The frames that stand for ledger rows. */
+const rowFrames = (frames: ReadonlyArray<Frame>) => frames.filter((frame) => frame.id !== undefined);
 
 /**
  * Reads SSE frames until the stream ends, or until `stopAfter` accepts a frame: then the client
@@ -42,7 +48,7 @@ interface Frame {
  */
 async function readStream(
   url: string,
-  options: { lastEventId?: number; stopAfter?: (frame: Frame) => boolean } = {},
+  options: { lastEventId?: number; stopAfter?: (frame: Frame) => boolean; onFrame?: (frame: Frame) => void } = {},
 ): Promise<{ frames: Frame[]; status: number; contentType: string | null; ended: boolean }> {
   const controller = new AbortController();
   const response = await fetch(url, {
@@ -67,9 +73,11 @@ async function readStream(
         const lines = block.split("\n");
         const id = lines.find((line) => line.startsWith("id: "))?.slice(4);
         const data = lines.find((line) => line.startsWith("data: "))?.slice(6);
-        if (id === undefined || data === undefined) continue; // a comment (keep-alive)
-        const frame = { id: Number(id), event: JSON.parse(data) as LoopEvent };
+        if (data === undefined) continue; // a comment (keep-alive)
+        const event = JSON.parse(data) as LoopEvent;
+        const frame: Frame = id === undefined ? { event } : { id: Number(id), event };
         frames.push(frame);
+        options.onFrame?.(frame);
         if (options.stopAfter?.(frame)) {
           controller.abort();
           return { frames, status: response.status, contentType: response.headers.get("content-type"), ended: false };
@@ -119,17 +127,19 @@ describe("SSE handler", () => {
     expect(stream.status).toBe(200);
     expect(stream.contentType).toMatch(/^text\/event-stream/);
     expect(stream.ended).toBe(true);
-    expect(stream.frames.map((frame) => frame.event.type)).toEqual([
-      "commentary",
-      "tool_started",
-      "tool_result",
-      "tool_started",
-      "tool_result",
-      "final",
-      "done",
+    expect(stream.frames.map((frame) => [frame.event.type, frame.id !== undefined])).toEqual([
+      ["commentary", true],
+      ["tool_call", true],
+      ["tool_started", false],
+      ["tool_result", true],
+      ["tool_call", true],
+      ["tool_started", false],
+      ["tool_result", true],
+      ["final", true],
+      ["done", true],
     ]);
-    const ids = stream.frames.map((frame) => frame.id);
-    expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+    const ids = rowFrames(stream.frames).map((frame) => frame.id);
+    expect([...ids].sort((a, b) => a! - b!)).toEqual(ids);
     expect(stream.frames.at(-1)!.event).toEqual({
       type: "done",
       runId: handle.runId,
@@ -157,7 +167,7 @@ describe("SSE handler", () => {
     await handle.result;
 
     expect(stream.ended).toBe(true);
-    expect(stream.frames).toEqual(await ledgerFrames(runtime, handle.runId));
+    expect(rowFrames(stream.frames)).toEqual(await ledgerFrames(runtime, handle.runId));
     expect(stream.frames.at(-1)!.event.type).toBe("done");
   });
 
@@ -166,13 +176,15 @@ describe("SSE handler", () => {
     const handle = startToolRun(runtime, 100);
     const origin = await serve(runtime);
     const url = `${origin}/runs/${handle.runId}/events`;
-    const first = await readStream(url, { stopAfter: (frame) => frame.event.type === "tool_started" });
-    const resumed = await readStream(url, { lastEventId: first.frames.at(-1)!.id });
+    const first = await readStream(url, { stopAfter: (frame) => frame.event.type === "tool_call" });
+    const resumed = await readStream(url, { lastEventId: first.frames.at(-1)!.id! });
     await handle.result;
 
     expect(first.ended).toBe(false);
     expect(resumed.ended).toBe(true);
-    expect([...first.frames, ...resumed.frames]).toEqual(await ledgerFrames(runtime, handle.runId));
+    expect(rowFrames([...first.frames, ...resumed.frames])).toEqual(await ledgerFrames(runtime, handle.runId));
+    // The call the first connection saw proposed is told as started on the second.
+    expect(resumed.frames.find((frame) => frame.event.type === "tool_started")?.event).toMatchObject({ callId: "c1" });
   });
 
   it("sends nothing and ends at once when Last-Event-ID is the terminal row", async () => {
@@ -181,8 +193,91 @@ describe("SSE handler", () => {
     await handle.result;
     const origin = await serve(runtime);
     const all = await ledgerFrames(runtime, handle.runId);
-    const stream = await readStream(`${origin}/runs/${handle.runId}/events`, { lastEventId: all.at(-1)!.id });
+    const stream = await readStream(`${origin}/runs/${handle.runId}/events`, { lastEventId: all.at(-1)!.id! });
     expect(stream).toMatchObject({ status: 200, ended: true, frames: [] });
+  });
+
+  it("tells of a call that waits for approval, and of its start only once it is approved", async () => {
+    const runtime = await harness.makeRuntime();
+    const handle = runtime.startRun({
+      sessionId: "s1",
+      input: "Send the report.",
+      contract: { evidenceMode: "deliver", requiredToolNames: ["send_message"] },
+      provider: scriptedProvider([callStep("c1", "send_message", { text: "report" }), textStep("Sent (message m-1).")]),
+      tools: [
+        fixtureTool({
+          name: "send_message",
+          kind: "deliver",
+          outcomes: [{ status: "ok", output: { sent: true }, evidence: { message_id: "m-1" } }],
+        }),
+      ],
+      approval: { kinds: ["deliver"] },
+    });
+    const origin = await serve(runtime);
+    // The decision is taken only once the stream told of the request: the start comes after it.
+    const stream = await readStream(`${origin}/runs/${handle.runId}/events`, {
+      onFrame: (frame) => {
+        if (frame.event.type === "approval_requested") void handle.approve(frame.event.callId);
+      },
+    });
+    await handle.result;
+
+    expect(stream.frames.map((frame) => [frame.event.type, frame.id !== undefined])).toEqual([
+      ["tool_call", true],
+      ["approval_requested", false],
+      ["tool_started", false],
+      ["tool_result", true],
+      ["final", true],
+      ["done", true],
+    ]);
+    expect(stream.frames[1]!.event).toEqual({
+      type: "approval_requested",
+      runId: handle.runId,
+      step: 1,
+      callId: "c1",
+      toolName: "send_message",
+      arguments: { text: "report" },
+      reason: expect.any(String),
+    });
+  });
+
+  it("carries the run's text deltas, without ids, before each step's whole text", async () => {
+    const chat = CASES.find((providerCase) => providerCase.name === "openai-chat")!;
+    const server = await chat.start();
+    try {
+      server.enqueue(
+        chat.wire.stream({ text: ["Let me ", "look."], calls: [{ id: "c1", name: "lookup", arguments: '{"i": 1}' }] }),
+        chat.wire.stream({ text: ["It is ", "'item'."] }),
+      );
+      const runtime = await harness.makeRuntime({ provider: chat.make(server) });
+      const handle = runtime.startRun({
+        sessionId: "s1",
+        input: "Look item 1 up.",
+        tools: [lookupTool({ outcomes: [{ status: "ok", output: "item", delayMs: 300 }] })],
+      });
+      const origin = await serve(runtime);
+      const stream = await readStream(`${origin}/runs/${handle.runId}/events`);
+      await handle.result;
+
+      const text = stream.frames.flatMap(({ event, id }) =>
+        event.type === "text_delta"
+          ? [`${id ?? "-"} delta ${event.step}:${event.delta}`]
+          : event.type === "commentary" || event.type === "final"
+            ? [`${event.type}:${event.text}`]
+            : [],
+      );
+      expect(text).toEqual([
+        "- delta 1:Let me ",
+        "- delta 1:look.",
+        "commentary:Let me look.",
+        "- delta 2:It is ",
+        "- delta 2:'item'.",
+        "final:It is 'item'.",
+      ]);
+      expect(rowFrames(stream.frames)).toEqual(await ledgerFrames(runtime, handle.runId));
+    } finally {
+      await server.close();
+    }
   });
 
   it("answers 404 for a run the ledger does not know and for other paths", async () => {

@@ -114,7 +114,7 @@ describe("the serve app's live streams", () => {
     try {
       await until(() => stream.ended(), "the stream to end");
       const types = stream.frames.map((frame) => JSON.parse(frame.data).type);
-      expect(types).toEqual(["tool_started", "tool_result", "final", "done"]);
+      expect(types).toEqual(["tool_call", "tool_started", "tool_result", "final", "done"]);
       expect(JSON.parse(stream.frames.at(-1)!.data).terminalState).toBe((await handle.result).terminalState);
     } finally {
       stream.close();

@@ -2,11 +2,13 @@
 // Copied into the scratch project by test/package/consumer.test.ts and run there as
 // `node host.mjs <ledger file>`; it prints one JSON summary line on stdout.
 import { existsSync } from "node:fs";
-import { AgentRuntime, defineTool, fromAgentRun } from "agentloop";
+import { createServer } from "node:http";
+import { AgentRuntime, defineTool, fromAgentRun, sseHandler, toUIMessageStream } from "agentloop";
 import * as machines from "agentloop/machines";
 import * as providers from "agentloop/providers";
 import { scriptedProvider, standInRun } from "agentloop/testing";
 import * as tools from "agentloop/tools";
+import { readUIMessageStream } from "ai";
 import { Effect } from "effect";
 import { assign, createActor, setup, toPromise } from "xstate";
 import { z } from "zod";
@@ -100,7 +102,57 @@ try {
   }
   const cancelledResult = await cancelled.result;
 
-  // 3. A run invoked from the host's own statechart, which branches on how it ended; then the same
+  // 3. One run, two browser tabs: two SSE clients of the run's events endpoint, each to the end.
+  const slowLookup = defineTool({
+    name: "slow_lookup",
+    description: "Looks an order up, slowly.",
+    kind: "observe",
+    input: z.object({ id: z.string() }),
+    execute: async (args) => {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return { status: "ok", output: { id: args.id, state: "shipped" }, evidence: { order_id: args.id } };
+    },
+  });
+  const server = createServer(sseHandler({ runtime, pollIntervalMs: 20 }));
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const shared = runtime.startRun({
+    sessionId: "s2",
+    input: "Where is order 8?",
+    contract: { evidenceMode: "observe" },
+    tools: [slowLookup],
+    provider: scriptedProvider([
+      { text: "Looking it up.", toolCalls: [{ id: "s1", name: "slow_lookup", arguments: { id: "8" } }] },
+      { text: "Order 8 has shipped." },
+    ]),
+  });
+  const tab = async () => {
+    const response = await fetch(`http://127.0.0.1:${server.address().port}/runs/${shared.runId}/events`);
+    const text = await response.text();
+    return text
+      .split("\n\n")
+      .filter((frame) => frame.includes("data: "))
+      .map((frame) => JSON.parse(frame.slice(frame.indexOf("data: ") + 6)).type);
+  };
+  const tabs = await Promise.all([tab(), tab()]);
+  const sharedLive = [];
+  for await (const event of shared.events) sharedLive.push(event.type);
+  server.close();
+
+  // 4. A run read as the AI SDK's UI Message Stream with the ai package's own reader.
+  const chatRun = runtime.startRun({
+    sessionId: "s3",
+    input: "Where is order 9?",
+    contract: { evidenceMode: "observe" },
+    tools: [lookupOrder],
+    provider: scriptedProvider([
+      { toolCalls: [{ id: "u1", name: "lookup_order", arguments: { id: "9" } }] },
+      { text: "Order 9 has shipped." },
+    ]),
+  });
+  let uiMessage;
+  for await (const message of readUIMessageStream({ stream: toUIMessageStream(chatRun) })) uiMessage = message;
+
+  // 5. A run invoked from the host's own statechart, which branches on how it ended; then the same
   // chart with the testing stand-in run in place of the real one.
   const desk = setup({ actors: { agentRun: fromAgentRun(runtime) } }).createMachine({
     context: { heard: [], runId: null },
@@ -111,7 +163,7 @@ try {
           id: "run",
           src: "agentRun",
           input: {
-            sessionId: "s3",
+            sessionId: "s4",
             input: "Where is order 7?",
             contract: { evidenceMode: "observe" },
             tools: [lookupOrder],
@@ -146,7 +198,7 @@ try {
   ).start();
   await toPromise(standIn);
 
-  // 4. The ledger, read back.
+  // 6. The ledger, read back.
   const ledgerOf = async (runId) => {
     const row = await runtime.ledger.getRun(runId);
     const events = await runtime.ledger.listEvents(runId);
@@ -192,6 +244,14 @@ try {
       heard: hosted.getSnapshot().context.heard,
       ledger: await ledgerOf(hosted.getSnapshot().context.runId),
       standInEnd: standIn.getSnapshot().value,
+    },
+    sse: { tabs, live: sharedLive },
+    uiMessage: {
+      id: uiMessage?.id,
+      parts: uiMessage?.parts.map((part) =>
+        part.type === "text" ? `text:${part.text}` : `${part.type}:${part.state ?? ""}`,
+      ),
+      metadata: uiMessage?.metadata,
     },
     ledgerFileExists: existsSync(database),
   };

@@ -112,6 +112,57 @@ describe.each(CASES)("$name in the runtime", (providerCase) => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it("streams the text as text_delta run events, each step's whole text after them, to every listener and the provider's callback", async () => {
+    server.enqueue(
+      providerCase.wire.stream({
+        text: ["Let me ", "look."],
+        calls: [{ id: "call_1", name: "lookup", arguments: ['{"i": 1}'] }],
+      }),
+      providerCase.wire.stream({ text: ["Item 1 ", "is 'item'."] }),
+    );
+    const callback: string[] = [];
+    const runtime = await harness.makeRuntime({
+      provider: providerCase.make(server, { onTextDelta: (_runId, step, text) => callback.push(`${step}:${text}`) }),
+      tools: [lookupTool()],
+    });
+    const handle = runtime.startRun({ sessionId: "s", input: "Look item 1 up.", contract: OBSERVE_LOOKUP });
+    const read = async () => {
+      const events = [];
+      for await (const event of handle.events) events.push(event);
+      return events;
+    };
+    const [first, second] = await Promise.all([read(), read()]);
+    const late = await read();
+
+    const text = first.flatMap((event) =>
+      event.type === "text_delta"
+        ? [`delta ${event.step}:${event.delta}`]
+        : event.type === "commentary" || event.type === "final"
+          ? [`${event.type}:${event.text}`]
+          : [],
+    );
+    expect(text).toEqual([
+      "delta 1:Let me ",
+      "delta 1:look.",
+      "commentary:Let me look.",
+      "delta 2:Item 1 ",
+      "delta 2:is 'item'.",
+      "final:Item 1 is 'item'.",
+    ]);
+    expect(second).toEqual(first);
+    expect(late).toEqual(first);
+    expect(callback).toEqual(["1:Let me ", "1:look.", "2:Item 1 ", "2:is 'item'."]);
+    // Deltas are not ledger rows.
+    expect(await ledgerTypes(runtime, handle.runId)).toEqual([
+      "user_input",
+      "assistant_output",
+      "tool_call",
+      "tool_result",
+      "assistant_output",
+      "terminal",
+    ]);
+  });
+
   it("runs nine lookup steps and a final answer to completed with the expected ledger", async () => {
     for (let i = 1; i <= 9; i++) {
       server.enqueue(
