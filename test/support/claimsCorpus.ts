@@ -42,7 +42,8 @@ export type Split =
   | "v16/heldout"
   | "v17/heldout"
   | "v18/heldout"
-  | "v19/heldout";
+  | "v19/heldout"
+  | "v20/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
