@@ -63,6 +63,7 @@ export {
   type AgentRuntimeConfig,
   type ApproveOptions,
   type DenyOptions,
+  type DisposeOptions,
   type EnqueueRunOptions,
   type LedgerReader,
   type ResumeRunOptions,

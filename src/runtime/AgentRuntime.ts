@@ -55,6 +55,12 @@ export type {
 } from "./runtimeConfig.js";
 
 /** The composed runtime: one ManagedRuntime over the ledger layer, many concurrent run actors. */
+/** What `dispose` does with a run that waits for an approval. */
+export interface DisposeOptions {
+  /** `park` (the default) leaves it open in the ledger for a later runtime; `cancel` ends it. */
+  readonly waiting?: "park" | "cancel" | undefined;
+}
+
 export class AgentRuntime {
   readonly registry: RunRegistry = makeRunRegistry();
   /** The runs in flight on this runtime, each one scoped session. */
@@ -345,11 +351,14 @@ export class AgentRuntime {
   /**
    * Cancels every run in flight (each ends `cancelled`, its open calls with `cancelled` receipts
    * and their process groups killed), waits for their terminal rows, then closes the ledger.
-   * Resolves only then; later calls return the same promise. A run that cannot finish within
-   * `shutdownTimeoutMs` stays `running` in the ledger, and the next start's recovery closes it.
+   * A run that waits for an approval is parked by default (`waiting: "park"`: left open for
+   * `resumeRun`, `cancelRun` or `agentloop cancel`), or cancelled with the others under
+   * `waiting: "cancel"`. Resolves only then; later calls return the first call's promise. A run
+   * that cannot finish within `shutdownTimeoutMs` stays `running` in the ledger, and the next
+   * start's recovery closes it.
    */
-  dispose(): Promise<void> {
-    this.disposal ??= this.shutdown();
+  dispose(options: DisposeOptions = {}): Promise<void> {
+    this.disposal ??= this.shutdown(options.waiting ?? "park");
     return this.disposal;
   }
 
@@ -385,7 +394,7 @@ export class AgentRuntime {
   private dispatcher: Dispatcher | undefined;
   private stopLedgerWatch: (() => Promise<void>) | undefined;
 
-  private async shutdown(): Promise<void> {
+  private async shutdown(waiting: "park" | "cancel"): Promise<void> {
     // A worker stops taking runs first: what it has not taken stays queued for another.
     await this.dispatcher?.stop();
     await this.stopSupervisor?.();
@@ -393,7 +402,7 @@ export class AgentRuntime {
     const all = [...this.sessions.values()];
     // A run waiting for approval is parked, not cancelled: its request is durable, the next
     // runtime's recovery leaves it open, and `resumeRun` brings it back to the same wait.
-    const parked = all.filter((session) => session.waitingForApproval());
+    const parked = waiting === "park" ? all.filter((session) => session.waitingForApproval()) : [];
     await Promise.all(parked.map((session) => session.close()));
     const runs = all.filter((session) => !parked.includes(session));
     for (const session of runs) session.handle.cancel();

@@ -328,6 +328,28 @@ describe("approval of tool calls (issue Q)", () => {
     expect(ledgerViolations(ledger)).toEqual([]);
   });
 
+  it('cancels a waiting run on dispose({ waiting: "cancel" }): a cancelled run and a cancelled receipt for the waiting call', async () => {
+    const file = harness.dbFile();
+    const runtime = await harness.makeRuntime({ database: file });
+    const seen: unknown[] = [];
+    const handle = runtime.startRun({
+      sessionId: "s1",
+      input: "Send the report to #ops",
+      contract: DELIVER,
+      provider: scriptedProvider(sendSteps()),
+      tools: [sendTool(seen)],
+      approval: { kinds: ["deliver"] },
+    });
+    await firstRequest(handle);
+    await runtime.dispose({ waiting: "cancel" });
+    expect((await handle.result).terminalState).toBe("cancelled");
+    const reopened = await harness.makeRuntime({ database: file });
+    expect((await reopened.ledger.getRun(handle.runId))?.terminalState).toBe("cancelled");
+    const receipts = await reopened.ledger.listReceipts(handle.runId);
+    expect(receipts.map((receipt) => [receipt.callId, receipt.status])).toEqual([["c1", "cancelled"]]);
+    expect(seen).toEqual([]);
+  });
+
   it("applies a denial made while no runtime drove the run as soon as the run is resumed", async () => {
     const file = harness.dbFile();
     const first = await harness.makeRuntime({ database: file });
