@@ -98,7 +98,8 @@ export async function runCommand(io: CliIO, task: string, options: RunCommandOpt
   }
 
   // Streamed text is progress for a person at a terminal; the final text is printed once, at the end.
-  const live = io.isTTY && !options.json;
+  // Under `progress_updates` the router already shows each step's text as it is recorded.
+  const live = io.isTTY && !options.json && policy !== "progress_updates";
   let printedDelta = false;
   const provider = makeProvider(resolved.right, {
     ...(live

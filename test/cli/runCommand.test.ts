@@ -123,6 +123,39 @@ describe("runCommand", () => {
     expect(written.join("")).toContain("Paris.");
   });
 
+  /** Runs with a terminal attached, returning what went to stderr and to stdout. */
+  async function atTerminal(policy: string | undefined) {
+    const { io } = fakeIO();
+    const terminal: CliIO = { ...io, isTTY: true };
+    const written: Record<"stderr" | "stdout", string[]> = { stderr: [], stdout: [] };
+    const spies = (["stderr", "stdout"] as const).map((stream) =>
+      vi.spyOn(process[stream], "write").mockImplementation(((chunk: string | Uint8Array, ...rest: unknown[]) => {
+        written[stream].push(String(chunk));
+        rest.find((arg): arg is () => void => typeof arg === "function")?.();
+        return true;
+      }) as typeof process.stdout.write),
+    );
+    try {
+      await runCommand(terminal, "Capital?", options(policy ? { policy } : {}));
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    return { stderr: written.stderr.join(""), stdout: written.stdout.join("") };
+  }
+
+  it("streams the text to a terminal as it comes", async () => {
+    server.enqueue(openAIChatWire.stream({ text: ["Paris is ", "the capital."] }));
+    const { stderr } = await atTerminal(undefined);
+    expect(stderr).toContain("Paris is the capital.");
+  });
+
+  it("streams nothing under --policy progress_updates, whose router shows each step's text once", async () => {
+    server.enqueue(openAIChatWire.stream({ text: ["Paris is ", "the capital."] }));
+    const { stderr, stdout } = await atTerminal("progress_updates");
+    expect(stderr).not.toContain("Paris is");
+    expect(stdout.split("Paris is the capital.").length - 1).toBe(1);
+  });
+
   it("asks for whole responses with --no-stream", async () => {
     server.enqueue(openAIChatWire.json({ text: "Paris." }));
     const { io, out } = fakeIO();
