@@ -196,7 +196,7 @@ async function measureFailover(database: string, samples: number) {
 }
 
 /** Runs a worker drives at once in `dispatch.throughput`: model latency, not CPU, should bound a worker. */
-const THROUGHPUT_CONCURRENCY = 20;
+const THROUGHPUT_CONCURRENCY = 5;
 
 /**
  * `dispatch.throughput`: `runs` W10 runs (50 ms a model step) enqueued, then driven by `workers`
