@@ -28,6 +28,7 @@ import type {
   AgentRuntimeConfig,
   ApproveOptions,
   DenyOptions,
+  DisposeOptions,
   EnqueueRunOptions,
   LedgerReader,
   ResumeRunOptions,
@@ -45,6 +46,7 @@ export type {
   AgentRuntimeConfig,
   ApproveOptions,
   DenyOptions,
+  DisposeOptions,
   EnqueueRunOptions,
   LedgerReader,
   ResumeRunOptions,
@@ -55,12 +57,6 @@ export type {
 } from "./runtimeConfig.js";
 
 /** The composed runtime: one ManagedRuntime over the ledger layer, many concurrent run actors. */
-/** What `dispose` does with a run that waits for an approval. */
-export interface DisposeOptions {
-  /** `park` (the default) leaves it open in the ledger for a later runtime; `cancel` ends it. */
-  readonly waiting?: "park" | "cancel" | undefined;
-}
-
 export class AgentRuntime {
   readonly registry: RunRegistry = makeRunRegistry();
   /** The runs in flight on this runtime, each one scoped session. */

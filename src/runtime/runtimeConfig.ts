@@ -189,6 +189,12 @@ export interface EnqueueRunOptions {
   readonly traceId?: string | undefined;
 }
 
+/** What `dispose` does with a run that waits for an approval. */
+export interface DisposeOptions {
+  /** `park` (the default) leaves it open in the ledger for a later runtime; `cancel` ends it. */
+  readonly waiting?: "park" | "cancel" | undefined;
+}
+
 /** What `resumeRun` takes: the parts of a run that are not in its ledger. */
 export interface ResumeRunOptions
   extends Pick<
