@@ -1,5 +1,6 @@
 import { userInfo } from "node:os";
-import { Effect, Either } from "effect";
+import * as Effect from "effect/Effect";
+import * as Either from "effect/Either";
 import {
   type ApprovalScope,
   DECISION_MESSAGE_MAX_LENGTH,

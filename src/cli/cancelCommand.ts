@@ -1,4 +1,5 @@
-import { Effect, Either } from "effect";
+import * as Effect from "effect/Effect";
+import * as Either from "effect/Either";
 import { decidedByProblem } from "../domain/index.js";
 import * as Ledger from "../persistence/ledger.js";
 import { closeUndrivenRun, requestCancel } from "../persistence/runCancellation.js";

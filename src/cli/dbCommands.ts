@@ -1,4 +1,6 @@
-import { Effect, Logger, LogLevel } from "effect";
+import * as Effect from "effect/Effect";
+import * as Logger from "effect/Logger";
+import * as LogLevel from "effect/LogLevel";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
 import * as Ledger from "../persistence/ledger.js";
 import { describeStray, endStrayToolProcesses } from "../services/processes/processLedger.js";

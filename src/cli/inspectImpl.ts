@@ -1,4 +1,4 @@
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import type { ApprovalRecord, LedgerEvent } from "../domain/index.js";
 import { describeApproval, describeEvent } from "../host/eval/describeEvent.js";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";

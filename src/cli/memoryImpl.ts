@@ -1,4 +1,5 @@
-import { Effect, Layer } from "effect";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
 import { MemoryVerificationStatus } from "../domain/index.js";
 import * as Ledger from "../persistence/ledger.js";
 import { MemoryItemStore, layer as memoryItemStoreLayer } from "../persistence/MemoryItemStore.js";

@@ -1,4 +1,4 @@
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import type { ExecutionReceipt, LedgerEvent, RunRecord } from "../domain/index.js";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
 import { type DeliveryRow, LedgerReads } from "../persistence/LedgerReads.js";

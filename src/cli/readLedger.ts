@@ -1,4 +1,4 @@
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import * as Ledger from "../persistence/ledger.js";
 import { runEffect } from "./runEffect.js";
 

@@ -1,4 +1,4 @@
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
 import { AgentRuntime } from "../runtime/AgentRuntime.js";
 import { describeStray, endStrayToolProcesses } from "../services/processes/processLedger.js";

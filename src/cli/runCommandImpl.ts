@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { Either } from "effect";
+import * as Either from "effect/Either";
 import { type AgentRunResult, type EvidenceMode, EvidenceMode as EvidenceModes } from "../domain/index.js";
 import { channelMessageSender } from "../host/channels/Channel.js";
 import { consoleChannel } from "../host/channels/console.js";

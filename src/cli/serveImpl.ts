@@ -1,4 +1,6 @@
-import { Cause, Effect, Exit } from "effect";
+import * as Cause from "effect/Cause";
+import * as Effect from "effect/Effect";
+import * as Exit from "effect/Exit";
 import { ledgerChanges } from "../host/serve/ledgerChanges.js";
 import type { LedgerRead } from "../host/serve/ledgerViews.js";
 import { startServe } from "../host/serve/server.js";

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
-import { Data } from "effect";
+import * as Data from "effect/Data";
 import { z } from "zod";
 import type { DeliveryPolicy } from "../domain/delivery.js";
 import { errorText } from "../domain/errorText.js";

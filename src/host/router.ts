@@ -1,4 +1,5 @@
-import { Effect, Metric } from "effect";
+import * as Effect from "effect/Effect";
+import * as Metric from "effect/Metric";
 import { type Actor, createActor, fromPromise, toPromise } from "xstate";
 import {
   ChannelReceipt,

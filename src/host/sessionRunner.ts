@@ -1,4 +1,4 @@
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import type { AgentRunResult, ContextMessage, Locale, MemoryItem, RunRecord, SkillManifest } from "../domain/index.js";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
 import { AGENTLOOP_TURN_SOURCE, MemoryTurnStore } from "../persistence/MemoryTurnStore.js";

@@ -1,7 +1,10 @@
-import { SqlClient, type SqlError } from "@effect/sql";
-import { Context, Data, Effect } from "effect";
+import type * as SqlError from "@effect/sql/SqlError";
+import * as Context from "effect/Context";
+import * as Data from "effect/Data";
+import * as Effect from "effect/Effect";
 import { type DeliveryAttempt, DeliveryStatus, MessageKind } from "../domain/delivery.js";
 import { redactText } from "./payloadHygiene.js";
+import * as SqlClient from "./sqlClient.js";
 
 /**
  * The channel delivery log (`agent_channel_deliveries`, migration 0003): every attempt to send a

@@ -1,8 +1,11 @@
-import { SqlClient, type SqlError } from "@effect/sql";
-import { Context, Effect, Layer } from "effect";
+import type * as SqlError from "@effect/sql/SqlError";
+import * as Context from "effect/Context";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
 import { LedgerError } from "./AgentRunStore.js";
 import { Dialect } from "./engine/Dialect.js";
 import { toLedgerError } from "./ledgerWriter.js";
+import * as SqlClient from "./sqlClient.js";
 
 /**
  * The ledger read whole, for those who look at it rather than drive runs: the metrics and health

@@ -1,9 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { SqlClient, type SqlError } from "@effect/sql";
-import { Context, Effect, Layer } from "effect";
+import type * as SqlError from "@effect/sql/SqlError";
+import * as Context from "effect/Context";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
 import { type JsonValue, MemoryItem, type MemoryItemInput, type MemoryVerificationStatus } from "../domain/index.js";
 import { LedgerError } from "./AgentRunStore.js";
 import { sanitizePayload } from "./payloadHygiene.js";
+import * as SqlClient from "./sqlClient.js";
 
 export interface MemoryItemFilter {
   readonly scope?: string;

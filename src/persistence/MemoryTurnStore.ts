@@ -1,8 +1,11 @@
-import { SqlClient, type SqlError } from "@effect/sql";
-import { Context, Effect, Layer } from "effect";
+import type * as SqlError from "@effect/sql/SqlError";
+import * as Context from "effect/Context";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
 import type { JsonValue, MemoryTurn } from "../domain/index.js";
 import { LedgerError } from "./AgentRunStore.js";
 import { DEFAULT_PAYLOAD_CAP_BYTES, sanitizeText } from "./payloadHygiene.js";
+import * as SqlClient from "./sqlClient.js";
 
 /** A visible turn's content is redacted and capped like a ledger payload. */
 export const MEMORY_TURN_CAP_BYTES = DEFAULT_PAYLOAD_CAP_BYTES;

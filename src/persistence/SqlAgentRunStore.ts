@@ -1,5 +1,6 @@
-import { SqlClient, type SqlError } from "@effect/sql";
-import { Effect, Layer } from "effect";
+import type * as SqlError from "@effect/sql/SqlError";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
 import {
   CompletionContract,
   type ExecutionReceipt,
@@ -23,6 +24,7 @@ import * as LedgerWriter from "./ledgerWriter.js";
 import { DEFAULT_PAYLOAD_CAP_BYTES } from "./payloadHygiene.js";
 import * as RunLeases from "./runLeases.js";
 import * as RunQueue from "./runQueue.js";
+import * as SqlClient from "./sqlClient.js";
 import * as ToolProcesses from "./toolProcesses.js";
 
 export interface SqlAgentRunStoreOptions {

@@ -1,10 +1,12 @@
-import { SqlClient, type SqlError } from "@effect/sql";
-import { Effect, Option } from "effect";
+import type * as SqlError from "@effect/sql/SqlError";
+import * as Effect from "effect/Effect";
+import * as Option from "effect/Option";
 import { type ApprovalRecord, type ApprovalRequest, HostApprovalDecision, type JsonValue } from "../domain/index.js";
 import { LedgerError } from "./AgentRunStore.js";
 import { Dialect } from "./engine/Dialect.js";
 import { toLedgerError } from "./ledgerWriter.js";
 import { sanitizedJson } from "./payloadHygiene.js";
+import * as SqlClient from "./sqlClient.js";
 
 /**
  * The approvals of tool calls in the ledger (`agent_approvals`, migration 0008), over SqlClient

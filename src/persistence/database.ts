@@ -1,7 +1,11 @@
-import { Migrator, SqlClient, type SqlError } from "@effect/sql";
-import { Data, Effect } from "effect";
+import type * as Migrator from "@effect/sql/Migrator";
+import type * as SqlError from "@effect/sql/SqlError";
+import * as Data from "effect/Data";
+import * as Effect from "effect/Effect";
 import { Dialect } from "./engine/Dialect.js";
-import { LATEST_SCHEMA_VERSION, MIGRATIONS_TABLE } from "./migrations/index.js";
+import { LATEST_SCHEMA_VERSION, MIGRATIONS_TABLE } from "./migrations/schemaVersion.js";
+import * as SqlClient from "./sqlClient.js";
+import { loadMigrator } from "./sqlClient.js";
 
 /**
  * The ledger's schema, the same for both engines: which version a database carries, refusing one
@@ -96,6 +100,7 @@ const migrationFailed = (detail: string, cause: unknown) =>
 export const runMigrations = (migrations?: MigrationRecord) =>
   Effect.gen(function* () {
     const dialect = yield* Dialect;
+    const Migrator = yield* loadMigrator;
     const loader = migrations ? Migrator.fromRecord(migrations) : dialect.migrations;
     const applied = yield* Migrator.make({})({ loader, table: MIGRATIONS_TABLE });
     return applied.map(([id, name]) => `${String(id).padStart(4, "0")}_${name}`);

@@ -1,8 +1,8 @@
-import { SqlClient } from "@effect/sql";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import type { LedgerError } from "./AgentRunStore.js";
 import { Dialect } from "./engine/Dialect.js";
 import { toLedgerError } from "./ledgerWriter.js";
+import * as SqlClient from "./sqlClient.js";
 
 /**
  * Whether the database finds a run's receipts meeting its stored contract — the very check its

@@ -1,5 +1,8 @@
-import type { SqlClient } from "@effect/sql";
-import { Effect, type Exit, Layer, ManagedRuntime } from "effect";
+import type * as SqlClient from "@effect/sql/SqlClient";
+import * as Effect from "effect/Effect";
+import type * as Exit from "effect/Exit";
+import * as Layer from "effect/Layer";
+import * as ManagedRuntime from "effect/ManagedRuntime";
 import { AgentRunStore } from "./AgentRunStore.js";
 import {
   DatabaseError,

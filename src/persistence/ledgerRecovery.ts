@@ -1,5 +1,6 @@
-import { SqlClient, type SqlError } from "@effect/sql";
-import { Effect, Schedule } from "effect";
+import type * as SqlError from "@effect/sql/SqlError";
+import * as Effect from "effect/Effect";
+import * as Schedule from "effect/Schedule";
 import type { ExecutionReceipt, JsonValue, RunRecord } from "../domain/index.js";
 import type {
   AbandonedRun,
@@ -13,6 +14,7 @@ import type { DialectShape } from "./engine/Dialect.js";
 import * as LedgerWriter from "./ledgerWriter.js";
 import { judgeOwner, type LivenessProbe, openRunOwners, processAlive, thisHost } from "./runOwners.js";
 import { queuedRunIds } from "./runQueue.js";
+import * as SqlClient from "./sqlClient.js";
 
 /**
  * Start-up recovery over the SqlClient (SQLite or PostgreSQL): which open runs are abandoned

@@ -1,15 +1,22 @@
-import { Context, Effect, Layer, type Scope, Stream } from "effect";
+import * as Context from "effect/Context";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
+import type * as Scope from "effect/Scope";
+import type * as Stream from "effect/Stream";
 import type { DatabaseError } from "./database.js";
 
 /**
  * What other runtimes on the same ledger announce: on PostgreSQL, an owner that shuts down
  * NOTIFYs, and supervisors LISTENing react at once instead of at their next poll
- * (engine/postgres/signals.ts). SQLite has no such channel: its stream never emits, and polling is
- * all there is.
+ * (engine/postgres/signals.ts). SQLite has no such channel: nothing is announced, and polling is all
+ * there is.
  */
 export interface LedgerSignalsShape {
-  /** Owner ids of runtimes that just shut down (their open runs can be taken over now). */
-  readonly ownerEnded: Stream.Stream<string>;
+  /**
+   * Owner ids of runtimes that just shut down (their open runs can be taken over now); undefined
+   * where nothing announces it (SQLite).
+   */
+  readonly ownerEnded: Stream.Stream<string> | undefined;
   /**
    * Run ids whose cancel was just asked for by some process (PostgreSQL NOTIFY); undefined where
    * nothing announces it (SQLite), and a runtime reads new requests on a short poll instead.
@@ -86,8 +93,22 @@ export class LedgerSignals extends Context.Tag("agentloop/LedgerSignals")<Ledger
 /** The PostgreSQL NOTIFY channel on which an owner that shuts down announces itself. */
 export const OWNER_ENDED_CHANNEL = "agentloop_owner_ended";
 
+/**
+ * Runs `each` for every announcement of `signal`. Effect's Stream module loads here, when the first
+ * announcement is listened to: only PostgreSQL announces anything, and the module adds about 60 ms
+ * to `import "agentloop"`.
+ */
+export const forEachSignal = <A, E, R>(
+  signal: Stream.Stream<A>,
+  each: (value: A) => Effect.Effect<unknown, E, R>,
+): Effect.Effect<void, E, R> =>
+  Effect.flatMap(
+    Effect.promise(() => import("effect/Stream")),
+    (streams) => streams.runForEach(signal, each),
+  );
+
 export const none: Layer.Layer<LedgerSignals> = Layer.succeed(LedgerSignals, {
-  ownerEnded: Stream.never,
+  ownerEnded: undefined,
   cancelRequested: undefined,
   approvalDecided: undefined,
   listening: undefined,

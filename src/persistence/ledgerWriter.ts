@@ -1,5 +1,5 @@
-import { SqlClient, SqlError } from "@effect/sql";
-import { Effect } from "effect";
+import type * as SqlError from "@effect/sql/SqlError";
+import * as Effect from "effect/Effect";
 import { type ExecutionReceipt, hasEvidence, type JsonValue, STABLE_ID_KEYS } from "../domain/index.js";
 import {
   type EventToAppend,
@@ -15,6 +15,8 @@ import { postgresRefusal } from "./engine/postgres/refusals.js";
 import { sqliteRefusal } from "./engine/sqlite/refusals.js";
 import { type LeaseBook, makeLeaseBook } from "./leaseBook.js";
 import { sanitizedJson, sanitizeText } from "./payloadHygiene.js";
+import * as SqlClient from "./sqlClient.js";
+import { failWithSqlError } from "./sqlClient.js";
 
 /**
  * The ledger's write side, written once over @effect/sql's `SqlClient` (no driver handle), so the
@@ -117,9 +119,7 @@ export function toLedgerError(error: unknown, context: string): LedgerError {
 export const transactionDefectAsFailure =
   (context: string) =>
   <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
-    Effect.catchAllDefect(effect, (defect) =>
-      Effect.fail(new SqlError.SqlError({ cause: defect, message: `${context}: the transaction failed` })),
-    );
+    Effect.catchAllDefect(effect, (defect) => failWithSqlError(`${context}: the transaction failed`, defect));
 
 /** A receipt's non-ok reason travels inside its evidence JSON under `reason`. */
 export function receiptEvidenceJson(receipt: ExecutionReceipt, capBytes: number): string {
@@ -198,9 +198,12 @@ export const make = (options: LedgerWriterOptions): Effect.Effect<LedgerWriter, 
      * serialized fails the batch before anything is written), then runs them as one transaction.
      */
     const batch = (context: string, build: () => ReadonlyArray<Write>): Effect.Effect<void, SqlError.SqlError> =>
-      Effect.try({
-        try: build,
-        catch: (cause) => new SqlError.SqlError({ cause, message: `${context}: cannot serialize the rows` }),
+      Effect.suspend(() => {
+        try {
+          return Effect.succeed(build());
+        } catch (cause) {
+          return failWithSqlError(`${context}: cannot serialize the rows`, cause);
+        }
       }).pipe(
         Effect.flatMap((statements) =>
           statements.length === 0

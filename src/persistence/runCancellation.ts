@@ -1,9 +1,11 @@
-import { SqlClient, type SqlError } from "@effect/sql";
-import { Effect, Schedule } from "effect";
+import type * as SqlError from "@effect/sql/SqlError";
+import * as Effect from "effect/Effect";
+import * as Schedule from "effect/Schedule";
 import { AgentRunStore, LedgerError } from "./AgentRunStore.js";
 import { Dialect } from "./engine/Dialect.js";
 import { cancelledClosing } from "./ledgerRecovery.js";
 import { toLedgerError, transactionDefectAsFailure } from "./ledgerWriter.js";
+import * as SqlClient from "./sqlClient.js";
 
 /**
  * Cancels asked for from any process (migration 0012). The request is a ledger row; where the

@@ -1,9 +1,10 @@
-import { type SqlClient, SqlError } from "@effect/sql";
-import { Effect } from "effect";
+import type * as SqlClient from "@effect/sql/SqlClient";
+import * as Effect from "effect/Effect";
 import type { AgentRunStoreShape } from "./AgentRunStore.js";
 import type { DialectShape } from "./engine/Dialect.js";
 import * as LedgerWriter from "./ledgerWriter.js";
 import { judgeOwner, type OwnerRecord, processAlive, thisHost } from "./runOwners.js";
+import { failWithSqlError } from "./sqlClient.js";
 
 /**
  * Taking over a run's lease, as a compare-and-set. The lease row is the one record of who drives
@@ -110,9 +111,7 @@ export const make = (options: LeaseOptions): Pick<AgentRunStoreShape, "acquireLe
   const acquireLease: AgentRunStoreShape["acquireLease"] = (runId, acquire = {}) =>
     Effect.gen(function* () {
       if (!ownerId) {
-        return yield* Effect.fail(
-          new SqlError.SqlError({ cause: null, message: "this ledger store has no owner: it cannot hold leases" }),
-        );
+        return yield* failWithSqlError("this ledger store has no owner: it cannot hold leases", null);
       }
       const epoch = yield* sql
         .withTransaction(takeOver(runId, ownerId, acquire.force ?? false, acquire.skipLocked ?? false))

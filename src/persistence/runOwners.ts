@@ -1,10 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import { SqlClient, type SqlError } from "@effect/sql";
-import { Effect, type Scope } from "effect";
+import type * as SqlError from "@effect/sql/SqlError";
+import * as Effect from "effect/Effect";
+import type * as Scope from "effect/Scope";
 import { Dialect } from "./engine/Dialect.js";
 import type { LeaseBook } from "./leaseBook.js";
 import { OWNER_ENDED_CHANNEL } from "./ledgerSignals.js";
+import * as SqlClient from "./sqlClient.js";
 
 /**
  * Run ownership on a ledger shared by several processes: each runtime that

@@ -1,5 +1,6 @@
-import type { SqlClient, SqlError } from "@effect/sql";
-import { Effect } from "effect";
+import type * as SqlClient from "@effect/sql/SqlClient";
+import type * as SqlError from "@effect/sql/SqlError";
+import * as Effect from "effect/Effect";
 import type { AgentRunStoreShape } from "./AgentRunStore.js";
 import * as LedgerWriter from "./ledgerWriter.js";
 

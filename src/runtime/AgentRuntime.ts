@@ -1,4 +1,9 @@
-import { Effect, Exit, FiberMap, Layer, ManagedRuntime, Scope } from "effect";
+import * as Effect from "effect/Effect";
+import * as Exit from "effect/Exit";
+import * as FiberMap from "effect/FiberMap";
+import * as Layer from "effect/Layer";
+import * as ManagedRuntime from "effect/ManagedRuntime";
+import * as Scope from "effect/Scope";
 import type { AnyActorRef } from "xstate";
 import type { HostApprovalDecision } from "../domain/index.js";
 import type { LedgerError, RecoveredRun } from "../persistence/AgentRunStore.js";

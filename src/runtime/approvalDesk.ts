@@ -1,5 +1,6 @@
-import type { SqlClient } from "@effect/sql";
-import { Effect, Schedule } from "effect";
+import type * as SqlClient from "@effect/sql/SqlClient";
+import * as Effect from "effect/Effect";
+import * as Schedule from "effect/Schedule";
 import type {
   ApprovalDecided,
   BatchReply,

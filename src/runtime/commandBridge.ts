@@ -1,5 +1,7 @@
-import type { SqlClient } from "@effect/sql";
-import { Effect, FiberMap, type ManagedRuntime } from "effect";
+import type * as SqlClient from "@effect/sql/SqlClient";
+import * as Effect from "effect/Effect";
+import * as FiberMap from "effect/FiberMap";
+import type * as ManagedRuntime from "effect/ManagedRuntime";
 import { type ActorOptions, createActor, fromCallback, type InputFrom } from "xstate";
 import type { RunCommand } from "../domain/index.js";
 import { runMachine } from "../machines/run/machine.js";

@@ -1,5 +1,5 @@
-import type { SqlClient } from "@effect/sql";
-import { Effect } from "effect";
+import type * as SqlClient from "@effect/sql/SqlClient";
+import * as Effect from "effect/Effect";
 import { errorText } from "../domain/errorText.js";
 import type {
   BatchReply,

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { Data, Effect } from "effect";
+import * as Data from "effect/Data";
+import * as Effect from "effect/Effect";
 import { HostApprovalDecision, NONE_CONTRACT } from "../domain/index.js";
 import { AgentRunStore, type NewRun } from "../persistence/AgentRunStore.js";
 import { recordApprovalDecision } from "../persistence/approvals.js";

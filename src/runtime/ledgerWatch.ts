@@ -1,6 +1,9 @@
-import { Effect, Fiber, type ManagedRuntime, Schedule, Stream } from "effect";
+import * as Effect from "effect/Effect";
+import * as Fiber from "effect/Fiber";
+import type * as ManagedRuntime from "effect/ManagedRuntime";
+import * as Schedule from "effect/Schedule";
 import type { DatabaseError } from "../persistence/database.js";
-import { LedgerSignals } from "../persistence/ledgerSignals.js";
+import { forEachSignal, LedgerSignals } from "../persistence/ledgerSignals.js";
 import { cancelRequestsSince } from "../persistence/runCancellation.js";
 import type { RuntimeServices } from "./runtimeConfig.js";
 
@@ -53,13 +56,13 @@ export function startLedgerWatch(host: LedgerWatchHost): () => Promise<void> {
   const watching = Effect.gen(function* () {
     const signals = yield* LedgerSignals;
     const cancels = signals.cancelRequested
-      ? Stream.runForEach(signals.cancelRequested, (runId) => Effect.sync(() => host.cancel(runId)))
+      ? forEachSignal(signals.cancelRequested, (runId) => Effect.sync(() => host.cancel(runId)))
       : pollCancels.pipe(Effect.repeat(Schedule.spaced(host.cancelPollMs)));
     const decisions = signals.approvalDecided
-      ? Stream.runForEach(signals.approvalDecided, (runId) => Effect.sync(() => host.decided(runId)))
+      ? forEachSignal(signals.approvalDecided, (runId) => Effect.sync(() => host.decided(runId)))
       : Effect.void;
     const catchUp = signals.listening
-      ? Stream.runForEach(signals.listening, () =>
+      ? forEachSignal(signals.listening, () =>
           Effect.zipRight(
             Effect.sync(() => host.catchUp()),
             pollCancels,

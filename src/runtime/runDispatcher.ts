@@ -1,4 +1,9 @@
-import { Deferred, Effect, Fiber, type ManagedRuntime, Queue, Schedule } from "effect";
+import * as Deferred from "effect/Deferred";
+import * as Effect from "effect/Effect";
+import * as Fiber from "effect/Fiber";
+import type * as ManagedRuntime from "effect/ManagedRuntime";
+import * as Queue from "effect/Queue";
+import * as Schedule from "effect/Schedule";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
 import type { DatabaseError } from "../persistence/database.js";
 import { LedgerSignals } from "../persistence/ledgerSignals.js";

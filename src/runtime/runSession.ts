@@ -1,5 +1,9 @@
-import type { Tracer } from "effect";
-import { Effect, Exit, type FiberMap, type ManagedRuntime, Scope } from "effect";
+import * as Effect from "effect/Effect";
+import * as Exit from "effect/Exit";
+import type * as FiberMap from "effect/FiberMap";
+import type * as ManagedRuntime from "effect/ManagedRuntime";
+import * as Scope from "effect/Scope";
+import type * as Tracer from "effect/Tracer";
 import type { Actor, AnyActorRef, InspectionEvent, Observer } from "xstate";
 import type { AgentRunResult, HostApprovalDecision, LoopEvent, ResumePoint } from "../domain/index.js";
 import { RUN_WAITING_FOR_APPROVAL, type runMachine } from "../machines/run/machine.js";

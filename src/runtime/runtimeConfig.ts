@@ -1,5 +1,7 @@
-import type { SqlClient } from "@effect/sql";
-import type { Layer, Logger, Tracer } from "effect";
+import type * as SqlClient from "@effect/sql/SqlClient";
+import type * as Layer from "effect/Layer";
+import type * as Logger from "effect/Logger";
+import type * as Tracer from "effect/Tracer";
 import type { InspectionEvent, Observer } from "xstate";
 import {
   type AgentRunResult,

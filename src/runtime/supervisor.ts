@@ -1,9 +1,17 @@
-import { Cause, Data, Effect, Fiber, type ManagedRuntime, Option, Queue, Runtime, Schedule, Stream } from "effect";
+import * as Cause from "effect/Cause";
+import * as Data from "effect/Data";
+import * as Effect from "effect/Effect";
+import * as Fiber from "effect/Fiber";
+import type * as ManagedRuntime from "effect/ManagedRuntime";
+import * as Option from "effect/Option";
+import * as Queue from "effect/Queue";
+import * as Runtime from "effect/Runtime";
+import * as Schedule from "effect/Schedule";
 import type { RunRecord } from "../domain/index.js";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
 import { listApprovals } from "../persistence/approvals.js";
 import type { DatabaseError } from "../persistence/database.js";
-import { LedgerSignals } from "../persistence/ledgerSignals.js";
+import { forEachSignal, LedgerSignals } from "../persistence/ledgerSignals.js";
 import { planResume, type ResumePlan } from "../services/resumePlan.js";
 import type { AnyToolDefinition } from "../services/tools/Tool.js";
 
@@ -147,7 +155,7 @@ export function startSupervisor<Handle>(
     const wake = yield* Queue.sliding<void>(1);
     const signals = yield* LedgerSignals;
     const ask = () => Queue.offer(wake, undefined);
-    yield* Effect.forkScoped(Stream.runForEach(signals.ownerEnded, ask));
+    if (signals.ownerEnded) yield* Effect.forkScoped(forEachSignal(signals.ownerEnded, ask));
     yield* ask();
     // Where the job system cannot be served (its schema cannot be installed by this database
     // user, say), the supervisor falls back to looking on a timer, as on SQLite.
@@ -165,7 +173,7 @@ export function startSupervisor<Handle>(
             ),
           )
       : false;
-    if (jobs && signals.listening) yield* Effect.forkScoped(Stream.runForEach(signals.listening, ask));
+    if (jobs && signals.listening) yield* Effect.forkScoped(forEachSignal(signals.listening, ask));
     if (!jobs) {
       yield* Effect.forkScoped(
         ask().pipe(Effect.repeat(Schedule.spaced(settings.intervalMs ?? DEFAULT_SUPERVISE_INTERVAL_MS))),

@@ -1,4 +1,5 @@
-import { Cause, Effect } from "effect";
+import * as Cause from "effect/Cause";
+import * as Effect from "effect/Effect";
 import { errorText } from "../domain/errorText.js";
 import type { ExecutorResult, JsonValue, RunCommand } from "../domain/index.js";
 import { AgentRunStore, type AgentRunStoreShape } from "../persistence/AgentRunStore.js";

@@ -1,4 +1,5 @@
-import { Effect, Metric } from "effect";
+import * as Effect from "effect/Effect";
+import * as Metric from "effect/Metric";
 import type { ToolKind } from "../domain/index.js";
 import type { Provider } from "./providers/Provider.js";
 

@@ -1,5 +1,6 @@
-import { Data } from "effect";
-import { parse as parseYaml } from "yaml";
+import { createRequire } from "node:module";
+import * as Data from "effect/Data";
+import type * as Yaml from "yaml";
 import {
   ADDRESS_KINDS,
   CompletionContract,
@@ -78,6 +79,12 @@ export function resolveContract(
 }
 
 /** A SKILL.md whose front matter is not a valid manifest; `message` names the field. */
+/**
+ * The YAML parser is loaded (through its CommonJS entry, so parsing stays synchronous) when the
+ * first skill manifest is read, not with `import "agentloop"`; require keeps it once loaded.
+ */
+const yaml = (): typeof Yaml => createRequire(import.meta.url)("yaml") as typeof Yaml;
+
 export class SkillManifestError extends Data.TaggedError("SkillManifestError")<{
   readonly reason: "invalid_manifest";
   readonly message: string;
@@ -86,7 +93,7 @@ export class SkillManifestError extends Data.TaggedError("SkillManifestError")<{
 /** Reads the YAML front matter of a SKILL.md; the body stays unread until the skill is loaded. */
 export function parseSkillManifest(markdown: string, fallbackName?: string): SkillManifest {
   const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(markdown);
-  const raw: unknown = match ? parseYaml(match[1]!) : {};
+  const raw: unknown = match ? yaml().parse(match[1]!) : {};
   const data = { ...(fallbackName ? { name: fallbackName } : {}), ...(raw && typeof raw === "object" ? raw : {}) };
   const parsed = SkillManifest.safeParse(data);
   if (!parsed.success) {

@@ -1,7 +1,24 @@
-import { countTokens as countCl100k } from "gpt-tokenizer/encoding/cl100k_base";
-import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
-import * as modelSpecs from "gpt-tokenizer/models";
+import { createRequire } from "node:module";
+import type * as Cl100k from "gpt-tokenizer/encoding/cl100k_base";
+import type * as O200k from "gpt-tokenizer/encoding/o200k_base";
+import type * as ModelSpecs from "gpt-tokenizer/models";
 import type { ContextMessage } from "../domain/index.js";
+
+/**
+ * gpt-tokenizer's encodings and model table are loaded on first use, through its CommonJS build so
+ * that counting stays synchronous: their rank tables take 70–180 ms each to load, which
+ * `import "agentloop"` should not cost a host before its first run builds a context.
+ */
+const require = createRequire(import.meta.url);
+function onFirstUse<T>(load: () => T): () => T {
+  let loaded: { readonly value: T } | undefined;
+  return () => {
+    loaded ??= { value: load() };
+    return loaded.value;
+  };
+}
+const cl100kEncoding = onFirstUse(() => require("gpt-tokenizer/encoding/cl100k_base") as typeof Cl100k);
+const o200kEncoding = onFirstUse(() => require("gpt-tokenizer/encoding/o200k_base") as typeof O200k);
 
 export interface TokenCounter {
   readonly encoding: "o200k_base" | "cl100k_base" | "anthropic_estimate";
@@ -20,8 +37,8 @@ export const ANTHROPIC_ESTIMATE_FACTOR = 1.15;
  * text to the model's API; gpt-tokenizer's default would throw on them and fail the whole history.
  */
 const AS_TEXT = { disallowedSpecial: new Set<string>() };
-const cl100k = (text: string) => (text ? countCl100k(text, AS_TEXT) : 0);
-const o200k = (text: string) => (text ? countO200k(text, AS_TEXT) : 0);
+const cl100k = (text: string) => (text ? cl100kEncoding().countTokens(text, AS_TEXT) : 0);
+const o200k = (text: string) => (text ? o200kEncoding().countTokens(text, AS_TEXT) : 0);
 
 /**
  * Short texts recur all through a session — a tool's name in every call, the same arguments, a
@@ -63,11 +80,16 @@ export function tokenCounterFor(apiFamily: string, model: string): TokenCounter 
  * Context windows (tokens) from gpt-tokenizer's model table, by exact name or else by the longest
  * known name the model extends at a `-` (a dated snapshot of a known model, say).
  */
-const LIBRARY_WINDOWS: ReadonlyMap<string, number> = new Map(
-  Object.entries(modelSpecs as Readonly<Record<string, unknown>>).flatMap(([name, spec]) => {
-    const window = (spec as { context_window?: unknown } | null)?.context_window;
-    return typeof window === "number" && window > 0 ? [[name, window] as const] : [];
-  }),
+const libraryWindows = onFirstUse(
+  (): ReadonlyMap<string, number> =>
+    new Map(
+      Object.entries(require("gpt-tokenizer/models") as typeof ModelSpecs as Readonly<Record<string, unknown>>).flatMap(
+        ([name, spec]) => {
+          const window = (spec as { context_window?: unknown } | null)?.context_window;
+          return typeof window === "number" && window > 0 ? [[name, window] as const] : [];
+        },
+      ),
+    ),
 );
 
 /** Only models gpt-tokenizer's table lacks; unknown models get a conservative 128k. */
@@ -76,13 +98,14 @@ const WINDOW_OVERRIDES: ReadonlyArray<readonly [RegExp, number]> = [[/^claude/, 
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
 
 function libraryWindow(model: string): number | undefined {
-  const exact = LIBRARY_WINDOWS.get(model);
+  const windows = libraryWindows();
+  const exact = windows.get(model);
   if (exact !== undefined) return exact;
   let best: string | undefined;
-  for (const name of LIBRARY_WINDOWS.keys()) {
+  for (const name of windows.keys()) {
     if (model.startsWith(`${name}-`) && (!best || name.length > best.length)) best = name;
   }
-  return best === undefined ? undefined : LIBRARY_WINDOWS.get(best);
+  return best === undefined ? undefined : windows.get(best);
 }
 
 export function contextWindowFor(model: string): number {

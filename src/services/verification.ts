@@ -1,4 +1,4 @@
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import type { ClaimScope, Verdict, VerifyInput } from "../domain/index.js";
 import { CORRECTION_MESSAGE, correctionText, evidenceGap, type ProviderCapabilities } from "../domain/index.js";
 import { answerPieces } from "./answerPieces.js";

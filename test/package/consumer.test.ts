@@ -257,19 +257,27 @@ console.log(JSON.stringify({ url, exports: Object.keys(mod).length }));`;
 });
 
 describe("importing the root entry for a SQLite host", () => {
-  /** Packages for other engines and optional features: each loads on first use, never with the root. */
+  /**
+   * Packages for other engines and optional features, and the ledger's SQL client, tokenizer and
+   * YAML parser: each loads on first use (the first ledger opened, context built, skill read),
+   * never with the root.
+   */
   const LAZY =
-    /^(pg|pg-.+|graphile-worker|@effect\/sql-pg|@opentelemetry\/.+|@effect\/opentelemetry|@modelcontextprotocol\/.+)$/;
+    /^(pg|pg-.+|graphile-worker|@effect\/sql-pg|@opentelemetry\/.+|@effect\/opentelemetry|@modelcontextprotocol\/.+|@effect\/sql|@effect\/sql-sqlite-node|@effect\/platform|@effect\/experimental|gpt-tokenizer|yaml|fast-check)$/;
 
   it(
-    "loads neither PostgreSQL, OpenTelemetry nor MCP support (timed over five fresh processes)",
+    "loads neither PostgreSQL, OpenTelemetry, MCP support nor the SQL client, tokenizer or Effect's Schema and Stream (timed over five fresh processes)",
     async () => {
       copyFileSync(join(HOSTS, "coldImport.mjs"), join(project.dir, "coldImport.mjs"));
       const result = await project.node(["coldImport.mjs", "agentloop"]);
       expectSuccess(result, "node coldImport.mjs agentloop");
-      const { packages } = JSON.parse(result.stdout.trim()) as { packages: string[] };
+      const { packages, heavyEffectModules } = JSON.parse(result.stdout.trim()) as {
+        packages: string[];
+        heavyEffectModules: string[];
+      };
       expect(packages).toContain("effect");
       expect(packages.filter((name) => LAZY.test(name))).toEqual([]);
+      expect(heavyEffectModules).toEqual([]);
       // Timed without the loader hook, which slows every import down; recorded, not bounded: on a
       // shared machine the figure says more about its load than about the package.
       const times: number[] = [];

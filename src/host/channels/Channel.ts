@@ -1,4 +1,4 @@
-import { Data } from "effect";
+import * as Data from "effect/Data";
 import type { ChannelReceipt, OutgoingMessage, ToolMessage } from "../../domain/delivery.js";
 import type { Locale } from "../../domain/index.js";
 import type { MessageSender } from "../../services/tools/builtin/sendMessage.js";

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import {
   type ApprovalRecord,
   type ExecutionReceipt,

@@ -1,4 +1,8 @@
-import { Cause, Duration, Effect, Exit, Schedule } from "effect";
+import * as Cause from "effect/Cause";
+import * as Duration from "effect/Duration";
+import * as Effect from "effect/Effect";
+import * as Exit from "effect/Exit";
+import * as Schedule from "effect/Schedule";
 import type { ChannelReceipt, OutgoingMessage } from "../../domain/delivery.js";
 import { type Channel, ChannelSendError } from "./Channel.js";
 

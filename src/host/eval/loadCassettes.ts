@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import { Data } from "effect";
+import * as Data from "effect/Data";
 import type { z } from "zod";
 import { type Cassette, CassetteFile } from "../../domain/index.js";
 

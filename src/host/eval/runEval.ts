@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import {
   type AgentRunResult,
   type ApprovalRecord,

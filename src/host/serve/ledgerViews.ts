@@ -1,4 +1,4 @@
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { type ExecutionReceipt, type LedgerEvent, type RunRecord, TerminalState } from "../../domain/index.js";
 import { AgentRunStore, type RunListFilter } from "../../persistence/AgentRunStore.js";
 import { LedgerReads } from "../../persistence/LedgerReads.js";

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Effect } from "effect";
+import type * as Effect from "effect/Effect";
 import { errorText } from "../../domain/errorText.js";
 import type { RuntimeServices } from "../../runtime/runtimeConfig.js";
 import { PROMETHEUS_CONTENT_TYPE, renderFamilies } from "../../services/observability/prometheus.js";

@@ -1,6 +1,9 @@
-import type { Migrator, SqlClient, SqlError } from "@effect/sql";
+import type * as Migrator from "@effect/sql/Migrator";
+import type * as SqlClient from "@effect/sql/SqlClient";
+import type * as SqlError from "@effect/sql/SqlError";
 import type { Fragment } from "@effect/sql/Statement";
-import { Context, type Effect } from "effect";
+import * as Context from "effect/Context";
+import type * as Effect from "effect/Effect";
 
 /**
  * The few places where the ledger's SQL differs between SQLite and PostgreSQL. The store, recovery,

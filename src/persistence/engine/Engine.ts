@@ -1,5 +1,7 @@
-import type { SqlClient } from "@effect/sql";
-import type { Effect, Layer, Scope } from "effect";
+import type * as SqlClient from "@effect/sql/SqlClient";
+import type * as Effect from "effect/Effect";
+import type * as Layer from "effect/Layer";
+import type * as Scope from "effect/Scope";
 import type { DatabaseError } from "../database.js";
 import type { LedgerSignals } from "../ledgerSignals.js";
 import type { Dialect, EngineName } from "./Dialect.js";

@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
+import * as SqlClient from "../sqlClient.js";
 
 /**
  * The host schema that existed before agentloop: visible turns and memory items. Written with

@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
+import * as SqlClient from "../sqlClient.js";
 
 /**
  * Ledger checks that cost the same whatever the length of the run (forward-only; 0002 stays as it

@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
+import * as SqlClient from "../sqlClient.js";
 
 /**
  * Who drives each open run, so that start-up recovery on a file shared by

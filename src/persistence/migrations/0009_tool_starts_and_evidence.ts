@@ -1,6 +1,6 @@
-import { SqlClient } from "@effect/sql";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { MUTATION_EVIDENCE_KEYS } from "../../domain/evidence.js";
+import * as SqlClient from "../sqlClient.js";
 
 /**
  * Fenced tool starts and evidence checked by the database, for SQLite and PostgreSQL alike.

@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
+import * as SqlClient from "../sqlClient.js";
 
 /**
  * Runs waiting for a worker, and cancels asked for from any process. `enqueueRun` writes a run's row, its first event and its place in

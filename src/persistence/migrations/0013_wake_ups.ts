@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
+import * as SqlClient from "../sqlClient.js";
 
 /**
  * Wake-ups written by the database itself, in the transaction of the row that calls for them, so

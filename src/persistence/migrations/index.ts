@@ -1,4 +1,6 @@
-import { Migrator } from "@effect/sql";
+import type * as Migrator from "@effect/sql/Migrator";
+import * as Effect from "effect/Effect";
+import { loadMigrator } from "../sqlClient.js";
 import hostSchema from "./0001_host_schema.js";
 import runLedger from "./0002_run_ledger.js";
 import channelDeliveries from "./0003_channel_deliveries.js";
@@ -33,7 +35,8 @@ export const MIGRATIONS = {
   "0013_wake_ups": wakeUps.sqlite,
 } as const;
 
-export const LATEST_SCHEMA_VERSION = 13;
-export const MIGRATIONS_TABLE = "effect_sql_migrations";
+export { LATEST_SCHEMA_VERSION, MIGRATIONS_TABLE } from "./schemaVersion.js";
 
-export const migrationLoader = Migrator.fromRecord(MIGRATIONS);
+export const migrationLoader: Migrator.Loader = Effect.flatMap(loadMigrator, (migrator) =>
+  migrator.fromRecord(MIGRATIONS),
+);

@@ -1,4 +1,6 @@
-import { Context, Effect, Layer } from "effect";
+import * as Context from "effect/Context";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
 import type { MemoryItem } from "../../domain/index.js";
 import { AgentRunStore, type LedgerError } from "../../persistence/AgentRunStore.js";
 import { MemoryItemStore } from "../../persistence/MemoryItemStore.js";

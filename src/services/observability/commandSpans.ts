@@ -1,4 +1,5 @@
-import { Effect, type Tracer } from "effect";
+import * as Effect from "effect/Effect";
+import type * as Tracer from "effect/Tracer";
 import type { LedgerWriteInput, PendingEvent, RunCommand, RunReply, ToolSettlement } from "../../domain/index.js";
 import { SPAN } from "./spanNames.js";
 

@@ -1,4 +1,4 @@
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { STABLE_ID_KEYS } from "../../domain/index.js";
 import type { LedgerError } from "../../persistence/AgentRunStore.js";
 import { LedgerReads, type OkReceiptRow } from "../../persistence/LedgerReads.js";

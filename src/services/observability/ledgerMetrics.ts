@@ -1,4 +1,4 @@
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import type { LedgerEvent, TerminalPayload } from "../../domain/index.js";
 import type { LedgerError } from "../../persistence/AgentRunStore.js";
 import { type EndedWindow, LedgerReads } from "../../persistence/LedgerReads.js";

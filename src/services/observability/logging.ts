@@ -1,4 +1,9 @@
-import { Cause, HashMap, type Layer, List, Logger, type LogLevel } from "effect";
+import * as Cause from "effect/Cause";
+import * as HashMap from "effect/HashMap";
+import type * as Layer from "effect/Layer";
+import * as List from "effect/List";
+import * as Logger from "effect/Logger";
+import type * as LogLevel from "effect/LogLevel";
 import type { JsonValue } from "../../domain/index.js";
 import { redact, redactText } from "../../persistence/payloadHygiene.js";
 

@@ -1,4 +1,6 @@
-import { Effect, Metric, MetricBoundaries } from "effect";
+import * as Effect from "effect/Effect";
+import * as Metric from "effect/Metric";
+import * as MetricBoundaries from "effect/MetricBoundaries";
 import type { EvidenceMode, MemoryItem } from "../../domain/index.js";
 
 /**

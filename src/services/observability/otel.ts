@@ -1,5 +1,6 @@
 import type { SpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { Effect, Layer } from "effect";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
 
 export interface OtelTracingOptions {
   /** Where spans go, e.g. `new BatchSpanProcessor(new OTLPTraceExporter())`, or an in-memory exporter in tests. */

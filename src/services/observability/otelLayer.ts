@@ -2,7 +2,8 @@ import * as EffectOtelResource from "@effect/opentelemetry/Resource";
 import { Resource } from "@effect/opentelemetry/Resource";
 import * as OtelTracer from "@effect/opentelemetry/Tracer";
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
-import { Effect, Layer } from "effect";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
 
 import type { OtelTracingOptions } from "./otel.js";
 

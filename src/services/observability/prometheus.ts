@@ -1,5 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { Effect, Metric, type MetricPair, MetricState, Option } from "effect";
+import * as Effect from "effect/Effect";
+import * as Metric from "effect/Metric";
+import type * as MetricPair from "effect/MetricPair";
+import * as MetricState from "effect/MetricState";
+import * as Option from "effect/Option";
 import { METRICS, type MetricInfo } from "./metrics.js";
 
 /**

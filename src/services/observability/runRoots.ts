@@ -1,4 +1,7 @@
-import { Cause, Effect, Exit, type Tracer } from "effect";
+import * as Cause from "effect/Cause";
+import * as Effect from "effect/Effect";
+import * as Exit from "effect/Exit";
+import type * as Tracer from "effect/Tracer";
 import { SPAN } from "./spanNames.js";
 
 /**

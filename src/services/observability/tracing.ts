@@ -1,4 +1,8 @@
-import { Clock, Effect, Exit, type ManagedRuntime, Tracer } from "effect";
+import * as Clock from "effect/Clock";
+import * as Effect from "effect/Effect";
+import * as Exit from "effect/Exit";
+import type * as ManagedRuntime from "effect/ManagedRuntime";
+import * as Tracer from "effect/Tracer";
 import { errorText } from "../../domain/errorText.js";
 import type {
   AgentRunResult,

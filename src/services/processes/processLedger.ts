@@ -1,4 +1,5 @@
-import { Effect, Schedule } from "effect";
+import * as Effect from "effect/Effect";
+import * as Schedule from "effect/Schedule";
 import { AgentRunStore, type AgentRunStoreShape, type LedgerError } from "../../persistence/AgentRunStore.js";
 import { thisHost } from "../../persistence/runOwners.js";
 import type { ToolProcessRecord } from "../../persistence/toolProcesses.js";

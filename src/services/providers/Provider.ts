@@ -1,4 +1,5 @@
-import { Data, type Effect } from "effect";
+import * as Data from "effect/Data";
+import type * as Effect from "effect/Effect";
 import type {
   ContextMessage,
   ModelResponse,

@@ -1,4 +1,5 @@
-import { Data, Either } from "effect";
+import * as Data from "effect/Data";
+import * as Either from "effect/Either";
 import type { ProviderCapabilities } from "../../domain/index.js";
 import { anthropicProvider } from "./anthropic.js";
 import { PROVIDER_NAMES, type ProviderName } from "./names.js";

@@ -1,4 +1,5 @@
-import { Duration, Effect } from "effect";
+import * as Duration from "effect/Duration";
+import * as Effect from "effect/Effect";
 import type { z } from "zod";
 import { errorText, ModelResponse, ProviderCapabilities } from "../../domain/index.js";
 import { type Provider, ProviderError, type ProviderRequest, reasonForStatus } from "./Provider.js";

@@ -1,4 +1,6 @@
-import { Duration, Effect, Schedule } from "effect";
+import * as Duration from "effect/Duration";
+import * as Effect from "effect/Effect";
+import * as Schedule from "effect/Schedule";
 import { ProviderError, RETRYABLE_PROVIDER_ERRORS } from "./Provider.js";
 
 export interface RetryPolicy {

@@ -1,4 +1,4 @@
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { errorText } from "../../domain/errorText.js";
 import { redactText } from "../../persistence/payloadHygiene.js";
 import { ProviderError, type ProviderErrorReason, type ProviderRequest, reasonForStatus } from "./Provider.js";

@@ -1,4 +1,4 @@
-import type { Effect } from "effect";
+import type * as Effect from "effect/Effect";
 import { z } from "zod";
 import type { JsonValue, ToolDescriptor, ToolKind } from "../../domain/index.js";
 

@@ -1,4 +1,4 @@
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import type { CassetteTool, FixtureOutcome } from "../../domain/index.js";
 import { AnyObjectInput, type AnyToolDefinition } from "./Tool.js";
 

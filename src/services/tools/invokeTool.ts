@@ -1,4 +1,4 @@
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import type { JsonValue } from "../../domain/index.js";
 import { checkArgumentsSafely } from "./callPlanner.js";
 import type { AnyToolDefinition, ToolContext, ToolResult } from "./Tool.js";

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { z } from "zod";
 import { errorText } from "../../domain/errorText.js";
 import type { SkillManifest } from "../../domain/index.js";

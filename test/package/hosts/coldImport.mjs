@@ -1,5 +1,5 @@
 // Imports the specifier given as argument in this fresh process and prints, as one JSON line, how
-// long the import took and which packages it loaded: every URL the ESM loader resolved (seen by a
+// long the import took, which packages it loaded and which of Effect's heaviest modules: every URL the ESM loader resolved (seen by a
 // resolve hook on the loader's thread) and every CommonJS module in require's cache.
 import { createRequire, register } from "node:module";
 import { MessageChannel } from "node:worker_threads";
@@ -33,4 +33,9 @@ for (const file of files) {
   const names = [...file.matchAll(/node_modules\/((?:@[^/]+\/)?[^/]+)/g)];
   if (names.length > 0) packages.add(names.at(-1)[1]);
 }
-console.log(JSON.stringify({ ms, packages: [...packages].sort() }));
+// Effect's own modules that weigh most at import and that a SQLite host needs only later, if at all.
+const heavyEffectModules = files
+  .map((file) => file.match(/node_modules\/effect\/dist\/esm\/(Schema|Stream|Arbitrary)\.js$/)?.[1])
+  .filter((name) => name !== undefined)
+  .sort();
+console.log(JSON.stringify({ ms, packages: [...packages].sort(), heavyEffectModules }));

@@ -1,6 +1,8 @@
-import { SqlClient } from "@effect/sql";
+import * as SqlClient from "@effect/sql/SqlClient";
 import * as PgClient from "@effect/sql-pg/PgClient";
-import { Effect, Layer, Redacted } from "effect";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
+import * as Redacted from "effect/Redacted";
 import Pg from "pg";
 import { DatabaseError } from "../../database.js";
 import { Dialect } from "../Dialect.js";

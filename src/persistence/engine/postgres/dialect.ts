@@ -1,5 +1,5 @@
-import type { SqlClient } from "@effect/sql";
-import { Effect } from "effect";
+import type * as SqlClient from "@effect/sql/SqlClient";
+import * as Effect from "effect/Effect";
 import { pgMigrationLoader } from "../../migrations/pg/index.js";
 import { type DialectShape, identifier, limitClause } from "../Dialect.js";
 import { RUN_JOB_TASK } from "./jobs.js";

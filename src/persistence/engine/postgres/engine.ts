@@ -1,4 +1,5 @@
-import { Effect, Layer } from "effect";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
 import type { Engine } from "../Engine.js";
 import { displayUrl } from "./url.js";
 

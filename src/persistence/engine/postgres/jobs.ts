@@ -1,4 +1,5 @@
-import { Effect, type Scope } from "effect";
+import * as Effect from "effect/Effect";
+import type * as Scope from "effect/Scope";
 import { Logger, run, runMigrations, type TaskList } from "graphile-worker";
 import { DatabaseError } from "../../database.js";
 import type { ExpiryJobOptions, RunJobOptions } from "../../ledgerSignals.js";

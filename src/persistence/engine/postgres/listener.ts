@@ -1,4 +1,10 @@
-import { Effect, PubSub, RcRef, Schedule, type Scope, Stream, SubscriptionRef } from "effect";
+import * as Effect from "effect/Effect";
+import * as PubSub from "effect/PubSub";
+import * as RcRef from "effect/RcRef";
+import * as Schedule from "effect/Schedule";
+import type * as Scope from "effect/Scope";
+import * as Stream from "effect/Stream";
+import * as SubscriptionRef from "effect/SubscriptionRef";
 import Pg from "pg";
 
 /**

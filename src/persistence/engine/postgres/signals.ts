@@ -1,4 +1,7 @@
-import { Effect, Layer, Option, Stream } from "effect";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
+import * as Option from "effect/Option";
+import * as Stream from "effect/Stream";
 import { APPROVAL_DECIDED_CHANNEL } from "../../approvals.js";
 import type { DatabaseError } from "../../database.js";
 import { type LedgerAppended, LedgerSignals, OWNER_ENDED_CHANNEL } from "../../ledgerSignals.js";

@@ -1,6 +1,7 @@
-import { SqlClient } from "@effect/sql";
+import * as SqlClient from "@effect/sql/SqlClient";
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient";
-import { Effect, Layer } from "effect";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
 import { Dialect } from "../Dialect.js";
 import * as SqliteDialect from "./dialect.js";
 

@@ -1,5 +1,5 @@
-import type { SqlClient } from "@effect/sql";
-import { Effect } from "effect";
+import type * as SqlClient from "@effect/sql/SqlClient";
+import * as Effect from "effect/Effect";
 import { SQLITE_EVIDENCE_MET } from "../../migrations/0009_tool_starts_and_evidence.js";
 import { migrationLoader } from "../../migrations/index.js";
 import { type DialectShape, identifier, limitClause } from "../Dialect.js";

@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
-import { Effect, Layer } from "effect";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
 import { DatabaseError, refuseNewerSchema } from "../../database.js";
 import * as LedgerSignals from "../../ledgerSignals.js";
-import { LATEST_SCHEMA_VERSION } from "../../migrations/index.js";
+import { LATEST_SCHEMA_VERSION } from "../../migrations/schemaVersion.js";
 import type { Engine } from "../Engine.js";
-import * as SqliteClient from "./client.js";
 import {
   backupDatabase,
   backupPath,
@@ -16,6 +16,10 @@ import {
 } from "./file.js";
 import { sqliteWatermark } from "./watermark.js";
 
+// @effect/sql-sqlite-node (and @effect/sql with it) loads when a ledger first connects, not with
+// `import "agentloop"`: it brings Effect's Schema and @effect/platform, about 200 ms.
+const client = Effect.promise(() => import("./client.js"));
+
 const missing = (filename: string) =>
   new DatabaseError({ reason: "not_found", message: `no ledger database at ${filename}` });
 
@@ -24,7 +28,11 @@ export const make = (filename: string): Engine => ({
   name: "sqlite",
   label: filename,
   // Nothing announces anything on a SQLite file: other processes poll.
-  connect: ({ readonly }) => Layer.merge(SqliteClient.layer({ filename, readonly }), LedgerSignals.none),
+  connect: ({ readonly }) =>
+    Layer.merge(
+      Layer.unwrapEffect(Effect.map(client, (sqlite) => sqlite.layer({ filename, readonly }))),
+      LedgerSignals.none,
+    ),
   prepareWrite: ({ mustExist, now }) =>
     Effect.gen(function* () {
       if (mustExist && !existsSync(filename)) return yield* Effect.fail(missing(filename));

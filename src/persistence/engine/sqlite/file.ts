@@ -1,9 +1,9 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import BetterSqlite from "better-sqlite3";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { DatabaseError, errorText } from "../../database.js";
-import { LATEST_SCHEMA_VERSION, MIGRATIONS_TABLE } from "../../migrations/index.js";
+import { LATEST_SCHEMA_VERSION, MIGRATIONS_TABLE } from "../../migrations/schemaVersion.js";
 
 /**
  * A SQLite ledger as a file, looked at and copied without an @effect/sql connection: what has to

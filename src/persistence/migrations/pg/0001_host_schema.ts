@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
+import * as SqlClient from "../../sqlClient.js";
 
 /**
  * PostgreSQL: the host schema (visible turns, memory items) and `agentloop_jsonb`, which reads a

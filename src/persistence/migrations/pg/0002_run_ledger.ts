@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
+import * as SqlClient from "../../sqlClient.js";
 
 /**
  * PostgreSQL: the run ledger with the invariants SQLite's triggers enforce (SQLite migrations

@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
+import * as SqlClient from "../../sqlClient.js";
 
 /** PostgreSQL: the channel delivery log (SQLite migration 0003), append-only by trigger. */
 export const PG_DELIVERY_DDL: ReadonlyArray<string> = [

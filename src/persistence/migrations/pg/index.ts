@@ -1,5 +1,6 @@
-import { Migrator } from "@effect/sql";
-import { Effect } from "effect";
+import type * as Migrator from "@effect/sql/Migrator";
+import * as Effect from "effect/Effect";
+import { loadMigrator } from "../../sqlClient.js";
 import memoryProvenance from "../0004_memory_provenance.js";
 import runOwners from "../0006_run_owners.js";
 import runLeases from "../0007_run_leases.js";
@@ -41,4 +42,6 @@ if (Object.keys(PG_MIGRATIONS).join() !== Object.keys(MIGRATIONS).join()) {
   throw new Error("the PostgreSQL migrations must reach the same schema version as SQLite's");
 }
 
-export const pgMigrationLoader = Migrator.fromRecord(PG_MIGRATIONS);
+export const pgMigrationLoader: Migrator.Loader = Effect.flatMap(loadMigrator, (migrator) =>
+  migrator.fromRecord(PG_MIGRATIONS),
+);

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, isAbsolute, join, resolve } from "node:path";
 import type { Writable } from "node:stream";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { z } from "zod";
 import { type CommandScope, type Containment, openCommandScope, SCOPE_ENV } from "../../processes/commandScope.js";
 import { bootId, processStartTime } from "../../processes/procfs.js";

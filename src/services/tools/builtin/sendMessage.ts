@@ -1,4 +1,4 @@
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { z } from "zod";
 import { defineTool, type ToolResult } from "../Tool.js";
 

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { constants } from "node:fs";
 import { mkdir, open, readdir, stat } from "node:fs/promises";
 import { dirname } from "node:path";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { z } from "zod";
 import { errorText } from "../../../domain/errorText.js";
 import { defineTool, type ToolResult } from "../Tool.js";

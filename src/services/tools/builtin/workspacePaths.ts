@@ -1,6 +1,6 @@
 import { existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
-import { Data } from "effect";
+import * as Data from "effect/Data";
 
 /** A path that would leave the workspace (directly, through `..`, or through a symlink), or no path at all. */
 export class WorkspaceEscapeError extends Data.TaggedError("WorkspaceEscapeError")<{

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
-import { Data } from "effect";
+import * as Data from "effect/Data";
 import { errorText } from "../../../domain/errorText.js";
 import type { JsonValue, ToolKind } from "../../../domain/index.js";
 import { canonicalJson, sha256 } from "../fingerprint.js";
