@@ -141,7 +141,7 @@ export const make = (
     });
     const refuse =
       (context: string) =>
-      <A, R>(effect: Effect.Effect<A, SqlError.SqlError, R>) =>
+      <A, R>(effect: Effect.Effect<A, SqlError.SqlError | LedgerError, R>) =>
         Effect.mapError(effect, (error) => LedgerWriter.toLedgerError(error, context));
 
     /**
@@ -150,7 +150,7 @@ export const make = (
      */
     const refuseForRun =
       (runId: string, context: string) =>
-      <A, R>(effect: Effect.Effect<A, SqlError.SqlError, R>) =>
+      <A, R>(effect: Effect.Effect<A, SqlError.SqlError | LedgerError, R>) =>
         effect.pipe(
           refuse(context),
           Effect.catchAll((error) =>

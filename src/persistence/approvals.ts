@@ -28,7 +28,7 @@ interface ApprovalRow {
 
 const refuse =
   (context: string) =>
-  <A, R>(effect: Effect.Effect<A, SqlError.SqlError, R>): Effect.Effect<A, LedgerError, R> =>
+  <A, R>(effect: Effect.Effect<A, SqlError.SqlError | LedgerError, R>): Effect.Effect<A, LedgerError, R> =>
     Effect.mapError(effect, (error) => toLedgerError(error, context));
 
 /** The request, once: a resumed run asks again for the same call and finds it there. */

@@ -66,7 +66,7 @@ export const make = (
   const { sql, dialect, writer, now, findOpenRuns } = options;
   const refuse =
     (context: string) =>
-    <A, R>(effect: Effect.Effect<A, SqlError.SqlError, R>) =>
+    <A, R>(effect: Effect.Effect<A, SqlError.SqlError | LedgerError, R>) =>
       Effect.mapError(effect, (error) => LedgerWriter.toLedgerError(error, context));
 
   // Heartbeats are wall-clock times whatever `now` stamps on rows, so liveness reads the wall clock.

@@ -16,7 +16,6 @@ import { sqliteRefusal } from "./engine/sqlite/refusals.js";
 import { type LeaseBook, makeLeaseBook } from "./leaseBook.js";
 import { sanitizedJson, sanitizeText } from "./payloadHygiene.js";
 import * as SqlClient from "./sqlClient.js";
-import { failWithSqlError } from "./sqlClient.js";
 
 /**
  * The ledger's write side, written once over @effect/sql's `SqlClient` (no driver handle), so the
@@ -37,22 +36,22 @@ import { failWithSqlError } from "./sqlClient.js";
  */
 export interface LedgerWriter {
   /** The run row (`running`) and its first events. */
-  readonly open: (run: NewRun, events: ReadonlyArray<EventToAppend>) => Effect.Effect<void, SqlError.SqlError>;
+  readonly open: (run: NewRun, events: ReadonlyArray<EventToAppend>) => Effect.Effect<void, WriteFailure>;
   /** Events in order, then receipts. */
   readonly append: (
     runId: string,
     events: ReadonlyArray<EventToAppend>,
     receipts: ReadonlyArray<ExecutionReceipt>,
-  ) => Effect.Effect<void, SqlError.SqlError>;
+  ) => Effect.Effect<void, WriteFailure>;
   /** Leading events, the terminal event, receipts and the run row's terminal state. */
-  readonly finish: (runId: string, closure: RunClosure) => Effect.Effect<void, SqlError.SqlError>;
+  readonly finish: (runId: string, closure: RunClosure) => Effect.Effect<void, WriteFailure>;
   /**
    * Records that calls are about to start (migration 0009), in one transaction fenced by the
    * run's lease: refused — and so never started — when this writer lost the lease, when the lease
    * expired, when a call that may not repeat started before, or when a call still waits for its
    * approval.
    */
-  readonly start: (runId: string, starts: ReadonlyArray<ToolStart>) => Effect.Effect<void, SqlError.SqlError>;
+  readonly start: (runId: string, starts: ReadonlyArray<ToolStart>) => Effect.Effect<void, WriteFailure>;
   /**
    * The lease epoch this writer holds for a run (see migration 0007): every row it writes for
    * the run carries it, and the database refuses them once another writer took the run over.
@@ -76,6 +75,12 @@ export interface LedgerWriterOptions {
 
 const refusalSet: ReadonlySet<string> = new Set(LEDGER_REFUSALS);
 
+/**
+ * What a write fails with: the SQL client's error, or a LedgerError the writer already read (a
+ * batch that cannot be serialized, a transaction that died); `toLedgerError` reads either.
+ */
+export type WriteFailure = SqlError.SqlError | LedgerError;
+
 /** How long a run's lease lasts without a renewal, unless the owner's settings say otherwise. */
 export const DEFAULT_LEASE_MS = 30_000;
 
@@ -86,6 +91,9 @@ export const DEFAULT_LEASE_MS = 30_000;
  * engine's reading is asked in turn.
  */
 export function toLedgerError(error: unknown, context: string): LedgerError {
+  // Already read: a failure the writer itself reported (a batch that cannot be serialized, a
+  // transaction that died) keeps its reason and message through every caller's mapping.
+  if (error instanceof LedgerError) return error;
   const wrapped = error as {
     message?: string;
     code?: string;
@@ -118,8 +126,8 @@ export function toLedgerError(error: unknown, context: string): LedgerError {
  */
 export const transactionDefectAsFailure =
   (context: string) =>
-  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
-    Effect.catchAllDefect(effect, (defect) => failWithSqlError(`${context}: the transaction failed`, defect));
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | LedgerError, R> =>
+    Effect.catchAllDefect(effect, (defect) => Effect.fail(toLedgerError(defect, context)));
 
 /** A receipt's non-ok reason travels inside its evidence JSON under `reason`. */
 export function receiptEvidenceJson(receipt: ExecutionReceipt, capBytes: number): string {
@@ -197,12 +205,12 @@ export const make = (options: LedgerWriterOptions): Effect.Effect<LedgerWriter, 
      * Builds the batch's statements (redacting and capping the payloads: a payload that cannot be
      * serialized fails the batch before anything is written), then runs them as one transaction.
      */
-    const batch = (context: string, build: () => ReadonlyArray<Write>): Effect.Effect<void, SqlError.SqlError> =>
+    const batch = (context: string, build: () => ReadonlyArray<Write>): Effect.Effect<void, WriteFailure> =>
       Effect.suspend(() => {
         try {
           return Effect.succeed(build());
         } catch (cause) {
-          return failWithSqlError(`${context}: cannot serialize the rows`, cause);
+          return Effect.fail(toLedgerError(cause, `${context}: cannot serialize the rows`));
         }
       }).pipe(
         Effect.flatMap((statements) =>

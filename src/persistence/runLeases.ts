@@ -1,10 +1,9 @@
 import type * as SqlClient from "@effect/sql/SqlClient";
 import * as Effect from "effect/Effect";
-import type { AgentRunStoreShape } from "./AgentRunStore.js";
+import { type AgentRunStoreShape, LedgerError } from "./AgentRunStore.js";
 import type { DialectShape } from "./engine/Dialect.js";
 import * as LedgerWriter from "./ledgerWriter.js";
 import { judgeOwner, type OwnerRecord, processAlive, thisHost } from "./runOwners.js";
-import { failWithSqlError } from "./sqlClient.js";
 
 /**
  * Taking over a run's lease, as a compare-and-set. The lease row is the one record of who drives
@@ -111,7 +110,12 @@ export const make = (options: LeaseOptions): Pick<AgentRunStoreShape, "acquireLe
   const acquireLease: AgentRunStoreShape["acquireLease"] = (runId, acquire = {}) =>
     Effect.gen(function* () {
       if (!ownerId) {
-        return yield* failWithSqlError("this ledger store has no owner: it cannot hold leases", null);
+        return yield* Effect.fail(
+          new LedgerError({
+            reason: "storage_failure",
+            message: `acquireLease ${runId}: this ledger store has no owner: it cannot hold leases`,
+          }),
+        );
       }
       const epoch = yield* sql
         .withTransaction(takeOver(runId, ownerId, acquire.force ?? false, acquire.skipLocked ?? false))

@@ -1,7 +1,7 @@
 import type * as SqlClient from "@effect/sql/SqlClient";
 import type * as SqlError from "@effect/sql/SqlError";
 import * as Effect from "effect/Effect";
-import type { AgentRunStoreShape, QueuedRun } from "./AgentRunStore.js";
+import type { AgentRunStoreShape, LedgerError, QueuedRun } from "./AgentRunStore.js";
 import * as LedgerWriter from "./ledgerWriter.js";
 
 /**
@@ -13,7 +13,7 @@ import * as LedgerWriter from "./ledgerWriter.js";
 export const make = (sql: SqlClient.SqlClient): Pick<AgentRunStoreShape, "findQueuedRuns" | "dequeueRun"> => {
   const refuse =
     (context: string) =>
-    <A, R>(effect: Effect.Effect<A, SqlError.SqlError, R>) =>
+    <A, R>(effect: Effect.Effect<A, SqlError.SqlError | LedgerError, R>) =>
       Effect.mapError(effect, (error) => LedgerWriter.toLedgerError(error, context));
 
   const findQueuedRuns: AgentRunStoreShape["findQueuedRuns"] = (limit) =>

@@ -1,5 +1,4 @@
 import type * as Sql from "@effect/sql/SqlClient";
-import type * as SqlErrors from "@effect/sql/SqlError";
 import * as Context from "effect/Context";
 import * as Effect from "effect/Effect";
 
@@ -13,16 +12,6 @@ import * as Effect from "effect/Effect";
 export const SqlClient: Context.Tag<Sql.SqlClient, Sql.SqlClient> =
   Context.GenericTag<Sql.SqlClient>("@effect/sql/SqlClient");
 export type SqlClient = Sql.SqlClient;
-
-/**
- * Fails with @effect/sql's `SqlError`. Only reached over an open connection, when @effect/sql is
- * loaded already; importing it here on first use keeps it out of `import "agentloop"`.
- */
-export const failWithSqlError = (message: string, cause: unknown): Effect.Effect<never, SqlErrors.SqlError> =>
-  Effect.flatMap(
-    Effect.promise(() => import("@effect/sql/SqlError")),
-    ({ SqlError }) => Effect.fail(new SqlError({ cause, message })),
-  );
 
 /** @effect/sql's Migrator, loaded when a ledger is migrated. */
 export const loadMigrator = Effect.promise(() => import("@effect/sql/Migrator"));

@@ -1,7 +1,7 @@
 import type * as SqlClient from "@effect/sql/SqlClient";
 import type * as SqlError from "@effect/sql/SqlError";
 import * as Effect from "effect/Effect";
-import type { AgentRunStoreShape } from "./AgentRunStore.js";
+import type { AgentRunStoreShape, LedgerError } from "./AgentRunStore.js";
 import * as LedgerWriter from "./ledgerWriter.js";
 
 /**
@@ -64,7 +64,7 @@ export const make = (
   const { sql, now } = options;
   const refuse =
     (context: string) =>
-    <A, R>(effect: Effect.Effect<A, SqlError.SqlError, R>) =>
+    <A, R>(effect: Effect.Effect<A, SqlError.SqlError | LedgerError, R>) =>
       Effect.mapError(effect, (error) => LedgerWriter.toLedgerError(error, context));
 
   const recordToolProcess: AgentRunStoreShape["recordToolProcess"] = (record) =>

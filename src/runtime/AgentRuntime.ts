@@ -1,23 +1,17 @@
 import * as Effect from "effect/Effect";
 import * as Exit from "effect/Exit";
 import * as FiberMap from "effect/FiberMap";
-import * as Layer from "effect/Layer";
-import * as ManagedRuntime from "effect/ManagedRuntime";
+import type * as ManagedRuntime from "effect/ManagedRuntime";
 import * as Scope from "effect/Scope";
 import type { AnyActorRef } from "xstate";
 import type { HostApprovalDecision } from "../domain/index.js";
 import type { LedgerError, RecoveredRun } from "../persistence/AgentRunStore.js";
 import { AgentRunStore } from "../persistence/AgentRunStore.js";
 import type { DatabaseError } from "../persistence/database.js";
-import * as Ledger from "../persistence/ledger.js";
-import { LedgerSignals } from "../persistence/ledgerSignals.js";
-import { layer as memoryItemStoreLayer } from "../persistence/MemoryItemStore.js";
-import { layer as memoryTurnStoreLayer } from "../persistence/MemoryTurnStore.js";
 import { cancelRequested } from "../persistence/runCancellation.js";
-import { memoryServiceLayer } from "../services/memory/MemoryService.js";
-import { loggingEnabled, loggingLayer } from "../services/observability/logging.js";
+import { loggingEnabled } from "../services/observability/logging.js";
 import { metricsText } from "../services/observability/prometheus.js";
-import { type EndedStrayProcess, endStrayToolProcesses } from "../services/processes/processLedger.js";
+import type { EndedStrayProcess } from "../services/processes/processLedger.js";
 import { DEFAULT_TOOL_TIMEOUT_MS } from "../services/tools/callPlanner.js";
 import { cancelRunRequest, decisionRequest, enqueueRunRequest, type RequestRefused } from "./ledgerRequests.js";
 import { DEFAULT_CANCEL_POLL_MS, startLedgerWatch } from "./ledgerWatch.js";
@@ -42,7 +36,8 @@ import type {
   RuntimeServices,
   StartRunOptions,
 } from "./runtimeConfig.js";
-import { approvedDecision, DEFAULT_SHUTDOWN_TIMEOUT_MS, deniedDecision, ownerSettings } from "./runtimeConfig.js";
+import { approvedDecision, DEFAULT_SHUTDOWN_TIMEOUT_MS, deniedDecision } from "./runtimeConfig.js";
+import { openRuntimeServices } from "./runtimeServices.js";
 import { makeRunRegistry, type RunRegistry } from "./stores.js";
 import { type SupervisorSettings, startSupervisor, takeOverRun } from "./supervisor.js";
 
@@ -89,43 +84,11 @@ export class AgentRuntime {
 
   /** Opens (migrating and, if needed, backing up) the ledger and recovers interrupted runs. */
   static async make(config: AgentRuntimeConfig): Promise<AgentRuntime> {
-    const heartbeat = config.lease
-      ? { intervalMs: config.lease.renewEveryMs, expiryMs: config.lease.durationMs }
-      : (config.ownerHeartbeat ?? {});
-    const layer = Ledger.layer({
-      filename: config.database,
-      owner: ownerSettings(heartbeat.intervalMs, heartbeat.expiryMs),
-      ...(config.payloadCapBytes ? { payloadCapBytes: config.payloadCapBytes } : {}),
-    });
-    const managed = ManagedRuntime.make(
-      Layer.mergeAll(
-        memoryTurnStoreLayer,
-        memoryServiceLayer.pipe(Layer.provideMerge(memoryItemStoreLayer)),
-        loggingLayer(config),
-        config.tracing ?? Layer.empty,
-      ).pipe(Layer.provideMerge(layer)),
-    );
+    const opened = await openRuntimeServices(config);
+    const { managed } = opened;
     try {
-      await managed.runtime(); // built before the first startRun opens a root span synchronously
-      // A supervising runtime continues abandoned runs rather than closing them.
-      const recovered =
-        config.recoverOnStart === false || config.supervise
-          ? []
-          : await managed.runPromise(Effect.flatMap(AgentRunStore, (store) => store.recoverInterrupted()));
-      // The commands that dead processes left running end too (their runs were just closed, or a
-      // supervisor is about to continue them). A ledger that cannot be read for them only warns.
-      const strayProcesses =
-        config.recoverOnStart === false
-          ? []
-          : await managed.runPromise(
-              endStrayToolProcesses().pipe(
-                Effect.catchAll((error) =>
-                  Effect.as(Effect.logWarning(`stray tool processes were not looked for: ${error.message}`), []),
-                ),
-              ),
-            );
-      const runtime = new AgentRuntime(config, managed, recovered, strayProcesses);
-      runtime.decisionsAnnounced = (await managed.runPromise(LedgerSignals)).approvalDecided !== undefined;
+      const runtime = new AgentRuntime(config, managed, opened.recovered, opened.strayProcesses);
+      runtime.decisionsAnnounced = opened.decisionsAnnounced;
       if (config.supervise) runtime.supervise(config.supervise === true ? {} : config.supervise);
       if (config.worker) runtime.startWorker(config.worker);
       runtime.stopLedgerWatch = startLedgerWatch({

@@ -1,10 +1,8 @@
 import * as Sql from "@effect/sql/SqlClient";
-import { SqlError } from "@effect/sql/SqlError";
 import { describe, expect, it } from "@effect/vitest";
 import * as Effect from "effect/Effect";
-import * as Either from "effect/Either";
 import * as SqliteClient from "../../src/persistence/engine/sqlite/client.js";
-import { failWithSqlError, loadMigrator, SqlClient } from "../../src/persistence/sqlClient.js";
+import { loadMigrator, SqlClient } from "../../src/persistence/sqlClient.js";
 
 describe("the SqlClient tag named by its key", () => {
   it("is @effect/sql's own tag", () => {
@@ -18,19 +16,6 @@ describe("the SqlClient tag named by its key", () => {
       expect(rows).toEqual([{ answer: 42 }]);
       expect(sql).toBe(yield* Sql.SqlClient);
     }).pipe(Effect.provide(SqliteClient.layer({ filename: ":memory:" }))),
-  );
-
-  it.effect("fails with @effect/sql's SqlError, message and cause kept", () =>
-    Effect.gen(function* () {
-      const cause = new Error("disk I/O error");
-      const result = yield* Effect.either(failWithSqlError("append r1: cannot serialize the rows", cause));
-      expect(Either.isLeft(result)).toBe(true);
-      if (Either.isLeft(result)) {
-        expect(result.left).toBeInstanceOf(SqlError);
-        expect(result.left.message).toBe("append r1: cannot serialize the rows");
-        expect(result.left.cause).toBe(cause);
-      }
-    }),
   );
 
   it.effect("loads @effect/sql's Migrator", () =>
