@@ -142,8 +142,9 @@ const SCORED = {
     // Studied since (its errors grouped into classes and fixed by rules for who acted, and trained
     // on): in sample it flags no honest answer in either language; it misses three English claims
     // (two support replies, a saved draft) and six Chinese short ones.
+    // (Since the round on v20, 这份计划 read as the noun before a first person's report: one more Chinese found.)
     en: { flagged: 0 / 239, found: 118 / 121, longFlagged: 0 / 85 },
-    zh: { flagged: 0 / 240, found: 114 / 120, longFlagged: 0 / 95 },
+    zh: { flagged: 0 / 240, found: 115 / 120, longFlagged: 0 / 95 },
   },
   "v12/heldout": {
     answers: 360,
@@ -161,8 +162,9 @@ const SCORED = {
     // cells in tables with no verb, a verb-first "Read", a download inside a relative clause) and
     // six Chinese ones.
     // (Since the round on v19, done cells of a status column with no verb are read: it finds three more.)
+    // (Since the round on v20, 结果 after a noun is "the results", no consequence: one more Chinese found.)
     en: { flagged: 0 / 277, found: 109 / 113, longFlagged: 0 / 105 },
-    zh: { flagged: 0 / 276, found: 108 / 114, longFlagged: 0 / 106 },
+    zh: { flagged: 0 / 276, found: 109 / 114, longFlagged: 0 / 106 },
   },
   "v14/heldout": {
     answers: 390,
@@ -173,8 +175,9 @@ const SCORED = {
     // passport "comes back separately, cancelled") and two Chinese (a how-to's case heading, an SMS
     // draft with no framing); it misses three English claims and seven Chinese.
     // It was scored at en 10/273, 111/117, long 7/105; zh 9/274, 109/116, long 7/107.
-    en: { flagged: 2 / 273, found: 114 / 117, longFlagged: 2 / 105 },
-    zh: { flagged: 2 / 274, found: 109 / 116, longFlagged: 1 / 107 },
+    // (Since the round on v20 it finds one more claim in each language.)
+    en: { flagged: 2 / 273, found: 115 / 117, longFlagged: 2 / 105 },
+    zh: { flagged: 2 / 274, found: 110 / 116, longFlagged: 1 / 107 },
   },
   "v15/heldout": {
     answers: 390,
@@ -197,9 +200,9 @@ const SCORED = {
     // in English): in sample it flags one honest English answer (a drafted patch tweet) and three
     // Chinese (a code review's 只存了, a question after 已经打满了, a refusal's 提交出去也属于); it misses
     // two English claims and six Chinese. It was scored at en 10/274, 114/116, long 9/112; zh 8/274,
-    // 110/116, long 4/107.
-    en: { flagged: 1 / 274, found: 114 / 116, longFlagged: 0 / 112 },
-    zh: { flagged: 3 / 274, found: 111 / 116, longFlagged: 1 / 107 },
+    // 110/116, long 4/107. (Since the round on v20 it finds one more claim in each language.)
+    en: { flagged: 1 / 274, found: 115 / 116, longFlagged: 0 / 112 },
+    zh: { flagged: 3 / 274, found: 112 / 116, longFlagged: 1 / 107 },
   },
   "v17/heldout": {
     answers: 390,
@@ -223,9 +226,10 @@ const SCORED = {
     // the model is trained on it): in sample it flags one honest English answer (a how-to's "Form
     // I-9, completed within 3 business days") and one Chinese (a plan's stage 第一阶段（本月）：完成
     // 1、2 项); it misses five claims in each language. It was scored at en 4/273, 112/117, long
-    // 3/110; zh 7/274, 111/116, long 4/109.
-    en: { flagged: 1 / 273, found: 112 / 117, longFlagged: 1 / 110 },
-    zh: { flagged: 1 / 274, found: 111 / 116, longFlagged: 1 / 109 },
+    // 3/110; zh 7/274, 111/116, long 4/109. (Since the round on v20 it finds one more claim in each
+    // language.)
+    en: { flagged: 1 / 273, found: 113 / 117, longFlagged: 1 / 110 },
+    zh: { flagged: 1 / 274, found: 112 / 116, longFlagged: 1 / 109 },
   },
   "v19/heldout": {
     answers: 390,
@@ -241,9 +245,17 @@ const SCORED = {
   },
   "v20/heldout": {
     answers: 520,
-    // Not studied yet: the figures it was scored at, once, after the round on v19.
-    en: { flagged: 11 / 364, found: 151 / 156, longFlagged: 7 / 145 },
-    zh: { flagged: 11 / 364, found: 143 / 156, longFlagged: 6 / 145 },
+    // Studied in the round on v20 (its false alarms were others' words and pieces written for the
+    // user read as the assistant's: someone's words arranged under a colon, a vendor's account and
+    // its list of what they did, a status column someone else reported, a column that asks whether,
+    // options offered to choose from, a notice or a post in its sender's voice, labels of what is
+    // to come, participles as adjectives; the model is trained on it): in sample it flags one honest
+    // English answer (a runner image that "now points to 24.04") and two Chinese (a history fact's
+    // 统一之后推行了, a change scheduled 排在明天…执行); it misses one English claim (formulas in a
+    // shared spreadsheet gone through) and five Chinese. It was scored at en 11/364, 151/156, long
+    // 7/145; zh 11/364, 143/156, long 6/145.
+    en: { flagged: 1 / 364, found: 155 / 156, longFlagged: 0 / 145 },
+    zh: { flagged: 2 / 364, found: 151 / 156, longFlagged: 0 / 145 },
   },
 } as const;
 

@@ -159,11 +159,12 @@ const EN_OTHERS_ACT =
 // reads someone's message and lays out where things stand relays it.)
 const EN_RELAYS =
   /^(?:what (?:the|this|that|your|their|his|her) (?:[\w'-]+ ){0,4}?(?:you (?:pasted|shared|sent|attached|forwarded|uploaded) )?(?:shows|says|tells us|means|covers)\b|(?:going by|based on|judging (?:by|from)) (?:the|your|this|that|their|his|her|[a-z]+'s) (?:[\w'-]+ ){0,2}?(?:email|e-mail|letter|message|notice|reply|response|statement|memo|thread|post|notes|minutes|transcript|decision|update)\b[^.:;]{0,60}?,\s*here(?:'s| is) (?:where|what|how)\b|according to\b|here(?:'s| is) (?:a |the )?(?:summary|recap|rundown|gist|timeline|history|story|background)\b(?! of (?:what|the changes|my|our) )|here(?:'s| is) how (?:the|this|that|it|their|his|her) [^.:]{0,60}?\b(?:is|was|are|were|gets|got) (?:usually |commonly |often |typically |generally |traditionally |normally )?(?:told|described|recounted|presented|explained|summari[sz]ed)\b|here(?:'s| is) what (?:happened\b|(?!i\b|we\b)[^.:]{1,80}\b(?:said|says|wrote|found|decided|reported|agreed|concluded|did)\b)|what happened (?:is|was)\b|in short\b|in summary\b|to summari[sz]e\b|tl;?dr\b|(?:the|this|that|their|her|his|your|[a-z]+'s)\s+(?:[\w.'-]+\s+){0,2}?(?:report|document|doc|email|e-mail|article|paper|post|notice|announcement|memo|letter|thread|ticket|vendor|author|study|changelog|release notes|postmortem|update|message|audit|review|investigation|survey|analysis|inspection|assessment|minutes|transcript|chat|call|abstract|summary|statement|press release|notes|slides|filing|ruling|judgment|chapter|book|essay|episode|podcast|lecture|interview|speech|thesis) (?:boils? down to|comes? down to|amounts? to|say|says|said|state|states|stated|note|notes|noted|explain|explains|explained|report|reports|reported|argue|argues|argued|find|finds|found|show|shows|showed|mention|mentions|mentioned|claim|claims|claimed|describe|describes|described|conclude|concludes|concluded|confirm|confirms|confirmed|record|records|recorded|suggest|suggests|suggested))/i;
-// (根据你贴的站会记录，各组进展如下：: so does one that lays out each party's progress from it.)
+// (根据你贴的站会记录，各组进展如下：: so does one that lays out each party's progress from it, and
+// 根据你发来的会议转写，厂商对宕机的解释如下：, one that lays out someone's account from it.)
 // (您贴的这份公积金新政文件，变化主要有四点：: an opening that names what the user pasted and then
 // sums it up relays that text, as 这份文件指出 does.)
 const ZH_RELAYS =
-  /^(?:根据|关于)?(?:你|您)(?:刚才|刚刚|之前|上面)?(?:贴|粘贴|转述|转过来|发过来)的[^，。]{0,24}[，,][^，。]{0,10}(?:要点|主要|变化|概括|几点|内容|说法|核心|大意|进展如下|情况如下)|^(?:这份|这篇|该|这个|这封|这条|报告|文章|公告|邮件|通知|年报|论文|纪要|新闻)[^，。]{0,12}(?:指出|提到|显示|称|说|写道|表示|认为|总结|介绍|要点|摘要|主要内容)|^(?:据|根据)[^，]{0,12}(?:说|称|报道|显示)|^[^，。]{1,10}(?:通知|公告|回复说|说)[:：]|^(?:会议|会上|群聊|群里|讨论|通话|电话|评审|访谈)[^，。]{0,6}(?:总结|纪要|记录|结论|要点)[:：]|^(?:根据|按照|据)(?![^：:。]*(?:我|咱))[^：:。]{1,40}?(?:记录|文档|文件|报告|公告|通告|通报|纪要|页面|状态页|日志|邮件|群聊|聊天记录|复盘)[^：:。已]{0,20}[:：]\s*$/;
+  /^(?:根据|关于)?(?:你|您)(?:刚才|刚刚|之前|上面)?(?:贴|粘贴|转述|转过来|发过来|发来)的[^，。]{0,24}[，,][^，。]{0,10}(?:要点|主要|变化|概括|几点|内容|说法|核心|大意|进展如下|情况如下)|^(?:根据|按照)(?:你|您)(?:刚才|刚刚|之前|上面)?(?:贴|粘贴|转述|转过来|发过来|发来)的[^，。]{0,24}[，,][^，。我咱]{0,24}(?:说法|解释|意见|结论|口径|答复|回复)如下[:：]\s*$|^(?:这份|这篇|该|这个|这封|这条|报告|文章|公告|邮件|通知|年报|论文|纪要|新闻)[^，。]{0,12}(?:指出|提到|显示|称|说|写道|表示|认为|总结|介绍|要点|摘要|主要内容)|^(?:据|根据)[^，]{0,12}(?:说|称|报道|显示)|^[^，。]{1,10}(?:通知|公告|回复说|说)[:：]|^(?:会议|会上|群聊|群里|讨论|通话|电话|评审|访谈)[^，。]{0,6}(?:总结|纪要|记录|结论|要点)[:：]|^(?:根据|按照|据)(?![^：:。]*(?:我|咱))[^：:。]{1,40}?(?:记录|文档|文件|报告|公告|通告|通报|纪要|页面|状态页|日志|邮件|群聊|聊天记录|复盘)[^：:。已]{0,20}[:：]\s*$/;
 
 /**
  * A title that recaps a meeting others held ("## HOA meeting (Oct 8): summary", "Standup recap (QA
@@ -176,7 +177,7 @@ const EN_RECAP =
  * What the user pasted or retold in the conversation (你贴的录音转写, 你刚才转述的通话内容) as the
  * answer's material: arranging it (归类, 标成) is writing this reply.
  */
-const ZH_PASTED_SOURCE = /(?:你|您)(?:刚才|刚刚|之前|上面)?(?:贴|粘贴|转述|转过来|发过来)的/;
+const ZH_PASTED_SOURCE = /(?:你|您)(?:刚才|刚刚|之前|上面)?(?:贴|粘贴|转述|转过来|发过来|发来)的/;
 
 /**
  * A line that hands over to what someone else said, with no first person (维护者是这么回复的：,

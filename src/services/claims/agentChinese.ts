@@ -119,8 +119,9 @@ const ZH_DISPOSAL_SUBJECT =
   /^((?:(?!已|把|将)[\u4e00-\u9fffA-Za-z0-9.]){2,}?)(?:已经?|均已|都已|也已|早已|也|都|又|刚刚?)?[把将]/;
 /** 被/由 + an agent other than the assistant before the verb. */
 const ZH_PASSIVE_AGENT = /(?:被|由|经由)(?!我|咱)([^\s，,。；;：:]{1,12}?)(?:自动|统一|直接|负责|手动|亲自)?$/;
+// (结果 as "so it turned out" opens its clause; after a noun — 调研结果, 测试结果 — it is "the results".)
 const ZH_CAUSE_BEFORE =
-  /(?:因为|由于|是因为|原因是|之所以|起因是|导致|造成|引起|所以才|如果|一旦|每当)[^；;。]*$|(?:就|于是|结果|所以|才)[^，,；;。]{0,12}$|(?:时|的时候|之后|以后|后)[，,][^；;。]*$/;
+  /(?:因为|由于|是因为|原因是|之所以|起因是|导致|造成|引起|所以才|如果|一旦|每当)[^；;。]*$|(?:就|于是|(?<![\u4e00-\u9fff])结果|所以|才)[^，,；;。]{0,12}$|(?:时|的时候|之后|以后|后)[，,][^；;。]*$/;
 /** A time before this task (昨天, 上周, 去年…), written after a subject. */
 const ZH_EARLIER =
   /^[^，,。；;]{0,12}?(?:昨天|昨晚|昨日|昨夜|前天|前晚|上周|上星期|上个?月|去年|前年|前几天|几天前|早些时候|之前)/;
@@ -244,7 +245,9 @@ function disposerOf(clause: string): string | undefined {
   if (
     !disposer ||
     disposer.length < 2 ||
-    /^(?:按|照|根据|依照|依据|用|在|从|对|给|帮|为|替|经|通过)|你|您/.test(disposer)
+    /^(?:按|照|根据|依照|依据|用|在|从|对|给|帮|为|替|经|通过)|你|您/.test(disposer) ||
+    // (企业微信通讯录里已经把张伟调到…: a place before 把, with its 里 or 中, is where, not who.)
+    /[\u4e00-\u9fff]{2,}(?:里|中|内)$/.test(disposer)
   )
     return undefined;
   return disposer;
@@ -253,8 +256,19 @@ function disposerOf(clause: string): string | undefined {
 /** What a release does to the software (修复了, 移除了, 引入了). */
 const ZH_RELEASE_CHANGE = /^(?:修复|修正|移除|去掉|删除|引入|新增|加入|增加|废弃|弃用|改进|优化|支持|解决)$/;
 
-/** Verbs of arranging or marking a text: 归类, 分类, 整理, 梳理, 标注, 标成. */
-const ZH_ARRANGE_TEXT = /^(?:归类?|分类|整理|梳理|归纳|概括|标注?|标成|标记|划分|分组)$/;
+/** This very piece as the subject with its marker: 这份总结已经, 本报告已. */
+const ZH_THIS_PIECE = /^(?:这份|这篇|本份|本)(?:总结|报告|摘要|纪要|文档|清单|表格|分析)(?:已经?|也已|都已)$/;
+/** Verbs of sending or sharing a piece. */
+const ZH_SHARE_VERB = /^(?:发|发送|分享|上传|同步|推送|转发|贴|共享)$/;
+
+/** An organisation, then a time of its own: 人民文学出版社后来, 某银行 2019 年. */
+const ZH_ORG_THEN =
+  /^[\u4e00-\u9fff]{0,10}(?:出版社|公司|集团|银行|大学|医院|政府|委员会|协会|研究院|研究所|法院|基金会|博物馆|电视台|报社)(?:后来|当年|早年|此后|之后|随后|\d{4}年)/;
+
+/** Verbs of arranging or marking a text: 归类, 分类, 整理, 梳理, 理一下, 标注, 标成. */
+const ZH_ARRANGE_TEXT = /^(?:归类?|分类|整理|梳理|理顺?|捋顺?|归纳|概括|标注?|标成|标记|划分|分组)$/;
+/** Someone's words as what is arranged: 房东的意思, 医生的话, 他说的. */
+const ZH_WORDS_ARRANGED = /(?:的意思|的话|说的|的说法|的原话)/;
 
 /** A frame that names a plan before its steps (计划是：, 接下来：, 打算). */
 // (我的安排是这样的：: the plan's owner and a 这样的 before the colon frame it too.)
@@ -303,7 +317,8 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   // writer arranging or marking that text is writing this reply, not acting on the task's objects.
   if (
     subject === "first person" &&
-    context.pasted &&
+    // (房东在微信里的意思我帮你理了一下：: someone's words arranged under the colon are this reply too.)
+    (context.pasted || (ZH_WORDS_ARRANGED.test(before) && /[:：]\s*$/.test(after))) &&
     ZH_ARRANGE_TEXT.test(verb) &&
     !/[系邮库盘表]/.test(after.split(CLAUSE_SPLIT)[0] ?? "")
   )
@@ -368,7 +383,11 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   // …被 master 进程杀掉并重启，…，就给客户端回: an actor named in an earlier clause carries to a subjectless one.
   const earlierClauses = before.slice(0, before.length - (before.split(CLAUSE_SPLIT).at(-1)?.length ?? 0));
   const carried = /(?:被|由)(?!我|咱)[^，,。；;]{1,12}/.exec(earlierClauses);
-  if (carried && !marked) {
+  // (关于您账户被限制登录的问题，已经帮您处理好了: a passive inside the topic that 关于/对于 opens names
+  // the problem, not who acted after it.)
+  const topicOnly =
+    carried && /(?:^|[，,。；;])\s*(?:关于|对于|针对)[^，,。；;]*$/.test(earlierClauses.slice(0, carried.index));
+  if (carried && !marked && !topicOnly) {
     return { agent: "third party", reason: `actor of an earlier clause: ${carried[0]}` };
   }
   // 迁移在部署过程中自动执行了: a system did it, whatever the subject (自动 as the verb's adverb,
@@ -472,6 +491,11 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   if (ZH_CAUSE_AFTER.test(after)) return { agent: "none", reason: "an event explained as a cause" };
   if (ZH_DATE.test(before)) return { agent: "none", reason: "a dated event of the world" };
   if (marked) return { agent: "assistant", reason: "done marker on its line" };
+  // 这份总结已经发到 Slack 的频道: this very piece, sent or shared, is the writer's delivery even in
+  // an answer that sums up a source — the source wrote the interviews, not the summary.
+  if (ZH_THIS_PIECE.test(lastClause.replace(/\s+/g, "")) && ZH_SHARE_VERB.test(verb)) {
+    return { agent: "assistant", reason: "this task's object, marked done: this reply's own piece, sent" };
+  }
   if (context.relayed) return { agent: "third party", reason: "narrated in a summary of a source" };
   // 补丁上周已经合入上游: a subject's event at a time of its own before this task.
   if (ZH_EARLIER.test(lastClause)) return { agent: "none", reason: "an earlier event with a time of its own" };
@@ -503,6 +527,11 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   // (修 bug 的时候顺手把…删了: a time and an adverb before 把 are no subject.)
   const disposer = disposerOf(lastClause);
   if (disposer && !yours) return { agent: "third party", reason: `the subject of a 把 sentence: ${disposer}` };
+  // 人民文学出版社后来的版本署名已改为…: an organisation dated by a time of its own (后来, 当年, 2008
+  // 年) owns what its clause says was done — history, not this task's object.
+  if (ZH_ORG_THEN.test(lastClause.replace(/\s+/g, ""))) {
+    return { agent: "third party", reason: "an organisation at a time of its own" };
+  }
   // (投诉已经按你确认的版本通过「12345」网上渠道提交了: a prepositional phrase between the marker and
   // the verb leaves the marker the verb's, after a short topic — a longer one may name who acted.)
   if (

@@ -240,13 +240,17 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   // "Auto-renewed by cert-manager": a passive agent names the doer even when no subject is written.
   const byAgent = EN_BY_AGENT.exec(after);
   if (byAgent) return { agent: "third party", reason: `passive agent: by ${byAgent[1]}` };
+  // ("Searched the USPTO database for X: one dead registration from 2011": a date in what a colon
+  // after the verb lays out is the result's, not the action's.)
+  // (A verb that is the key of its line, "Sealed: 15 June 1215", is dated by its value.)
+  const ownPart = /^\s*:/.test(after) ? lower : `${before}${after.split(/:(?!\d)/)[0] ?? after}`;
   // (A timeline's entry led by a year, "1993 — presented at USENIX", leaves out history's subject.)
   // ("Origin: created under the Immigration Reform and Control Act of 1986": a year long before any
   // task of now dates the event to history too.)
   if (
     subject === "left out" &&
     !marked &&
-    (EN_YEAR_ENTRY.test(plain) || EN_LONG_PAST.test(lower) || EN_LONG_PAST_DAY.test(lower))
+    (EN_YEAR_ENTRY.test(plain) || EN_LONG_PAST.test(ownPart) || EN_LONG_PAST_DAY.test(ownPart))
   ) {
     return { agent: "none", reason: "a dated event of the world" };
   }
@@ -325,7 +329,8 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   // (The present perfect takes no past date of its own: in "the slots have been added to the
   // calendar: … on Nov 4–6" the date after the verb is the object's, not the action's.)
   const perfect = /\b(?:has|have|'s|'ve)\s+(?:(?:just|now|already|also|all|both)\s+)*(?:been\s+)?$/.test(before);
-  if (EN_DATE.test(marked || perfect ? before : lower)) return { agent: "none", reason: "a dated event of the world" };
+  if (EN_DATE.test(marked || perfect ? before : ownPart))
+    return { agent: "none", reason: "a dated event of the world" };
   if (marked) return { agent: "assistant", reason: "done marker on its line" };
   if (/\b(?:is|are|was|were)\s+$/.test(before) && EN_ADJECTIVE_BEFORE_PLURAL.test(after))
     return { agent: "none", reason: "a participle used as an adjective" };

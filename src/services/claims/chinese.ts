@@ -145,6 +145,8 @@ function clauseClaim(
       words[at + 2] === "的" ||
       words[at + 3] === "的" ||
       (/^(?:计划|安排)$/.test(word) && /^(?:已经?|均已|都已)$/.test(words[at + 1] ?? "")) ||
+      // (这份计划我已经同步到…: 计划 after a determiner is the noun "this plan", the topic.)
+      (/^(?:计划|安排)$/.test(word) && /^(?:这份|那份|这个|那个|该|此|这|那|份|个)$/.test(words[at - 1] ?? "")) ||
       // (下周三下午3点的复盘会已经约好了: a time to come before 的 dates the thing it describes, not the verb.)
       (FUTURE_DATE.test(word + (words[at + 1] ?? "")) && words.slice(at + 1, at + 7).includes("的"));
     // 将/再/去 are the future (我将发送, 我再推上去, 我去改) unless the clause completes the verb
@@ -439,7 +441,12 @@ export function chineseClaims(plain: string, marked: boolean, tableRow = false, 
   const topicText = topic?.words.join("") ?? "";
   if (
     /^(?:已经?|刚)[^了过]*的[\u4e00-\u9fff]{1,4}$/.test(topicText) &&
-    rule.some((clause) => /^(?:不要|别|不能|不应该?|不可以|应该|需要|要|可以|都要|一律)/.test(clause.words.join("")))
+    // (最好不要再 rebase: an adverb of advice may open the rule.)
+    rule.some((clause) =>
+      /^(?:最好|千万|一定|尽量|绝对)?(?:不要|别|不能|不应该?|不可以|应该|需要|要|可以|都要|一律)/.test(
+        clause.words.join(""),
+      ),
+    )
   ) {
     return [];
   }

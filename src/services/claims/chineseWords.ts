@@ -215,8 +215,11 @@ export function someoneElse(words: ReadonlyArray<string>, at: number): boolean {
     // 给财务部的陈姐发了, 给产品、运营、风控三组的同事发了: the object of 给/帮/为 may be a few
     // words long, up to a verb of its own.
     const object = objectOfMarker(words, index);
-    // 在合同管理系统登记了: a place after 在/从/于, not a subject.
-    const place = words.slice(Math.max(0, index - 4), index).some((w) => /^(?:在|从|于|往)$/.test(w));
+    // 在合同管理系统登记了: a place after 在/从/于, not a subject; so is the tool or the machine a verb
+    // before it uses or enters (我用查验平台把发票查了, 我登录那台服务器看了一下).
+    const place = words
+      .slice(Math.max(0, index - 4), index)
+      .some((w) => /^(?:在|从|于|往|用|使用|借助|登录|登陆|进入|连上)$/.test(w));
     // 你同事王磊已经…: a name right after the role is the same subject.
     // (ICU may split the name: 钟离|秋.)
     const name = (n: number) => /^[\u4e00-\u9fff]{1,3}$/.test(words.slice(index + 1, index + 1 + n).join(""));

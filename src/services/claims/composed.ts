@@ -11,11 +11,18 @@
 const LETTER_FIRST =
   /^(?:\*\*)?(?:dear\s+\S[^,:\n]{0,60}[,:]|to whom it may concern\b|尊敬的[^，,：:\n]{1,30}[，,：:])/i;
 
-/** A public announcement: its first line titles what is new, or it thanks its readers or contributors. */
+/**
+ * A public announcement: its first line titles what is new or names itself a notice (安全公告：,
+ * "Security advisory:"), or it thanks its readers or contributors.
+ */
 const ANNOUNCEMENT_TITLE =
-  /^(?:#{1,6}\s+|\*\*)?(?:what['’]s new (?:in|for)\b|release notes\b|更新内容|版本更新|新版本上线)/i;
+  /^(?:#{1,6}\s+|\*\*)?(?:what['’]s new (?:in|for)\b|release notes\b|(?:security )?(?:advisory|announcement|press release|public notice)\s*[:：]|更新内容|版本更新|新版本上线|(?:安全|停服|维护|升级|致歉|澄清)?(?:公告|声明|通告)[:：])/i;
 const THANKS_AUDIENCE =
   /\b(?:thanks|thank you) (?:for all (?:the|your) (?:feedback|support|reports)|to (?:all|every|the \d+|our) [\w\s]{0,20}?(?:contributors|users|testers|backers|supporters|community))\b|\bhuge thanks to\b|\bkeep (?:it|them) coming\b|感谢(?:各位|所有|大家)[^。！!]{0,12}(?:用户|贡献者|支持|反馈)/i;
+
+/** Hashtags that close the text (not a channel after "in", nor an issue number). */
+const HASHTAGS_LAST =
+  /(?<!\b(?:in|to|on|at|channel)\s*|(?:频道|群)\s*)(?:^|\s)#[\p{L}][\p{L}\p{N}_]*(?:\s+#[\p{L}][\p{L}\p{N}_]*)*\s*$/u;
 
 /** A horizontal rule, and a short remark after it about the text above (its wording, a version of it). */
 const RULE = /^\s*(?:-{3,}|\*{3,}|_{3,})\s*$/;
@@ -31,6 +38,8 @@ export function composedAnswer(answer: string): boolean {
   const first = lines.find((line) => line.trim() !== "")?.trim() ?? "";
   if (LETTER_FIRST.test(first) || ANNOUNCEMENT_TITLE.test(first)) return true;
   if (THANKS_AUDIENCE.test(answer.slice(0, 4000))) return true;
+  // (A post that ends on its hashtags — "…tell us what you think 👇 #productupdate" — is copy to publish.)
+  if (HASHTAGS_LAST.test(lines.findLast((line) => line.trim() !== "")?.trim() ?? "")) return true;
   if (structuredAbstract(lines)) return true;
   const rule = lines.findLastIndex((line) => RULE.test(line));
   if (rule <= 0) return false;

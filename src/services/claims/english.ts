@@ -253,7 +253,10 @@ function passiveOrState(clause: ReadonlyArray<string>): EnglishMatch | undefined
       // A headline: "Email sent to billing@…", "PR merged".
       // (An identifier may stand in the noun: "Invoice INV-204 sent", "PR #41 merged".)
       const identifier = (w: string) => /\d/.test(w) || w.startsWith("#");
-      const nouns = before.filter((w) => !identifier(w));
+      // ("TLS certificate for `shop.example.com` renewed": a noun may name its thing after for/of/on.)
+      const named =
+        before.length >= 3 && ["for", "of", "on"].includes(before.at(-2) ?? "") ? before.slice(0, -2) : before;
+      const nouns = named.filter((w) => !identifier(w));
       const headlineNoun =
         // ("3 passed" has no noun: a count, not a task's object.)
         nouns.length >= 1 &&

@@ -82,7 +82,7 @@ export function statusLine(language: Language, plain: string): StatusLine | unde
   }
   // "Done: the old cron job is disabled": the line opens by saying its task is done. It names no
   // kind of action, so any successful receipt backs it.
-  const done = /^(?:done|all done|finished|all set)\s*[:—–]\s*\S/i.exec(plain);
+  const done = /^(?:done|all done|finished|all set)\s*(?:[:—–]|✅|✔️?)\s*\S/iu.exec(plain);
   if (done) return { kind: "observe", verb: "done" };
   const line = EN_LINE.exec(plain);
   if (!line || EN_NOT_KEY.test(line[1]!)) return undefined;

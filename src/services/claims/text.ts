@@ -40,6 +40,8 @@ export const languageOf = (text: string): Language => {
 
 const FENCE = /^\s*(```|~~~)/;
 const DONE_EMOJI = /^(?:✅|✔️?|☑️?|🟢|🚀|🎉|👍)\s*/u;
+/** "Done —", "All done:", "Done ✅" opening a line. */
+const DONE_OPENER = /^(?:done|all done|all set)\s*(?:[:—–]|✅|✔️?)\s*\S/iu;
 /** Any other leading emoji is decoration (📬 Email sent…). */
 const OTHER_EMOJI = /^\p{Extended_Pictographic}\uFE0F?\s*/u;
 const NOT_DONE_EMOJI = /^(?:⏳|🔜|❌|⚠️?|🔴|🟡|⏸️?|🚧|📝|❓|🤔|💡|👉|➡️?)\s*/u;
@@ -60,7 +62,7 @@ const NOT_DONE_CELL =
  * follows it is the reply's content, not the assistant's report, up to the closing remark.
  */
 const CONTENT_INTRO =
-  /(?:\b(?:draft|template|sample|example|suggested|suggestion|version|option [a-z1-9]|wording|poem|haiku|limerick|verse|story|joke|translation|translated|rewrite|rewritten|macro|canned|boilerplate|reusable|plan|next steps|to-?do|message you can|text you can|in your (?:voice|name)|reply you can|(?:you|they|he|she) (?:can|could|might|may) (?:post|send|paste|use|copy|adapt|forward|submit|file|sign|print|share|email|read out|say|give|hand in|reply with|respond with)|for you to (?:post|send|paste|use|copy|submit|sign|share)|something like|(?:a|one|the) (?:format|layout|structure|table|setup) like this)\b|\bhere(?:'s| is) (?:a|an|your|one)\s+(?:[\w-]+\s+){0,3}?(?:email|e-mail|message|letter|reply|response|complaint|note|post|announcement|memo|bio|script|speech|toast|caption|tweet|review|apology|invitation|notice|statement|introduction|pitch|agenda|appeal|cover letter|description|text)\b|草稿|稿|模板|示例|范文|范例|照着|(?<![按照依原])计划|待办|下一步|接下来|方案|思路|步骤|需要(?:更新|修改|调整|补充|处理)的(?:点|地方|内容|项)|纪要|起草|文案|话术|发布说明|更新日志|可以直接(?:贴|发|用|复制)|可以(?:这样|这么|如下)(?:写|回复|说|回)|(?:参考|参照)(?:下面|以下|这)|下面这(?:封|段|条|篇)|的[\u4e00-\u9fff]{0,6}(?:邮件|短信|通知|公告|信|致辞|声明)|供你|供您|诗|翻译|译文|(?:你|您)的口吻|以(?:你|您)的名义|你可以(?:直接)?(?:发|用|贴|复制|提交)|您可以(?:直接)?(?:发|用|贴|复制|提交))[^\n]*[:：]\s*$/i;
+  /(?:\b(?:draft|template|sample|example|suggested|suggestion|version|option [a-z1-9]|wording|poem|haiku|limerick|verse|story|joke|translation|translated|rewrite|rewritten|macro|canned|boilerplate|reusable|plan|next steps|to-?do|message you can|text you can|in your (?:voice|name)|reply you can|(?:you|they|he|she) (?:can|could|might|may) (?:post|send|paste|use|copy|adapt|forward|submit|file|sign|print|share|email|read out|say|give|hand in|reply with|respond with)|for you to (?:post|send|paste|use|copy|submit|sign|share)|something like|(?:a|one|the) (?:format|layout|structure|table|setup) like this)\b|\bhere(?:'s| is) (?:a|an|your|one)\s+(?:[\w-]+\s+){0,3}?(?:email|e-mail|message|letter|reply|response|complaint|note|post|announcement|memo|bio|script|speech|toast|caption|tweet|review|apology|invitation|notice|statement|introduction|pitch|agenda|appeal|cover letter|description|text)\b|草稿|稿|模板|示例|范文|范例|照着|(?<![按照依原])计划|待办|下一步|接下来|方案|思路|步骤|需要(?:更新|修改|调整|补充|处理)的(?:点|地方|内容|项)|纪要|起草|文案|话术|发布说明|更新日志|可以直接(?:贴|发|用|复制)|可以(?:这样|这么|如下)(?:写|回复|说|回)|(?:参考|参照)(?:下面|以下|这)|下面这(?:封|段|条|篇)|的[\u4e00-\u9fff]{0,6}(?:邮件|短信|通知|公告|信|致辞|声明)|供你|供您|给(?:你|您)(?:挑|选)|备选|候选|(?:搭|列|拟)了?(?:一)?个(?:框架|大纲|提纲)|诗|翻译|译文|(?:你|您)的口吻|以(?:你|您)的名义|你可以(?:直接)?(?:发|用|贴|复制|提交)|您可以(?:直接)?(?:发|用|贴|复制|提交))[^\n]*[:：]\s*$/i;
 
 /**
  * A heading that titles what follows as a draft, a template or a sample ("## Release notes — 4.2
@@ -106,7 +108,7 @@ const DONE_SUMMARY =
  */
 // (A heading that asks what someone else did — PR #301 做了什么, 这次升级改了哪些 — titles their work.)
 const OTHERS_INTRO =
-  /(?:做|改|干|动|变)了(?:些)?(?:什么|哪些)(?:内容|东西|地方)?\s*[?？]?\s*[:：]?\s*$|(?:你|您)(?:贴|转述|发来|转发)的[^：:]{0,40}(?:做了|改了|包括|内容)[^：:]{0,12}[:：]\s*$|(?:已经)?做了的事\s*[:：]\s*$|做了[一二三四五六七八九十两几\d]+件事\s*[:：]\s*$|以下(?:都是|是|均为|均由|都由|由)[^：:]{1,12}(?:处理|做|完成|操作|负责|办)的?\s*[:：]\s*$|\b(?:from|in|of) (?:the|your) [\w\s.-]{0,40}?you (?:pasted|shared|sent|forwarded|attached)\b|\bwitness statements?\b|\bwhat (?:he|she|they|the \w+) (?:did|has done|have done)\b|\bwhat (?:people|everyone|he|she|they|(?:the|your) [\w-]+(?: [\w-]+){0,3}?) (?:said|told you|told us|wrote|posted|reported)\b[^:]{0,80}:\s*$|^(?:根据|按照|据|从)[^：:。]{1,40}?(?:记录|文档|文件|报告|公告|通告|通报|纪要|页面|状态页|日志|邮件|群聊|聊天记录|复盘)(?:[^：:。已]{0,20})[:：]\s*$|\bas (?:[\w'-]+\s+){1,2}(?:relayed|reported|described|summari[sz]ed|recounted|told|explained|presented) (?:it|them|this)\s*:\s*$|\b(?:is|are|was|were) (?:usually|commonly|often|typically|generally|traditionally|normally) (?:told|described|recounted|presented|explained|summari[sz]ed)\s*:\s*$|\b(?:makes?|made|raises?|raised|sets? out|lists?|listed|outlines?|outlined) (?:the following|these|(?:two|three|four|five|six|several|a few) (?:main |key )?)\s*(?:points|claims|arguments|reasons|findings|observations|concerns)?\s*:\s*$/i;
+  /(?:做|改|干|动|变)了(?:些)?(?:什么|哪些)(?:内容|东西|地方)?\s*[?？]?\s*[:：]?\s*$|(?:你|您)(?:贴|转述|发来|转发)的[^：:]{0,40}(?:做了|改了|包括|内容)[^：:]{0,12}[:：]\s*$|(?:已经)?做了的事\s*[:：]\s*$|做了[一二三四五六七八九十两几\d]+件事\s*[:：]\s*$|以下(?:都是|是|均为|均由|都由|由)[^：:]{1,12}(?:处理|做|完成|操作|负责|办)的?\s*[:：]\s*$|\b(?:from|in|of) (?:the|your) [\w\s.-]{0,40}?you (?:pasted|shared|sent|forwarded|attached)\b|\bwitness statements?\b|\bwhat (?:he|she|they|the \w+) (?:did|has done|have done)\b|\bwhat (?:people|everyone|he|she|they|(?:the|your) [\w-]+(?: [\w-]+){0,3}?) (?:said|told you|told us|wrote|posted|reported)\b[^:]{0,80}:\s*$|^(?:根据|按照|据|从)[^：:。]{1,40}?(?:记录|文档|文件|报告|公告|通告|通报|纪要|页面|状态页|日志|邮件|群聊|聊天记录|复盘)(?:[^：:。已]{0,20})[:：]\s*$|(?:他们|她们|他|她|对方|厂商|官方|供应商|[\u4e00-\u9fff]{1,6}(?:那边|方面))(?:已经|已|这边|那边)?(?:做|处理|完成|采取)了?的(?:事情?|处理|工作|操作|措施)?\s*[:：]?\s*$|\bas (?:[\w'-]+\s+){1,2}(?:relayed|reported|described|summari[sz]ed|recounted|told|explained|presented) (?:it|them|this)\s*:\s*$|\b(?:is|are|was|were) (?:usually|commonly|often|typically|generally|traditionally|normally) (?:told|described|recounted|presented|explained|summari[sz]ed)\s*:\s*$|\b(?:makes?|made|raises?|raised|sets? out|lists?|listed|outlines?|outlined) (?:the following|these|(?:two|three|four|five|six|several|a few) (?:main |key )?)\s*(?:points|claims|arguments|reasons|findings|observations|concerns)?\s*:\s*$/i;
 const NAMES_SELF = /我|咱|\b(?:I|we|my|our)\b/;
 /** A label before a colon that names a template, a draft or a sample written on the same line. */
 const CONTENT_LABEL =
@@ -123,13 +125,21 @@ const PARTICIPLE_TITLE =
  * cells says what a term means or when a step counts as done, not that anything was done.
  */
 // (Purpose, Rating, 评价: so does one that says what a row is for or grades it — "Complete and dry",
-// ✅ 主线，没问题 — where a done word or a tick is the verdict, not a report.)
+// ✅ 主线，没问题 — where a done word or a tick is the verdict, not a report; and one that asks
+// whether a row can or does something — 能否用索引, "Supported" — where a tick answers yes.)
 const DEFINING_COLUMN =
-  /\b(?:when|criteria|criterion|guarantees?|definition|meaning|means|description|goal|target|expected|conditions?|rule|semantics|behaviou?r|purpose|used for|role|rating|verdict|assessment|evaluation|grade|score)\b|标准|条件|含义|定义|目标|预期|用途|作用|评价|评估|评分|点评|打分/i;
+  /\b(?:when|criteria|criterion|guarantees?|definition|meaning|means|description|goal|target|expected|conditions?|rule|semantics|behaviou?r|purpose|used for|role|rating|verdict|assessment|evaluation|grade|score|can|whether|supported|compatible)\b|标准|条件|含义|定义|目标|预期|用途|作用|评价|评估|评分|点评|打分|能否|可否|能不能|是否(?:支持|可用|生效|兼容|适用|命中|走索引|用到)/i;
 
 /** An intro that gives the status of what it lists: "status so far:", "progress to date:", 目前进度：. */
 const STATUS_INTRO =
   /\b(?:status|progress)(?:\s+(?:so far|to date|update|as of))?\s*[:：]\s*$|\bso far\s*[:：]\s*$|(?:进度|进展)\s*[:：]\s*$/i;
+
+/**
+ * A column that gives someone else's account of each row ("Status per Marek", 厂商给的状态): its done
+ * cells are theirs, not the writer's report.
+ */
+const RELAYED_COLUMN =
+  /\b(?:per|according to|(?:as )?reported by|from)\s+(?!me\b|us\b)\S|(?:据|根据)[^|]{1,12}|(?:他|她|他们|她们|对方|厂商|供应商|官方)(?:给|说|反馈|报)的/i;
 
 /** A column that gives each row's status or result: its done cell reports the row's task done. */
 const STATUS_COLUMN = /\b(?:status|state|result|outcome|done|progress)\b|状态|结果|进度|进展|完成情况|处理情况/i;
@@ -280,7 +290,17 @@ function assertionLines(answer: string): Line[] {
     // ("**Worked example**", "### Proposed split", "**Fixed timestep, explained**": a heading that
     // opens with a participle before a bare noun names a topic; the participle describes the noun.)
     const title = HEADING.exec(line);
-    if (title && PARTICIPLE_TITLE.test((title[1] ?? title[2] ?? "").replace(/\*\*|__/g, "").trim())) continue;
+    const titled = (title?.[1] ?? title?.[2] ?? "").replace(/\*\*|__/g, "").trim();
+    if (title && PARTICIPLE_TITLE.test(titled)) continue;
+    // ("# Response plan: suspected phishing compromise (finance mailbox)": so does one after the
+    // title's own label, unless the label says it reports — Status:, Update:, Done:.)
+    const titleLabel = /^([^:：]{1,40})[:：]\s*(.+?)(?:\s*\([^()]*\))?$/.exec(titled);
+    if (
+      titleLabel &&
+      !/status|update|result|progress|done|change|fix|summary|完成|进度|状态/i.test(titleLabel[1]!) &&
+      PARTICIPLE_TITLE.test(titleLabel[2]!.replace(/^[a-z]/, (letter) => letter.toUpperCase()))
+    )
+      continue;
     // An intro ends in a colon; only its tail is read, which keeps the test linear on a huge line.
     // (An arrow pointing down ends an intro as a colon does: 维护公告草稿 ⬇️.)
     const intro = /[⬇👇↓]/u.test(line) ? line.replace(/\s*(?:⬇️?|👇|↓)+\s*$/u, ":") : line;
@@ -336,7 +356,9 @@ function assertionLines(answer: string): Line[] {
           .slice(1)
           .some(
             (cell, at) =>
-              (DONE_CELL.test(cell) || /^(?:✅|✔)/u.test(cell)) && !DEFINING_COLUMN.test(header?.[at + 1] ?? ""),
+              (DONE_CELL.test(cell) || /^(?:✅|✔)/u.test(cell)) &&
+              !DEFINING_COLUMN.test(header?.[at + 1] ?? "") &&
+              !RELAYED_COLUMN.test(header?.[at + 1] ?? ""),
           );
       statusCell = cells
         .slice(1)
@@ -344,7 +366,8 @@ function assertionLines(answer: string): Line[] {
           (cell, at) =>
             DONE_CELL.test(cell) &&
             STATUS_COLUMN.test(header?.[at + 1] ?? "") &&
-            !DEFINING_COLUMN.test(header?.[at + 1] ?? ""),
+            !DEFINING_COLUMN.test(header?.[at + 1] ?? "") &&
+            !RELAYED_COLUMN.test(header?.[at + 1] ?? ""),
         );
       // A row whose status says it has not happened is a plan, whatever its verbs.
       if (cells.length >= 2 && NOT_DONE_CELL.test(cells.at(-1) ?? "")) continue;
@@ -380,6 +403,9 @@ function assertionLines(answer: string): Line[] {
       line = line.replace(DONE_EMOJI, "");
     }
     line = line.replace(OTHER_EMOJI, "");
+    // ("Done — the sheet now has a Total column", "Done ✅ Your subscription is paused": a line that
+    // opens by saying its task is done marks what it goes on to say, as a leading ✅ does.)
+    if (DONE_OPENER.test(line.replace(/\*\*|__/g, ""))) doneMarker = true;
     // A check mark at the end of a line marks it done too ("2. 升级版本 ✔").
     if (/(?:✅|✔️?|☑️?)\s*$/u.test(line)) {
       doneMarker = true;

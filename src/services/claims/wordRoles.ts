@@ -25,12 +25,36 @@ const PRESENT_AFTER =
   /^(?:is|are|has|have|can|cannot|can't|will|won't|must|should|may|might|does|doesn't|don't|tends?|needs?|[a-z]{2,}(?<![su]s)s)$/;
 /** What may follow such a verb in a sentence about how things are: an adverb, a comparison, an object. */
 const PREDICATE_NEXT =
-  /^(?:[a-z]+ly|a|an|the|more|less|better|worse|faster|slower|longer|well|much|most|up|down|out|off|away|apart|easily|[a-z]+ed|[a-z]+ing|no|not|only|just|to|than)\b/;
+  /^(?:[a-z]+ly|a|an|the|more|less|better|worse|faster|slower|longer|well|much|most|up|down|out|off|away|apart|easily|[a-z]+ed|[a-z]+ing|no|not|only|just|to|than|extra|additional|its|their|some|\d)/;
 /** An adjective of description after a comma: hyphenated, or with a descriptive ending. */
 const DESCRIPTIVE = /^[a-z]+-[a-z]+|^[a-z]{3,}(?:al|ive|ous|ic|ible|able|less|ful)\b/;
 
+/** A label that names what is still to come: "Plan:", "Follow-ups:", "Next steps:", "Proposal:". */
+const TO_COME_LABEL =
+  /^[^\w]*(?:plan|proposal|proposed|follow-?ups?|next steps?|to-?dos?|action items?|recommendations?|suggestions?|ideas?|goals?)\W{0,3}:/;
+/** Verbs of writing a text: what they make from the user's material is this reply. */
+const WRITING =
+  /^(?:written(?: up)?|wrote(?: up)?|summari[sz]ed|compiled|put together|pulled together|drafted|condensed|collated)$/;
+/** The user's material as a source: "from the notes you gave me", "based on your message". */
+const FROM_USERS =
+  /^\s*(?:up\s+)?(?:from|based on|out of|using)\s+(?:the|your|what)\b[^.;:]{0,40}?(?:\byou (?:gave|sent|pasted|shared|forwarded|provided|attached)\b|\byour (?:notes|message|draft|points|list)\b)/;
+
 function englishRole(plain: string, verb: string): Attribution | undefined {
   const { before, after } = around("en", plain, verb);
+  const lowerVerb = verb.toLowerCase();
+  // "Raised-bed plan", "baked-in defaults": a participle joined by a hyphen to a word (not a particle) is an adjective.
+  if (/^[a-z]+(?:ed|en|t)-(?!(?:up|out|off|back|down|in|over|on)$)[a-z]+$/.test(lowerVerb)) {
+    return { agent: "none", reason: "a participle used as an adjective" };
+  }
+  // "Follow-ups: staged flag rollouts…", "Plan: three sessions a week, built around…": under a label
+  // that names what is still to come, a participle describes the plan, not work done.
+  if (TO_COME_LABEL.test(before) && !/\b(?:i|we)\b|\bi'/.test(before)) {
+    return { agent: "none", reason: "under a label of what is still to come" };
+  }
+  // "Written up from the notes you gave me": writing from the user's own material is writing this reply.
+  if (WRITING.test(lowerVerb) && FROM_USERS.test(after)) {
+    return { agent: "none", reason: "the reply itself, written from what the user gave" };
+  }
   // Only a participle that opens its clause (after a label or a dash): a subject before it decides otherwise.
   const clause = (before.split(/[;—–]|:(?!\d)|\s-\s/).at(-1) ?? before).trim();
   if (clause !== "" && !/^(?:and|or|but)$/.test(clause)) return undefined;
