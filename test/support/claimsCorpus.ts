@@ -43,7 +43,8 @@ export type Split =
   | "v17/heldout"
   | "v18/heldout"
   | "v19/heldout"
-  | "v20/heldout";
+  | "v20/heldout"
+  | "v21/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
