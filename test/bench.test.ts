@@ -39,7 +39,7 @@ describe("npm run bench -- --quick --json", () => {
 });
 
 describe("bench targets", () => {
-  it("checks issue M's targets, each from the results it names, and leaves a target it has no result for open", async () => {
+  it("checks the bench targets, each from the results it names, and leaves a target it has no result for open", async () => {
     const { checkTargets, computeRatios } = await import("../bench/report.js");
     const results = [
       { id: "agentloop.w10.sqlite", usPerStep: { min: 250, median: 300 } },
@@ -168,7 +168,7 @@ describe("bench:compare folding", () => {
   });
 });
 
-describe("the PostgreSQL benchmarks (issue P)", () => {
+describe("the PostgreSQL benchmarks", () => {
   it.skipIf(!PG_URL)(
     "agentloop.w10.postgres and scale.replicas run in smoke mode, verify their runs in the database and report the SQLite figures beside them",
     () => {

@@ -1,5 +1,5 @@
 /**
- * Approval from the command line (issue Q), with real processes on one SQLite ledger file:
+ * Approval from the command line, with real processes on one SQLite ledger file:
  * `agentloop run --approve …` against a fake (wire-exact) OpenAI server whose model calls the
  * built-in `workspace_write` (kind mutate), and `agentloop approve` / `deny` from a second process
  * for a run another process drives.

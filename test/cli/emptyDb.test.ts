@@ -19,7 +19,7 @@ const DB_COMMANDS: ReadonlyArray<ReadonlyArray<string>> = [
   ["memory", "markdown"],
 ];
 
-describe('--db "" (issue N, item 12)', () => {
+describe('--db ""', () => {
   it.each(DB_COMMANDS.map((argv) => [argv.join(" "), argv] as const))(
     "agentloop %s refuses it with one stderr line and exit 2",
     async (_name, argv) => {

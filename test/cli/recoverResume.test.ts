@@ -1,5 +1,5 @@
 /**
- * `agentloop recover --resume` (issue P), end to end with real processes: `agentloop run` is
+ * `agentloop recover --resume`, end to end with real processes: `agentloop run` is
  * SIGKILLed while its `run_command` tool (kind mutate) holds a shell open; `recover --resume`
  * then continues the run against the same (fake, wire-exact) OpenAI server. The call whose
  * outcome is unknown is not run again: it gets a `side_effect_unknown` receipt, the model is told

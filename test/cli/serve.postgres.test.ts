@@ -11,7 +11,7 @@ import { freshPostgresDatabase, noticePostgresSkipped, PG_URL } from "../support
 import { callStep, textStep } from "../support/runtimeHarness.js";
 
 /**
- * `agentloop serve --db postgres://…` (issue P): the same pages and live signature through its
+ * `agentloop serve --db postgres://…`: the same pages and live signature through its
  * read-only pool. Skipped with a notice when the tests have no PostgreSQL server.
  */
 

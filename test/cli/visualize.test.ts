@@ -26,7 +26,7 @@ const KINDS: ReadonlyArray<Kind> = ["guards", "actions", "actors", "delays"];
  * inside an action never appears in the config). None today.
  */
 const USED_OUTSIDE_CONFIG: Readonly<Record<string, Partial<Record<Kind, ReadonlyArray<string>>>>> = {
-  // Spawned by `startCalls`, one per call that waits for approval (issue Q): a spawn, not an invoke.
+  // Spawned by `startCalls`, one per call that waits for approval: a spawn, not an invoke.
   toolBatch: { actors: ["approval"] },
 };
 

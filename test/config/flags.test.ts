@@ -108,7 +108,7 @@ describe("loadFlags", () => {
   });
 });
 
-describe("rollout stages (seed §7.1)", () => {
+describe("rollout stages", () => {
   it("lists the six stages in the seed's order", () => {
     expect(ROLLOUT_STAGES.map((stage) => `${stage.stage} ${stage.name}`)).toEqual([
       "1 observability",

@@ -12,7 +12,7 @@ import { AnyObjectInput, defineTool } from "../../src/services/tools/Tool.js";
 import { callStep, readLedger, textStep, useRuntimeHarness } from "../support/runtimeHarness.js";
 
 /**
- * The router against a real runtime on a temp SQLite file (issue G): scripted provider, fixture
+ * The router against a real runtime on a temp SQLite file: scripted provider, fixture
  * tools, in-memory outbox channels.
  */
 
@@ -138,7 +138,7 @@ describe("router: progress_updates", () => {
     ]);
   });
 
-  it("never forwards step commentary that claims an action: a neutral progress line goes out instead (issue N item 16)", async () => {
+  it("never forwards step commentary that claims an action: a neutral progress line goes out instead", async () => {
     const runtime = await harness.makeRuntime();
     const outbox = outboxChannel();
     const router = routerFor(runtime, [{ channel: outbox, policy: "progress_updates" }]);

@@ -8,7 +8,7 @@ import { scriptedProvider } from "../../src/services/providers/scripted.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../host/channels/webhookServer.js";
 import { readLedger, textStep, useRuntimeHarness } from "../support/runtimeHarness.js";
 
-/** The router delivering to a webhook on a loopback node:http server (issue G), on a real runtime. */
+/** The router delivering to a webhook on a loopback node:http server, on a real runtime. */
 
 const harness = useRuntimeHarness("agentloop-router-webhook-");
 let receivers: WebhookReceiver[] = [];

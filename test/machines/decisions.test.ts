@@ -329,7 +329,7 @@ describe("classifyVerdict", () => {
       { receipts: [receipt("error")] },
       {
         type: "STOP",
-        // The verifier's verdict lists nothing missing, so the outcome carries no detail (as before issue M).
+        // The verifier's verdict lists nothing missing, so the outcome carries no detail.
         outcome: { state: "unverified", reason: "receipt_missing", detail: null },
       },
     ],

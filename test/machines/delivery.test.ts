@@ -11,7 +11,7 @@ import {
 import { type DeliveryInput, deliveryMachine, type SendMessageInput } from "../../src/machines/delivery.machine.js";
 
 /**
- * The delivery machine as a live actor (issue G): a scripted `sendMessage` actor stands in for the
+ * The delivery machine as a live actor: a scripted `sendMessage` actor stands in for the
  * channel; the run's LoopEvents are sent to it as they would be forwarded by the router.
  */
 

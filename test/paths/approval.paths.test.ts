@@ -16,7 +16,7 @@ import {
 } from "./coverage.js";
 
 /**
- * Model-based paths of one call's wait for approval (issue Q): a decision (approved, with or
+ * Model-based paths of one call's wait for approval: a decision (approved, with or
  * without edited arguments, or denied), the delayed event of its `after: approvalTimeout`, or the
  * run's CANCEL. Every path ends in exactly one final state, and its output is the decision that
  * ended the wait.

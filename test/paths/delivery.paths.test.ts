@@ -34,7 +34,7 @@ import {
 } from "./coverage.js";
 
 /**
- * Model-based paths of the channel delivery machine (issue G), for every policy and locale.
+ * Model-based paths of the channel delivery machine, for every policy and locale.
  *
  * The run is modelled as the runtime emits: up to two progress LoopEvents (commentary, tool start,
  * tool result), then `final` (one variant per terminal state), then the matching `done`; after

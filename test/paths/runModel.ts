@@ -199,7 +199,7 @@ export function settlementOf(planned: PlannedCall, status: ReceiptStatus): ToolS
   }
 }
 
-// --- Approval of calls (issue Q) ------------------------------------------------------------------------
+// --- Approval of calls ------------------------------------------------------------------------
 
 export const APPROVAL_TIMEOUT_MS = 1_000;
 const DENIED = { decision: "denied", message: "no", decidedBy: "host", decidedAt: FIXED_TIME } as const;

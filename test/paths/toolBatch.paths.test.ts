@@ -81,7 +81,7 @@ const batchInput = (calls: ReadonlyArray<PlannedCall>, concurrency: number): Too
   concurrency,
 });
 
-/** A call that waits for approval first (issue Q). */
+/** A call that waits for approval first. */
 const needsApproval = (planned: PlannedCall): PlannedCall => ({
   ...planned,
   approval: { reason: "the policy asks", timeoutMs: 1_000 },

@@ -1,7 +1,7 @@
 /**
  * The ledger invariants as the database itself enforces them: raw statements against a migrated
  * ledger, bypassing the store entirely — on SQLite (triggers, constraints) and on PostgreSQL
- * (constraints, PL/pgSQL triggers) alike, issue P. Each refusal is checked by the LedgerError
+ * (constraints, PL/pgSQL triggers) alike. Each refusal is checked by the LedgerError
  * reason the store maps it onto, so both engines must refuse the same rows for the same reason.
  */
 import { describe, expect, it } from "@effect/vitest";

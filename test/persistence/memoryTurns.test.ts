@@ -16,7 +16,7 @@ const turn = (content: string, role: "user" | "assistant" = "assistant"): Memory
 });
 const storedContents = () => dumpTable(file(), "memory_turns", "id").map((row) => (row as { content: string }).content);
 
-describe("memory_turns content hygiene (issue N, item 2)", () => {
+describe("memory_turns content hygiene", () => {
   it.effect("stores input and answers redacted", () =>
     Effect.gen(function* () {
       const store = yield* MemoryTurnStore.make;
@@ -43,7 +43,7 @@ describe("memory_turns content hygiene (issue N, item 2)", () => {
   );
 });
 
-describe("a write to a read-only ledger (issue N, item 12)", () => {
+describe("a write to a read-only ledger", () => {
   it.effect("names the file and SQLite's cause", () =>
     Effect.gen(function* () {
       // Create and migrate the file first.

@@ -92,7 +92,7 @@ describe("redaction of secret-named keys", () => {
   });
 });
 
-describe("each string is redacted on its own (issue N, item 3: no over-redaction)", () => {
+describe("each string is redacted on its own (no over-redaction)", () => {
   it("never lets a key's match run into the next string", () => {
     expect(redact([`key sk-${KEY_BODY}`, "tool_error", "(next)"])).toEqual([`key ${REDACTED}`, "tool_error", "(next)"]);
     expect(redact({ a: `token ghp_${KEY_BODY}`, b: "plain_words" })).toEqual({
@@ -144,7 +144,7 @@ describe("each string is redacted on its own (issue N, item 3: no over-redaction
   });
 });
 
-describe("environment-variable style secrets (issue N, item 6)", () => {
+describe("environment-variable style secrets", () => {
   it.each([
     { text: `export OPENAI_API_KEY=sk-${KEY_BODY}`, out: `export OPENAI_API_KEY=${REDACTED}`, secret: KEY_BODY },
     {
@@ -279,7 +279,7 @@ describe("payload hygiene through the store (raw payload_json)", () => {
     }).pipe(withLedger({ filename: file() })),
   );
 
-  it.effect("stores a redacted failure_detail on the run row (issue N, item 1)", () =>
+  it.effect("stores a redacted failure_detail on the run row", () =>
     Effect.gen(function* () {
       const store = yield* AgentRunStore;
       yield* store.createRun(newRun("r1"));

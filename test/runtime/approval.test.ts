@@ -48,7 +48,7 @@ const sendSteps = (answer = "Sent the report (message m-1).") => [
   textStep(answer),
 ];
 
-describe("approval of tool calls (issue Q)", () => {
+describe("approval of tool calls", () => {
   it("runs an approved call and records who approved it in the ledger and the receipt", async () => {
     const runtime = await harness.makeRuntime();
     const seen: unknown[] = [];

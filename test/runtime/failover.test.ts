@@ -1,5 +1,5 @@
 /**
- * Failover (issue P): two runtimes in separate processes on one ledger. The first (a real child
+ * Failover: two runtimes in separate processes on one ledger. The first (a real child
  * running the built package) drives a run into a step with a slow observe call and a slow mutate
  * call and is SIGKILLed mid-tool. The second, supervising, takes the run over — a new lease
  * epoch — re-runs the observe call, reports the mutate call `side_effect_unknown`, and finishes

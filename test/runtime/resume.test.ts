@@ -1,5 +1,5 @@
 /**
- * Resuming an interrupted run from its ledger (issue P), on SQLite and PostgreSQL: the run that a
+ * Resuming an interrupted run from its ledger, on SQLite and PostgreSQL: the run that a
  * stopped process left open is rebuilt from its events and driven on by another runtime. A call
  * whose tool_call row is durable but that never reported runs again only when its tool observes
  * or is idempotent; a mutate call is reported `side_effect_unknown` and the model is told so.

@@ -1,5 +1,5 @@
 /**
- * Two processes on one ledger file (issue N item 11): a runtime starting next to a live one must
+ * Two processes on one ledger file: a runtime starting next to a live one must
  * not close the live one's runs; a runtime starting after one was SIGKILLed must close its runs.
  * The driving process is a real child running the built package (dist/).
  */

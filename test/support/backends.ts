@@ -1,5 +1,5 @@
 /**
- * Test support for issue P: the ledger backends a test runs against. SQLite always; PostgreSQL
+ * Test support: the ledger backends a test runs against. SQLite always; PostgreSQL
  * when AGENTLOOP_TEST_PG_URL names a server (`.ci/run` starts a throwaway cluster and sets it;
  * locally `eval "$(scripts/pg-cluster.sh start)"`). Without it the PostgreSQL cases are skipped
  * with a notice — except under CI, where its absence is a failure.

@@ -13,7 +13,7 @@ import { callStep, lookupTool, textStep, useRuntimeHarness } from "../../support
 
 /**
  * The SSE handler against a real runtime on a temp SQLite file, read by a real `fetch` stream
- * client on 127.0.0.1 (issue G).
+ * client on 127.0.0.1.
  */
 
 const harness = useRuntimeHarness("agentloop-sse-");

@@ -7,7 +7,7 @@ import { useRuntimeHarness } from "../../support/runtimeHarness.js";
 const BUILTIN = fileURLToPath(new URL("../../fixtures/eval/cassettes/builtin.json", import.meta.url));
 const harness = useRuntimeHarness("agentloop-eval-h-");
 
-describe("issue H built-in tool cassettes", () => {
+describe("the built-in tool evaluation cassettes", () => {
   it("end every case as its cassette expects, with no completed claim lacking receipts", async () => {
     const runtime = await harness.makeRuntime();
     const cases = loadCassettes([BUILTIN]);

@@ -7,7 +7,7 @@ import { useRuntimeHarness } from "../../support/runtimeHarness.js";
 const CASSETTES = fileURLToPath(new URL("../../fixtures/eval/cassettes/", import.meta.url));
 const harness = useRuntimeHarness("agentloop-eval-d-");
 
-describe("issue D evaluation cassettes (seed §6.1, Phase 3 acceptance)", () => {
+describe("the contract evaluation cassettes", () => {
   it("end every case as its cassette expects, with no completed claim lacking receipts", async () => {
     const runtime = await harness.makeRuntime();
     const report = await runEval(runtime, loadCassettes([CASSETTES]));

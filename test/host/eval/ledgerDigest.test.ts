@@ -9,7 +9,7 @@ import { useRuntimeHarness } from "../../support/runtimeHarness.js";
 /**
  * The built-in suite's ledger, row for row: every run of every cassette ends in the same state for
  * the same reason with the same events and receipts as the committed digest (ids, times and
- * durations masked). The digest was taken with the run core before issue M's rewrite; a change
+ * durations masked). The digest was taken with the run core before its rewrite as statecharts; a change
  * meant to change ledger rows regenerates it (`npm run digest:update`) and says why.
  */
 

@@ -7,7 +7,7 @@ import { useRuntimeHarness } from "../../support/runtimeHarness.js";
 const MEMORY = fileURLToPath(new URL("../../fixtures/eval/cassettes/memory.json", import.meta.url));
 const harness = useRuntimeHarness("agentloop-eval-i-");
 
-describe("issue I memory cassettes (seed §6.3)", () => {
+describe("the memory evaluation cassettes", () => {
   it("end every case as its cassette expects, memory included, with no completed claim lacking receipts", async () => {
     const runtime = await harness.makeRuntime();
     const cases = loadCassettes([MEMORY]);

@@ -146,7 +146,7 @@ describe("metricsHandler", () => {
 });
 
 describe("the metric catalogue", () => {
-  it("holds the ten metrics of seed §7.2", () => {
+  it("holds the ten metrics of the specification", () => {
     const names = Object.values(METRICS).map((info) => info.name);
     for (const name of SEED_METRICS) expect(names).toContain(name);
   });
