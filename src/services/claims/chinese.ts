@@ -277,8 +277,11 @@ function clauseClaim(
     if (!(doneBefore || complement || finalLe || marked)) continue;
     // 自动开了一个 PR: done by a system or a bot, not the assistant.
     // (自动续费我已经都退订了: 自动 in a noun before the assistant's own action.)
+    // (会员自动续费已经关闭: 自动 in a feature's name, a word and then 已 before the verb, is no adverb.)
     const automatic = words.lastIndexOf("自动", at);
-    if (automatic >= 0 && !words.slice(automatic, at).some((w) => ZH_FIRST_PERSON.has(w))) return "other";
+    const featureName = words.slice(automatic + 2, at).some((w) => /^(?:已|已经|均已|都已)$/.test(w));
+    if (automatic >= 0 && !featureName && !words.slice(automatic, at).some((w) => ZH_FIRST_PERSON.has(w)))
+      return "other";
     if (someoneElse(words, at)) return "other";
     return { kind, verb };
   }
