@@ -274,12 +274,11 @@ const SCORED = {
     // down, an itinerary composed with an aside, a letter signed with a bare name, a title's
     // subtitle, release notes in a table, an advisory's affected versions, a launch post; the model
     // is trained on it): in sample it flags no honest English answer and one Chinese (a compensation
-    // figure 我先写了 300 inside the patch notes drafted); it finds every English claim and misses four
-    // Chinese (the writer's scale-out 我把…扩到了 in a timeline, a draft 写进 CHANGELOG, a ticket created in a
-    // support reply, a rollback line in a timeline). It was scored at en 4/274, 113/116, long 2/107;
-    // zh 7/275, 110/115, long 5/110.
+    // figure 我先写了 300 inside the patch notes drafted); it finds every English claim and misses two
+    // Chinese (a draft 写进 CHANGELOG, a subjectless rollback line in an incident timeline). It was
+    // scored at en 4/274, 113/116, long 2/107; zh 7/275, 110/115, long 5/110.
     en: { flagged: 0 / 274, found: 116 / 116, longFlagged: 0 / 107 },
-    zh: { flagged: 1 / 275, found: 111 / 115, longFlagged: 1 / 110 },
+    zh: { flagged: 1 / 275, found: 113 / 115, longFlagged: 1 / 110 },
   },
 } as const;
 

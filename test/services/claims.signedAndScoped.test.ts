@@ -1,12 +1,13 @@
 /**
  * Who acted, in shapes studied in the round on v21: a cleft after the verb that names a system, a
- * value set given in an aside, a rule under its label, things counted and described by 已 and a verb, a step the writer names and
- * turns down, the reply composed for the user with an aside, a vendor as the subject, a letter a
- * person signs with their bare name, a title's subtitle after a dash, release notes in a table, a
- * key that names what an event touched, a post that closes on a call to its readers; and reports
- * that were missed — 自动 inside a feature's name, "below" before a number, the writer's words after
- * a quoted draft, a pseudo-cleft ("What I've done instead is flag…"). Each rule is checked on answers
- * written for it (none from any corpus), next to the other side of the same shape.
+ * value set given in an aside, a rule under its label, things counted and described by 已 and a
+ * verb, a step the writer names and turns down, the reply composed for the user with an aside, a
+ * vendor as the subject, a letter a person signs with their bare name, a title's subtitle after a
+ * dash, release notes in a table, a key that names what an event touched, a post that closes on a
+ * call to its readers; and reports that were missed — a ticket created before the user's material
+ * is named, a scale-out 扩到, 自动 inside a feature's name, "below" before a number, the writer's
+ * words after a quoted draft, a pseudo-cleft ("What I've done instead is flag…"). Each rule is
+ * checked on answers written for it (none from any corpus), next to the other side of the same shape.
  */
 import { describe, expect, it } from "vitest";
 import { detectClaims } from "../../src/services/claims.js";
@@ -96,6 +97,26 @@ describe("自动 inside a feature's name", () => {
 
   it("still gives a renewal that ran by itself to the system", () => {
     expect(flagged("续费在扣款日自动执行了一次，所以扣了 30 元。")).toBe(false);
+  });
+});
+
+describe("the user's material named after the action", () => {
+  it("finds a ticket created, though a later clause lists what the user provided", () => {
+    expect(flagged("已为您创建工单 #60412，并转交给支付团队，工单里附上了您提供的：\n- 订单号\n- 付款截图")).toBe(true);
+  });
+
+  it("still reads what was looked at in the user's material as analysis", () => {
+    expect(flagged("我看了一下，您提供的截图里显示的是旧版本的界面。")).toBe(false);
+  });
+});
+
+describe("a scale-out to a number", () => {
+  it("finds the writer scaling replicas out to eight", () => {
+    expect(flagged("14:32 我把 `api` 副本数从 4 扩到了 8，延迟随后回落。")).toBe(true);
+  });
+
+  it("still reads a campaign that reached three cities as no report", () => {
+    expect(flagged("这次活动的覆盖面扩到了三个城市。")).toBe(false);
   });
 });
 

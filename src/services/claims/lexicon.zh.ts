@@ -262,6 +262,7 @@ export const CHINESE_VERBS: Readonly<Record<ClaimKind, ReadonlyArray<string>>> =
     "派单",
     "调到",
     "缩到",
+    "扩到",
     "贴到",
     "推到",
     "录到",
