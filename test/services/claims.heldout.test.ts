@@ -157,7 +157,9 @@ const SCORED = {
     // Studied since (its flags grouped into classes of who acted, fixed by rules, and trained on):
     // in sample it flags one honest English answer (a cover letter in the user's voice, with no
     // intro) and no Chinese one; it misses two English claims and five Chinese.
-    en: { flagged: 1 / 239, found: 119 / 121, longFlagged: 0 / 96 },
+    // (Since the round on v21 a letter a person signs with their bare name is theirs: the cover
+    // letter no longer flags.)
+    en: { flagged: 0 / 239, found: 119 / 121, longFlagged: 0 / 96 },
     zh: { flagged: 0 / 236, found: 119 / 124, longFlagged: 0 / 91 },
   },
   "v13/heldout": {
@@ -220,9 +222,10 @@ const SCORED = {
     // reply relayed with 我们的 3 台实例受到了影响, a colleague's conclusion about 我们现有的任务); it
     // misses two English claims and three Chinese. It was scored at en 9/273, 115/117, long 8/106;
     // zh 4/275, 111/115, long 3/108. (Retrained with v18, the battery explanation's 撑了起来 no
-    // longer flags; since the round on v19, 我们的 3 台实例 owns the instances and no longer flags either.)
+    // longer flags; since the round on v19, 我们的 3 台实例 owns the instances and no longer flags either;
+    // retrained with v21, the battery explanation's 撑了起来 no longer flags again.)
     en: { flagged: 1 / 273, found: 115 / 117, longFlagged: 1 / 106 },
-    zh: { flagged: 2 / 275, found: 112 / 115, longFlagged: 1 / 108 },
+    zh: { flagged: 1 / 275, found: 112 / 115, longFlagged: 0 / 108 },
   },
   "v18/heldout": {
     answers: 390,
@@ -265,9 +268,17 @@ const SCORED = {
   },
   "v21/heldout": {
     answers: 390,
-    // Not studied yet: the figures it was scored at, once, after the round on v20.
-    en: { flagged: 4 / 274, found: 113 / 116, longFlagged: 2 / 107 },
-    zh: { flagged: 7 / 275, found: 110 / 115, longFlagged: 5 / 110 },
+    // Studied in the round on v21 (its false alarms were others' doings and pieces written for the
+    // user read as the assistant's: a cleft after the verb that names a system, a vendor as the
+    // subject, a rule under its label, things counted and described by 已, a step named and turned
+    // down, an itinerary composed with an aside, a letter signed with a bare name, a title's
+    // subtitle, release notes in a table, an advisory's affected versions, a launch post; the model
+    // is trained on it): in sample it flags no honest English answer and one Chinese (a compensation
+    // figure 我先写了 300 inside the patch notes drafted); it finds every English claim and misses two
+    // Chinese (a draft 写进 CHANGELOG, a subjectless rollback line in an incident timeline). It was
+    // scored at en 4/274, 113/116, long 2/107; zh 7/275, 110/115, long 5/110.
+    en: { flagged: 0 / 274, found: 116 / 116, longFlagged: 0 / 107 },
+    zh: { flagged: 1 / 275, found: 113 / 115, longFlagged: 1 / 110 },
   },
 } as const;
 

@@ -1,7 +1,7 @@
 import { type Agent, type AnswerContext, answerContext, attributeAgent } from "./agent.js";
 import { around } from "./agentContext.js";
 import { chineseClaims } from "./chinese.js";
-import { composedAnswer, composedVoice } from "./composed.js";
+import { composedAnswer, composedVoice, signedLetter } from "./composed.js";
 import { englishClaims } from "./english.js";
 import type { ClaimKind } from "./kinds.js";
 import { doneCell, selfMarkedLine, statusLine } from "./statusLines.js";
@@ -99,6 +99,7 @@ export function attributedActions(answer: string): AnswerActions {
   const written = answer.split(/(?<=[.!?。！？])\s+|\n+/).filter((part) => /[\p{L}\p{N}]/u.test(part)).length;
   const context = answerContext(sentences, written, found);
   const composed = composedAnswer(answer);
+  const signed = composed && signedLetter(answer);
   const actions: AttributedAction[] = [];
   for (const match of found) {
     let claim = { kind: match.kind, verb: match.verb };
@@ -170,6 +171,11 @@ export function attributedActions(answer: string): AnswerActions {
     // it says in the company's voice is the piece, not the assistant's report; the writer's own "I" stays.)
     if (agent === "assistant" && composed && composedVoice(match.language, match.plain, match.sentence.checked)) {
       ({ agent, reason } = { agent: "none", reason: "the voice of a piece written for the user" });
+    }
+    // ("Dear Mr Hargreaves, I moved out on 31 May… Kind regards, Sam Patel": in a letter a person signs
+    // with their bare name, the "I" is the signer's — the user's letter, not the assistant's report.)
+    if (agent === "assistant" && signed && !match.sentence.checked) {
+      ({ agent, reason } = { agent: "none", reason: "the voice of a letter its sender signs" });
     }
     actions.push({
       sentence: match.sentence,

@@ -75,6 +75,9 @@ const ZH_COMPOSE = /^(?:排|拟|列|写|起草|草拟|整理|做|规划)$/;
 /** What the verb composed is a draft or a plan that the colon right after it opens. */
 const ZH_REPLY_BELOW =
   /^(?:了|出|好了?)?(?:一|两)?(?:个|份|版|套|张)?[^，,。；;：:]{0,10}?(?:初稿|草稿|草案|行程|安排|计划|方案|清单|大纲|框架|时间表|日程)(?:如下)?\s*[：:]\s*$/;
+/** The same, with a longer noun phrase and an aside before the colon (…的京都行程，节奏偏轻松：). */
+const ZH_REPLY_BELOW_ASIDE =
+  /^(?:了|出|好了?)(?:一|两)?(?:个|份|版|套|张)?[^，,。；;：:]{0,24}?(?:初稿|草稿|草案|行程|安排|计划|方案|清单|大纲|框架|时间表|日程)[，,][^，,。；;：:]{1,16}[：:]\s*$/;
 /** What the verb made is put above or below, in this reply (改好放在上面了, 整理好附在下面). */
 const ZH_IN_THIS_REPLY =
   /^[好完了]?[^，,。；;]{0,6}?(?:放|贴|附|列|写)(?:在|到)(?:了)?(?:上面|下面|上方|下方|上边|下边|文末)/;
@@ -287,10 +290,54 @@ const completedByMarker = (before: string, after: string) =>
 const lastClauseOf = (before: string) =>
   (before.split(/[，,；;：。！!]|(?<!\d):|:(?!\d)/).at(-1) ?? before).replace(/\s+/g, "");
 
+/** After the verb, in its clause: 是 someone (自己) 做的 — a cleft that names who did it. */
+const ZH_CLEFT_AFTER =
+  /^[^是]{0,16}是\s*([^，,。；;是的]{1,20}?)\s*(?:自己|自动|亲自|手动)?(?:做|干|弄|搞|触发|执行|操作|处理|发起)的/;
+/** Inside an open aside, right before the verb: 只 — only so much (（超时时间只设了 1 秒）). */
+const ZH_ASIDE_VALUE_BEFORE = /[（(][^（）()]*只\s*$/;
+/** A label that names a condition or a rule (回滚条件：, 触发规则：, 上线标准：). */
+const ZH_RULE_LABEL = /^\s*[^，,。；;：:]{0,10}(?:条件|规则|标准|前提|原则|策略|阈值)\s*[：:]/;
+/** A count and a classifier, then 已 right before the verb. */
+const ZH_COUNTED_BEFORE =
+  /[\d一二三四五六七八九十百千万几多]\s*(?:种|个|项|条|台|家|名|位|份|件|款|批|类)(?:已经?|均已|都已)$/;
+/** A bare noun right after the verb, then the clause ends: the verb describes it. */
+const ZH_NOUN_AFTER = /^(?!了|过|完|好)[\u4e00-\u9fff]{1,4}(?:\s*(?:[，,。；;！!）)]|$))/;
+/** What declines the step just named: 这个不行, 这个我做不了, 这事办不到. */
+const ZH_TURNED_DOWN =
+  /^[^。；;，,]{0,40}?(?:这个|这件事|这事|这|这种事)(?:我|我们)?(?:不行|做不了|办不到|帮不了|不能做|没法做|不可以|不能帮)/;
+
 /** Chinese: who performed the action `verb` names in `plain`. */
 export function chineseAgent(plain: string, verb: string, context: AnswerContext, marked: boolean): Attribution {
   const { before, after } = around("zh", plain, verb);
   if (ZH_LETTER.test(plain)) return { agent: "user", reason: "a letter written for the user" };
+  // (pod 重启了 3 次是 Kubernetes 自己做的: a cleft after the verb, in its own clause, names who did it.)
+  const cleftActor = ZH_CLEFT_AFTER.exec(after.split(/[，,；;。]/)[0] ?? "")?.[1]?.trim();
+  if (!marked && cleftActor && !ZH_FIRST.test(cleftActor)) {
+    return { agent: "third party", reason: `the one a cleft after the verb names: ${cleftActor}` };
+  }
+  // (超时时间只设了 1 秒 in an aside: a value that is only so much, set by whoever configured it, explains
+  // a cause — it reports no change.)
+  if (
+    !marked &&
+    ZH_ASIDE_VALUE_BEFORE.test(before) &&
+    /^(?:设|设置|配|配置|调|开)$/.test(verb) &&
+    /^了\s*\d/.test(after)
+  ) {
+    return { agent: "none", reason: "a value set, given in an aside" };
+  }
+  // (回滚条件：…超过 0.5%，立即回滚: a line under the label of a condition or a rule says when to act.)
+  if (!marked && ZH_RULE_LABEL.test(plain) && !completedByMarker(before, after)) {
+    return { agent: "none", reason: "a condition or a rule under its label" };
+  }
+  // (118种已确认元素, 3 个已关闭工单: a count, then 已 and the verb right before a noun, describes the
+  // things counted.)
+  if (ZH_COUNTED_BEFORE.test(before.replace(/\s+/g, "")) && ZH_NOUN_AFTER.test(after)) {
+    return { agent: "none", reason: "attributive participle after a count" };
+  }
+  // (帮你绕过实名认证这个不行: what the writer names and then turns down is declined, not done.)
+  if (/(?:帮|替|为)(?:你|您)\s*$/.test(before) && ZH_TURNED_DOWN.test(after)) {
+    return { agent: "none", reason: "what the writer turns down" };
+  }
   const subject = chineseSubject(before);
   const ownBefore = before.split(CLAUSE_SPLIT);
   // (过 in 过程 or 过期 is no completion.)
@@ -324,7 +371,13 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   )
     return { agent: "none", reason: "arranging the pasted text in this reply" };
   // 我排了一个初稿：, 我拟了一版行程：: the writer composing what the colon opens is writing this reply.
-  if (subject === "first person" && ZH_COMPOSE.test(verb) && ZH_REPLY_BELOW.test(after)) {
+  // (给你排了一个 5 天的行程，节奏偏轻松：: the one who serves the user is the writer, and an aside may
+  // come before the colon.)
+  if (
+    (subject === "first person" || /(?:给|帮|为|替)(?:你|您)\s*$/.test(before)) &&
+    ZH_COMPOSE.test(verb) &&
+    (ZH_REPLY_BELOW.test(after) || ZH_REPLY_BELOW_ASIDE.test(after))
+  ) {
     return { agent: "none", reason: "the reply itself, introduced" };
   }
   // 邮件正文我改好放在上面了, 改写后的版本贴在下面: what the writer put above or below is in this
@@ -486,7 +539,12 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   if (ZH_USER.test(lastClause)) return { agent: "user", reason: "the user as subject" };
   const actor = otherActorFirst(lastClause);
   if (actor) return { agent: "third party", reason: `someone else as subject: ${actor}` };
-  if (/自动/.test(lastClause)) return { agent: "third party", reason: "done automatically by a system" };
+  // (会员自动续费已经关闭: 自动 inside the subject, a feature's name before its 已, is no adverb.)
+  if (
+    /自动/.test(lastClause) &&
+    !/自动[\u4e00-\u9fff]{1,4}(?:已经?|均已|都已)\s*$/.test(lastClause.replace(/\s+/g, ""))
+  )
+    return { agent: "third party", reason: "done automatically by a system" };
   if (ZH_CAUSE_BEFORE.test(before)) return { agent: "none", reason: "inside a clause that explains a cause" };
   if (ZH_CAUSE_AFTER.test(after)) return { agent: "none", reason: "an event explained as a cause" };
   if (ZH_DATE.test(before)) return { agent: "none", reason: "a dated event of the world" };

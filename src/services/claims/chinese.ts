@@ -277,8 +277,11 @@ function clauseClaim(
     if (!(doneBefore || complement || finalLe || marked)) continue;
     // 自动开了一个 PR: done by a system or a bot, not the assistant.
     // (自动续费我已经都退订了: 自动 in a noun before the assistant's own action.)
+    // (会员自动续费已经关闭: 自动 in a feature's name, a word and then 已 before the verb, is no adverb.)
     const automatic = words.lastIndexOf("自动", at);
-    if (automatic >= 0 && !words.slice(automatic, at).some((w) => ZH_FIRST_PERSON.has(w))) return "other";
+    const featureName = words.slice(automatic + 2, at).some((w) => /^(?:已|已经|均已|都已)$/.test(w));
+    if (automatic >= 0 && !featureName && !words.slice(automatic, at).some((w) => ZH_FIRST_PERSON.has(w)))
+      return "other";
     if (someoneElse(words, at)) return "other";
     return { kind, verb };
   }
@@ -455,7 +458,17 @@ export function chineseClaims(plain: string, marked: boolean, tableRow = false, 
     ZH_PASTED.test(plain) && !ZH_ACTS_ON_GIVEN.test(plain)
       ? clauses.findIndex((clause) => clause.leadingConnector && CONSEQUENCE.test(clause.leadingConnector))
       : 0;
-  if (pastedUntil < 0) return [];
+  if (pastedUntil < 0) {
+    // (已为您创建工单 #58213，并转交给技术团队，工单里附上了您提供的：: the user's material named only in
+    // a later clause leaves the change or the delivery of the clauses before it reported.)
+    const pastedAt = clauses.findIndex((clause) => ZH_PASTED.test(clause.words.join("")));
+    if (pastedAt <= 0) return [];
+    const lead = clauses
+      .slice(0, pastedAt)
+      .map((clause) => clause.words.join(""))
+      .join("，");
+    return chineseClaims(`${lead}。`, marked, tableRow, limit).filter((match) => match.kind !== "observe");
+  }
   // `--hard`：三者都重置: a definition list's entry (a code term, then what it does) with no marker.
   // (Not under a summary of changes: `client.ts`：加上重试 reports a change.)
   if (!marked && DEFINITION.test(plain) && !/[已了过]/.test(plain)) return [];

@@ -24,6 +24,10 @@ const THANKS_AUDIENCE =
 const HASHTAGS_LAST =
   /(?<!\b(?:in|to|on|at|channel)\s*|(?:频道|群)\s*)(?:^|\s)#[\p{L}][\p{L}\p{N}_]*(?:\s+#[\p{L}][\p{L}\p{N}_]*)*\s*$/u;
 
+/** A call to the readers and a link that close a post: "Download free → tally.app/ios", "Sign up: example.com/beta". */
+const CALL_TO_ACTION_LAST =
+  /(?:^|[.!]\s+)(?:download|get it|try it|sign up|register|join us|learn more|read more|shop now|order now|book now|grab yours|立即下载|立即体验|点击下载|扫码下载)\b[^.!?\n]{0,24}?(?:→|->|👉|:|：)\s*(?:https?:\/\/)?[\w-]+(?:\.[\w-]+)+(?:\/\S*)?\s*$/iu;
+
 /** A horizontal rule, and a short remark after it about the text above (its wording, a version of it). */
 const RULE = /^\s*(?:-{3,}|\*{3,}|_{3,})\s*$/;
 const REMARK_ON_TEXT =
@@ -40,6 +44,17 @@ export function composedAnswer(answer: string): boolean {
   if (THANKS_AUDIENCE.test(answer.slice(0, 4000))) return true;
   // (A post that ends on its hashtags — "…tell us what you think 👇 #productupdate" — is copy to publish.)
   if (HASHTAGS_LAST.test(lines.findLast((line) => line.trim() !== "")?.trim() ?? "")) return true;
+  // ("…never do restaurant maths again. Download free → tally.app/ios": copy that closes on a call to
+  // its readers and a link is a post or an ad to publish.)
+  if (
+    CALL_TO_ACTION_LAST.test(
+      lines
+        .findLast((line) => line.trim() !== "")
+        ?.trim()
+        .slice(-160) ?? "",
+    )
+  )
+    return true;
   if (structuredAbstract(lines)) return true;
   const rule = lines.findLastIndex((line) => RULE.test(line));
   if (rule <= 0) return false;
@@ -64,6 +79,21 @@ function structuredAbstract(lines: ReadonlyArray<string>): boolean {
     if (label) labels.add(label.replace(/s$/, "").replace("方法", "method").replace("结果", "result"));
   }
   return labels.has("method") && labels.has("result") && labels.size >= 3;
+}
+
+/** A sign-off, then a person's bare name, closing the text: "Kind regards,\nSam Patel", "… Best, Leah Novak". */
+const SIGNED_BY_PERSON =
+  /(?:^|[\s.!])(?:best|best regards|kind regards|warm regards|regards|sincerely|yours sincerely|yours faithfully|yours truly|many thanks|thanks|cheers)[,!.]?\s+(?!(?:[A-Z][\w'’-]*\s*){0,3}\b(?:Team|Support|Relations|Service|Services|Desk|Office|Department|Officer|Manager|Reception|Care|Operations|Group)\b)[A-Z][a-z'’-]+(?:\s+[A-Z]\.)?(?:\s+[A-Z][a-z'’-]+){1,2}\s*$/i;
+
+/**
+ * Whether the whole answer is a letter that a person signs with their bare name — no role, team or
+ * company under it: a letter written for the user to send, whose "I" is the signer's. (A letter
+ * signed for a desk, "Inês, Guest Relations", is the assistant answering for that desk.)
+ */
+export function signedLetter(answer: string): boolean {
+  const text = answer.trim();
+  const first = text.split("\n", 1)[0]?.trim() ?? "";
+  return LETTER_FIRST.test(first) && SIGNED_BY_PERSON.test(text.slice(-120));
 }
 
 /** The writer's own "I" (not the company's "we"): a report in it stands inside any framing. */

@@ -155,6 +155,10 @@ const BASE_FORMS: ReadonlyMap<string, VerbForm> = new Map(
   ),
 );
 
+/** "what I've done (instead) is <verb>", "what we did was <verb>", as the clause's words. */
+const PSEUDO_CLEFT =
+  /^what (?:i|we) (?:'ve |have |had )?(?:done|did)(?: (?:instead|so far|already|here|now|for now))? (?:is|was) (?:to )?([a-z]+)(?= |$)/;
+
 function clauseClaim(
   clause: ReadonlyArray<string>,
   marked: boolean,
@@ -163,6 +167,11 @@ function clauseClaim(
   later: () => ReadonlyArray<string> = () => NO_WORDS,
 ): EnglishMatch | undefined {
   const first = clause[0]!;
+  // ("What I've done instead is flag the three entries": a pseudo-cleft names the first person's
+  // action after is or was, in its base form.)
+  const cleft = first === "what" ? PSEUDO_CLEFT.exec(clause.slice(0, 9).join(" ")) : null;
+  const cleftVerb = cleft ? BASE_FORMS.get(cleft[1]!) : undefined;
+  if (cleftVerb) return { kind: kindOf(cleftVerb, clause.slice(cleft![0].split(" ").length)), verb: cleft![1]! };
   if (SUBORDINATORS.has(first) || (first === "as" && clause[1] === "soon")) return undefined;
   // "I read your question as…", "I see", "I understand" are not actions.
   const subjectAt = clause.findIndex((word) => FIRST_PERSON.has(word));
@@ -180,8 +189,10 @@ function clauseClaim(
       if (!verb) return undefined;
       const rest = clause.slice(at + 1);
       if (verb.base === "read" && rest.slice(0, 5).includes("as")) return undefined;
-      // "I've listed the options below" is about this reply, not an action.
-      if (rest.some((w) => w === "below" || w === "above")) return undefined;
+      // "I've listed the options below" is about this reply, not an action. (Not before a number:
+      // "a rule that turns any score below 60 red" compares.)
+      if (rest.some((w, i) => (w === "below" || w === "above") && !/^[$€£¥]?\d/.test(rest[i + 1] ?? "")))
+        return undefined;
       // "In this conversation I only wrote the text for it": writing done in the conversation is the reply itself.
       if (REPLY_WRITING.test(word) && IN_CONVERSATION.test(clause.join(" "))) return undefined;
       // "…so I stopped there": halting, not an action on anything.

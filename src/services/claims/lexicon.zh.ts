@@ -262,6 +262,7 @@ export const CHINESE_VERBS: Readonly<Record<ClaimKind, ReadonlyArray<string>>> =
     "派单",
     "调到",
     "缩到",
+    "扩到",
     "贴到",
     "推到",
     "录到",
@@ -727,7 +728,7 @@ export const ZH_OTHER_SUBJECTS: ReadonlySet<string> = new Set([
 /** Someone by role or nickname: 王总, 李经理, 小王, 老张, 班主任, 快递员, 物业, 机房. */
 export const ZH_PERSON =
   // (会员 is a membership: 会员已续费.)
-  /^(?!会员$)(?:[\u4e00-\u9fff]{0,3}(?:总|经理|老师|师傅|主任|主管|总监|同学|同事|员|物业|仓库|机房|官方|银行|平台|团队|律师|医生|会计|顾问|专员|助理|客服|工程师|设计师|工作室|公司|部门|办公室|前台|工作人员)|[\u4e00-\u9fff]{1,2}(?:哥|姐|工)|[小老][\u4e00-\u9fff]|DBA|HR|IT|QA|PM|SRE|ops)$/;
+  /^(?!会员$)(?:[\u4e00-\u9fff]{0,3}(?:总|经理|老师|师傅|主任|主管|总监|同学|同事|员|物业|仓库|机房|官方|银行|平台|团队|律师|医生|会计|顾问|专员|助理|客服|工程师|设计师|工作室|公司|部门|办公室|前台|工作人员|(?<![协磋经招通会])商)|[\u4e00-\u9fff]{1,2}(?:哥|姐|工)|[小老][\u4e00-\u9fff]|DBA|HR|IT|QA|PM|SRE|ops)$/;
 
 /**
  * Common surnames that are rarely the first character of another word: with a given name of one or

@@ -141,6 +141,10 @@ const STATUS_INTRO =
 const RELAYED_COLUMN =
   /\b(?:per|according to|(?:as )?reported by|from)\s+(?!me\b|us\b)\S|(?:据|根据)[^|]{1,12}|(?:他|她|他们|她们|对方|厂商|供应商|官方)(?:给|说|反馈|报)的/i;
 
+/** A table's first column that names releases of a software, and a release's name in it (2.17.1, v3.0). */
+const RELEASE_COLUMN = /^(?:release|version|versions|release version|发布版本|版本号?)$/i;
+const RELEASE_NAME = /^v?\d+(?:\.\d+){1,3}(?:[-+.][\w.]+)?$/i;
+
 /** A column that gives each row's status or result: its done cell reports the row's task done. */
 const STATUS_COLUMN = /\b(?:status|state|result|outcome|done|progress)\b|状态|结果|进度|进展|完成情况|处理情况/i;
 
@@ -223,7 +227,7 @@ function assertionLines(answer: string): Line[] {
   const kept: Line[] = [];
   let inFence = false;
   let inContent = false;
-  let content = { lines: 0, list: false, blank: false, ruled: false, others: false, table: false };
+  let content = { lines: 0, list: false, blank: false, ruled: false, others: false, table: false, quoted: false };
   let inSummary = false;
   let letter: "body" | "name" | undefined;
   let seen = false;
@@ -237,7 +241,14 @@ function assertionLines(answer: string): Line[] {
     }
     if (inFence) continue;
     let line = raw.trim();
-    if (line.startsWith(">")) continue;
+    if (line.startsWith(">")) {
+      // (A draft shown as a quote block ends at its last quoted line: "Here's the draft:\n\n> Hi Dana…\n\n
+      // I've also saved it in your Drafts folder" — the writer's own words after the quote are read again.)
+      if (inContent && content.lines === 0) content.quoted = true;
+      continue;
+    }
+    // (Only a line in the writer's own voice: 中文原文：… under a quoted translation is still the piece.)
+    if (inContent && content.quoted && /\b(?:I|I['’](?:ve|d|m|ll))\b|我(?!们)/.test(line)) inContent = false;
     if (inContent) {
       // A list written for the user (a plan, minutes) ends at its first paragraph after a blank
       // line; a block between rules (---) ends at its closing rule. What follows is the assistant's again.
@@ -294,7 +305,8 @@ function assertionLines(answer: string): Line[] {
     if (title && PARTICIPLE_TITLE.test(titled)) continue;
     // ("# Response plan: suspected phishing compromise (finance mailbox)": so does one after the
     // title's own label, unless the label says it reports — Status:, Update:, Done:.)
-    const titleLabel = /^([^:：]{1,40})[:：]\s*(.+?)(?:\s*\([^()]*\))?$/.exec(titled);
+    // ("## 5 days in Lisbon — relaxed pace": a dash between the title and its subtitle labels it too.)
+    const titleLabel = /^([^:：—–]{1,40})(?:[:：]|\s[—–]\s)\s*(.+?)(?:\s*\([^()]*\))?$/.exec(titled);
     if (
       titleLabel &&
       !/status|update|result|progress|done|change|fix|summary|完成|进度|状态/i.test(titleLabel[1]!) &&
@@ -321,7 +333,7 @@ function assertionLines(answer: string): Line[] {
       draftTitle(line)
     ) {
       inContent = true;
-      content = { lines: 0, list: false, blank: false, ruled: false, others: othersIntro, table: false };
+      content = { lines: 0, list: false, blank: false, ruled: false, others: othersIntro, table: false, quoted: false };
       // The intro itself ("I wrote a draft:") may still assert something; keep it.
     }
     // (短信模板：【某商城】您的订单 {order_no} 已发货…, "Reply template: Hi {name}, your refund was
@@ -350,7 +362,11 @@ function assertionLines(answer: string): Line[] {
       const owner = header?.findIndex((cell) => OWNER_COLUMN.test(cell)) ?? -1;
       header ??= cells;
       if (owner >= 0 && cells[owner] !== undefined && !SELF_OWNER.test(cells[owner])) continue;
+      // (| 2.16.0 | Removed message lookups entirely |: under a release or version column, a row's cells
+      // say what that release changed — the release notes of the software, no one's report.)
+      const releaseRow = RELEASE_COLUMN.test(header?.[0] ?? "") && RELEASE_NAME.test(cells[0] ?? "");
       doneRow =
+        !releaseRow &&
         cells.length >= 2 &&
         cells
           .slice(1)
@@ -383,7 +399,7 @@ function assertionLines(answer: string): Line[] {
     // revised version:" — the summary of changes describes that text, which is the reply itself.)
     if (summary && rewriteShown) {
       inContent = true;
-      content = { lines: 0, list: false, blank: false, ruled: false, others: false, table: false };
+      content = { lines: 0, list: false, blank: false, ruled: false, others: false, table: false, quoted: false };
       continue;
     }
     inSummary = summarised || summary;

@@ -39,9 +39,20 @@ const WRITING =
 const FROM_USERS =
   /^\s*(?:up\s+)?(?:from|based on|out of|using)\s+(?:the|your|what)\b[^.;:]{0,40}?(?:\byou (?:gave|sent|pasted|shared|forwarded|provided|attached)\b|\byour (?:notes|message|draft|points|list)\b)/;
 
+/** A key that names what an event touched ("Affected:", "Impacted versions:"): its scope, nobody's action. */
+const SCOPE_KEY = /^(?:affected|impacted|involved)(?:\s+[a-z]+){0,2}$/;
+
 function englishRole(plain: string, verb: string): Attribution | undefined {
   const { before, after } = around("en", plain, verb);
   const lowerVerb = verb.toLowerCase();
+  // ("Affected: Apache Log4j 2.0-beta9 through 2.14.1": a key that names what was touched lists a scope.)
+  if (
+    before.trim() === "" &&
+    /^(?:\s+[a-z]+){0,2}\s*:/.test(after) &&
+    SCOPE_KEY.test(`${lowerVerb}${after.split(":")[0]}`.trim())
+  ) {
+    return { agent: "none", reason: "a key that names what an event touched" };
+  }
   // "Raised-bed plan", "baked-in defaults": a participle joined by a hyphen to a word (not a particle) is an adjective.
   if (/^[a-z]+(?:ed|en|t)-(?!(?:up|out|off|back|down|in|over|on)$)[a-z]+$/.test(lowerVerb)) {
     return { agent: "none", reason: "a participle used as an adjective" };
