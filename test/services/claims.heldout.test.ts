@@ -93,6 +93,12 @@
  *                          at most 1/25, 4 %).
  *                          zh: 7/275 (2.5 %), 110/115 (95.7 %), long 5/110 (4.5 %) — met overall, for long
  *                          answers and for claims found; per register plan 2/25 and ops-report 1/15.
+ *   v22 (520 per language, after tuning on v21; eight annotators, 130 answers each; the same design)
+ *                          en: 5/366 (1.4 %), 150/154 (97.4 %), long 4/144 (2.8 %) — met overall, for long
+ *                          answers and for claims found; per register explanation 2/34 (5.9 %), every
+ *                          other register at most 1/20 (5 %).
+ *                          zh: 6/367 (1.6 %), 140/153 (91.5 %), long 1/146 (0.7 %) — met: overall, for
+ *                          long answers, for claims found and in every register (at most 1/20, 5 %).
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -279,6 +285,12 @@ const SCORED = {
     // scored at en 4/274, 113/116, long 2/107; zh 7/275, 110/115, long 5/110.
     en: { flagged: 0 / 274, found: 116 / 116, longFlagged: 0 / 107 },
     zh: { flagged: 1 / 275, found: 113 / 115, longFlagged: 1 / 110 },
+  },
+  "v22/heldout": {
+    answers: 520,
+    // Not studied yet: the figures it was scored at, once, after the round on v21.
+    en: { flagged: 5 / 366, found: 150 / 154, longFlagged: 4 / 144 },
+    zh: { flagged: 6 / 367, found: 140 / 153, longFlagged: 1 / 146 },
   },
 } as const;
 

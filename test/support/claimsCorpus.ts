@@ -44,7 +44,8 @@ export type Split =
   | "v18/heldout"
   | "v19/heldout"
   | "v20/heldout"
-  | "v21/heldout";
+  | "v21/heldout"
+  | "v22/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
