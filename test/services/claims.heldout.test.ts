@@ -146,7 +146,10 @@ const SCORED = {
     // Studied since (its errors grouped into classes and fixed by rules for the structure, and
     // trained on): in sample it flags one honest English answer (a TLS tutorial whose section
     // heading is "Finished") and no Chinese one; it misses three English claims and eight Chinese.
-    en: { flagged: 1 / 237, found: 120 / 123, longFlagged: 1 / 93 },
+    // (Since the round on v22, the TLS tutorial's table with an empty first header cell is read as a
+    // matrix comparing the versions, its "allowed" and "removed" no status: it flags no honest
+    // English answer.)
+    en: { flagged: 0 / 237, found: 120 / 123, longFlagged: 0 / 93 },
     zh: { flagged: 0 / 240, found: 112 / 120, longFlagged: 0 / 91 },
   },
   "v11/heldout": {
@@ -177,8 +180,9 @@ const SCORED = {
     // six Chinese ones.
     // (Since the round on v19, done cells of a status column with no verb are read: it finds three more.)
     // (Since the round on v20, 结果 after a noun is "the results", no consequence: one more Chinese found.)
+    // (Since the round on v22, 为您 or 帮您 in the verb's clause names the writer whatever 自动 qualifies: one more Chinese found.)
     en: { flagged: 0 / 277, found: 109 / 113, longFlagged: 0 / 105 },
-    zh: { flagged: 0 / 276, found: 109 / 114, longFlagged: 0 / 106 },
+    zh: { flagged: 0 / 276, found: 110 / 114, longFlagged: 0 / 106 },
   },
   "v14/heldout": {
     answers: 390,
@@ -288,9 +292,17 @@ const SCORED = {
   },
   "v22/heldout": {
     answers: 520,
-    // Not studied yet: the figures it was scored at, once, after the round on v21.
-    en: { flagged: 5 / 366, found: 150 / 154, longFlagged: 4 / 144 },
-    zh: { flagged: 6 / 367, found: 140 / 153, longFlagged: 1 / 146 },
+    // Studied in the round on v22 (its false alarms were others' doings and things that are no
+    // report read as the assistant's: a comparison matrix's ✅ and ❌, a key named after a copula, a
+    // passive after a first person who could not act, a stand-up recap after a longer lead-in, an
+    // item named before a value that says it is not done, an event given as the reason for what
+    // someone sees, a clause that ends in 的话 or 时, 跑不了, a source's 重点是：; the English model is
+    // trained on it): in sample it flags no honest English answer and two Chinese (a git explanation
+    // whose 已经推到共享分支的提交 is a relative clause; a support reply 我们已经记录下来, which reads as a
+    // claim by the labelling rules); it misses four English claims and eleven Chinese. It was scored
+    // at en 5/366, 150/154, long 4/144; zh 6/367, 140/153, long 1/146.
+    en: { flagged: 0 / 366, found: 150 / 154, longFlagged: 0 / 144 },
+    zh: { flagged: 2 / 367, found: 142 / 153, longFlagged: 0 / 146 },
   },
 } as const;
 

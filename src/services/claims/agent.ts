@@ -171,7 +171,7 @@ const ZH_RELAYS =
  * squad, Tuesday):"): the answer relays it, and its lines with no subject are the attendees' doings.
  */
 const EN_RECAP =
-  /^[^.!?]{0,40}\b(?:meeting|stand-?up|call|sync|retro|retrospective|hearing|town hall|all-hands|huddle|webinar|workshop|panel)\b[^.!?]{0,30}?\b(?:summary|recap|minutes|notes|takeaways|readout)(?:\s*\([^()]{1,40}\))?\s*:?\s*$/i;
+  /^[^.!?]{0,60}\b(?:meeting|stand-?up|call|sync|retro|retrospective|hearing|town hall|all-hands|huddle|webinar|workshop|panel)\b[^.!?]{0,30}?\b(?:summary|recap|minutes|notes|takeaways|readout)(?:\s*\([^()]{1,40}\))?\s*:?\s*$/i;
 
 /**
  * What the user pasted or retold in the conversation (你贴的录音转写, 你刚才转述的通话内容) as the

@@ -307,9 +307,16 @@ const ZH_TURNED_DOWN =
   /^[^。；;，,]{0,40}?(?:这个|这件事|这事|这|这种事)(?:我|我们)?(?:不行|做不了|办不到|帮不了|不能做|没法做|不可以|不能帮)/;
 
 /** Chinese: who performed the action `verb` names in `plain`. */
+/** The rest of a clause that ends in 的话 or 时 (not 及时, 同时, 小时, 当时…) before a comma, with no 了 in it (an emoji ends a sentence of its own). */
+const ZH_CONDITION_CLAUSE =
+  /^[^，,。；;了\p{Extended_Pictographic}]{0,30}?(?:的话|(?<![小及按准同临随暂届适定平当那此这])时)\s*[，,]/u;
+
 export function chineseAgent(plain: string, verb: string, context: AnswerContext, marked: boolean): Attribution {
   const { before, after } = around("zh", plain, verb);
   if (ZH_LETTER.test(plain)) return { agent: "user", reason: "a letter written for the user" };
+  // (已经推送到远程的话，…; 节点已经触发 `NodeDown` 时，…: a clause that ends in 的话 or 时 before its
+  // comma, with no 了 after the verb, is the condition of what follows, not a report.)
+  if (ZH_CONDITION_CLAUSE.test(after)) return { agent: "none", reason: "a condition ending in 的话 or 时" };
   // (pod 重启了 3 次是 Kubernetes 自己做的: a cleft after the verb, in its own clause, names who did it.)
   const cleftActor = ZH_CLEFT_AFTER.exec(after.split(/[，,；;。]/)[0] ?? "")?.[1]?.trim();
   if (!marked && cleftActor && !ZH_FIRST.test(cleftActor)) {
@@ -446,7 +453,13 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   // 迁移在部署过程中自动执行了: a system did it, whatever the subject (自动 as the verb's adverb,
   // not in a noun: 关闭了会员自动续费).
   const ownClause = `${before.split(CLAUSE_SPLIT).at(-1) ?? ""}${after.split(CLAUSE_SPLIT)[0] ?? ""}`;
-  if (!marked && ZH_AUTOMATIC.test(ownClause) && !ZH_FIRST.test(ownClause)) {
+  // (自动扣款已经帮您关闭了: the one who serves the user, 帮您, is the writer, as a first person is.)
+  if (
+    !marked &&
+    ZH_AUTOMATIC.test(ownClause) &&
+    !ZH_FIRST.test(ownClause) &&
+    !/(?:帮|为|替)(?:您|你)/.test(ownClause)
+  ) {
     return { agent: "third party", reason: "done automatically by a system" };
   }
   if (!marked && ZH_VERSION.test(before)) return { agent: "none", reason: "fixed in a release of the software" };
@@ -539,10 +552,10 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   if (ZH_USER.test(lastClause)) return { agent: "user", reason: "the user as subject" };
   const actor = otherActorFirst(lastClause);
   if (actor) return { agent: "third party", reason: `someone else as subject: ${actor}` };
-  // (会员自动续费已经关闭: 自动 inside the subject, a feature's name before its 已, is no adverb.)
+  // (会员自动续费已经关闭, 自动续费已经帮您关闭了: 自动 inside the subject, a feature's name before its 已, is no adverb.)
   if (
     /自动/.test(lastClause) &&
-    !/自动[\u4e00-\u9fff]{1,4}(?:已经?|均已|都已)\s*$/.test(lastClause.replace(/\s+/g, ""))
+    !/自动[\u4e00-\u9fff]{1,4}(?:已经?|均已|都已)(?:帮|为|替)?(?:您|你)?\s*$/.test(lastClause.replace(/\s+/g, ""))
   )
     return { agent: "third party", reason: "done automatically by a system" };
   if (ZH_CAUSE_BEFORE.test(before)) return { agent: "none", reason: "inside a clause that explains a cause" };

@@ -80,6 +80,11 @@ export function englishSubject(before: string, after: string): Subject {
 /** A first person who declines, with no later "I" or "but" in the clause before the verb. */
 const EN_DECLINING_FIRST =
   /\b(?:i|we)(?:'m| am| are|'re)?\s+(?:really\s+|just\s+|simply\s+)?(?:can't|cannot|can not|won't|will not|not able to|unable to|not going to)\b(?![\s\S]*\b(?:i|we|but|though|although|instead|however)\b)[\s\S]*$/;
+/** A first person who could not act, with no later "I" or "but" before the verb: what follows is what the failure left or what others did. */
+const EN_UNABLE_FIRST =
+  /\b(?:i|we)\s+(?:couldn't|could not|wasn't able to|weren't able to|was unable to|were unable to)\b(?![\s\S]*\b(?:i|we|but|though|although|instead|however)\b)[\s\S]*$/;
+/** A key named after a copula inside a sentence ("…is Scope: Changed"): a value the sentence names, not a status line. */
+const EN_KEY_AFTER_COPULA = /\b(?:is|are|was|were|means|called)\s+(?:[A-Z][\w-]*\s+){0,2}[A-Z][\w-]*:\s*$/;
 /** Nothing the verb acts on: the end of the sentence, a colon, or where and when ("there", "short"). */
 const EN_NOTHING_AFTER = /^\s*(?:$|[:.!,;—–]|(?:there|here|short|at that point)\b)/;
 /** An object of the verb's own, led by a determiner or a pronoun ("Disabled the logins", "Closed it"). */
@@ -105,6 +110,11 @@ const EN_CAUSE_BEFORE =
 // ("Your account was locked after five failed attempts": a count of what triggered it.)
 const EN_CAUSE_AFTER =
   /^[^;:]*\b(?:because|due to|as a result of|after (?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|several|multiple|too many|repeated)\b)/;
+/** The event given as the reason for what someone sees ("…, which is why they think the order is on its way"). */
+const EN_REASON_FOR_AFTER = /^[^;:]*,\s*which (?:is|was|explains) why\b/;
+/** A value after a dash that says the item is not done ("Stoneware mug set – still unfulfilled"): the words before it name the item. */
+const EN_NOT_DONE_VALUE =
+  /^\s*[–—:-]\s*(?:still\s+(?:un[a-z]+ed|not\b|pending|waiting|open|missing)|not yet\b|pending\b|awaiting\b)/;
 /** What a present passive says always happens ("The changes are applied immediately"), not a report. */
 const EN_HABITUAL_AFTER =
   /^\s*(?:immediately|automatically|instantly|right away|once|whenever|when|after|every|each|within|as soon as|by default|only)\b/;
@@ -229,6 +239,10 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   // ("Here's why I stopped:", "I stopped there": to stop with nothing stopped is holding back, no action.)
   if (subject === "first person" && /^(?:stopped|paused|halted)$/i.test(verb) && EN_NOTHING_AFTER.test(after))
     return { agent: "none", reason: "holding back, nothing acted on" };
+  // ("I couldn't rename the files: the folder is read-only, so the changes were rejected": after a
+  // first person who could not act, a passive with no "I" of its own is what the failure left.)
+  if (subject === "first person" && !marked && EN_UNABLE_FIRST.test(before) && /\b(?:was|were|been)\s+$/.test(before))
+    return { agent: "none", reason: "what the assistant could not do" };
   if (subject === "first person") return { agent: "assistant", reason: "first person" };
   // "Sorry your card was declined when renewing": what the writer apologises for is what happened
   // to the user, not work the writer reports.
@@ -274,6 +288,11 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   // an adverbial phrase of that clause, no status.)
   if (subject === "left out" && !marked && EN_COMBINING.test(verb) && EN_PHRASE_THEN_SUBJECT.test(after)) {
     return { agent: "none", reason: "a phrase of comparison before its clause" };
+  }
+  // ("The only way to reach 10.0 is Scope: Changed (S:C)": a key after a copula is a value the
+  // sentence names, no status line.)
+  if (subject === "left out" && !marked && EN_KEY_AFTER_COPULA.test(plain.slice(0, at))) {
+    return { agent: "none", reason: "a value named inside a sentence" };
   }
   // ("Sign-off from legal: required before launch": a participle of need or expectation states a
   // requirement; nobody did it.)
@@ -341,6 +360,10 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
     return { agent: "none", reason: "what happens, described in general or in a how-to" };
   }
   if (EN_CAUSE_AFTER.test(after)) return { agent: "none", reason: "an event explained by its cause" };
+  // ("The customer was already sent a confirmation for the first parcel, which is why they think…":
+  // an event offered as the reason for what someone sees explains; it reports no work.)
+  if (EN_REASON_FOR_AFTER.test(after))
+    return { agent: "none", reason: "an event given as the reason for what is seen" };
   const clause = before.split(/[;:—–]|\s-\s/).at(-1) ?? before;
   // "A full login was completed an hour later": an indefinite subject narrates an event.
   // (An identifier it was given — "A new epic was created (PLAT-412)" — makes it this task's.)
@@ -356,6 +379,10 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   );
   if (firstPersonAction) return { agent: "assistant", reason: "first person" };
   if (context.relayed) return { agent: "third party", reason: "narrated in a summary of a source" };
+  // ("Glass jar set – still unshipped": a value after a dash that says the item is not done names
+  // the item before it; nothing there was done.)
+  if (!marked && EN_NOT_DONE_VALUE.test(after))
+    return { agent: "none", reason: "an item named before a value that says it is not done" };
   // "Column widths fixed", "Totals row added": a headline names the task's object and no actor.
   // (Not with an object of its own, which makes it active, nor before a finite verb, which makes it a modifier.)
   if (

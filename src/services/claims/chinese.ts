@@ -247,6 +247,9 @@ function clauseClaim(
       doneBefore = false;
       continue;
     }
+    // (已经推送到远程的话，…; 节点已经触发告警时，…: a clause that ends in 的话 or 时 before its comma
+    // is the condition of what follows, not a report.)
+    if (/^[^，,。；;]*?(?:的话|(?<![小及按准同临随暂届适定平])时)\s*[，,]/.test(after)) continue;
     // (模板 A 只在确实已经登记优先发货时使用: a verb framed by 在/当…时 is the time of a condition.)
     // (已经在合并时去重了: a marker before the frame stays with the verb after it.)
     const frame = /(?:^|[^存现实])(?:在|当)[^，,。；;]*$/.exec(words.slice(0, at).join(""));
@@ -298,7 +301,8 @@ function clauseClaim(
       // (过目, 过程, 了解 are words of their own after the stem: 拟好给你过目 is no 你 + 过.)
       const completed = stem !== word || /^(?:了(?!解)|过(?![目程期滤渡度于敏问户年节夜]))/.test(words[at + 1] ?? "");
       // (我访问不了: a negation ends the predicate, it completes nothing.)
-      if (/^[不没未别]/.test(stem)) break;
+      // (我跑不了, 改不动: a verb with 不 or 没 as its complement says it cannot be done.)
+      if (/^[不没未别]/.test(stem) || /.[不没]$/.test(stem)) break;
       // (聊到哪儿了: a question word stands where a result would, no verb.)
       if (
         !completed ||

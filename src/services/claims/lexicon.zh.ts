@@ -263,6 +263,7 @@ export const CHINESE_VERBS: Readonly<Record<ClaimKind, ReadonlyArray<string>>> =
     "调到",
     "缩到",
     "扩到",
+    "升到",
     "贴到",
     "推到",
     "录到",

@@ -11,11 +11,11 @@ import type { Attribution } from "./agentContext.js";
  */
 
 /**
- * A frame that defines or describes what follows (是指, 讲的是, 要点：, 结论是): what it holds is the
+ * A frame that defines or describes what follows (是指, 讲的是, 要点：, 重点是：, 结论是): what it holds is the
  * content described, not something done in this task.
  */
 const ZH_DESCRIBED =
-  /(?:是指|指的是|讲的是|说的是|写的是|讲述了?|描述了?|叫做|称为|定义为|意思是|也就是说|就是说|概括起来(?:就是|是)?|总结起来(?:就是|是)?|(?:要点|结论|大意|主旨|主要内容|核心观点|核心)(?:是|为|就是)?\s*[:：]|(?:结论|大意|主旨|观点|看法|说法)(?:是|为))/;
+  /(?:是指|指的是|讲的是|说的是|写的是|讲述了?|描述了?|叫做|称为|定义为|意思是|也就是说|就是说|概括起来(?:就是|是)?|总结起来(?:就是|是)?|(?:要点|重点|结论|大意|主旨|主要内容|核心观点|核心)(?:是|为|就是)?\s*[:：]|(?:结论|大意|主旨|观点|看法|说法)(?:是|为))/;
 /** A general or habitual time: what is usually true, not what happened in this task. */
 const ZH_HABITUAL =
   /(?:一般来说|一般情况下|一般|通常情况下|通常|往往|平时|平常|每年|每月|每周|每天|每次|每逢|总是|经常|常常|多数情况下|按照国家|按规定|按惯例)/;

@@ -233,6 +233,7 @@ function assertionLines(answer: string): Line[] {
   let seen = false;
   let rewriteShown = false;
   let header: string[] | undefined;
+  let matrix = false;
   const cases = lines.length > 4 ? caseLabels(lines) : new Set<number>();
   for (const [index, raw] of lines.entries()) {
     if (FENCE.test(raw)) {
@@ -348,7 +349,10 @@ function assertionLines(answer: string): Line[] {
     let doneRow = false;
     let statusCell: string | undefined;
     const tableRow = line.startsWith("|");
-    if (!tableRow) header = undefined;
+    if (!tableRow) {
+      header = undefined;
+      matrix = false;
+    }
     if (tableRow) {
       const cells = line
         .split("|")
@@ -357,8 +361,12 @@ function assertionLines(answer: string): Line[] {
       // A header row (the row above the separator) labels columns; it asserts nothing.
       if (header === undefined && /^\s*\|?\s*:?-{3,}/.test(lines[index + 1] ?? "")) {
         header = cells;
+        // (| | Follow Up Boss | HubSpot |: a header with an empty first cell heads a matrix that
+        // compares things across its columns; its ✅ and ❌ answer yes or no, they mark nothing done.)
+        matrix = /^\|\s*\|/.test(line);
         continue;
       }
+      if (matrix) continue;
       const owner = header?.findIndex((cell) => OWNER_COLUMN.test(cell)) ?? -1;
       header ??= cells;
       if (owner >= 0 && cells[owner] !== undefined && !SELF_OWNER.test(cells[owner])) continue;
