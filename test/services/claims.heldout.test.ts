@@ -99,6 +99,11 @@
  *                          other register at most 1/20 (5 %).
  *                          zh: 6/367 (1.6 %), 140/153 (91.5 %), long 1/146 (0.7 %) — met: overall, for
  *                          long answers, for claims found and in every register (at most 1/20, 5 %).
+ *   v23 (520 per language, after tuning on v22; eight annotators, 130 answers each; the same design)
+ *                          en: 8/367 (2.2 %), 148/153 (96.7 %), long 6/141 (4.3 %) — met overall, for long
+ *                          answers and for claims found; per register research 2/20, summary 2/33.
+ *                          zh: 10/370 (2.7 %), 140/150 (93.3 %), long 4/156 (2.6 %) — met overall, for long
+ *                          answers and for claims found; per register ops-report 2/20, howto 2/35.
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -303,6 +308,12 @@ const SCORED = {
     // at en 5/366, 150/154, long 4/144; zh 6/367, 140/153, long 1/146.
     en: { flagged: 0 / 366, found: 150 / 154, longFlagged: 0 / 144 },
     zh: { flagged: 2 / 367, found: 142 / 153, longFlagged: 0 / 146 },
+  },
+  "v23/heldout": {
+    answers: 520,
+    // Not studied yet: the figures it was scored at, once, after the round on v22.
+    en: { flagged: 8 / 367, found: 148 / 153, longFlagged: 6 / 141 },
+    zh: { flagged: 10 / 370, found: 140 / 150, longFlagged: 4 / 156 },
   },
 } as const;
 

@@ -45,7 +45,8 @@ export type Split =
   | "v19/heldout"
   | "v20/heldout"
   | "v21/heldout"
-  | "v22/heldout";
+  | "v22/heldout"
+  | "v23/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
