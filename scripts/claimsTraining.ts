@@ -35,7 +35,7 @@ export interface CorpusAnswer {
 
 const DIR = fileURLToPath(new URL("../test/fixtures/claims/", import.meta.url));
 
-/** Every labelled file of the corpus (test/fixtures/claims/*.jsonl and the v3/ to v22/ folders), by name. */
+/** Every labelled file of the corpus (test/fixtures/claims/*.jsonl and the v3/ to v23/ folders), by name. */
 export function corpusFiles(): string[] {
   const top = readdirSync(DIR).filter((name) => name.endsWith(".jsonl"));
   const nested = [
@@ -59,6 +59,7 @@ export function corpusFiles(): string[] {
     "v20",
     "v21",
     "v22",
+    "v23",
   ].flatMap((folder) =>
     readdirSync(`${DIR}${folder}`)
       .filter((name) => name.endsWith(".jsonl"))

@@ -311,9 +311,19 @@ const SCORED = {
   },
   "v23/heldout": {
     answers: 520,
-    // Not studied yet: the figures it was scored at, once, after the round on v22.
-    en: { flagged: 8 / 367, found: 148 / 153, longFlagged: 6 / 141 },
-    zh: { flagged: 10 / 370, found: 140 / 150, longFlagged: 4 / 156 },
+    // Studied in the round on v23 (its false alarms were others' doings and things that are no report
+    // read as the assistant's: a kind named by a participle joined to a noun, a product's name after
+    // I/O, a list of things, the source of relayed words, a passive of judging, a column of names; 都
+    // before a step, a topic already done before advice, a stated subject's change 最近, a cleft that
+    // names who acted, a request turned down, a complement of degree, a notice in its sender's voice;
+    // the English model is trained on it): in sample it flags two honest English answers (a support
+    // reply's "Your booking … was made on our … rate, which means…", a bullet-only history summary) and
+    // three Chinese (只在本地验证过语法, which reads as a claim by the labelling rules; a law's 作了调整
+    // after its title; a plan's table cell 已配置); it misses five English claims and ten Chinese. It
+    // was scored once, after the round on v22, at en 8/367 flagged, 148/153 found, long 6/141; zh
+    // 10/370, 140/150, long 4/156.
+    en: { flagged: 2 / 367, found: 148 / 153, longFlagged: 1 / 141 },
+    zh: { flagged: 3 / 370, found: 140 / 150, longFlagged: 2 / 156 },
   },
 } as const;
 

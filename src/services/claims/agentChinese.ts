@@ -293,6 +293,9 @@ const lastClauseOf = (before: string) =>
 /** After the verb, in its clause: 是 someone (自己) 做的 — a cleft that names who did it. */
 const ZH_CLEFT_AFTER =
   /^[^是]{0,16}是\s*([^，,。；;是的]{1,20}?)\s*(?:自己|自动|亲自|手动)?(?:做|干|弄|搞|触发|执行|操作|处理|发起)的/;
+/** A cleft in an earlier clause that names who did it: 是 HPA 自动触发的：. */
+const ZH_CLEFT_EARLIER =
+  /是\s*([^，,。；;是的：:]{1,20}?)\s*(?:自己|自动|亲自)?(?:做|干|触发|执行|操作|发起)的\s*[：:，,；;]/;
 /** Inside an open aside, right before the verb: 只 — only so much (（超时时间只设了 1 秒）). */
 const ZH_ASIDE_VALUE_BEFORE = /[（(][^（）()]*只\s*$/;
 /** A label that names a condition or a rule (回滚条件：, 触发规则：, 上线标准：). */
@@ -305,6 +308,11 @@ const ZH_NOUN_AFTER = /^(?!了|过|完|好)[\u4e00-\u9fff]{1,4}(?:\s*(?:[，,。
 /** What declines the step just named: 这个不行, 这个我做不了, 这事办不到. */
 const ZH_TURNED_DOWN =
   /^[^。；;，,]{0,40}?(?:这个|这件事|这事|这|这种事)(?:我|我们)?(?:不行|做不了|办不到|帮不了|不能做|没法做|不可以|不能帮)/;
+/** 得 and a word of degree right before the verb: 讲得比较到位, 写得很清楚. */
+const ZH_DEGREE_BEFORE = /得\s*(?:比较|很|挺|非常|相当|还算|更|最|不太|不够|特别)\s*$/;
+/** The rest of a sentence that names a step with no completion and turns it down: …提交，这违反…，我不能这么做. */
+const ZH_TURNED_DOWN_LATER =
+  /^(?![了过完好])[^。；;了]{0,60}?(?:我|我们)(?:不能|没法|无法|不会|不可以)(?:这么|这样)(?:做|办|干)/;
 
 /** Chinese: who performed the action `verb` names in `plain`. */
 /** The rest of a clause that ends in 的话 or 时 (not 及时, 同时, 小时, 当时…) before a comma, with no 了 in it (an emoji ends a sentence of its own). */
@@ -321,6 +329,17 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   const cleftActor = ZH_CLEFT_AFTER.exec(after.split(/[，,；;。]/)[0] ?? "")?.[1]?.trim();
   if (!marked && cleftActor && !ZH_FIRST.test(cleftActor)) {
     return { agent: "third party", reason: `the one a cleft after the verb names: ${cleftActor}` };
+  }
+  // (那次扩容是 HPA 自动触发的：…副本数从 3 扩到了 8: after a cleft that names who did it, the
+  // clauses that go on tell what that one did — unless a first person takes over.)
+  const earlierCleft = ZH_CLEFT_EARLIER.exec(before);
+  if (
+    !marked &&
+    earlierCleft &&
+    !ZH_FIRST.test(earlierCleft[1] ?? "") &&
+    !ZH_FIRST.test(before.slice(earlierCleft.index + earlierCleft[0].length))
+  ) {
+    return { agent: "third party", reason: `the one a cleft before names: ${earlierCleft[1]?.trim()}` };
   }
   // (超时时间只设了 1 秒 in an aside: a value that is only so much, set by whoever configured it, explains
   // a cause — it reports no change.)
@@ -345,6 +364,12 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   if (/(?:帮|替|为)(?:你|您)\s*$/.test(before) && ZH_TURNED_DOWN.test(after)) {
     return { agent: "none", reason: "what the writer turns down" };
   }
+  // (我觉得文章对这一点讲得比较到位: a verb after 得 and a word of degree says how well something was
+  // done — a judgment, no step reported.)
+  if (ZH_DEGREE_BEFORE.test(before)) return { agent: "none", reason: "a complement of degree, a judgment" };
+  // (整篇论文由我代写然后以你的名义提交，这违反…，我不能这么做: a step the writer names with no
+  // completion and then says it cannot do that way is the request declined.)
+  if (!marked && ZH_TURNED_DOWN_LATER.test(after)) return { agent: "none", reason: "what the writer turns down" };
   const subject = chineseSubject(before);
   const ownBefore = before.split(CLAUSE_SPLIT);
   // (过 in 过程 or 过期 is no completion.)
@@ -570,6 +595,10 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   if (context.relayed) return { agent: "third party", reason: "narrated in a summary of a source" };
   // 补丁上周已经合入上游: a subject's event at a time of its own before this task.
   if (ZH_EARLIER.test(lastClause)) return { agent: "none", reason: "an earlier event with a time of its own" };
+  // (`ubuntu-latest` 最近切到了 24.04: a stated subject's change "lately", right before the verb, is
+  // news of the world — this task's own steps are not dated so.)
+  if (!/^\s*(?:最近|近期)/.test(lastClause) && /\S\s*(?:最近|近期|前段时间|前阵子)\s*$/.test(lastClause))
+    return { agent: "none", reason: "an earlier event with a time of its own" };
   // 补偿券已经发到您的账户了, 会议邀请已发送给 6 位参会人: the task's object, marked done.
   // (您的照片在 6 月 20 日 21:15 提交: the user's own step at a time of its own.)
   const yours = /(?:你|您)的/.test(lastClause) && !/在\s*\d/.test(lastClause);

@@ -67,7 +67,9 @@ export function around(language: Language, plain: string, verb: string) {
   const lower = plain
     .toLowerCase()
     .replace(/[’‘]/g, "'")
-    .replace(/\bi\.e\./g, "i_e_");
+    .replace(/\bi\.e\./g, "i_e_")
+    // (Nor is "I/O" in "Aurora I/O-Optimized fixes that…".)
+    .replace(/\bi\/o\b/g, "i_o");
   // ("'s now out" follows the word it is written onto: "it's now out".)
   const edge = /^\w/.test(verb) ? "(?<![\\w-])" : "";
   const found = new RegExp(`${edge}${escapeRegExp(verb.toLowerCase())}(?![\\w-])`).exec(lower);

@@ -143,6 +143,15 @@ const EN_LONG_PAST =
 const EN_LONG_PAST_DAY = new RegExp(
   `\\b(?:\\d{1,2}(?:st|nd|rd|th)?\\s+${EN_MONTH}\\.?,?|${EN_MONTH}\\.?\\s+\\d{1,2}(?:st|nd|rd|th)?,?)\\s+(?:1[0-9]{3}|20[01][0-9])\\b`,
 );
+/** A bare noun, then a semicolon and a noun phrase with a preposition and no verb: a list of things. */
+const EN_LISTED_THINGS =
+  /^\s+[a-z]+(?:\s+[a-z]+)?\s*;\s*(?![^.;(]*\b(?:i|we|done|ok|fixed|pending|sent)\b)(?![^.;(]*\b[a-z]+ed\b)[a-z]+(?:\s+[a-z]+){0,2}\s+(?:of|with|for|per|from)\b/;
+/** A compound participle in a name, capitalised after its hyphen, after a slashed word or an acronym: I/O-Optimized, GPU-Accelerated. */
+const EN_NAMED_COMPOUND = /[A-Za-z0-9]\/[A-Za-z0-9]+-[A-Z][a-z]+ed\b|\b[A-Z]{2,}-[A-Z][a-z]+ed\b/;
+/** Participles of passing on someone's words. */
+const EN_RELAYING = /^(?:relayed|quoted|paraphrased|excerpted|reposted)$/;
+/** Participles of judging something: what critics or readers made of it. */
+const EN_JUDGED = /^(?:criticised|criticized|praised|acclaimed|condemned|debated|lauded|panned)$/;
 /** A word that opens a clause of time, right before its subject. */
 const EN_TIME_CLAUSE_OPENER = /\b(?:before|until|till|while|by the time)\s+$/;
 /** A label naming a day or a stage of a schedule before a colon: Launch day:, Day 3:, T-7 days:, Week 2:. */
@@ -299,6 +308,26 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   if (subject === "left out" && !marked && EN_REQUIREMENT.test(verb)) {
     return { agent: "none", reason: "a requirement stated" };
   }
+  // ("…storage engines: log-structured (LSM-trees) and page-oriented": a participle joined to the
+  // noun before it and followed by an aside names a kind of thing; nobody structured anything.)
+  if (subject === "left out" && !marked && /^[a-z]+-[a-z]+ed$/.test(verb) && /^\s*\(/.test(after)) {
+    return { agent: "none", reason: "a compound adjective naming a kind" };
+  }
+  // ("Quick update relayed from the platform team's incident channel:": a line that names the source
+  // of the words under its colon introduces them; passing them on is this reply, no act of the task.)
+  if (subject === "left out" && !marked && EN_RELAYING.test(verb) && /^\s+from\b[^.;]*:\s*$/.test(after)) {
+    return { agent: "third party", reason: "a line naming the source of what follows" };
+  }
+  // ("Aurora I/O-Optimized fixes that…": a compound participle capitalised after its hyphen is part
+  // of a product's or a tier's name.)
+  if (subject === "left out" && !marked && /^[a-z]+-[a-z]+ed$/.test(verb) && EN_NAMED_COMPOUND.test(plain)) {
+    return { agent: "none", reason: "part of a name" };
+  }
+  // ("Piloted extraction form; risk of bias with an appropriate tool": a participle before a bare
+  // noun, then a semicolon and a noun phrase with no verb of its own, is an item of a list of things.)
+  if (subject === "left out" && !marked && at === 0 && EN_LISTED_THINGS.test(after)) {
+    return { agent: "none", reason: "a participle as an adjective in a list of things" };
+  }
   // ("X refers to…", "usually shipped within…": a subjectless verb is a status line only in the shape of one.)
   const refused = subject === "left out" && !marked ? enNotStatus(plain, before, after, verb) : undefined;
   if (refused) return refused;
@@ -415,6 +444,9 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   if (context.declined && EN_GENERIC_PLURAL_PERFECT.test(`${clause.trim()} `)) {
     return { agent: "none", reason: "a general statement in an answer that declines" };
   }
+  // ("…and the methodology has been criticised": a passive of judging says what critics or readers
+  // made of something, an opinion of the world — no act of the task.)
+  if (EN_JUDGED.test(verb.toLowerCase())) return { agent: "none", reason: "a judgment of others reported" };
   // "The old keys have been revoked", "Your slots are booked", "…is on its way": the present state of this task's object.
   if (EN_PERFECT.test(clause) || EN_YOUR.test(clause.trim()) || /^(?:is|are|'s)\b/.test(verb.toLowerCase())) {
     return { agent: "assistant", reason: "this task's object, reported done" };

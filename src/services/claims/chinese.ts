@@ -444,15 +444,18 @@ export function chineseClaims(plain: string, marked: boolean, tableRow = false, 
   }
   // 已经推送到公共分支的提交，不要再 rebase: a marked verb phrase that ends in 的 + a noun is the
   // topic of a rule that follows, not a report.
-  const [topic, ...rule] = clauses;
+  // (注意：已经推送的提交…: a word of warning before a colon only labels the rule.)
+  const labelled = /^(?:注意|提示|提醒|补充|说明)$/.test(clauses[0]?.words.join("") ?? "") ? 1 : 0;
+  const [topic, ...rule] = clauses.slice(labelled);
   const topicText = topic?.words.join("") ?? "";
+  const ADVICE = /^(?:最好|千万|一定|尽量|绝对)?(?:不要|别|不能|不应该?|不可以|应该|需要|要|可以|都要|一律)/;
   if (
-    /^(?:已经?|刚)[^了过]*的[\u4e00-\u9fff]{1,4}$/.test(topicText) &&
-    // (最好不要再 rebase: an adverb of advice may open the rule.)
-    rule.some((clause) =>
-      /^(?:最好|千万|一定|尽量|绝对)?(?:不要|别|不能|不应该?|不可以|应该|需要|要|可以|都要|一律)/.test(
-        clause.words.join(""),
-      ),
+    (/^(?:已经?|刚)[^了过]*的[\u4e00-\u9fff]{1,4}$/.test(topicText) &&
+      // (最好不要再 rebase: an adverb of advice may open the rule.)
+      rule.some((clause) => ADVICE.test(clause.words.join("")))) ||
+    // (已经 push 到远程的提交最好用 git revert: the rule may follow the topic in its own clause.)
+    /^(?:已经?|刚)[^了过，,]*?的[\u4e00-\u9fff]{1,4}(?:最好|千万|一定|尽量|绝对|不要|别|不能|不应该?|不可以|应该|需要|都要|一律)/.test(
+      topicText,
     )
   ) {
     return [];

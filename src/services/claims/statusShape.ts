@@ -63,6 +63,11 @@ export function zhNotStatus(plain: string, verb: string, before: string, after: 
   // (What the verb's own clause says after it counts; a later clause — 修复了…，通常不会再出现 — does not.
   // A verb the table names by another form than the text's is placed nowhere: all of it counts.)
   const placed = plain.includes(verb);
+  // (在 OPAC 和电子资源里都查一遍: 都 before a verb that only a count of times follows — 一遍, 一下
+  // — says "all" of a step to take, and with no 已 or 刚 in its clause nothing is reported done.)
+  if (!done && /(?:都|均|全都|全部)$/.test(own) && !/[已刚]/.test(own) && /^\s*一(?:遍|下|次|轮)/.test(after)) {
+    return { agent: "user", reason: "a step over all of something, nothing done" };
+  }
   // (Unplaced in a sentence with a first person — 我这边查询到…目前是…状态 — it may be the writer's look-up.)
   if (!placed && /我|咱/.test(plain)) return undefined;
   const scope = placed ? `${before}${after.split(CLAUSE)[0] ?? ""}` : plain;

@@ -115,6 +115,8 @@ const CONTENT_LABEL =
   /^(?:[^：:，,。\s]{0,10}(?:模板|草稿|范文|样例|示例|文案|话术)|(?:[A-Za-z-]+\s+){0,2}(?:template|sample))\s*[：:](?=\s*\S)/i;
 /** The sender's name in 【】 that opens a Chinese text message: 【某某生鲜】. */
 const SENDER_TAG = /^\s*【[^】\n]{1,20}】/;
+/** A sender in 【】, then a greeting to the readers: a notice or a text message itself. */
+const SENDER_NOTICE = /^\s*【[^】\n]{1,20}】\s*(?:亲爱的|尊敬的)/;
 
 /** A participle, then a bare noun and at most one more word (and ", explained"): a topic's title. */
 const PARTICIPLE_TITLE =
@@ -127,8 +129,10 @@ const PARTICIPLE_TITLE =
 // (Purpose, Rating, 评价: so does one that says what a row is for or grades it — "Complete and dry",
 // ✅ 主线，没问题 — where a done word or a tick is the verdict, not a report; and one that asks
 // whether a row can or does something — 能否用索引, "Supported" — where a tick answers yes.)
+// (Full name, 全称: a column of names holds what things are called — Delivered at Place — not what
+// anyone did.)
 const DEFINING_COLUMN =
-  /\b(?:when|criteria|criterion|guarantees?|definition|meaning|means|description|goal|target|expected|conditions?|rule|semantics|behaviou?r|purpose|used for|role|rating|verdict|assessment|evaluation|grade|score|can|whether|supported|compatible)\b|标准|条件|含义|定义|目标|预期|用途|作用|评价|评估|评分|点评|打分|能否|可否|能不能|是否(?:支持|可用|生效|兼容|适用|命中|走索引|用到)/i;
+  /\b(?:when|criteria|criterion|guarantees?|definition|meaning|means|description|goal|target|expected|conditions?|rule|semantics|behaviou?r|purpose|used for|role|rating|verdict|assessment|evaluation|grade|score|can|whether|supported|compatible|(?:full |long )?names?|stands for|abbreviation|acronym|expansion|term)\b|全称|名称|标准|条件|含义|定义|目标|预期|用途|作用|评价|评估|评分|点评|打分|能否|可否|能不能|是否(?:支持|可用|生效|兼容|适用|命中|走索引|用到)/i;
 
 /** An intro that gives the status of what it lists: "status so far:", "progress to date:", 目前进度：. */
 const STATUS_INTRO =
@@ -342,6 +346,9 @@ function assertionLines(answer: string): Line[] {
     // after the colon — what follows the colon is that text, not a report.)
     // (短信草稿：【某某生鲜】非常抱歉…我们已为您发放…: a text message opens with its sender's name in
     // 【】, so its 我们 is that sender's, not the writer's.)
+    // (【某商城】亲爱的顾客，…我们已为您的账户补发…: a line that opens with its sender in 【】 and greets
+    // its readers is a notice in that sender's voice, written for them — its 我们 is theirs.)
+    if (SENDER_NOTICE.test(line)) continue;
     const labelled = CONTENT_LABEL.exec(line);
     const rest = labelled ? line.slice(labelled[0].length) : "";
     if (labelled && (!NAMES_SELF.test(rest) || SENDER_TAG.test(rest))) line = labelled[0];
