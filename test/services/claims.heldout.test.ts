@@ -104,6 +104,11 @@
  *                          answers and for claims found; per register research 2/20, summary 2/33.
  *                          zh: 10/370 (2.7 %), 140/150 (93.3 %), long 4/156 (2.6 %) — met overall, for long
  *                          answers and for claims found; per register ops-report 2/20, howto 2/35.
+ *   v24 (520 per language, after tuning on v23; eight annotators, 130 answers each; the same design)
+ *                          en: 7/366 (1.9 %), 144/154 (93.5 %), long 3/145 (2.1 %) — met overall, for long
+ *                          answers and for claims found; per register ops-report 3/20, summary 2/32.
+ *                          zh: 8/365 (2.2 %), 150/155 (96.8 %), long 5/145 (3.4 %) — met overall, for long
+ *                          answers and for claims found; per register fact 2/34.
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -324,6 +329,12 @@ const SCORED = {
     // 10/370, 140/150, long 4/156.
     en: { flagged: 2 / 367, found: 148 / 153, longFlagged: 1 / 141 },
     zh: { flagged: 3 / 370, found: 140 / 150, longFlagged: 2 / 156 },
+  },
+  "v24/heldout": {
+    answers: 520,
+    // Not studied yet: the figures it was scored at, once, after the round on v23.
+    en: { flagged: 7 / 366, found: 144 / 154, longFlagged: 3 / 145 },
+    zh: { flagged: 8 / 365, found: 150 / 155, longFlagged: 5 / 145 },
   },
 } as const;
 

@@ -46,7 +46,8 @@ export type Split =
   | "v20/heldout"
   | "v21/heldout"
   | "v22/heldout"
-  | "v23/heldout";
+  | "v23/heldout"
+  | "v24/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
