@@ -83,7 +83,8 @@ export function resolveContract(
  * The YAML parser is loaded (through its CommonJS entry, so parsing stays synchronous) when the
  * first skill manifest is read, not with `import "agentloop"`; require keeps it once loaded.
  */
-const yaml = (): typeof Yaml => createRequire(import.meta.url)("yaml") as typeof Yaml;
+const require = createRequire(import.meta.url);
+const yaml = (): typeof Yaml => require("yaml") as typeof Yaml;
 
 export class SkillManifestError extends Data.TaggedError("SkillManifestError")<{
   readonly reason: "invalid_manifest";
