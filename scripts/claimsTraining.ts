@@ -35,7 +35,7 @@ export interface CorpusAnswer {
 
 const DIR = fileURLToPath(new URL("../test/fixtures/claims/", import.meta.url));
 
-/** Every labelled file of the corpus (test/fixtures/claims/*.jsonl and the v3/ to v23/ folders), by name. */
+/** Every labelled file of the corpus (test/fixtures/claims/*.jsonl and the v3/ to v24/ folders), by name. */
 export function corpusFiles(): string[] {
   const top = readdirSync(DIR).filter((name) => name.endsWith(".jsonl"));
   const nested = [
@@ -60,6 +60,7 @@ export function corpusFiles(): string[] {
     "v21",
     "v22",
     "v23",
+    "v24",
   ].flatMap((folder) =>
     readdirSync(`${DIR}${folder}`)
       .filter((name) => name.endsWith(".jsonl"))

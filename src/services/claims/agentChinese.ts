@@ -270,8 +270,22 @@ const ZH_ORG_THEN =
 
 /** Verbs of arranging or marking a text: 归类, 分类, 整理, 梳理, 理一下, 标注, 标成. */
 const ZH_ARRANGE_TEXT = /^(?:归类?|分类|整理|梳理|理顺?|捋顺?|归纳|概括|标注?|标成|标记|划分|分组)$/;
-/** Someone's words as what is arranged: 房东的意思, 医生的话, 他说的. */
-const ZH_WORDS_ARRANGED = /(?:的意思|的话|说的|的说法|的原话)/;
+/** A colon, then advice that opens with a step to take (：检查…, ：先试试…). */
+const ZH_PROBLEM_THEN_ADVICE =
+  /^[^，,。；;：:]{0,20}[：:]\s*(?:先|请|可以|建议|需要)?(?:检查|确认|试试|尝试|重新|打开|关闭|去|点|看看|查看|更新|重启|换)(?![了过])/;
+/** Verbs that rename or merge a thing (改为水资源税, 更名为…). */
+const ZH_RENAMED = /^(?:改为|改成|更名为|改名为|更名|改名|改称|并入|合并为)$/;
+/** A time of late right before the marker of completion (这周已经, 今年都). */
+const ZH_LATELY_DONE = /\S\s*(?:这周|本周|这个月|本月|今年|前几天|这几天|近日|上周|上个月)\s*(?:已经?|都|也)?\s*$/;
+/** Parties listed with 、 and closed by 等 as the subject (微软、Okta 等都…). */
+const ZH_LISTED_OTHERS = /[^，,。；;：:、\s]{1,12}、[^，,。；;：:]{1,30}?等(?:都|也|均|已经?|纷纷|相继|先后|陆续)*\s*$/;
+const ZH_LISTED_AHEAD = /^\s*[^，,。；;：:、\s]{1,12}、[^，,。；;：:]{1,30}?等(?:都|也|均|已经?|纷纷|相继|先后|陆续)*/;
+/**
+ * Someone's words as what is arranged: 房东的意思, 医生的话, 他说的; or what people wrote to each
+ * other, shown as this conversation's material (这串邮件往来, 这段聊天记录, 会议纪要).
+ */
+const ZH_WORDS_ARRANGED =
+  /(?:的意思|的话|说的|的说法|的原话|邮件往来|往来邮件|聊天记录|对话记录|会议记录|纪要|[这那][串封段些份]邮件)/;
 
 /** A frame that names a plan before its steps (计划是：, 接下来：, 打算). */
 // (我的安排是这样的：: the plan's owner and a 这样的 before the colon frame it too.)
@@ -340,6 +354,18 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
     !ZH_FIRST.test(before.slice(earlierCleft.index + earlierCleft[0].length))
   ) {
     return { agent: "third party", reason: `the one a cleft before names: ${earlierCleft[1]?.trim()}` };
+  }
+  // (水资源费（现已改为水资源税）: a renaming told in an aside right after a noun gives the thing's
+  // present name, news of the world, unless the writer or the user is in the aside.)
+  const aside = /[（(]([^（()）]{0,16})$/.exec(before)?.[1];
+  if (!marked && aside !== undefined && ZH_RENAMED.test(verb) && !/[我咱你您]/.test(aside)) {
+    return { agent: "none", reason: "a thing's present name in an aside" };
+  }
+  // (所以现在微软、Okta 等都改成了数字匹配: parties listed with 、 and closed by 等 are others who
+  // acted, as 很多银行 are — before the verb, or after a 现在 that opens their change.)
+  const listed = ZH_LISTED_OTHERS.exec(lastClauseOf(before)) ?? (verb === "现在" ? ZH_LISTED_AHEAD.exec(after) : null);
+  if (!marked && listed && !ZH_FIRST.test(listed[0])) {
+    return { agent: "third party", reason: `others listed as the subject: ${listed[0].trim()}` };
   }
   // (超时时间只设了 1 秒 in an aside: a value that is only so much, set by whoever configured it, explains
   // a cause — it reports no change.)
@@ -554,6 +580,11 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   }
   // (…是指你没有读过原始文献, 这封邮件的要点：客户…联系过两次客服: a subjectless verb is a status
   // line only in the shape of one.)
+  // (只同步了步数没有心率：检查第 4 步…: what the user sees, named before a colon and the advice for
+  // it, is a problem of a troubleshooting list — nobody reports doing it.)
+  if (subject === "left out" && !marked && !/[已刚我咱]/.test(before) && ZH_PROBLEM_THEN_ADVICE.test(after)) {
+    return { agent: "user", reason: "a problem named before the advice for it" };
+  }
   const refused = subject === "left out" && !marked ? zhNotStatus(plain, verb, before, after) : undefined;
   if (refused) return refused;
   if (subject === "left out") {
@@ -599,6 +630,10 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   // news of the world — this task's own steps are not dated so.)
   if (!/^\s*(?:最近|近期)/.test(lastClause) && /\S\s*(?:最近|近期|前段时间|前阵子)\s*$/.test(lastClause))
     return { agent: "none", reason: "an earlier event with a time of its own" };
+  // (GitHub Actions 的 `ubuntu-latest` 这周已经切换到 24.04: a product or a vendor named in Latin
+  // letters, changed at a time of its own this week or this year, is news of the world too.)
+  if (/^\s*[A-Z]/.test(lastClause) && ZH_LATELY_DONE.test(lastClause))
+    return { agent: "none", reason: "a named product's change at a time of its own" };
   // 补偿券已经发到您的账户了, 会议邀请已发送给 6 位参会人: the task's object, marked done.
   // (您的照片在 6 月 20 日 21:15 提交: the user's own step at a time of its own.)
   const yours = /(?:你|您)的/.test(lastClause) && !/在\s*\d/.test(lastClause);

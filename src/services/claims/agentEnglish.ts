@@ -23,9 +23,12 @@ const EN_FIRST_PERSON_ACTION =
   /\b(?:i|we)\s+(?:also\s+|just\s+|already\s+|then\s+|have\s+|'ve\s+)*(?:[a-z]{3,}ed|sent|made|wrote|set|put|ran|built|took|got|gave|left)\b/;
 const EN_HEADLINE =
   /^(?!(?:the|a|an|this|that|these|those|he|she|they|it|we|you|someone|everyone|nobody|one|both|all|each)\b)[a-z][\w'-]*(?:\s+[a-z0-9][\w'./-]*){0,3}$/;
-/** A direct object right after the verb: the verb is active, so what stands before it is its doer, not its object. */
+/**
+ * A direct object right after the verb: the verb is active, so what stands before it is its doer,
+ * not its object. (A name in a code span is an object too: "Kubernetes restarted `api-7f9c`", held as a placeholder.)
+ */
 const EN_OBJECT_NEXT =
-  /^\s+(?:a|an|the|this|that|these|those|his|her|their|its|our|my|one|two|three|four|five|all|both|each|every|some|several|\d)\b/;
+  /^\s+(?:(?:a|an|the|this|that|these|those|his|her|their|its|our|my|one|two|three|four|five|all|both|each|every|some|several|\d)\b|coderef\b)/;
 /** A finite verb later in the clause makes the participle a modifier ("Files deleted from Drive stay in the Bin"). */
 const EN_FINITE_AFTER =
   /^[^,;:.]*?\s(?:stay|stays|remain|remains|are|is|get|gets|go|goes|can|cannot|can't|will|won't|must|should|may|might|need|needs|take|takes|become|becomes|count|counts|appear|appears|show|shows|land|lands|end up|ends up)\b/;
@@ -92,7 +95,7 @@ const EN_OWN_OBJECT =
   /^\s+(?:the|your|their|its|his|her|this|that|these|those|all|both|every|each|a|an|it|them|my|our|\d+)\b/;
 /** "…rolled back automatically by Argo Rollouts", "…was issued by Let's Encrypt". */
 const EN_BY_AGENT =
-  /^[^,;:—–]{0,48}?\bby\s+(?!me\b|us\b|myself\b|hand\b|default\b|mistake\b|accident\b|e-?mail\b|mail\b|phone\b|\d|about\b|around\b|roughly\b|over\b|more\b|less\b|half\b|a\s|the end\b|end\b|eod\b|\w+day\b|tomorrow\b|tonight\b|noon\b|midnight\b|then\b|now\b|\w+ing\b)(\S+)/;
+  /^[^,;:—–]{0,48}?\bby\s+(?!me\b|us\b|myself\b|hand\b|default\b|mistake\b|accident\b|e-?mail\b|mail\b|phone\b|\d|about\b|around\b|roughly\b|over\b|more\b|less\b|half\b|a\s|the end\b|end\b|eod\b|\w+day\b|tomorrow\b|tonight\b|noon\b|midnight\b|then\b|now\b|\w+ing\b|(?:[\w-]+\s+)?(?:id|ids|name|names|number|date|dates|type|size|category|priority)\b)(\S+)/;
 /** A person or a system as the subject right before the verb ("The customer confirmed…", "she cancelled…"). */
 // (The user's people act for themselves: "Your manager, Helen, replied…" — a name in apposition
 // may stand between the role and its verb.)
@@ -103,10 +106,13 @@ const EN_REPORTED =
   /\b(?:according to|reports? that|reported that|says?(?: that)?|said(?: that)?|states? that|stated that|wrote(?: that)?|writes(?: that)?|mentions? that|mentioned that|(?:mentioned|said|wrote|noted|confirmed|explained|reported|stated|told (?:me|you|us|them|him|her))\b[^.;:]{1,40}?\bthat|notes? that|noted that|confirms? that|claims? that|(?:argue[sd]?|suggest(?:s|ed)?|conclude[sd]?|record(?:s|ed)?|finds?|found|show(?:s|ed)?|estimate[sd]?|warn(?:s|ed)?|predict(?:s|ed)?) that|(?:think|thinks|thought|believe|believes|believed|suspect|suspects|suspected|fear|fears|feared|worry|worried|assume|assumed|guess|guessed|feel|felt)(?: that)?|tl;?dr|summary of|in summary|in short|the gist|per (?:the|your|their|his|her|its)|as per)\b/;
 /** A clause that opens with a consequence ("…, so every target was marked unhealthy"). */
 const EN_CONSEQUENCE = /(?:^|[,;]\s*|\s)(?:so|thus|hence|therefore|which)\s+[^,;:]*$/;
+/** A time of the calendar that recurs ("on the 1st of each month", "every night", "weekly"). */
+const EN_RECURRING =
+  /\b(?:each|every)\s+(?:\w+\s+)?(?:day|night|morning|evening|week|weekday|month|quarter|year|hour|cycle|billing period)\b|\b(?:daily|nightly|weekly|monthly|quarterly|yearly|annually|hourly)\b/;
 const EN_AUTOMATIC = /\b(?:automatically|auto-?\w+ed|on its own|by itself|by themselves)\b/;
 /** The verb sits in a clause that explains a cause or a sequence of events ("because the cert expired"). */
 const EN_CAUSE_BEFORE =
-  /\b(?:because|since|caused by|due to|as a result of|which (?:is )?why|that(?:'s| is) why|this happens when|when|whenever|after|once|until|if)\b[^;:]*$/;
+  /\b(?:because|since|caused by|due to|as a result of|which (?:is )?why|(?:'s|is|was) why|this happens when|when|whenever|after|once|until|if)\b[^;:]*$/;
 // ("Your account was locked after five failed attempts": a count of what triggered it.)
 const EN_CAUSE_AFTER =
   /^[^;:]*\b(?:because|due to|as a result of|after (?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|several|multiple|too many|repeated)\b)/;
@@ -360,7 +366,11 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   const named = namedSubject(plain, at, after, context.names);
   if (named) return { agent: "third party", reason: `someone named as subject: ${named}` };
   // "Python's GIL was introduced…", "Apple's first store opened…": a named owner's thing, not this task's.
-  const owner = /(?:^|[\s(])((?!Your\b|Our\b|My\b)[A-Z][\w.+#-]*)['’]s\s+[^,;:]*$/.exec(plain.slice(0, at));
+  // (A day's or a month's is a time, no owner: "your e-tickets for Saturday's match have been re-sent".)
+  const owner =
+    /(?:^|[\s(])((?!Your\b|Our\b|My\b|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\b|January\b|February\b|March\b|April\b|May\b|June\b|July\b|August\b|September\b|October\b|November\b|December\b)[A-Z][\w.+#-]*)['’]s\s+[^,;:]*$/.exec(
+      plain.slice(0, at),
+    );
   // ("Luna's vaccine appointment has been moved to Thursday": a booking or an errand of the person
   // named, in the present perfect passive, is this task's object in its present state, as "Your
   // slots have been booked" is; "Python's GIL has been made optional" stays the owner's.)
@@ -388,6 +398,10 @@ export function englishAgent(plain: string, verb: string, context: AnswerContext
   if (present && (context.instructions || EN_HABITUAL_AFTER.test(after))) {
     return { agent: "none", reason: "what happens, described in general or in a how-to" };
   }
+  // ("Your plan is billed per active user, counted on the 1st of each month": a participle after a
+  // comma that recurs at a time of the calendar says how something is done every time, not once.)
+  if (!marked && /,\s*$/.test(before) && EN_RECURRING.test(after.split(/[;:.]/)[0] ?? ""))
+    return { agent: "none", reason: "what is done each time, at a time that recurs" };
   if (EN_CAUSE_AFTER.test(after)) return { agent: "none", reason: "an event explained by its cause" };
   // ("The customer was already sent a confirmation for the first parcel, which is why they think…":
   // an event offered as the reason for what someone sees explains; it reports no work.)

@@ -35,13 +35,17 @@ const ZH_DATE_LABEL =
 const ZH_LABELLED_STEP =
   /^\s*[^，,。；;：:]{1,10}[：:]\s*(?:先|再|直接|可以|需要)?(?:到|去|前往|登录|登陆|打开|进入|拨打|携带|带上|带着|点击|点开|填写|准备|关注|搜索|扫码|联系|提供)/;
 /** A condition or a time to come before the verb: 有进展…, 如果…, 一旦…, …后我们. */
+// (麻烦您拍张照片发过来，方便我们反馈给质检部门: what the writer will do with what it asks for,
+// named as the request's purpose, is to come.)
 const ZH_CONDITION =
-  /(?:^|[，,；;：:\s])(?:有(?:任何)?(?:进展|结果|消息|回复|更新|变化|动静)|如果|若|假如|要是|一旦|如有|如需|万一|等到?|待)|(?:之后|以后|后)(?:我们|我|会|再)|(?:(?<![开约机社体年晚聚宴大都协学商议理])会(?![议话员计场谈面见所晤])|将(?![军来近])|再|第一时间|稍后|尽快|届时)[^，,。；;]{0,12}$/;
+  /(?:方便|以便|便于|好让|为了)(?:我们|我|咱们)[^，,。；;]{0,12}$|(?:^|[，,；;：:\s])(?:有(?:任何)?(?:进展|结果|消息|回复|更新|变化|动静)|如果|若|假如|要是|一旦|如有|如需|万一|等到?|待)|(?:之后|以后|后)(?:我们|我|会|再)|(?:(?<![开约机社体年晚聚宴大都协学商议理])会(?![议话员计场谈面见所晤])|将(?![军来近])|再|第一时间|稍后|尽快|届时)[^，,。；;]{0,12}$/;
 
 /** Whether the verb stands completed in its own clause: a marker before it, or 了/过 right after. */
 // (订好：, 改完。: a bare 好 or 完 that ends its clause is a status too.)
+// (月季一般在早春（3 月中下旬，芽点刚萌动时）做一次重剪: a 已 or 刚 inside an aside — a time when
+// buds have just broken — marks the aside, not the verb after it.)
 const zhCompleted = (ownClause: string, after: string) =>
-  /已|刚/.test(ownClause) ||
+  /已|刚/.test(ownClause.replace(/[（(][^）)]*[）)]/g, "").replace(/^[^（(]*[）)]/, "")) ||
   /^[完好掉上下出到成]?(?:了|过(?![程期滤渡度于目]))|^[^，,。；;]{0,6}了(?!解)|^\s*(?:[好完]|成功|完成|完毕)\s*(?:[，,。；;：:！!]|$)/.test(
     after,
   );
@@ -151,7 +155,10 @@ export function enNotStatus(plain: string, before: string, after: string, verb: 
   // in mid-line, is part of a name.)
   // (At the head of a line in title case too: "Hand-Dyed Linen Scarf — Washed Indigo".)
   const at = plain.toLowerCase().indexOf(verb.toLowerCase());
-  const titled = (plain.match(/(?:^|\s)[A-Z][\w'-]*/g) ?? []).length >= 3 && !/[.!?]\s*$/.test(plain);
+  // (Not a line whose words run on in lower case: "Queried Loki for `api` over the last 24 hours:" is a sentence.)
+  const lowerWords = (plain.match(/(?:^|\s)(?!(?:of|and|the|a|an|in|on|for|with|to|or)\b)[a-z][\w'-]*/g) ?? []).length;
+  const titled =
+    (plain.match(/(?:^|\s)[A-Z][\w'-]*/g) ?? []).length >= 3 && lowerWords <= 1 && !/[.!?]\s*$/.test(plain);
   if (at >= 0 && /^[A-Z][\w-]*ed\s+[A-Z][a-z]/.test(plain.slice(at)) && (at > 0 || titled)) {
     return { agent: "none", reason: "a participle inside a name" };
   }
