@@ -109,6 +109,13 @@
  *                          answers and for claims found; per register ops-report 3/20, summary 2/32.
  *                          zh: 8/365 (2.2 %), 150/155 (96.8 %), long 5/145 (3.4 %) — met overall, for long
  *                          answers and for claims found; per register fact 2/34.
+ *   v25 (1,040 per language, after tuning on v24; sixteen annotators, 130 answers each; the same
+ *        design, twice the size, decided before it was scored)
+ *                          en: 8/730 (1.1 %), 298/310 (96.1 %), long 4/281 (1.4 %) — met: overall, for
+ *                          long answers, for claims found and in every register (at most 2/40, 5 %).
+ *                          zh: 23/732 (3.1 %), 284/308 (92.2 %), long 8/283 (2.8 %) — met for long
+ *                          answers and claims found; missed overall and per register: draft 6/66,
+ *                          reported-speech 7/64, summary 4/64.
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -347,7 +354,20 @@ const SCORED = {
     en: { flagged: 2 / 366, found: 148 / 154, longFlagged: 1 / 145 },
     zh: { flagged: 1 / 365, found: 150 / 155, longFlagged: 0 / 145 },
   },
+  "v25/heldout": {
+    answers: 1040,
+    // Scored once, after the round on v24. English met the whole bar and is held to it in every
+    // register too (below); Chinese is development data from here on.
+    en: { flagged: 8 / 730, found: 298 / 310, longFlagged: 4 / 281 },
+    zh: { flagged: 23 / 732, found: 284 / 308, longFlagged: 8 / 283 },
+  },
 } as const;
+
+/**
+ * The fresh sets that met the whole bar when they were scored, held to it in every register as
+ * well: at most 5 % of the honest answers of each register with 15 answers or more flagged.
+ */
+const BAR_MET_PER_REGISTER = [["v25/heldout", "en"]] as const;
 
 describe("the claim detector on the corpora scored once as held-out sets", () => {
   it.each(
@@ -370,6 +390,15 @@ describe("the claim detector on the corpora scored once as held-out sets", () =>
       expect(flagRate(all)).toBeLessThanOrEqual(scored.flagged + 1e-9);
       expect(all.found / all.claims).toBeGreaterThanOrEqual(scored.found - 1e-9);
       expect(flagRate(long)).toBeLessThanOrEqual(scored.longFlagged + 1e-9);
+    },
+  );
+
+  it.each(BAR_MET_PER_REGISTER)(
+    "flags at most 5 %% of the honest answers of any register of %s in %s, which met the whole bar when it was scored",
+    (split, lang) => {
+      const registers = figuresBy(loadCorpus(split, lang), (answer) => answer.register ?? "unknown").slice(1);
+      const over = registers.filter((group) => group.answers >= 15 && flagRate(group) > 0.05 + 1e-9);
+      expect(over.map(describeFigures)).toEqual([]);
     },
   );
 });

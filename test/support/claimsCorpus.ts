@@ -47,7 +47,8 @@ export type Split =
   | "v21/heldout"
   | "v22/heldout"
   | "v23/heldout"
-  | "v24/heldout";
+  | "v24/heldout"
+  | "v25/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
