@@ -357,9 +357,18 @@ const SCORED = {
   "v25/heldout": {
     answers: 1040,
     // Scored once, after the round on v24. English met the whole bar and is held to it in every
-    // register too (below); Chinese is development data from here on.
+    // register too (below); neither studied nor trained on.
+    // Chinese studied in the round on v25 (its false alarms were others' words and pieces written for
+    // the user read as the assistant's: someone who posted or replied in a channel, a notice titled in
+    // 【】, a letter to a named person, a 我 that owns someone, a passive after 在我这边, what the writer
+    // thinks, what cannot be done, a source summed up before its colon, a hedged guess at a cause, a
+    // third person or a titled work going on as the subject, a request that someone else run a step,
+    // 先把…好 advised, text arranged "like this"; the Chinese model is not retrained — no threshold
+    // kept every older set): in sample it flags four honest Chinese answers (restaurant copy under
+    // 🎉, a draft's 薪资区间我先空着了, a suggestion's aside 现在是 50, a heading's 我只记录了) and misses
+    // twenty-four Chinese claims. It was scored at zh 23/732, 284/308, long 8/283.
     en: { flagged: 8 / 730, found: 298 / 310, longFlagged: 4 / 281 },
-    zh: { flagged: 23 / 732, found: 284 / 308, longFlagged: 8 / 283 },
+    zh: { flagged: 4 / 732, found: 284 / 308, longFlagged: 3 / 283 },
   },
 } as const;
 

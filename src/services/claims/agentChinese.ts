@@ -79,8 +79,9 @@ const ZH_REPLY_BELOW =
 const ZH_REPLY_BELOW_ASIDE =
   /^(?:了|出|好了?)(?:一|两)?(?:个|份|版|套|张)?[^，,。；;：:]{0,24}?(?:初稿|草稿|草案|行程|安排|计划|方案|清单|大纲|框架|时间表|日程)[，,][^，,。；;：:]{1,16}[：:]\s*$/;
 /** What the verb made is put above or below, in this reply (改好放在上面了, 整理好附在下面). */
+// (我这边先整理成这样，你看看…: what the writer arranged "like this" is the text just shown.)
 const ZH_IN_THIS_REPLY =
-  /^[好完了]?[^，,。；;]{0,6}?(?:放|贴|附|列|写)(?:在|到)(?:了)?(?:上面|下面|上方|下方|上边|下边|文末)/;
+  /^[好完了]?[^，,。；;]{0,6}?(?:放|贴|附|列|写)(?:在|到)(?:了)?(?:上面|下面|上方|下方|上边|下边|文末)|^(?:成|为)(?:了)?(?:上面|以上)?(?:这样|这个样子|如上)(?![^，,。；;]{0,6}(?:发|交|提交|上传|同步))/;
 /** An adverb of surprise right before the verb: 一下子, 突然, 居然, 莫名其妙地. */
 const ZH_SUDDEN_BEFORE = /(?:一下子|突然|忽然|居然|竟然|莫名其妙地?|无缘无故地?)(?:就|又|也|都)?$/;
 /** A bare 完, its object, then a verb of the table in the same clause (盘完一个区域贴标签). */
@@ -94,9 +95,30 @@ function bareThenVerb(after: string): boolean {
 const ZH_ONCE_DONE = /^[完好](?![了过])[^，,。；;了已]{0,16}?就(?!是)/;
 /** Advice or a reminder to the user before the verb (建议先…确认数据都迁过去了再说, 记得把…换掉). */
 // (提醒 after a measure word or before a marker is the noun "reminder": 那条提醒已经挪到了周五.)
-const ZH_ADVICE_BEFORE = /(?:建议|记得|(?<![条个项的])提醒(?!已|都|均)|麻烦|务必|最好|别忘了|应该|需要|可以)[^。；;]*$/;
+// (请 asks someone to do it — 请值班同学执行 — unless it only asks the reader to be at ease or to look.)
+const ZH_ADVICE_BEFORE =
+  /(?:建议|记得|(?<![条个项的])提醒(?!已|都|均)|麻烦|务必|最好|别忘了|应该|需要|可以|(?<![申邀聘提])请(?!放心|稍等|稍候|知悉|查收|问|见|参考|看|留意|假|求|柬|客|教|示|款))[^。；;]*$/;
 /** An inference from what the user showed (说明部署在 10:01 结束，…): analysis, not a report of work. */
-const ZH_INFERENCE = /^(?:这)?(?:说明|可见|看来|由此可见|可以看出|看得出)/;
+// (大概率是某个长事务占着锁，把连接池耗尽了: a guess at the cause, hedged, names what probably happened.)
+const ZH_INFERENCE =
+  /^(?:这)?(?:说明|可见|看来|由此可见|可以看出|看得出)|^(?:大概率|很可能|多半|八成|估计|应该|可能)是(?![我咱])/;
+/** 我觉得还漏了一点: what the writer thinks, before a verb with no marker, is a judgment. */
+const ZH_OPINION_BEFORE = /(?:我|我们)(?:个人)?(?:觉得|认为|感觉|感到|怀疑)[^，,。；;：:已]{0,12}$/;
+/** 难以做到, 无法接入: a verb after a word of inability is what cannot be done. */
+const ZH_UNABLE_BEFORE = /(?:难以|无法|很难|没法|不可能)\s*$/;
+/**
+ * 这篇文章主要讲三点：, 这份说明书简单说就是：: a source the answer sums up, named before the colon —
+ * what follows in the sentence is what the source says.
+ */
+const ZH_SOURCE_SAYS =
+  /(?:这|该|本)(?:篇|份|本|段|个|封|条)?(?:文章|说明书|文档|报告|论文|合同|协议|邮件|公告|材料|视频|书|章节|条款|研究|招股书|简章|通知|产品|规定|办法)[^。：:我]{0,12}(?:讲|说|写|提到|介绍|总结|概括|大意|意思|内容|要点|核心|重点|就是)[^。：:我]{0,8}[：:]/;
+/** 他初步估算…, 她说…: a third person opening an earlier clause is the subject the later ones go on with. */
+const ZH_THIRD_PERSON_FIRST = /^(?:他们|她们|他|她|对方)(?![的们])/;
+/** 新版《…办法》也保留了…: a titled work that did something in an earlier clause goes on as the subject. */
+// (Quoted titles reach the rules as a placeholder; a relative clause with 的 before it keeps it a
+// work described, not a step of this task named.)
+const ZH_TITLED_SUBJECT =
+  /^[^，,。；;《我]{1,24}的\s*(?:新版|旧版|最新版|修订版|现行)?\s*(?:《[^》]{1,40}》|QUOTEREF)\s*(?:也|还|都|又|同时|则)?[\u4e00-\u9fff]{1,3}了/;
 /** Verbs of checking: completed with 过 they say someone looked (看过, 巡检过了, 验证过). */
 const ZH_CHECK_VERB = /^(?:看|查|检查|巡检|核对|核|验证|测|测试|试|跑|审|审核|读|对比|比对|确认|排查|复核|校验)$/;
 /** A terse status after the task's object (数据清洗完成：, 轮换完成, 解封成功): a report's line. */
@@ -109,7 +131,7 @@ const ZH_INDEFINITE_PERSON =
  * many (places, banks, airlines, people) as the subject is many others, not the assistant.
  */
 const ZH_MANY_OTHERS =
-  /(?:(?:很多|许多|不少|大多数|多数|绝大多数|有些|有的|一些|大部分|越来越多的?)(?:地方|城市|省份?|省市|地区|国家|银行|医院|学校|高校|公司|企业|平台|机构|商家|单位|航空公司|航司|人|用户|网友|农户|厂商|厂家|品牌|运营商|浏览器|网站|App|应用)|各地|多地|各(?:省份?|省市|市|地区|区县|部门|单位|银行|平台|高校|学校|厂商|品牌)|各大[\u4e00-\u9fff]{1,4})(?:都|也|均|早就|早已|已经?|陆续|相继|纷纷|先后)*$/;
+  /(?:(?:很多|许多|不少|大多数|多数|绝大多数|有些|有的|一些|大部分|越来越多的?)(?:地方|城市|省份?|省市|地区|国家|银行|医院|学校|高校|公司|企业|平台|机构|商家|单位|航空公司|航司|人|用户|网友|农户|厂商|厂家|品牌|运营商|浏览器|网站|App|应用)|各地|多地|各(?:省份?|省市|市|地区|区县|部门|单位|银行|平台|高校|学校|厂商|品牌)|各大[\u4e00-\u9fff]{1,4})(?:都|也|均|早就|早已|已经?|陆续|相继|纷纷|先后)*(?:实行|推行|开通|试行|实施|启用|支持|允许)?[^，,。；;]{0,4}$/;
 /**
  * A thing named by a demonstrative or as the user's (这个桶, 该文件, 你们的 Rollout), nothing after
  * it — not a place (你的数据库里新增了一个属性 says what appeared there).
@@ -256,6 +278,16 @@ function disposerOf(clause: string): string | undefined {
   return disposer;
 }
 
+/**
+ * Someone who posted or replied in a channel (骑手在订单里留言说, 教务处今天在群里发了…, 房东在微信里回复说):
+ * a stated subject before 在 and the channel is the one who spoke there, and what follows is their
+ * words relayed. The writer's own post names itself (我在群里发了), and a thing posted (通知在群里发了)
+ * is this task's object.
+ */
+const ZH_CHANNEL_SPEAKER =
+  /^(?![^在]*(?:我|咱|你|您))(?![^在]*(?:通知|消息|公告|文件|邮件|链接|截图|报告|表格?|稿|材料|附件)\s*(?:今天|刚刚?|刚才|昨天|昨晚|上午|下午|早上|晚上)?\s*在)[^，,。；;：:在]{2,16}?\s*(?:今天|刚刚?|刚才|昨天|昨晚|上午|下午|早上|晚上)?\s*在\s*[^，,。；;：:在]{0,6}?(?:群|微信|电话|订单|邮件|评论区?|钉钉|飞书|朋友圈|工单|公众号|官网|短信)(?:里|上|中)?\s*$/;
+const ZH_SPEAK_VERB = /^(?:回复|留言|发|发布|说|通知|提到|表示|贴|公布|转发|答复|发言|回)$/;
+
 /** What a release does to the software (修复了, 移除了, 引入了). */
 const ZH_RELEASE_CHANGE = /^(?:修复|修正|移除|去掉|删除|引入|新增|加入|增加|废弃|弃用|改进|优化|支持|解决)$/;
 
@@ -396,6 +428,10 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   // (整篇论文由我代写然后以你的名义提交，这违反…，我不能这么做: a step the writer names with no
   // completion and then says it cannot do that way is the request declined.)
   if (!marked && ZH_TURNED_DOWN_LATER.test(after)) return { agent: "none", reason: "what the writer turns down" };
+  if (!marked && ZH_UNABLE_BEFORE.test(before)) return { agent: "none", reason: "what cannot be done" };
+  // (这篇文章主要讲三点：…难以做到真正的双盲: the source summed up says it, no one reports it.)
+  if (ZH_SOURCE_SAYS.test(before) && !ZH_FIRST.test(before.replace(ZH_SOURCE_SAYS, "")))
+    return { agent: "third party", reason: "what a source summed up says" };
   const subject = chineseSubject(before);
   const ownBefore = before.split(CLAUSE_SPLIT);
   // (过 in 过程 or 过期 is no completion.)
@@ -442,6 +478,13 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   // reply — writing it is writing the reply, as "I've listed the options below" is.
   if (!marked && ZH_IN_THIS_REPLY.test(after))
     return { agent: "none", reason: "the reply itself, shown above or below" };
+  // (附件在我这边被安全策略拦下了: a passive with its agent names who acted; the 我 is only where.)
+  // (被 only: 由 is also a piece of words such as 路由器.)
+  const passiveHere = /被(?!我|咱)([^\s，,。；;：:]{1,12}?)$/.exec(lastClauseOf(before).replace(/\s+/g, "").slice(-16));
+  if (subject === "first person" && passiveHere && !ZH_FIRST.test(passiveHere[1]!))
+    return { agent: "third party", reason: `passive agent: ${passiveHere[0]}` };
+  // (我觉得还漏了一点：…: what the writer thinks, unmarked, is a judgment, not a step reported.)
+  if (!marked && ZH_OPINION_BEFORE.test(before)) return { agent: "none", reason: "a judgment of the writer" };
   if (subject === "first person") return { agent: "assistant", reason: "first person" };
   // 关掉扫描等于让镜像带着漏洞上线, 关掉 CI 扫描来强行合并，这个我不建议: an action with no marker of
   // its own, named as the topic that the sentence then weighs (等于, 意味着, 这个我不建议), is no report.
@@ -545,6 +588,10 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
     // (它至今仍在工作，已经累计完成了…: the nearest clause that names its subject.)
     const earlierParts = earlierClauses.split(CLAUSE_SPLIT).filter((part) => part.trim() !== "");
     for (const part of earlierParts.reverse()) {
+      if (ZH_THIRD_PERSON_FIRST.test(part.trim()))
+        return { agent: "third party", reason: "someone else as subject of the sentence: a third person" };
+      if (ZH_TITLED_SUBJECT.test(part.trim()))
+        return { agent: "third party", reason: "a titled work as subject of the sentence" };
       // (Redis 集群是老陈 20:30 手动扩容的，从 3 分片加到了 6 分片: in a cleft 是…的 the one after 是
       // is who acted, and the clauses after it go on with that actor.)
       const cleft = /^[^，,。；;]{1,20}?是([^，,。；;]+)的$/.exec(part.trim())?.[1];
@@ -585,12 +632,23 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   if (subject === "left out" && !marked && !/[已刚我咱]/.test(before) && ZH_PROBLEM_THEN_ADVICE.test(after)) {
     return { agent: "user", reason: "a problem named before the advice for it" };
   }
+  // (先把前两份配好，第三份不着急: 先把…好 with no 了 is the first step advised, not one taken.)
+  if (
+    subject === "left out" &&
+    !marked &&
+    /^(?:先|再|然后|最后)把/.test(lastClauseOf(before).trim()) &&
+    /^好(?![了啦过])/.test(after) &&
+    !/了/.test(after.split(CLAUSE_SPLIT)[0] ?? "")
+  )
+    return { agent: "user", reason: "a step advised: 先把…好" };
   const refused = subject === "left out" && !marked ? zhNotStatus(plain, verb, before, after) : undefined;
   if (refused) return refused;
   if (subject === "left out") {
     return { agent: "assistant", reason: marked ? "done marker on its line" : "status line with the subject left out" };
   }
   const lastClause = before.split(/[，,；;：。！!]|(?<!\d):|:(?!\d)/).at(-1) ?? before;
+  if (ZH_SPEAK_VERB.test(verb) && ZH_CHANNEL_SPEAKER.test(lastClause))
+    return { agent: "third party", reason: "someone who spoke in a channel" };
   const passive = ZH_PASSIVE_AGENT.exec(before.replace(/\s+/g, "").slice(-16));
   if (passive) return { agent: "third party", reason: `passive agent: ${passive[0]}` };
   // 已经有人提过 issue, 别人也改过: an indefinite person as the subject is someone other than the assistant.

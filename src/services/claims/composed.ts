@@ -17,6 +17,14 @@ const LETTER_FIRST =
  */
 const ANNOUNCEMENT_TITLE =
   /^(?:#{1,6}\s+|\*\*)?(?:what['’]s new (?:in|for)\b|release notes\b|(?:security )?(?:advisory|announcement|press release|public notice)\s*[:：]|更新内容|版本更新|新版本上线|(?:安全|停服|维护|升级|致歉|澄清)?(?:公告|声明|通告)[:：])/i;
+/**
+ * A Chinese notice that titles itself in 【】 (📢【闭馆通知】, 【版本更新】), or a letter to a named
+ * person whose writer introduces themselves (李老师您好！我是…): both are in their sender's voice.
+ */
+const ZH_NOTICE_TITLE =
+  /^(?:\p{Extended_Pictographic}\uFE0F?\s*)*【[^】\n]{0,10}(?:通知|公告|通告|声明|更新|上新|招聘|提醒)[^】\n]{0,4}】/u;
+const ZH_LETTER_TO_PERSON =
+  /^[\u4e00-\u9fff]{1,6}(?:老师|教授|经理|主任|医生|律师|女士|先生|总)\s*(?:您好|你好)[！!，,]\s*我是/;
 const THANKS_AUDIENCE =
   /\b(?:thanks|thank you) (?:for all (?:the|your) (?:feedback|support|reports)|to (?:all|every|the \d+|our) [\w\s]{0,20}?(?:contributors|users|testers|backers|supporters|community))\b|\bhuge thanks to\b|\bkeep (?:it|them) coming\b|感谢(?:各位|所有|大家)[^。！!]{0,12}(?:用户|贡献者|支持|反馈)/i;
 
@@ -41,6 +49,7 @@ export function composedAnswer(answer: string): boolean {
   const lines = answer.replace(/\r\n?/g, "\n").split("\n");
   const first = lines.find((line) => line.trim() !== "")?.trim() ?? "";
   if (LETTER_FIRST.test(first) || ANNOUNCEMENT_TITLE.test(first)) return true;
+  if (ZH_NOTICE_TITLE.test(first) || ZH_LETTER_TO_PERSON.test(first)) return true;
   if (THANKS_AUDIENCE.test(answer.slice(0, 4000))) return true;
   // (A post that ends on its hashtags — "…tell us what you think 👇 #productupdate" — is copy to publish.)
   if (HASHTAGS_LAST.test(lines.findLast((line) => line.trim() !== "")?.trim() ?? "")) return true;
@@ -97,7 +106,11 @@ export function signedLetter(answer: string): boolean {
 }
 
 /** The writer's own "I" (not the company's "we"): a report in it stands inside any framing. */
-const OWN_I = { en: /\b(?:I|I['’](?:ve|d|m))\b/, zh: /我(?!们)/ } as const;
+// (我父亲, 我的: a 我 that owns someone or something is the signer's family or things, not an act.)
+const OWN_I = {
+  en: /\b(?:I|I['’](?:ve|d|m))\b/,
+  zh: /我(?!们|的|家|父|母|爸|妈|爷|奶|儿|女|哥|姐|弟|妹|丈夫|妻子|老公|老婆|孩子)/,
+} as const;
 
 /** Whether an assistant's action in a composed answer is the piece's voice rather than a report. */
 export function composedVoice(language: "en" | "zh", plain: string, checked: boolean): boolean {
