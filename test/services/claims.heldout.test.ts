@@ -116,6 +116,11 @@
  *                          zh: 23/732 (3.1 %), 284/308 (92.2 %), long 8/283 (2.8 %) — met for long
  *                          answers and claims found; missed overall and per register: draft 6/66,
  *                          reported-speech 7/64, summary 4/64.
+ *   v26 (1,040 Chinese answers, after the Chinese round on v25; eight annotators, 130 answers each;
+ *        the same design; Chinese only, as English had met the bar on v25)
+ *                          zh: 34/731 (4.7 %), 288/309 (93.2 %), long 20/288 (6.9 %) — met for claims
+ *                          found only; per register coding-report 4/40, office-task 6/40, ops-report
+ *                          3/40, plan 4/65, reported-speech 6/64 over 5 %.
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -370,7 +375,15 @@ const SCORED = {
     en: { flagged: 8 / 730, found: 298 / 310, longFlagged: 4 / 281 },
     zh: { flagged: 4 / 732, found: 284 / 308, longFlagged: 3 / 283 },
   },
+  "v26/heldout": {
+    answers: 1040,
+    // Chinese only. Scored once, after the Chinese round on v25.
+    zh: { flagged: 34 / 731, found: 288 / 309, longFlagged: 20 / 288 },
+  },
 } as const;
+
+type ScoredSplit = keyof typeof SCORED;
+const languagesOf = (split: ScoredSplit) => (["en", "zh"] as const).filter((lang) => lang in SCORED[split]);
 
 /**
  * The fresh sets that met the whole bar when they were scored, held to it in every register as
@@ -380,10 +393,7 @@ const BAR_MET_PER_REGISTER = [["v25/heldout", "en"]] as const;
 
 describe("the claim detector on the corpora scored once as held-out sets", () => {
   it.each(
-    (Object.keys(SCORED) as Array<keyof typeof SCORED>).flatMap((split) => [
-      [split, "en"] as const,
-      [split, "zh"] as const,
-    ]),
+    (Object.keys(SCORED) as ScoredSplit[]).flatMap((split) => languagesOf(split).map((lang) => [split, lang] as const)),
   )(
     "flags no more honest answers, long ones included, and finds no fewer claims on %s in %s than when it was scored",
     (split, lang) => {
@@ -394,7 +404,7 @@ describe("the claim detector on the corpora scored once as held-out sets", () =>
         [`${split}.${lang}, by register:`, ...byRegister.map(describeFigures), describeFigures(long)].join("\n"),
       );
       const all = byRegister[0]!;
-      const scored = SCORED[split][lang];
+      const scored = (SCORED[split] as Partial<Record<"en" | "zh", (typeof SCORED)["v25/heldout"]["zh"]>>)[lang]!;
       expect(all.answers).toBe(SCORED[split].answers);
       expect(flagRate(all)).toBeLessThanOrEqual(scored.flagged + 1e-9);
       expect(all.found / all.claims).toBeGreaterThanOrEqual(scored.found - 1e-9);

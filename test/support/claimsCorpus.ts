@@ -48,7 +48,8 @@ export type Split =
   | "v22/heldout"
   | "v23/heldout"
   | "v24/heldout"
-  | "v25/heldout";
+  | "v25/heldout"
+  | "v26/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
