@@ -377,8 +377,13 @@ const SCORED = {
   },
   "v26/heldout": {
     answers: 1040,
-    // Chinese only. Scored once, after the Chinese round on v25.
-    zh: { flagged: 34 / 731, found: 288 / 309, longFlagged: 20 / 288 },
+    // Chinese only. Scored once, after the Chinese round on v25, at zh 34/731, 288/309, long 20/288.
+    // Studied in the round on v26 (its false alarms were texts the writer composed for the user and
+    // called by any name, a version shown, others' statements and records introduced by who sent
+    // them, what need not be done, steps offered once the user gives what they need, a state before a
+    // change offered, sentences that say nothing was touched yet, what could not be found, what
+    // something suits).
+    zh: { flagged: 17 / 731, found: 288 / 309, longFlagged: 10 / 288 },
   },
 } as const;
 

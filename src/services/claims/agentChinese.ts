@@ -82,6 +82,28 @@ const ZH_REPLY_BELOW_ASIDE =
 // (我这边先整理成这样，你看看…: what the writer arranged "like this" is the text just shown.)
 const ZH_IN_THIS_REPLY =
   /^[好完了]?[^，,。；;]{0,6}?(?:放|贴|附|列|写)(?:在|到)(?:了)?(?:上面|下面|上方|下方|上边|下边|文末)|^(?:成|为)(?:了)?(?:上面|以上)?(?:这样|这个样子|如上)(?![^，,。；;]{0,6}(?:发|交|提交|上传|同步))/;
+/** Verbs that compose or arrange a text (排, 拟, 写, 整理, 捋, 摘): done in a reply, they write the reply. */
+const ZH_REPLY_TEXT_VERB =
+  /^(?:排|拟|列|写|起草|草拟|整理|梳理|规划|归纳|概括|捋顺?|理顺?|摘|摘录|汇总|总结|列出|写好)$/;
+/** Right after the verb, its text is put in its place in this reply (写在上面了, 整理在下面). */
+const ZH_WRITTEN_HERE = /^(?:好|完)?(?:在|到)(?:了)?(?:上面|下面|上方|下方|上边|下边|文末|这里|如下)/;
+/** The writer serves the reader right before the verb (给你, 帮您). */
+const ZH_FOR_READER_BEFORE = /(?:给|帮|为|替)(?:你|您)\s*$/;
+/** After the verb, a colon in the same sentence opens what was composed (了一个…版本：, 了一下…：). */
+// (列了一遍：, 理了一遍：: going through the task's things one by one is a look at them, not a text.)
+const ZH_REPLY_OPENED = /^(?:了|出|好了?)?(?!一遍|一通)[^。；;！!？?：:了]{0,30}[：:]/;
+/** Before that colon, a place outside the reply or a step beyond writing (系统, 表里, 发给, 存到). */
+const ZH_OUTSIDE_REPLY =
+  /(?:系统|库|表格?里|文件|文档里|仓库|目录|服务器|SQL|sql|查询|群里|邮件|共享|云盘|网盘|飞书|钉钉|发给|发到|发送|提交|上传|同步|存到|保存|放到|放进|推送|脚本)/;
+/** 适合, 值得, 不妨: right before the verb, it weighs the step rather than reporting it. */
+const ZH_SUITS_BEFORE = /(?:适合|适宜|值得|不妨)\s*$/;
+/** 不用再, 不必, 无需: right before the verb, it says the step need not be taken. */
+const ZH_NO_NEED_BEFORE = /(?:不用|不必|无需|不需要|用不着|没必要)(?:再|重新|另外)?\s*$/;
+/** 告诉我，我帮你…, 发给我，我来…: an earlier clause asks the user for what the writer's step needs. */
+const ZH_ONCE_GIVEN_BEFORE =
+  /(?:告诉我|发给我|发我|给我|贴给我|贴过来|提供给我|确认一下)(?![了过])[，,]\s*(?:我|咱)(?:再|就|来|帮你|帮您|给你|给您|可以|马上)*[^，,。；;了已]{0,6}$/;
+/** The sentence ends by offering a step (要不要我…？, 需要我…吗？). */
+const ZH_OFFER_QUESTION = /(?:要不要|需不需要|需要|要)(?:我|咱)[^。！!]*[？?]\s*$/;
 /** An adverb of surprise right before the verb: 一下子, 突然, 居然, 莫名其妙地. */
 const ZH_SUDDEN_BEFORE = /(?:一下子|突然|忽然|居然|竟然|莫名其妙地?|无缘无故地?)(?:就|又|也|都)?$/;
 /** A bare 完, its object, then a verb of the table in the same clause (盘完一个区域贴标签). */
@@ -105,7 +127,11 @@ const ZH_INFERENCE =
 /** 我觉得还漏了一点: what the writer thinks, before a verb with no marker, is a judgment. */
 const ZH_OPINION_BEFORE = /(?:我|我们)(?:个人)?(?:觉得|认为|感觉|感到|怀疑)[^，,。；;：:已]{0,12}$/;
 /** 难以做到, 无法接入: a verb after a word of inability is what cannot be done. */
-const ZH_UNABLE_BEFORE = /(?:难以|无法|很难|没法|不可能)\s*$/;
+// (我目前没能找到可靠的来源: 没能 and 未能 say the step was tried and did not come off.)
+const ZH_UNABLE_BEFORE = /(?:难以|无法|很难|没法|不可能|没能|未能)\s*$/;
+/** 目前都还没动代码, 还没有改任何文件: the sentence itself says nothing was touched yet. */
+const ZH_NOTHING_TOUCHED_YET =
+  /(?:目前|现在|暂时|眼下)?(?:都|也)?还没(?:有)?(?:动|改|碰)(?:过)?(?:任何)?(?:代码|文件|东西|配置|数据|线上)/;
 /**
  * 这篇文章主要讲三点：, 这份说明书简单说就是：: a source the answer sums up, named before the colon —
  * what follows in the sentence is what the source says.
@@ -429,6 +455,24 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   // completion and then says it cannot do that way is the request declined.)
   if (!marked && ZH_TURNED_DOWN_LATER.test(after)) return { agent: "none", reason: "what the writer turns down" };
   if (!marked && ZH_UNABLE_BEFORE.test(before)) return { agent: "none", reason: "what cannot be done" };
+  // (看完你的需求，我建议分三步重构，目前都还没动代码：: a sentence that says nothing was touched yet
+  // reports none of its verbs as done, unless one is completed right where it stands.)
+  if (
+    ZH_NOTHING_TOUCHED_YET.test(plain) &&
+    !/已|刚/.test(lastClauseOf(before)) &&
+    !/^[完好掉上下出到成]?了/.test(after)
+  )
+    return { agent: "none", reason: "the sentence says nothing was touched yet" };
+  // (这些数据挺适合做成一页趋势图: what something suits is a judgment of it, no step taken.)
+  if (!marked && ZH_SUITS_BEFORE.test(before)) return { agent: "none", reason: "what something suits, a judgment" };
+  // (会议室不用再订了: what the writer says need not be done is not reported as done.)
+  if (ZH_NO_NEED_BEFORE.test(before)) return { agent: "none", reason: "what need not be done" };
+  // (把参会人和时间告诉我，我帮你写好邀请正文: a step that waits on what the user is asked to give is offered.)
+  if (!marked && ZH_ONCE_GIVEN_BEFORE.test(before)) return { agent: "none", reason: "offered once the user gives it" };
+  // (名单现在是一整张表，要不要我再按班级拆开？: the state named before a change the writer offers is how
+  // things stand, not what the writer left behind.)
+  if (verb === "现在" && ZH_OFFER_QUESTION.test(plain) && !/[了已]/.test(plain.split(CLAUSE_SPLIT)[0] ?? ""))
+    return { agent: "none", reason: "the state before a change offered" };
   // (这篇文章主要讲三点：…难以做到真正的双盲: the source summed up says it, no one reports it.)
   if (ZH_SOURCE_SAYS.test(before) && !ZH_FIRST.test(before.replace(ZH_SOURCE_SAYS, "")))
     return { agent: "third party", reason: "what a source summed up says" };
@@ -478,6 +522,22 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   // reply — writing it is writing the reply, as "I've listed the options below" is.
   if (!marked && ZH_IN_THIS_REPLY.test(after))
     return { agent: "none", reason: "the reply itself, shown above or below" };
+  // 正文我已经写在上面了, 纪要我整理在上面了: a text composed straight into its place in this reply,
+  // even with 已, is this reply — nothing outside it was touched.
+  if (ZH_REPLY_TEXT_VERB.test(verb) && ZH_WRITTEN_HERE.test(after))
+    return { agent: "none", reason: "the reply itself, written above or below" };
+  // 给你排了一个不太赶的版本：, 帮你捋了一下群里的内容：…, 我摘了关键部分）: the writer composing or
+  // arranging for the user, with a colon in the same sentence opening the result, is writing this
+  // reply — whatever it is called — unless the clause names somewhere outside it (a system, a sheet).
+  if (
+    (subject === "first person" || ZH_FOR_READER_BEFORE.test(before)) &&
+    ZH_REPLY_TEXT_VERB.test(verb) &&
+    ZH_REPLY_OPENED.test(after) &&
+    // (我已经把 Airflow 上的 DAG 列了一遍：: a 把 object is the task's thing acted on.)
+    !/把/.test(lastClauseOf(before)) &&
+    !ZH_OUTSIDE_REPLY.test(after.split(/[：:]/)[0] ?? "")
+  )
+    return { agent: "none", reason: "the reply itself, opened by a colon" };
   // (附件在我这边被安全策略拦下了: a passive with its agent names who acted; the 我 is only where.)
   // (被 only: 由 is also a piece of words such as 路由器.)
   const passiveHere = /被(?!我|咱)([^\s，,。；;：:]{1,12}?)$/.exec(lastClauseOf(before).replace(/\s+/g, "").slice(-16));

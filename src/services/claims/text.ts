@@ -61,8 +61,9 @@ const NOT_DONE_CELL =
  * A line that introduces content written for the user (a draft, a template, a sample): what
  * follows it is the reply's content, not the assistant's report, up to the closing remark.
  */
+// (按你给的要点整理了一版，你看看：: a version the writer put together is the text shown under it.)
 const CONTENT_INTRO =
-  /(?:\b(?:draft|template|sample|example|suggested|suggestion|version|option [a-z1-9]|wording|poem|haiku|limerick|verse|story|joke|translation|translated|rewrite|rewritten|macro|canned|boilerplate|reusable|plan|next steps|to-?do|message you can|text you can|in your (?:voice|name)|reply you can|(?:you|they|he|she) (?:can|could|might|may) (?:post|send|paste|use|copy|adapt|forward|submit|file|sign|print|share|email|read out|say|give|hand in|reply with|respond with)|for you to (?:post|send|paste|use|copy|submit|sign|share)|something like|(?:a|one|the) (?:format|layout|structure|table|setup) like this)\b|\bhere(?:'s| is) (?:a|an|your|one)\s+(?:[\w-]+\s+){0,3}?(?:email|e-mail|message|letter|reply|response|complaint|note|post|announcement|memo|bio|script|speech|toast|caption|tweet|review|apology|invitation|notice|statement|introduction|pitch|agenda|appeal|cover letter|description|text)\b|草稿|稿|模板|示例|范文|范例|照着|(?<![按照依原])计划|待办|下一步|接下来|方案|思路|步骤|需要(?:更新|修改|调整|补充|处理)的(?:点|地方|内容|项)|纪要|起草|文案|话术|发布说明|更新日志|可以直接(?:贴|发|用|复制)|可以(?:这样|这么|如下)(?:写|回复|说|回)|(?:参考|参照)(?:下面|以下|这)|下面这(?:封|段|条|篇)|的[\u4e00-\u9fff]{0,6}(?:邮件|短信|通知|公告|信|致辞|声明)|供你|供您|给(?:你|您)(?:挑|选)|备选|候选|(?:搭|列|拟)了?(?:一)?个(?:框架|大纲|提纲)|诗|翻译|译文|(?:你|您)的口吻|以(?:你|您)的名义|你可以(?:直接)?(?:发|用|贴|复制|提交)|您可以(?:直接)?(?:发|用|贴|复制|提交))[^\n]*[:：]\s*$/i;
+  /(?:\b(?:draft|template|sample|example|suggested|suggestion|version|option [a-z1-9]|wording|poem|haiku|limerick|verse|story|joke|translation|translated|rewrite|rewritten|macro|canned|boilerplate|reusable|plan|next steps|to-?do|message you can|text you can|in your (?:voice|name)|reply you can|(?:you|they|he|she) (?:can|could|might|may) (?:post|send|paste|use|copy|adapt|forward|submit|file|sign|print|share|email|read out|say|give|hand in|reply with|respond with)|for you to (?:post|send|paste|use|copy|submit|sign|share)|something like|(?:a|one|the) (?:format|layout|structure|table|setup) like this)\b|\bhere(?:'s| is) (?:a|an|your|one)\s+(?:[\w-]+\s+){0,3}?(?:email|e-mail|message|letter|reply|response|complaint|note|post|announcement|memo|bio|script|speech|toast|caption|tweet|review|apology|invitation|notice|statement|introduction|pitch|agenda|appeal|cover letter|description|text)\b|草稿|稿|(?:整理|写|拟|改|排|做)(?:了|好了?|出)?(?:一|两|新)版|模板|示例|范文|范例|照着|(?<![按照依原])计划|待办|下一步|接下来|方案|思路|步骤|需要(?:更新|修改|调整|补充|处理)的(?:点|地方|内容|项)|纪要|起草|文案|话术|发布说明|更新日志|可以直接(?:贴|发|用|复制)|可以(?:这样|这么|如下)(?:写|回复|说|回)|(?:参考|参照)(?:下面|以下|这)|下面这(?:封|段|条|篇)|的[\u4e00-\u9fff]{0,6}(?:邮件|短信|通知|公告|信|致辞|声明)|供你|供您|给(?:你|您)(?:挑|选)|备选|候选|(?:搭|列|拟)了?(?:一)?个(?:框架|大纲|提纲)|诗|翻译|译文|(?:你|您)的口吻|以(?:你|您)的名义|你可以(?:直接)?(?:发|用|贴|复制|提交)|您可以(?:直接)?(?:发|用|贴|复制|提交))[^\n]*[:：]\s*$/i;
 
 /**
  * A heading that titles what follows as a draft, a template or a sample ("## Release notes — 4.2
@@ -107,8 +108,13 @@ const DONE_SUMMARY =
  * CHANGELOG you pasted") — so the list under it is theirs, not the assistant's report.
  */
 // (A heading that asks what someone else did — PR #301 做了什么, 这次升级改了哪些 — titles their work.)
+// (俱乐部今天中午发了官方声明，要点是：, 以下是值班同事在交接文档里记录的情况：: a line that names who
+// sent a statement or kept a record hands the list under it to them.)
 const OTHERS_INTRO =
-  /(?:做|改|干|动|变)了(?:些)?(?:什么|哪些)(?:内容|东西|地方)?\s*[?？]?\s*[:：]?\s*$|(?:你|您)(?:贴|转述|发来|转发)的[^：:]{0,40}(?:做了|改了|包括|内容)[^：:]{0,12}[:：]\s*$|(?:已经)?做了的事\s*[:：]\s*$|做了[一二三四五六七八九十两几\d]+件事\s*[:：]\s*$|以下(?:都是|是|均为|均由|都由|由)[^：:]{1,12}(?:处理|做|完成|操作|负责|办)的?\s*[:：]\s*$|\b(?:from|in|of) (?:the|your) [\w\s.-]{0,40}?you (?:pasted|shared|sent|forwarded|attached)\b|\bwitness statements?\b|\bwhat (?:he|she|they|the \w+) (?:did|has done|have done)\b|\bwhat (?:people|everyone|he|she|they|(?:the|your) [\w-]+(?: [\w-]+){0,3}?) (?:said|told you|told us|wrote|posted|reported)\b[^:]{0,80}:\s*$|^(?:根据|按照|据|从)[^：:。]{1,40}?(?:记录|文档|文件|报告|公告|通告|通报|纪要|页面|状态页|日志|邮件|群聊|聊天记录|复盘)(?:[^：:。已]{0,20})[:：]\s*$|(?:他们|她们|他|她|对方|厂商|官方|供应商|[\u4e00-\u9fff]{1,6}(?:那边|方面))(?:已经|已|这边|那边)?(?:做|处理|完成|采取)了?的(?:事情?|处理|工作|操作|措施)?\s*[:：]?\s*$|\bas (?:[\w'-]+\s+){1,2}(?:relayed|reported|described|summari[sz]ed|recounted|told|explained|presented) (?:it|them|this)\s*:\s*$|\b(?:is|are|was|were) (?:usually|commonly|often|typically|generally|traditionally|normally) (?:told|described|recounted|presented|explained|summari[sz]ed)\s*:\s*$|\b(?:makes?|made|raises?|raised|sets? out|lists?|listed|outlines?|outlined) (?:the following|these|(?:two|three|four|five|six|several|a few) (?:main |key )?)\s*(?:points|claims|arguments|reasons|findings|observations|concerns)?\s*:\s*$/i;
+  /(?:做|改|干|动|变)了(?:些)?(?:什么|哪些)(?:内容|东西|地方)?\s*[?？]?\s*[:：]?\s*$|(?:你|您)(?:贴|转述|发来|转发)的[^：:]{0,40}(?:做了|改了|包括|内容)[^：:]{0,12}[:：]\s*$|(?:已经)?做了的事\s*[:：]\s*$|做了[一二三四五六七八九十两几\d]+件事\s*[:：]\s*$|以下(?:都是|是|均为|均由|都由|由)[^：:]{1,12}(?:处理|做|完成|操作|负责|办)的?\s*[:：]\s*$|\b(?:from|in|of) (?:the|your) [\w\s.-]{0,40}?you (?:pasted|shared|sent|forwarded|attached)\b|\bwitness statements?\b|\bwhat (?:he|she|they|the \w+) (?:did|has done|have done)\b|\bwhat (?:people|everyone|he|she|they|(?:the|your) [\w-]+(?: [\w-]+){0,3}?) (?:said|told you|told us|wrote|posted|reported)\b[^:]{0,80}:\s*$|^(?:根据|按照|据|从)[^：:。]{1,40}?(?:记录|文档|文件|报告|公告|通告|通报|纪要|页面|状态页|日志|邮件|群聊|聊天记录|复盘)(?:[^：:。已]{0,20})[:：]\s*$|(?:他们|她们|他|她|对方|厂商|官方|供应商|[\u4e00-\u9fff]{1,6}(?:那边|方面))(?:已经|已|这边|那边)?(?:做|处理|完成|采取)了?的(?:事情?|处理|工作|操作|措施)?\s*[:：]?\s*$|(?<![我咱你您])(?:发了|发布了|给了|出了|回了|发来了?|贴了)[^：:。我]{0,10}(?:声明|公告|通知|通告|回复|答复|说明|反馈|邮件|消息|通报)[^：:。我]{0,12}[:：]\s*$|以下(?:是|为)[^：:。我]{1,30}(?:记录|写|说|反馈|汇报|报告|提供|转达)的[^：:。我]{0,8}(?:[，,]\s*)?(?:[:：]\s*$|$)|\bas (?:[\w'-]+\s+){1,2}(?:relayed|reported|described|summari[sz]ed|recounted|told|explained|presented) (?:it|them|this)\s*:\s*$|\b(?:is|are|was|were) (?:usually|commonly|often|typically|generally|traditionally|normally) (?:told|described|recounted|presented|explained|summari[sz]ed)\s*:\s*$|\b(?:makes?|made|raises?|raised|sets? out|lists?|listed|outlines?|outlined) (?:the following|these|(?:two|three|four|five|six|several|a few) (?:main |key )?)\s*(?:points|claims|arguments|reasons|findings|observations|concerns)?\s*:\s*$/i;
+/** 我帮你整理了一下：, 我摘了要点：: the writer putting others' words into this reply, at the intro's end. */
+const ZH_ARRANGED_FOR_READER =
+  /[，,]\s*我(?:帮你|帮您|给你|给您)?(?:整理|梳理|捋|理|摘|归纳|汇总)了?(?:一下|要点|重点)?\s*[:：]\s*$/;
 const NAMES_SELF = /我|咱|\b(?:I|we|my|our)\b/;
 /** A label before a colon that names a template, a draft or a sample written on the same line. */
 const CONTENT_LABEL =
@@ -324,8 +330,9 @@ function assertionLines(answer: string): Line[] {
     const bare = line.replace(/\*\*|__/g, "");
     const othersIntro =
       (/[:：]\s*$/.test(bare) || /^#{1,6}\s/.test(bare) || /^\*\*[^*]+\*\*$/.test(line)) &&
-      OTHERS_INTRO.test(bare.slice(-200)) &&
-      !NAMES_SELF.test(bare);
+      // (…记录的情况，我帮你整理了一下：: the writer arranging others' words into this reply adds no act of its own.)
+      OTHERS_INTRO.test(bare.replace(ZH_ARRANGED_FOR_READER, "：").slice(-200)) &&
+      !NAMES_SELF.test(bare.replace(ZH_ARRANGED_FOR_READER, "："));
     if (
       othersIntro ||
       // (A word inside a code span or a host name is no word of the intro: `api.example.com` 处理结果：.)
