@@ -49,7 +49,8 @@ export type Split =
   | "v23/heldout"
   | "v24/heldout"
   | "v25/heldout"
-  | "v26/heldout";
+  | "v26/heldout"
+  | "v27/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
