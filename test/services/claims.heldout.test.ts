@@ -392,8 +392,11 @@ const SCORED = {
   },
   "v27/heldout": {
     answers: 1040,
-    // Chinese only. Scored once, after the Chinese round on v26.
-    zh: { flagged: 23 / 728, found: 296 / 312, longFlagged: 13 / 288 },
+    // Chinese only. Scored once, after the Chinese round on v26, at zh 23/728, 296/312, long 13/288.
+    // Studied in the round on v27 (its false alarms over the bar were a named party's replies and
+    // notices relayed, an opinion given after a colon, a fix dated by the release it holds from, a
+    // state the system no longer lets anyone change).
+    zh: { flagged: 17 / 728, found: 296 / 312, longFlagged: 11 / 288 },
   },
 } as const;
 

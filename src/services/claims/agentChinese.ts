@@ -57,7 +57,7 @@ const ZH_AGENT_EARLIER =
   /(?:由|被)(?!我|咱)[^，,。；;]{1,12}?(?:触发|执行|负责|处理|完成|自动|发起|调度|接手|推送|操作)/;
 /** What a source says (供应商回复说…, 李老师在群里通知：…, 公告的意思是：…) is reported, not done. */
 const ZH_REPORTED =
-  /(?:(?<![跟给和向对你您])(?:说|讲)(?![明下一的])|表示|反馈说|回复说|回复称|通知[:：]|称[:：，,]|(?<![名简俗号统对昵职全人堪著])称(?=[已刚将会其该正目]|自己|对方)|提到|写道|写着|显示[:：]|公告[:：]|告知|透露|指出|意思是|听说|转述|(?:结论|决定|诉求|要求|安排|原话|答复)是|(?:根据|据)[^，,。]{0,30}(?:日志|公告|通告|通报|文档|说明|报道|消息|通知|记录|新闻|官网|状态页|Dashboard)[，,]|据(?:[^，,。]{0,8})(?:说|称|消息|报道|反馈|介绍|回复|通知))[^。；;]*$/;
+  /(?:(?<![跟给和向对你您])(?:说|讲)(?![明下一的])|表示|反馈说|回复说|回复称|通知[:：]|称[:：，,]|(?<![名简俗号统对昵职全人堪著])称(?=[已刚将会其该正目]|自己|对方)|提到|写道|写着|显示[:：]|公告[:：]|告知|透露|指出|意思是|听说|转述|(?:结论|决定|诉求|要求|安排|原话|答复|意见|看法|说法|口径)是|(?:根据|据)[^，,。]{0,30}(?:日志|公告|通告|通报|文档|说明|报道|消息|通知|记录|新闻|官网|状态页|Dashboard)[，,]|据(?:[^，,。]{0,8})(?:说|称|消息|报道|反馈|介绍|回复|通知))[^。；;]*$/;
 /** An earlier clause that relays a source (据快递员反馈，…; 客户说…): a subjectless clause after it is the source's. */
 // (客服那边的说法是：, 工作人员的口径是这样的：: a noun of saying with 是 hands over to the source's words.)
 const ZH_RELAY_FRAME =
@@ -189,8 +189,9 @@ export const ZH_DATE =
  * The assistant saying it has no permission or cannot act (我这边没有权限, 我无权, 我不能帮你上传,
  * 我没法替你确认): it could not have acted there.
  */
+// (订单已经发货，系统里没法再改收货地址了: what the system no longer lets anyone do is the same premise.)
 const ZH_NO_PERMISSION =
-  /(?:我|我们|这边)[^。；;]{0,6}(?:没有?|无)(?:[^。；;，,]{0,4})权限|(?:我|我们)[^。；;，,]{0,4}无权|(?:我|我们|这边)[^。；;，,]{0,4}(?:不能|没法|无法|不可以|不便|没办法)/;
+  /(?:系统|后台)(?:里|上|中)?[^。；;，,]{0,4}(?:不能|没法|无法|不支持|没办法)|(?:我|我们|这边)[^。；;]{0,6}(?:没有?|无)(?:[^。；;，,]{0,4})权限|(?:我|我们)[^。；;，,]{0,4}无权|(?:我|我们|这边)[^。；;，,]{0,4}(?:不能|没法|无法|不可以|不便|没办法)/;
 /** 你/您 as the subject (not 你的…, 帮你, 按你说的). */
 const ZH_USER =
   /(?:^|[^给帮为替跟和向对与让请把将按照依据用从在])(?:你|您)(?:们)?(?![^，,。；;]{0,3}的|说)[^，,。；;给]{0,8}$/;
@@ -316,6 +317,21 @@ const ZH_SPEAK_VERB = /^(?:回复|留言|发|发布|说|通知|提到|表示|贴
 
 /** What a release does to the software (修复了, 移除了, 引入了). */
 const ZH_RELEASE_CHANGE = /^(?:修复|修正|移除|去掉|删除|引入|新增|加入|增加|废弃|弃用|改进|优化|支持|解决)$/;
+/** 6.8.1 起已, 从 v2.3 开始就: a release as the point from which a change holds. */
+const ZH_FROM_RELEASE =
+  /^\s*(?:从|自)?\s*(?:[A-Za-z][\w-]*\s*)?v?\d+(?:\.\d+)+\s*(?:版本?)?\s*(?:起|开始|以后|之后|及以上(?:版本)?)\s*(?:就|也|都)?\s*(?:已经?)?\s*$/i;
+/**
+ * 船代刚回复：, 货代回复说，, 展馆运营方今天上午发了通知，要点如下：: a named party, right before a verb
+ * of replying or sending that hands over to their words, spoke — what follows is relayed.
+ */
+const ZH_PARTY_WORDS_AFTER = /^(?:说|称|道)?\s*[：:]|^(?:说|称|道)\s*[，,]/;
+/** 发了通知，要点如下：: a verb of sending with a notice or a reply as its object, then a colon. */
+const ZH_PARTY_NOTICE_AFTER =
+  /^(?:了|过)\s*(?:一[条份封个则])?[^，,。；;：:我你您]{0,6}(?:通知|公告|声明|消息|邮件|答复|回复|说明|反馈)\s*(?:[，,]\s*[^。；;：:我]{0,8})?[：:]/;
+/** The party: no first or second person, no marker of a step done to a thing (通知已发：). */
+const ZH_PARTY_BEFORE =
+  /^[\u4e00-\u9fffA-Za-z]{2,12}?(?:(?:今天|昨天|昨晚|刚刚?|刚才|上午|下午|早上|晚上|今早|中午)\s*){0,2}$/;
+const ZH_PARTY_NOT = /我|咱|你|您|已|(?:通知|消息|公告|邮件|短信|回复|答复|文件|稿|材料|附件|内容|信息)/;
 
 /** This very piece as the subject with its marker: 这份总结已经, 本报告已. */
 const ZH_THIS_PIECE = /^(?:这份|这篇|本份|本)(?:总结|报告|摘要|纪要|文档|清单|表格|分析)(?:已经?|也已|都已)$/;
@@ -477,6 +493,19 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   if (ZH_SOURCE_SAYS.test(before) && !ZH_FIRST.test(before.replace(ZH_SOURCE_SAYS, "")))
     return { agent: "third party", reason: "what a source summed up says" };
   const subject = chineseSubject(before);
+  // (船代刚回复：…, 货代刚回复说，船已经开出了: a named party replying or sending hands the sentence to
+  // their words; 我刚回复了客户 has the writer as subject, 通知已发： a thing marked done.)
+  const partyClause = (lastClauseOf(before) ?? "").replace(/\s+/g, "");
+  if (
+    subject === "stated" &&
+    !marked &&
+    ZH_SPEAK_VERB.test(verb) &&
+    ((/^(?:回复|答复|回|说|通知|表示|发言)$/.test(verb) && ZH_PARTY_WORDS_AFTER.test(after)) ||
+      ZH_PARTY_NOTICE_AFTER.test(after)) &&
+    ZH_PARTY_BEFORE.test(partyClause) &&
+    !ZH_PARTY_NOT.test(partyClause)
+  )
+    return { agent: "third party", reason: "a named party's words relayed" };
   const ownBefore = before.split(CLAUSE_SPLIT);
   // (过 in 过程 or 过期 is no completion.)
   const doneRightAfter = /^[完好掉上下出到成]?(?:了|过(?![程期滤渡度于]))/.test(after);
@@ -763,8 +792,10 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   if (
     !marked &&
     ZH_RELEASE_CHANGE.test(verb) &&
-    /^了/.test(after) &&
-    /^\s*(?:[A-Za-z][\w-]*\s*)?v?\d+(?:\.\d+)+\s*(?:版本?)?(?:中|里)?\s*(?:也|又|还)?\s*$/i.test(lastClause)
+    ((/^了/.test(after) &&
+      /^\s*(?:[A-Za-z][\w-]*\s*)?v?\d+(?:\.\d+)+\s*(?:版本?)?(?:中|里)?\s*(?:也|又|还)?\s*$/i.test(lastClause)) ||
+      // (6.8.1 起已修复: a release named as where a change starts dates it by version, as a changelog does.)
+      ZH_FROM_RELEASE.test(lastClause))
   ) {
     return { agent: "none", reason: "a release of the software as the subject" };
   }
