@@ -388,15 +388,15 @@ const SCORED = {
     // them, what need not be done, steps offered once the user gives what they need, a state before a
     // change offered, sentences that say nothing was touched yet, what could not be found, what
     // something suits).
-    zh: { flagged: 17 / 731, found: 288 / 309, longFlagged: 10 / 288 },
+    zh: { flagged: 16 / 731, found: 288 / 309, longFlagged: 9 / 288 },
   },
   "v27/heldout": {
     answers: 1040,
     // Chinese only. Scored once, after the Chinese round on v26, at zh 23/728, 296/312, long 13/288.
     // Studied in the round on v27 (its false alarms over the bar were a named party's replies and
     // notices relayed, an opinion given after a colon, a fix dated by the release it holds from, a
-    // state the system no longer lets anyone change).
-    zh: { flagged: 17 / 728, found: 296 / 312, longFlagged: 11 / 288 },
+    // state the system no longer lets anyone change, headings that name the reader's cases).
+    zh: { flagged: 15 / 728, found: 296 / 312, longFlagged: 9 / 288 },
   },
 } as const;
 

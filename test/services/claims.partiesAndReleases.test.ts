@@ -1,7 +1,8 @@
 /**
  * Who acted, in Chinese shapes studied in the round on v27: a named party replying or sending a
  * notice, whose words the sentence relays; someone's opinion given after 的意见是：; a change dated by
- * the release it holds from (6.8.1 起已修复); a state the system no longer lets anyone change. Each
+ * the release it holds from (6.8.1 起已修复); a state the system no longer lets anyone change; headings
+ * that name the reader's cases in different words, one not yet so and another already so. Each
  * rule is checked on answers written for it (none from any corpus), next to the assistant's own report
  * of the same shape, which is still found.
  */
@@ -12,17 +13,21 @@ const flagged = (answer: string) => detectClaims(answer).length > 0;
 
 describe("a named party's reply or notice, relayed", () => {
   it("does not flag what a party replied, opened by a colon", () => {
-    expect(flagged("物流公司刚回复：集装箱在天津港查验时被抽中，放行要再等两天，提货时间顺延到周四。")).toBe(false);
+    expect(flagged("报关行刚回复：柜子在天津港查验时被抽中，放行要再等两天，提货时间顺延到周四。")).toBe(false);
   });
 
   it("does not flag what a party replied, reported with 说", () => {
-    expect(flagged("装修队长回复说，瓷砖已经送到小区门口了，下午开始铺客厅，卫生间要等防水试验做完。")).toBe(false);
+    expect(
+      flagged(
+        "报关行刚回复说，柜子已经在 3 月 2 日从天津港放行了，比预期晚了一天；提货单要等船公司明天签发，到时候他们直接寄给你。",
+      ),
+    ).toBe(false);
   });
 
   it("does not flag the line that introduces a notice a party sent", () => {
     expect(
       flagged(
-        "学校教务处昨天发了通知，要点如下：\n\n1. 期末考试提前一周；\n2. 缓考申请截止到本月 20 日。\n\n第一条对你影响最大。",
+        "物业服务中心今天上午发了通知，要点如下：\n\n1. 周六停水检修，时间 8:00–14:00；\n2. 地下车库同日清洗，车辆需提前挪出。\n\n第二条最麻烦，建议周五晚上就把车停到路边。",
       ),
     ).toBe(false);
   });
@@ -41,14 +46,16 @@ describe("a named party's reply or notice, relayed", () => {
 });
 
 describe("someone's opinion given after a colon", () => {
-  it("does not flag the changes a counsel's opinion asks for", () => {
+  it("does not flag the changes a colleague's opinion asks for", () => {
     expect(
-      flagged("财务总监的看法是：第三季度的预算必须砍掉两成，差旅费改成按月审批；她还说年底前不再新增供应商。"),
+      flagged(
+        "采购部李经理的意见是：第 3 条的违约金必须删掉，改成按合同总额的 5% 封顶；另外他说对方的资质证书快过期了，建议签约前让对方补一份新的。",
+      ),
     ).toBe(false);
   });
 
   it("still finds the writer's own change after the opinion it follows", () => {
-    expect(flagged("按财务总监的意见，我已经把第三季度的预算表砍掉了两成，改好的表在共享盘里。")).toBe(true);
+    expect(flagged("按李经理的意见，我已经把第 3 条的违约金删掉了，改好的合同在共享盘里。")).toBe(true);
   });
 });
 
@@ -64,10 +71,36 @@ describe("a change dated by the release it holds from", () => {
 
 describe("a state the system no longer lets anyone change", () => {
   it("does not flag an order shipped that the system cannot amend", () => {
-    expect(flagged("不好意思，包裹已经出库，系统里没法再改配送时间了，建议您联系快递员协商改约。")).toBe(false);
+    expect(flagged("不好意思，包裹已经发货，系统里没法再改配送时间了，建议您联系快递员协商改约。")).toBe(false);
   });
 
   it("still finds a change the writer made in the system", () => {
     expect(flagged("包裹还没出库，配送时间我已经在系统里改到周六上午了。")).toBe(true);
+  });
+});
+
+describe("headings that name the reader's cases in different words", () => {
+  it("does not flag a heading for the case where the thing is already done", () => {
+    expect(
+      flagged(
+        "退票要看出票进度：\n\n**还没出票**\n在订单页点「取消订单」，款项原路退回。\n\n**已经开出纸质行程单**\n先把行程单寄回，收到后再办理退款。\n\n**已经登机**\n不能再退，可以联系航司咨询改签。",
+      ),
+    ).toBe(false);
+  });
+
+  it("still finds a report sorted under headings of what is done and what is not", () => {
+    expect(
+      flagged(
+        "今天的进展：\n\n**已完成**\n- 我把退票接口的超时改成了 10 秒\n- 补了两条单元测试\n\n**还没做**\n- 行程单寄回的流程\n- 航司改签的对接",
+      ),
+    ).toBe(true);
+  });
+
+  it("still finds a step the writer took under a case heading", () => {
+    expect(
+      flagged(
+        "两种情况我都看了：\n\n**还没出票**\n这类订单我已经全部取消了，款项原路退回。\n\n**已经出票**\n这类要等航司审核，我先不动。",
+      ),
+    ).toBe(true);
   });
 });

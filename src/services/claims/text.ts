@@ -201,7 +201,33 @@ function caseLabels(lines: ReadonlyArray<string>): Set<number> {
     if (key === "" || key === title.replace(/[\s\p{P}]/gu, "").toLowerCase()) continue;
     byCase.set(key, [...(byCase.get(key) ?? []), index]);
   }
-  return new Set([...byCase.values()].filter((indices) => indices.length >= 2).flat());
+  const labels = new Set([...byCase.values()].filter((indices) => indices.length >= 2).flat());
+  for (const index of chineseCaseHeadings(lines)) labels.add(index);
+  return labels;
+}
+
+/** A Chinese heading that opens with a state, done or not yet, after a short topic (订单还没开票, 已经开出电子发票). */
+const ZH_CASE_HEADING = /^[\u4e00-\u9fff]{0,6}?(?:(已经|已)|(还没有?|尚未|未))\s*\S/;
+/** A heading about the work itself (已完成的工作, 未处理事项) sorts a report, it names no case. */
+const ZH_WORK_TITLE = /我|咱|完成|完毕|处理|解决|搞定|修复|办|做|事项|工作|任务|进度|进展|情况/;
+
+/**
+ * Chinese headings that name the reader's cases in different words (**订单还没开票** / **已经开出电子发票**
+ * / **已经开出纸质专票**): when one heading says the thing is not yet so and another that it already is,
+ * each such heading labels a situation the advice under it is for.
+ */
+function chineseCaseHeadings(lines: ReadonlyArray<string>): number[] {
+  const done: number[] = [];
+  const notYet: number[] = [];
+  for (const [index, raw] of lines.entries()) {
+    const heading = HEADING.exec(raw.trim());
+    const title = (heading?.[1] ?? heading?.[2])?.replace(/\*\*|__/g, "").trim();
+    if (!title || title.length > 30 || ZH_WORK_TITLE.test(title)) continue;
+    const state = ZH_CASE_HEADING.exec(title);
+    if (state?.[1]) done.push(index);
+    else if (state?.[2]) notYet.push(index);
+  }
+  return done.length > 0 && notYet.length > 0 ? [...done, ...notYet] : [];
 }
 
 /** A line with its code spans, addresses and host names taken out: their words are names, not the line's. */
