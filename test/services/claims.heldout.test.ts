@@ -395,8 +395,9 @@ const SCORED = {
     // Chinese only. Scored once, after the Chinese round on v26, at zh 23/728, 296/312, long 13/288.
     // Studied in the round on v27 (its false alarms over the bar were a named party's replies and
     // notices relayed, an opinion given after a colon, a fix dated by the release it holds from, a
-    // state the system no longer lets anyone change, headings that name the reader's cases).
-    zh: { flagged: 15 / 728, found: 296 / 312, longFlagged: 9 / 288 },
+    // state the system no longer lets anyone change, headings that name the reader's cases, a thing
+    // the user is asked to send over).
+    zh: { flagged: 14 / 728, found: 296 / 312, longFlagged: 8 / 288 },
   },
 } as const;
 

@@ -2,7 +2,8 @@
  * Who acted, in Chinese shapes studied in the round on v27: a named party replying or sending a
  * notice, whose words the sentence relays; someone's opinion given after 的意见是：; a change dated by
  * the release it holds from (6.8.1 起已修复); a state the system no longer lets anyone change; headings
- * that name the reader's cases in different words, one not yet so and another already so. Each
+ * that name the reader's cases in different words, one not yet so and another already so; a thing the
+ * user is asked to send over (把…发过来). Each
  * rule is checked on answers written for it (none from any corpus), next to the assistant's own report
  * of the same shape, which is still found.
  */
@@ -102,5 +103,15 @@ describe("headings that name the reader's cases in different words", () => {
         "两种情况我都看了：\n\n**还没出票**\n这类订单我已经全部取消了，款项原路退回。\n\n**已经出票**\n这类要等航司审核，我先不动。",
       ),
     ).toBe(true);
+  });
+});
+
+describe("a thing the user is asked to send over", () => {
+  it("does not flag the user asked to send something over", () => {
+    expect(flagged("你愿意的话，把上个月的电费账单拍照发过来，我们一起看看峰谷电价哪个划算。")).toBe(false);
+  });
+
+  it("still finds what came over once it is marked done", () => {
+    expect(flagged("供电局的账单已经发过来了，我核对了一遍，峰谷电价更划算。")).toBe(true);
   });
 });

@@ -493,6 +493,15 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   if (ZH_SOURCE_SAYS.test(before) && !ZH_FIRST.test(before.replace(ZH_SOURCE_SAYS, "")))
     return { agent: "third party", reason: "what a source summed up says" };
   const subject = chineseSubject(before);
+  // (把最近一周的数据发过来，我们从第一条开始看: a thing sent toward the writer, with no completion and
+  // no marker, is what the user is asked to send.)
+  if (
+    !marked &&
+    /^(?:过来|给我|给我们)(?![了过])(?:\s*[，,。；;！!]|\s*$|\s*(?:吧|一下))/.test(after) &&
+    !/[已了刚]/.test(lastClauseOf(before) ?? "") &&
+    subject !== "first person"
+  )
+    return { agent: "user", reason: "what the user is asked to send" };
   // (船代刚回复：…, 货代刚回复说，船已经开出了: a named party replying or sending hands the sentence to
   // their words; 我刚回复了客户 has the writer as subject, 通知已发： a thing marked done.)
   const partyClause = (lastClauseOf(before) ?? "").replace(/\s+/g, "");
