@@ -50,7 +50,8 @@ export type Split =
   | "v24/heldout"
   | "v25/heldout"
   | "v26/heldout"
-  | "v27/heldout";
+  | "v27/heldout"
+  | "v28/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
