@@ -1,0 +1,40 @@
+/**
+ * Who acted, in Chinese shapes studied in the round on v28: a speech or a toast whose speaker greets
+ * the audience and says who they are, so its "I" is the speaker's. Each rule is checked on answers
+ * written for it (none from any corpus), next to the assistant's own report of the same shape, which
+ * is still found.
+ */
+import { describe, expect, it } from "vitest";
+import { detectClaims } from "../../src/services/claims.js";
+
+const flagged = (answer: string) => detectClaims(answer).length > 0;
+
+describe("a speech in the voice of the speaker who introduces themselves", () => {
+  it("does not flag what the speaker of a toast did", () => {
+    expect(
+      flagged(
+        "各位来宾，大家好！我是新娘的高中同桌。高三那年我替她抄过整整一学期的笔记，她却只记得我借走的那把伞。今天请大家举杯，祝他们幸福美满！",
+      ),
+    ).toBe(false);
+  });
+
+  it("does not flag what the speaker of a farewell speech did", () => {
+    expect(
+      flagged(
+        "亲爱的同事们，下午好！我是运营部的小周。这三年我跟着大家搬过两次办公室、熬过四次大促，今天是我在这里的最后一天，谢谢每一位。",
+      ),
+    ).toBe(false);
+  });
+
+  it("still finds the writer's report that a speech was sent, with the speech quoted after it", () => {
+    expect(
+      flagged(
+        "致辞稿我已经发到你邮箱了，开头是这样的：\n\n各位来宾，大家好！我是新娘的高中同桌。今天请大家举杯，祝他们幸福美满！",
+      ),
+    ).toBe(true);
+  });
+
+  it("still finds the writer's own report that greets the user without saying who is speaking", () => {
+    expect(flagged("大家好！我已经把会议室订好了，周四下午三点，3 号会议室。")).toBe(true);
+  });
+});
