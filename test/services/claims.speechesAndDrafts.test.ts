@@ -1,6 +1,7 @@
 /**
  * Who acted, in Chinese shapes studied in the round on v28: a speech or a toast whose speaker greets
- * the audience and says who they are, so its "I" is the speaker's. Each rule is checked on answers
+ * the audience and says who they are, so its "I" is the speaker's; a blank left or a wording chosen in
+a draft, which acts on the reply's own words. Each rule is checked on answers
  * written for it (none from any corpus), next to the assistant's own report of the same shape, which
  * is still found.
  */
@@ -36,5 +37,31 @@ describe("a speech in the voice of the speaker who introduces themselves", () =>
 
   it("still finds the writer's own report that greets the user without saying who is speaking", () => {
     expect(flagged("大家好！我已经把会议室订好了，周四下午三点，3 号会议室。")).toBe(true);
+  });
+});
+
+describe("a blank left or a wording chosen in a draft", () => {
+  it("does not flag a place in the draft the writer left blank", () => {
+    expect(
+      flagged(
+        "招聘启事初稿：\n\n**前端工程师（上海）**\n- 负责小程序和管理后台的开发\n- 两年以上 Vue 或 React 经验\n\n到岗时间我先空着了，等你们和部门确认后再填。",
+      ),
+    ).toBe(false);
+  });
+
+  it("does not flag a wording the writer chose in the draft", () => {
+    expect(
+      flagged(
+        "**2025 年储能行业展望：需求分化，龙头受益**\n\n- 海外大储订单仍在增长；\n- 国内工商业储能受电价政策影响较大。\n\n出货量我先用了区间的说法，定稿前请换成你们的测算值。",
+      ),
+    ).toBe(false);
+  });
+
+  it("still finds a wording the writer changed and then sent on", () => {
+    expect(flagged("开头那段我换成了更委婉的说法，已经发给客户了。")).toBe(true);
+  });
+
+  it("still finds a field the writer filled in a system", () => {
+    expect(flagged("到岗时间我在招聘系统里填好了，定为 3 月 1 日。")).toBe(true);
   });
 });
