@@ -1,7 +1,8 @@
 /**
  * Who acted, in Chinese shapes studied in the round on v28: a speech or a toast whose speaker greets
  * the audience and says who they are, so its "I" is the speaker's; a blank left or a wording chosen in
-a draft, which acts on the reply's own words. Each rule is checked on answers
+a draft, which acts on the reply's own words; a negation whose verb comes after a place or a party
+opened by a coverb (我没有在你们的环境里实测过). Each rule is checked on answers
  * written for it (none from any corpus), next to the assistant's own report of the same shape, which
  * is still found.
  */
@@ -63,5 +64,21 @@ describe("a blank left or a wording chosen in a draft", () => {
 
   it("still finds a field the writer filled in a system", () => {
     expect(flagged("到岗时间我在招聘系统里填好了，定为 3 月 1 日。")).toBe(true);
+  });
+});
+
+describe("a negation before a place or a party opened by a coverb", () => {
+  it("does not flag what the writer says it has not tried in the user's environment", () => {
+    expect(
+      flagged("三种方案都能满足需求，区别主要在运维成本上。以上是根据官方文档整理的，我没有在你们的集群里实测过。"),
+    ).toBe(false);
+  });
+
+  it("does not flag a script the writer has not run on the user's database", () => {
+    expect(flagged("我没有在你们的生产库上跑过这个脚本，所以只能给思路。")).toBe(false);
+  });
+
+  it("still finds what the writer tried in the user's environment", () => {
+    expect(flagged("我已经在你们的集群里实测过了，三种方案都能跑通。")).toBe(true);
   });
 });

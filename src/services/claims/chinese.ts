@@ -140,10 +140,13 @@ function clauseClaim(
     const meeting = word === "会" && at > 0 && MEETING.test(words.slice(Math.max(0, at - 3), at).join(""));
     // 待审核的举报: a blocker inside an attributive phrase leaves the statement alone.
     // (计划已经拆成 6 个子任务: 计划 before a marker of time is the noun "the plan", the topic.)
+    // (我没有在你们的环境里实测过: a 的 inside a place or a party a coverb opens belongs to that
+    // noun phrase; the blocker still rules the verb after it.)
+    const coverbNext = /^(?:在|从|对|给|跟|向|把|往|于)$/.test(words[at + 1] ?? "");
     const attributive =
       words[at + 1] === "的" ||
-      words[at + 2] === "的" ||
-      words[at + 3] === "的" ||
+      (!coverbNext && words[at + 2] === "的") ||
+      (!coverbNext && words[at + 3] === "的") ||
       (/^(?:计划|安排)$/.test(word) && /^(?:已经?|均已|都已)$/.test(words[at + 1] ?? "")) ||
       // (这份计划我已经同步到…: 计划 after a determiner is the noun "this plan", the topic.)
       (/^(?:计划|安排)$/.test(word) && /^(?:这份|那份|这个|那个|该|此|这|那|份|个)$/.test(words[at - 1] ?? "")) ||
