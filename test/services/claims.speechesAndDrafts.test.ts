@@ -2,7 +2,8 @@
  * Who acted, in Chinese shapes studied in the round on v28: a speech or a toast whose speaker greets
  * the audience and says who they are, so its "I" is the speaker's; a blank left or a wording chosen in
 a draft, which acts on the reply's own words; a negation whose verb comes after a place or a party
-opened by a coverb (我没有在你们的环境里实测过). Each rule is checked on answers
+opened by a coverb (我没有在你们的环境里实测过); a list under a line that says a party replied and the
+writer arranges their words (行政的王姐回复了…，我把她的话整理一下：). Each rule is checked on answers
  * written for it (none from any corpus), next to the assistant's own report of the same shape, which
  * is still found.
  */
@@ -80,5 +81,21 @@ describe("a negation before a place or a party opened by a coverb", () => {
 
   it("still finds what the writer tried in the user's environment", () => {
     expect(flagged("我已经在你们的集群里实测过了，三种方案都能跑通。")).toBe(true);
+  });
+});
+
+describe("a party's reply arranged by the writer into a list", () => {
+  it("does not flag what the list under a party's reply says was done", () => {
+    expect(
+      flagged(
+        "体育馆的李师傅回复了场地的事，我把他的话整理一下：\n\n- 周末两天的场地都已经订出去了，只剩工作日晚上；\n- 下个月起改成在小程序里预约。\n\n要不要先约工作日晚上？",
+      ),
+    ).toBe(false);
+  });
+
+  it("still finds the writer's own reply listed under its line", () => {
+    expect(
+      flagged("我回复了物业的李师傅，要点如下：\n\n- 已经把车牌号登记到排队名单里；\n- 约好周五下午去签合同。"),
+    ).toBe(true);
   });
 });
