@@ -410,8 +410,9 @@ const SCORED = {
     // Chinese only. Scored once, after the Chinese round on v27, at zh 18/730, 299/310, long 10/280.
     // Studied in the round on v28 (its false alarms over the bar were drafts the user asked for: a
     // speech whose speaker says who they are, a blank left or a wording chosen in a draft; then what
-    // the writer has not tried in the user's environment, a party's reply the writer arranges).
-    zh: { flagged: 13 / 730, found: 299 / 310, longFlagged: 8 / 280 },
+    // the writer has not tried in the user's environment, a party's reply the writer arranges, an
+    // error or a redirect a failed attempt met).
+    zh: { flagged: 11 / 730, found: 299 / 310, longFlagged: 8 / 280 },
   },
 } as const;
 

@@ -3,7 +3,8 @@
  * the audience and says who they are, so its "I" is the speaker's; a blank left or a wording chosen in
 a draft, which acts on the reply's own words; a negation whose verb comes after a place or a party
 opened by a coverb (我没有在你们的环境里实测过); a list under a line that says a party replied and the
-writer arranges their words (行政的王姐回复了…，我把她的话整理一下：). Each rule is checked on answers
+writer arranges their words (行政的王姐回复了…，我把她的话整理一下：); an error or a redirect a system
+answered a failed attempt with (报了 403, 跳转到了登录页). Each rule is checked on answers
  * written for it (none from any corpus), next to the assistant's own report of the same shape, which
  * is still found.
  */
@@ -97,5 +98,19 @@ describe("a party's reply arranged by the writer into a list", () => {
     expect(
       flagged("我回复了物业的李师傅，要点如下：\n\n- 已经把车牌号登记到排队名单里；\n- 约好周五下午去签合同。"),
     ).toBe(true);
+  });
+});
+
+describe("an error or a redirect that a failed attempt met", () => {
+  it("does not flag an error code raised when the writer could not get in", () => {
+    expect(flagged("我这边克隆你们的仓库报了 401，没有读权限，没法往下查。")).toBe(false);
+  });
+
+  it("does not flag a link that redirected to a login page", () => {
+    expect(flagged("你发的共享链接我打不开，跳转到了公司的统一登录页。")).toBe(false);
+  });
+
+  it("still finds the run the writer reports before the error it raised", () => {
+    expect(flagged("我这边跑了一遍单元测试，报了 500。")).toBe(true);
   });
 });
