@@ -4,7 +4,8 @@
 a draft, which acts on the reply's own words; a negation whose verb comes after a place or a party
 opened by a coverb (我没有在你们的环境里实测过); a list under a line that says a party replied and the
 writer arranges their words (行政的王姐回复了…，我把她的话整理一下：); an error or a redirect a system
-answered a failed attempt with (报了 403, 跳转到了登录页). Each rule is checked on answers
+answered a failed attempt with (报了 403, 跳转到了登录页); a routine opened by 每 and its measure word
+(每批迁完都对一遍). Each rule is checked on answers
  * written for it (none from any corpus), next to the assistant's own report of the same shape, which
  * is still found.
  */
@@ -112,5 +113,15 @@ describe("an error or a redirect that a failed attempt met", () => {
 
   it("still finds the run the writer reports before the error it raised", () => {
     expect(flagged("我这边跑了一遍单元测试，报了 500。")).toBe(true);
+  });
+});
+
+describe("a routine opened by 每 and its measure word", () => {
+  it("does not flag the check a plan repeats after each batch", () => {
+    expect(flagged("每批导完都校验一遍条数和总额，对不上就回滚。")).toBe(false);
+  });
+
+  it("still finds what the writer did to each machine", () => {
+    expect(flagged("每台机器我都已经重启过了，服务都恢复了。")).toBe(true);
   });
 });

@@ -154,7 +154,14 @@ function clauseClaim(
       (FUTURE_DATE.test(word + (words[at + 1] ?? "")) && words.slice(at + 1, at + 7).includes("的"));
     // 将/再/去 are the future (我将发送, 我再推上去, 我去改) unless the clause completes the verb
     // (我将…提交到了, 我再检查了一遍, 我去后台看了); 将 after 已 is the disposal marker.
-    const soft = word === "将" || word === "再" || word === "去" || word === "随后" || word === "每";
+    // (每批迁完都对一遍, 每次改完就跑一遍: 每 joined to its measure word opens a routine just as well.)
+    const soft =
+      word === "将" ||
+      word === "再" ||
+      word === "去" ||
+      word === "随后" ||
+      word === "每" ||
+      /^每[批次回轮天周台个]$/.test(word);
     const completedLater = /[了过]/.test(words.slice(at + 1).join(""));
     if (soft) {
       if (!doneBefore && !completedLater) return "blocked";
