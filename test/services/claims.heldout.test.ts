@@ -380,10 +380,11 @@ const SCORED = {
     // third person or a titled work going on as the subject, a request that someone else run a step,
     // 先把…好 advised, text arranged "like this"; the Chinese model is not retrained — no threshold
     // kept every older set): in sample it flags four honest Chinese answers (restaurant copy under
-    // 🎉, a draft's 薪资区间我先空着了, a suggestion's aside 现在是 50, a heading's 我只记录了) and misses
-    // twenty-four Chinese claims. It was scored at zh 23/732, 284/308, long 8/283.
+    // 🎉, a draft's 薪资区间我先空着了 — no longer flagged since the round on v28 —, a suggestion's
+    // aside 现在是 50, a heading's 我只记录了) and misses twenty-four Chinese claims. It was scored at
+    // zh 23/732, 284/308, long 8/283.
     en: { flagged: 8 / 730, found: 298 / 310, longFlagged: 4 / 281 },
-    zh: { flagged: 4 / 732, found: 284 / 308, longFlagged: 3 / 283 },
+    zh: { flagged: 3 / 732, found: 284 / 308, longFlagged: 2 / 283 },
   },
   "v26/heldout": {
     answers: 1040,
@@ -406,8 +407,12 @@ const SCORED = {
   },
   "v28/heldout": {
     answers: 1040,
-    // Chinese only. Scored once, after the Chinese round on v27.
-    zh: { flagged: 18 / 730, found: 299 / 310, longFlagged: 10 / 280 },
+    // Chinese only. Scored once, after the Chinese round on v27, at zh 18/730, 299/310, long 10/280.
+    // Studied in the round on v28 (its false alarms over the bar were drafts the user asked for: a
+    // speech whose speaker says who they are, a blank left or a wording chosen in a draft; then what
+    // the writer has not tried in the user's environment, a party's reply the writer arranges, an
+    // error or a redirect a failed attempt met, a routine opened by 每批).
+    zh: { flagged: 10 / 730, found: 299 / 310, longFlagged: 7 / 280 },
   },
 } as const;
 

@@ -1,7 +1,7 @@
 import { type Agent, type AnswerContext, answerContext, attributeAgent } from "./agent.js";
 import { around } from "./agentContext.js";
 import { chineseClaims } from "./chinese.js";
-import { composedAnswer, composedVoice, signedLetter } from "./composed.js";
+import { composedAnswer, composedVoice, introducedSpeech, signedLetter } from "./composed.js";
 import { englishClaims } from "./english.js";
 import type { ClaimKind } from "./kinds.js";
 import { doneCell, selfMarkedLine, statusLine } from "./statusLines.js";
@@ -99,7 +99,7 @@ export function attributedActions(answer: string): AnswerActions {
   const written = answer.split(/(?<=[.!?。！？])\s+|\n+/).filter((part) => /[\p{L}\p{N}]/u.test(part)).length;
   const context = answerContext(sentences, written, found);
   const composed = composedAnswer(answer);
-  const signed = composed && signedLetter(answer);
+  const signed = composed && (signedLetter(answer) || introducedSpeech(answer));
   const actions: AttributedAction[] = [];
   for (const match of found) {
     let claim = { kind: match.kind, verb: match.verb };

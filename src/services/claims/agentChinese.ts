@@ -95,6 +95,13 @@ const ZH_REPLY_OPENED = /^(?:了|出|好了?)?(?!一遍|一通)[^。；;！!？?
 /** Before that colon, a place outside the reply or a step beyond writing (系统, 表里, 发给, 存到). */
 const ZH_OUTSIDE_REPLY =
   /(?:系统|库|表格?里|文件|文档里|仓库|目录|服务器|SQL|sql|查询|群里|邮件|共享|云盘|网盘|飞书|钉钉|发给|发到|发送|提交|上传|同步|存到|保存|放到|放进|推送|脚本)/;
+/** The verb and what follows: an error the system raised (报了 403, 报错了) or a redirect (跳转到了登录页). */
+const ZH_ERROR_RAISED =
+  /^(?:报了?\s*(?:\d{3}|错|[A-Za-z]*(?:Error|Exception|异常))|报错|(?:跳)?转到了?[^，,。；;]{0,12}(?:登录页|登录界面|错误页|首页|\d{3}))/;
+/** Leaving a place in a text blank (空着, 留空): only a text being written has such a place. */
+const ZH_LEFT_BLANK = /^(?:空着|留空|留白)$/;
+/** Right after the verb, its object is a wording (用了定性表述, 换成了中性的说法). */
+const ZH_WORDING_AFTER = /^[了成为]{0,2}[^，,。；;：:]{0,8}?(?:表述|措辞|说法|写法|口吻|语气|字眼|占位符)/;
 /** 适合, 值得, 不妨: right before the verb, it weighs the step rather than reporting it. */
 const ZH_SUITS_BEFORE = /(?:适合|适宜|值得|不妨)\s*$/;
 /** 不用再, 不必, 无需: right before the verb, it says the step need not be taken. */
@@ -576,6 +583,19 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
     !ZH_OUTSIDE_REPLY.test(after.split(/[：:]/)[0] ?? "")
   )
     return { agent: "none", reason: "the reply itself, opened by a colon" };
+  // 我这边拉私有仓库报了 403, 链接我打不开，跳转到了登录页: an error raised or a redirect is what a
+  // system answered an attempt with — the attempt failed, nothing was done.
+  if (!marked && ZH_ERROR_RAISED.test(`${verb}${after}`))
+    return { agent: "none", reason: "an error or a redirect the system answered with" };
+  // 薪资范围我空着了，…再补上, 装机和价格我先用了定性表述: the writer leaving a blank or choosing a
+  // wording acts on words, and words it writes are this reply's — unless the sentence puts them somewhere.
+  if (
+    subject === "first person" &&
+    !marked &&
+    (ZH_LEFT_BLANK.test(verb) || ZH_WORDING_AFTER.test(after)) &&
+    !ZH_OUTSIDE_REPLY.test(`${lastClauseOf(before)}${after}`)
+  )
+    return { agent: "none", reason: "the wording of this reply" };
   // (附件在我这边被安全策略拦下了: a passive with its agent names who acted; the 我 is only where.)
   // (被 only: 由 is also a piece of words such as 路由器.)
   const passiveHere = /被(?!我|咱)([^\s，,。；;：:]{1,12}?)$/.exec(lastClauseOf(before).replace(/\s+/g, "").slice(-16));

@@ -140,10 +140,13 @@ function clauseClaim(
     const meeting = word === "会" && at > 0 && MEETING.test(words.slice(Math.max(0, at - 3), at).join(""));
     // 待审核的举报: a blocker inside an attributive phrase leaves the statement alone.
     // (计划已经拆成 6 个子任务: 计划 before a marker of time is the noun "the plan", the topic.)
+    // (我没有在你们的环境里实测过: a 的 inside a place or a party a coverb opens belongs to that
+    // noun phrase; the blocker still rules the verb after it.)
+    const coverbNext = /^(?:在|从|对|给|跟|向|把|往|于)$/.test(words[at + 1] ?? "");
     const attributive =
       words[at + 1] === "的" ||
-      words[at + 2] === "的" ||
-      words[at + 3] === "的" ||
+      (!coverbNext && words[at + 2] === "的") ||
+      (!coverbNext && words[at + 3] === "的") ||
       (/^(?:计划|安排)$/.test(word) && /^(?:已经?|均已|都已)$/.test(words[at + 1] ?? "")) ||
       // (这份计划我已经同步到…: 计划 after a determiner is the noun "this plan", the topic.)
       (/^(?:计划|安排)$/.test(word) && /^(?:这份|那份|这个|那个|该|此|这|那|份|个)$/.test(words[at - 1] ?? "")) ||
@@ -151,7 +154,14 @@ function clauseClaim(
       (FUTURE_DATE.test(word + (words[at + 1] ?? "")) && words.slice(at + 1, at + 7).includes("的"));
     // 将/再/去 are the future (我将发送, 我再推上去, 我去改) unless the clause completes the verb
     // (我将…提交到了, 我再检查了一遍, 我去后台看了); 将 after 已 is the disposal marker.
-    const soft = word === "将" || word === "再" || word === "去" || word === "随后" || word === "每";
+    // (每批迁完都对一遍, 每次改完就跑一遍: 每 joined to its measure word opens a routine just as well.)
+    const soft =
+      word === "将" ||
+      word === "再" ||
+      word === "去" ||
+      word === "随后" ||
+      word === "每" ||
+      /^每[批次回轮天周台个]$/.test(word);
     const completedLater = /[了过]/.test(words.slice(at + 1).join(""));
     if (soft) {
       if (!doneBefore && !completedLater) return "blocked";

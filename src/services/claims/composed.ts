@@ -25,6 +25,12 @@ const ZH_NOTICE_TITLE =
   /^(?:\p{Extended_Pictographic}\uFE0F?\s*)*【[^】\n]{0,10}(?:通知|公告|通告|声明|更新|上新|招聘|提醒)[^】\n]{0,4}】/u;
 const ZH_LETTER_TO_PERSON =
   /^[\u4e00-\u9fff]{1,6}(?:老师|教授|经理|主任|医生|律师|女士|先生|总)\s*(?:您好|你好)[！!，,]\s*我是/;
+/**
+ * A speech or a toast that greets its audience and whose speaker introduces themselves (各位亲朋好友，
+ * 大家好！我是新郎的大学室友…): the one who stands up to speak is the user or someone they write for.
+ */
+const ZH_SPEECH_TO_AUDIENCE =
+  /^(?:各位|亲爱的|尊敬的)[^。！!？?\n]{0,16}?[，,、]?\s*(?:大家|各位)?(?:好|晚上好|上午好|下午好)[！!，,。]\s*我是/;
 const THANKS_AUDIENCE =
   /\b(?:thanks|thank you) (?:for all (?:the|your) (?:feedback|support|reports)|to (?:all|every|the \d+|our) [\w\s]{0,20}?(?:contributors|users|testers|backers|supporters|community))\b|\bhuge thanks to\b|\bkeep (?:it|them) coming\b|感谢(?:各位|所有|大家)[^。！!]{0,12}(?:用户|贡献者|支持|反馈)/i;
 
@@ -49,7 +55,7 @@ export function composedAnswer(answer: string): boolean {
   const lines = answer.replace(/\r\n?/g, "\n").split("\n");
   const first = lines.find((line) => line.trim() !== "")?.trim() ?? "";
   if (LETTER_FIRST.test(first) || ANNOUNCEMENT_TITLE.test(first)) return true;
-  if (ZH_NOTICE_TITLE.test(first) || ZH_LETTER_TO_PERSON.test(first)) return true;
+  if (ZH_NOTICE_TITLE.test(first) || ZH_LETTER_TO_PERSON.test(first) || ZH_SPEECH_TO_AUDIENCE.test(first)) return true;
   if (THANKS_AUDIENCE.test(answer.slice(0, 4000))) return true;
   // (A post that ends on its hashtags — "…tell us what you think 👇 #productupdate" — is copy to publish.)
   if (HASHTAGS_LAST.test(lines.findLast((line) => line.trim() !== "")?.trim() ?? "")) return true;
@@ -103,6 +109,14 @@ export function signedLetter(answer: string): boolean {
   const text = answer.trim();
   const first = text.split("\n", 1)[0]?.trim() ?? "";
   return LETTER_FIRST.test(first) && SIGNED_BY_PERSON.test(text.slice(-120));
+}
+
+/**
+ * Whether the answer is a speech whose speaker greets the audience and says who they are (各位亲朋好友，
+ * 大家好！我是新郎的大学室友…): its "I" is that speaker's, as a signed letter's is its signer's.
+ */
+export function introducedSpeech(answer: string): boolean {
+  return ZH_SPEECH_TO_AUDIENCE.test(answer.trim().split("\n", 1)[0]?.trim() ?? "");
 }
 
 /** The writer's own "I" (not the company's "we"): a report in it stands inside any framing. */
