@@ -131,6 +131,11 @@
  *                          zh: 18/730 (2.5 %), 299/310 (96.5 %), long 10/280 (3.6 %) — met overall, for
  *                          long answers and for claims found; per register draft 4/65 (6.2 %), every
  *                          other register at most 5 %.
+ *   v29 (1,040 Chinese answers, after the Chinese round on v28; eight annotators, 130 answers each;
+ *        the same design)
+ *                          zh: 25/730 (3.4 %), 297/310 (95.8 %), long 12/291 (4.1 %) — met for long
+ *                          answers and claims found; missed overall and per register: fact 6/70, draft
+ *                          4/65, support-reply 3/40.
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -413,6 +418,11 @@ const SCORED = {
     // the writer has not tried in the user's environment, a party's reply the writer arranges, an
     // error or a redirect a failed attempt met, a routine opened by 每批).
     zh: { flagged: 10 / 730, found: 299 / 310, longFlagged: 7 / 280 },
+  },
+  "v29/heldout": {
+    answers: 1040,
+    // Chinese only. Scored once, after the Chinese round on v28; neither studied nor trained on yet.
+    zh: { flagged: 25 / 730, found: 297 / 310, longFlagged: 12 / 291 },
   },
 } as const;
 

@@ -51,7 +51,8 @@ export type Split =
   | "v25/heldout"
   | "v26/heldout"
   | "v27/heldout"
-  | "v28/heldout";
+  | "v28/heldout"
+  | "v29/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
