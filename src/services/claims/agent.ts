@@ -1,4 +1,5 @@
-import { chineseAgent, chineseSubject, ZH_DATE } from "./agentChinese.js";
+import { chineseAgent } from "./agentChinese.js";
+import { chineseSubject, ZH_DATE } from "./agentChineseCues.js";
 import { type AnswerContext, type Attribution, around, type Subject } from "./agentContext.js";
 import { EN_DATE, englishAgent, englishSubject } from "./agentEnglish.js";
 import { enNotStatus, zhDateLabelled, zhFramed, zhNotStatus, zhPromised } from "./statusShape.js";
