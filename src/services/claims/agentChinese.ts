@@ -533,6 +533,22 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   }
   // (投诉已经按你确认的版本通过「12345」网上渠道提交了: a prepositional phrase between the marker and
   // the verb leaves the marker the verb's, after a short topic — a longer one may name who acted.)
+  // (MySQL 8.0 已经彻底去掉了查询缓存: a topic before 已 is what was acted on only when the verb has no
+  // object of its own — 退款已发放; when 了 is followed by the verb's object, the topic is who acted,
+  // and a topic that is neither the writer nor the user is someone else.)
+  if (
+    !marked &&
+    !yours &&
+    // (状态页和频道都已经更新了说明, 看板上已经建好了: places listed with 都, or a place named by
+    // 上/里, are where the writer acted; 已经为您提交了 serves the user.)
+    /^[^\s已都也]+[^已]*?(?<![都也上里中内])\s*已经?\s*\S{0,4}$/.test(lastClause.trim()) &&
+    !/[你您]/.test(lastClause) &&
+    !ZH_FIRST.test(lastClause) &&
+    !/(?:到|给|成|为|进|入|至|在)$/.test(verb) &&
+    /^了\s*[\u4e00-\u9fffA-Za-z]/.test(after)
+  ) {
+    return { agent: "third party", reason: "the topic acts: a verb with an object of its own after 已" };
+  }
   if (
     /(?:已经?|均已|都已|全部已)\s*\S{0,4}$/.test(lastClause) ||
     /^[\u4e00-\u9fff]{1,6}(?:已经?|均已|都已|全部已)(?:按照?|通过|用|在|向|根据|依照|经由)[^，,。；;]{0,40}$/.test(

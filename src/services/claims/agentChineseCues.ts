@@ -129,7 +129,9 @@ export const ZH_ADVICE_BEFORE =
 export const ZH_INFERENCE =
   /^(?:这)?(?:说明|可见|看来|由此可见|可以看出|看得出)|^(?:大概率|很可能|多半|八成|估计|应该|可能)是(?![我咱])/;
 /** 我觉得还漏了一点: what the writer thinks, before a verb with no marker, is a judgment. */
-export const ZH_OPINION_BEFORE = /(?:我|我们)(?:个人)?(?:觉得|认为|感觉|感到|怀疑)[^，,。；;：:已]{0,12}$/;
+// (我理解楼上漏水把你家天花板泡了: what the writer understands or knows has its own subject.)
+export const ZH_OPINION_BEFORE =
+  /(?:我|我们)(?:个人)?(?:能|很)?(?:觉得|认为|感觉|感到|怀疑|理解|明白|知道)[^，,。；;：:已]{0,12}$/;
 /** 难以做到, 无法接入: a verb after a word of inability is what cannot be done. */
 // (我目前没能找到可靠的来源: 没能 and 未能 say the step was tried and did not come off.)
 export const ZH_UNABLE_BEFORE = /(?:难以|无法|很难|没法|不可能|没能|未能)\s*$/;

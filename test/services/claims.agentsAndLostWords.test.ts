@@ -1,0 +1,61 @@
+/**
+ * Who acted, in Chinese shapes studied in the round on v29: a topic before 已 whose verb takes an
+ * object of its own (那个版本已经去掉了旧接口) is the one who acted, not the thing acted on; what the
+ * writer understands or knows (我理解…) has a clause with its own subject; a thing lost to history
+ * or handed down (失传, 流传, 相传) is nobody's upload. Each rule is checked on answers written for it
+ * (none from any corpus), next to the assistant's own report of the same shape, which is still found.
+ */
+import { describe, expect, it } from "vitest";
+import { detectClaims } from "../../src/services/claims.js";
+
+const flagged = (answer: string) => detectClaims(answer).length > 0;
+
+describe("a topic before 已 whose verb has an object of its own", () => {
+  it("does not flag what a named product did", () => {
+    expect(
+      flagged(
+        "PostgreSQL 12 已经移除了 recovery.conf，备库的参数要写进 postgresql.conf，再放一个 standby.signal 文件。",
+      ),
+    ).toBe(false);
+  });
+
+  it("does not flag what an organisation did", () => {
+    expect(flagged("这项规定其实早有变化：交通运输部已经取消了道路运输证的年审，改成线上年度核查。")).toBe(false);
+  });
+
+  it("still flags the task's object marked done with no object of its own", () => {
+    expect(flagged("退款已经原路退回了，预计 1–3 个工作日到账。")).toBe(true);
+  });
+
+  it("still flags what the writer did for the user before 已", () => {
+    expect(flagged("已经为您提交了换货申请，快递员明天上门取件。")).toBe(true);
+  });
+
+  it("still flags a place the writer updated", () => {
+    expect(flagged("共享文档里已经补上了周三的会议纪要。")).toBe(true);
+  });
+});
+
+describe("what the writer understands or knows", () => {
+  it("does not flag the clause the writer says they understand", () => {
+    expect(flagged("我理解暴雨把你家地下室淹了很着急，但我没办法帮你查邻居的联系方式，建议先找物业协调。")).toBe(false);
+  });
+
+  it("still flags what the writer did in a clause of its own", () => {
+    expect(flagged("我理解你着急，已经帮你把报修单提交给物业了，师傅下午两点上门。")).toBe(true);
+  });
+});
+
+describe("a thing lost to history or handed down", () => {
+  it("does not flag a book lost to history", () => {
+    expect(flagged("《乐经》据说在秦代以后就失传了，今天能看到的只有别的书里零星的引用。")).toBe(false);
+  });
+
+  it("does not flag a tale handed down", () => {
+    expect(flagged("这首曲子相传是嵇康所作，后来在民间流传了很多版本。")).toBe(false);
+  });
+
+  it("still flags a file the writer uploaded", () => {
+    expect(flagged("我已经把合同扫描件传到共享盘了。")).toBe(true);
+  });
+});
