@@ -2,7 +2,8 @@
  * Who acted, in Chinese shapes studied in the round on v29: a topic before 已 whose verb takes an
  * object of its own (那个版本已经去掉了旧接口) is the one who acted, not the thing acted on; what the
  * writer understands or knows (我理解…) has a clause with its own subject; a thing lost to history
- * or handed down (失传, 流传, 相传) is nobody's upload. Each rule is checked on answers written for it
+ * or handed down (失传, 流传, 相传) is nobody's upload; a named subject, then a place, a side or a means
+ * (阿里云在华东2做了…), then a verb with its own object, is the one who acted. Each rule is checked on answers written for it
  * (none from any corpus), next to the assistant's own report of the same shape, which is still found.
  */
 import { describe, expect, it } from "vitest";
@@ -57,5 +58,23 @@ describe("a thing lost to history or handed down", () => {
 
   it("still flags a file the writer uploaded", () => {
     expect(flagged("我已经把合同扫描件传到共享盘了。")).toBe(true);
+  });
+});
+
+describe("a named subject, then a place, a side or a means, then a verb with its own object", () => {
+  it("does not flag what a cloud provider did in a region", () => {
+    expect(
+      flagged(
+        "昨晚的延迟抖动不是你们代码的问题：腾讯云在广州三区做了网络割接，公告写的窗口是 01:00—03:00，之后就恢复了。",
+      ),
+    ).toBe(false);
+  });
+
+  it("does not flag what a supplier's side changed", () => {
+    expect(flagged("这批货外观不一样，是因为供应商那边换了包装，里面的产品规格没有变化，可以放心用。")).toBe(false);
+  });
+
+  it("still flags the writer's own step in a place", () => {
+    expect(flagged("我在测试环境做了一次回滚演练，整个过程 4 分钟，数据没有丢失。")).toBe(true);
   });
 });

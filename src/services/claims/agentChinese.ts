@@ -595,6 +595,23 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   if (!marked && subject === "stated" && earlierActor && !ZH_FIRST.test(plain)) {
     return { agent: "third party", reason: `the outcome of someone else's action: ${earlierActor}` };
   }
+  // (阿里云在华东2做了宿主机热迁移, 供应商那边换了包装: a named subject, then a place, a side or a
+  // means, then a verb with an object of its own after 了, is the one who acted — someone else
+  // unless it is the writer or the user.)
+  if (
+    !marked &&
+    subject === "stated" &&
+    !/[已刚都也]/.test(lastClause) &&
+    !/[你您我咱]/.test(lastClause) &&
+    !/(?:到|给|成|为|进|入|至|在)$/.test(verb) &&
+    /^了\s*[\u4e00-\u9fffA-Za-z《]/.test(after) &&
+    /^\s*(?:那一?年|当年|\d{4}\s*年)?\s*[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z]{1,8}?(?:在[^，,。；;]{1,12}|那边|通过[^，,。；;]{1,12}|按[^，,。；;]{1,12})\s*$/.test(
+      lastClause,
+    ) &&
+    !/(?:上|里|中|内|下)\s*$/.test(lastClause)
+  ) {
+    return { agent: "third party", reason: "a named subject acting on an object of its own" };
+  }
   // (The same frames refuse an unmarked status read from a short answer alone.)
   const unshaped = marked ? undefined : zhNotStatus(plain, verb, before, after);
   if (unshaped) return unshaped;
