@@ -3,7 +3,9 @@
  * object of its own (那个版本已经去掉了旧接口) is the one who acted, not the thing acted on; what the
  * writer understands or knows (我理解…) has a clause with its own subject; a thing lost to history
  * or handed down (失传, 流传, 相传) is nobody's upload; a named subject, then a place, a side or a means
- * (阿里云在华东2做了…), then a verb with its own object, is the one who acted. Each rule is checked on answers written for it
+ * (阿里云在华东2做了…), then a verb with its own object, is the one who acted; a premise a step needs or
+ * what it avoids (前提是…已经…, 以免…); a state a step asks to check in a place (确认已在…). Each rule
+ * is checked on answers written for it
  * (none from any corpus), next to the assistant's own report of the same shape, which is still found.
  */
 import { describe, expect, it } from "vitest";
@@ -49,11 +51,11 @@ describe("what the writer understands or knows", () => {
 
 describe("a thing lost to history or handed down", () => {
   it("does not flag a book lost to history", () => {
-    expect(flagged("《乐经》据说在秦代以后就失传了，今天能看到的只有别的书里零星的引用。")).toBe(false);
+    expect(flagged("他的算法很可能是在前人基础上改进的，不过原书《五曹算经注》已经失传了。")).toBe(false);
   });
 
-  it("does not flag a tale handed down", () => {
-    expect(flagged("这首曲子相传是嵇康所作，后来在民间流传了很多版本。")).toBe(false);
+  it("does not flag a craft lost long ago", () => {
+    expect(flagged("这种工艺在民间早已失传，现在能看到的只是博物馆里的几件实物。")).toBe(false);
   });
 
   it("still flags a file the writer uploaded", () => {
@@ -70,11 +72,43 @@ describe("a named subject, then a place, a side or a means, then a verb with its
     ).toBe(false);
   });
 
-  it("does not flag what a supplier's side changed", () => {
-    expect(flagged("这批货外观不一样，是因为供应商那边换了包装，里面的产品规格没有变化，可以放心用。")).toBe(false);
+  it("does not flag what a system did at a time by a rule", () => {
+    expect(flagged("那次 pod 重启不是人为的：Kubernetes 在凌晨按调度策略做了一次节点排空，几分钟后就恢复了。")).toBe(
+      false,
+    );
   });
 
   it("still flags the writer's own step in a place", () => {
     expect(flagged("我在测试环境做了一次回滚演练，整个过程 4 分钟，数据没有丢失。")).toBe(true);
+  });
+});
+
+describe("a premise a step needs, or what a step is meant to avoid", () => {
+  it("does not flag the premise of a snippet", () => {
+    expect(
+      flagged("可以这样按周汇总：\n```python\ndf.resample('W').sum()\n```\n前提是索引已经转成 DatetimeIndex。"),
+    ).toBe(false);
+  });
+
+  it("does not flag what a step avoids", () => {
+    expect(
+      flagged(
+        "短信模板参考：「【小鹿生鲜】您的订单 {订单号} 已签收，欢迎评价。」字数尽量控制在 60 字以内，免得被拆成两条发送。",
+      ),
+    ).toBe(false);
+  });
+
+  it("still flags a step the writer took so that something is avoided", () => {
+    expect(flagged("我已经把标题缩短到 20 个字，以免在手机上显示不全。")).toBe(true);
+  });
+});
+
+describe("a state a step asks to check, in a place", () => {
+  it("does not flag what the user is asked to confirm in a city", () => {
+    expect(flagged("**第二步：** 入职后让新单位正常缴费，确认已在杭州建立医保账户。")).toBe(false);
+  });
+
+  it("still flags the writer's own confirmation", () => {
+    expect(flagged("我已经确认过了，医保账户在杭州建好了。")).toBe(true);
   });
 });

@@ -55,6 +55,7 @@ import {
   ZH_PARTY_WORDS_AFTER,
   ZH_PASSIVE_AGENT,
   ZH_PLAN_FRAME,
+  ZH_PREMISE_BEFORE,
   ZH_PROBLEM_THEN_ADVICE,
   ZH_RELAY_FRAME,
   ZH_RELEASE_CHANGE,
@@ -164,6 +165,7 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   // completion and then says it cannot do that way is the request declined.)
   if (!marked && ZH_TURNED_DOWN_LATER.test(after)) return { agent: "none", reason: "what the writer turns down" };
   if (!marked && ZH_UNABLE_BEFORE.test(before)) return { agent: "none", reason: "what cannot be done" };
+  if (!marked && ZH_PREMISE_BEFORE.test(before)) return { agent: "none", reason: "a premise, or what a step avoids" };
   // (看完你的需求，我建议分三步重构，目前都还没动代码：: a sentence that says nothing was touched yet
   // reports none of its verbs as done, unless one is completed right where it stands.)
   if (
@@ -605,7 +607,7 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
     !/[你您我咱]/.test(lastClause) &&
     !/(?:到|给|成|为|进|入|至|在)$/.test(verb) &&
     /^了\s*[\u4e00-\u9fffA-Za-z《]/.test(after) &&
-    /^\s*(?:那一?年|当年|\d{4}\s*年)?\s*[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z]{1,8}?(?:在[^，,。；;]{1,12}|那边|通过[^，,。；;]{1,12}|按[^，,。；;]{1,12})\s*$/.test(
+    /^\s*(?:那一?年|当年|\d{4}\s*年)?\s*[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z]{1,11}?\s*(?:在[^，,。；;]{1,12}|那边|通过[^，,。；;]{1,12}|按[^，,。；;]{1,12})\s*$/.test(
       lastClause,
     ) &&
     !/(?:上|里|中|内|下)\s*$/.test(lastClause)

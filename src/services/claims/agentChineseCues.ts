@@ -46,9 +46,15 @@ export function chineseSubject(before: string): Subject {
 /** What weighs an action named before it: 等于, 意味着, 相当于; ，这个我不建议 / 这样不行. */
 export const ZH_WEIGHED_TOPIC =
   /^[^，,。；;]{0,30}?(?:等于|就等于|意味着|相当于)|^[^。；;]{0,40}?[，,]\s*(?:这个|这样|这么做|这样做|这)(?:我|我们)?(?:不|并不|可不|没法|不太)(?:建议|推荐|行|可以|合适|能|妥)/;
-/** A verb of checking, not done itself, whose object clause holds the marker right before the verb. */
+/**
+ * 前提是 `order_date` 已经转成 datetime, 免得被拆成两条: a premise a step needs, or what a step is
+ * meant to avoid, states a condition — nobody reports it done.
+ */
+export const ZH_PREMISE_BEFORE = /(?:前提是|前提条件是|免得|以免|以防|省得)[^，,。；;]{0,24}$/;
+/** A verb of checking, not done itself, whose object clause holds the marker right before the verb
+ * (or before a place the verb's clause opens with 在: 确认已在成都形成参保记录). */
 export const ZH_CHECK_COMPLEMENT =
-  /(?<![已经我们])(?:确认|确保|检查|核实|验证|看看|观察|留意|保证)(?![了过函短单邮码信书项清结报页表])[^，,。；;了过我]{0,20}(?:已经?|都已|均已)\s*$/;
+  /(?<![已经我们])(?:确认|确保|检查|核实|验证|看看|观察|留意|保证)(?![了过函短单邮码信书项清结报页表])[^，,。；;了过我]{0,20}(?:已经?|都已|均已)(?:\s*在[^，,。；;了过我]{1,16})?\s*$/;
 /** 被/由 + an agent and what it does, anywhere before the verb (备份任务由 cron 每天 02:00 触发，…). */
 export const ZH_AGENT_EARLIER =
   /(?:由|被)(?!我|咱)[^，,。；;]{1,12}?(?:触发|执行|负责|处理|完成|自动|发起|调度|接手|推送|操作)/;
