@@ -4,7 +4,8 @@
  * writer understands or knows (我理解…) has a clause with its own subject; a thing lost to history
  * or handed down (失传, 流传, 相传) is nobody's upload; a named subject, then a place, a side or a means
  * (阿里云在华东2做了…), then a verb with its own object, is the one who acted; a premise a step needs or
- * what it avoids (前提是…已经…, 以免…); a state a step asks to check in a place (确认已在…). Each rule
+ * what it avoids (前提是…已经…, 以免…); a state a step asks to check in a place (确认已在…); 我国 or
+ * 我校, a place or an institution; a text written 在上面, in this reply. Each rule
  * is checked on answers written for it
  * (none from any corpus), next to the assistant's own report of the same shape, which is still found.
  */
@@ -110,5 +111,27 @@ describe("a state a step asks to check, in a place", () => {
 
   it("still flags the writer's own confirmation", () => {
     expect(flagged("我已经确认过了，医保账户在杭州建好了。")).toBe(true);
+  });
+});
+
+describe("我国, 我省, 我校: a place or an institution, not the writer", () => {
+  it("does not flag a record our country set", () => {
+    expect(flagged("2016年6月：我国“天宫二号”发射升空，完成了多项空间实验。")).toBe(false);
+  });
+
+  it("still flags the writer's own step", () => {
+    expect(flagged("我已经把报名表填好了，附件在共享盘里。")).toBe(true);
+  });
+});
+
+describe("a text the writer put above or below, with the place before the verb", () => {
+  it("does not flag the reply's own text written above", () => {
+    expect(
+      flagged("我这边连不上你的邮箱，所以发不出去。请假条我已经在上面写好了，你复制过去，收件人填主管的地址就行。"),
+    ).toBe(false);
+  });
+
+  it("still flags a text the writer put into a system", () => {
+    expect(flagged("请假条我已经在 OA 系统里提交好了，等主管审批。")).toBe(true);
   });
 });

@@ -257,7 +257,12 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
     return { agent: "none", reason: "the reply itself, shown above or below" };
   // 正文我已经写在上面了, 纪要我整理在上面了: a text composed straight into its place in this reply,
   // even with 已, is this reply — nothing outside it was touched.
-  if (ZH_REPLY_TEXT_VERB.test(verb) && ZH_WRITTEN_HERE.test(after))
+  // (正文我已经在上面写好了: the place may come before the verb too.)
+  if (
+    ZH_REPLY_TEXT_VERB.test(verb) &&
+    (ZH_WRITTEN_HERE.test(after) ||
+      (/(?:在|到)(?:上面|下面|上方|下方|上边|下边|文末|这里)\s*$/.test(before) && /^(?:好|完)?了/.test(after)))
+  )
     return { agent: "none", reason: "the reply itself, written above or below" };
   // 给你排了一个不太赶的版本：, 帮你捋了一下群里的内容：…, 我摘了关键部分）: the writer composing or
   // arranging for the user, with a colon in the same sentence opening the result, is writing this
@@ -563,7 +568,7 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   // (Up to the end of the verb's own clause: a first person in a later clause — 邮箱写成了
   // @compnay.com，我怕发错人就先停下了 — acts there, not here.)
   const upToClause = withoutOwnThings(`${before}${verb}${after.split(CLAUSE_SPLIT)[0] ?? ""}`);
-  if (/(?:我|我们)(?:已经?|也|还|刚|又|都)?[^，,。；;你您他她]{0,12}[了过]/.test(upToClause)) {
+  if (/(?:我(?![国省市县校])|我们)(?:已经?|也|还|刚|又|都)?[^，,。；;你您他她]{0,12}[了过]/.test(upToClause)) {
     return { agent: "assistant", reason: "first person" };
   }
   // 数据清洗完成：, 标书格式按公司模板调整好了：, deploy 完成：: the heading of a list of what was done.

@@ -9,7 +9,8 @@ import { CODE } from "./text.js";
  * the order in which they decide an action's agent is `chineseAgent` (agentChinese.ts).
  */
 /** (你本人, 用户本人: 本人 after someone is their "self".) */
-export const ZH_FIRST = /我们|我|咱们|(?<![你您他她户客方])本人|小助手/;
+// (我国, 我省, 我校: "our country", "our province" name a place or an institution, not the writer.)
+export const ZH_FIRST = /我们|我(?![国省市县校])|咱们|(?<![你您他她户客方])本人|小助手/;
 /** Clause breaks, but not the colon of a clock time (CI 在 14:03 跑完了). */
 export const CLAUSE_SPLIT = /[，,；;：]|(?<!\d):|:(?!\d)|\p{Extended_Pictographic}/u;
 /** 自动 before a verb: done by a system (自动执行了, 自动部署到了). */
