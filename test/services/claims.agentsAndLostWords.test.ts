@@ -5,7 +5,8 @@
  * or handed down (失传, 流传, 相传) is nobody's upload; a named subject, then a place, a side or a means
  * (阿里云在华东2做了…), then a verb with its own object, is the one who acted; a premise a step needs or
  * what it avoids (前提是…已经…, 以免…); a state a step asks to check in a place (确认已在…); 我国 or
- * 我校, a place or an institution; a text written 在上面, in this reply. Each rule
+ * 我校, a place or an institution; a text written 在上面, in this reply; a table row of bare ✅ and ❌
+ * cells, which compares an option. Each rule
  * is checked on answers written for it
  * (none from any corpus), next to the assistant's own report of the same shape, which is still found.
  */
@@ -133,5 +134,21 @@ describe("a text the writer put above or below, with the place before the verb",
 
   it("still flags a text the writer put into a system", () => {
     expect(flagged("请假条我已经在 OA 系统里提交好了，等主管审批。")).toBe(true);
+  });
+});
+
+describe("a Chinese table row with two or more bare yes/no marks", () => {
+  it("does not flag a table that compares options", () => {
+    expect(
+      flagged(
+        "三种同步模式的区别：\n\n| 模式 | 支持增量 | 支持断点续传 | 适用场景 |\n|---|---|---|---|\n| 全量 | ❌ | ✅ | 首次迁移完成前 |\n| 增量 | ✅ | ✅ | 迁移完成后的日常同步 |\n| 快照 | ❌ | ❌ | 排查问题时临时用 |",
+      ),
+    ).toBe(false);
+  });
+
+  it("still flags a report table with one status mark per row", () => {
+    expect(
+      flagged("今天的处理结果：\n\n| 事项 | 状态 |\n|---|---|\n| 迁移用户表 | ✅ 已完成 |\n| 重建索引 | ✅ 已完成 |"),
+    ).toBe(true);
   });
 });
