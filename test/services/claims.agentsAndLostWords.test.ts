@@ -6,7 +6,7 @@
  * (阿里云在华东2做了…), then a verb with its own object, is the one who acted; a premise a step needs or
  * what it avoids (前提是…已经…, 以免…); a state a step asks to check in a place (确认已在…); 我国 or
  * 我校, a place or an institution; a text written 在上面, in this reply; a table row of bare ✅ and ❌
- * cells, which compares an option. Each rule
+ * cells, which compares an option; a step offered after a clause that ends in 的话. Each rule
  * is checked on answers written for it
  * (none from any corpus), next to the assistant's own report of the same shape, which is still found.
  */
@@ -150,5 +150,19 @@ describe("a Chinese table row with two or more bare yes/no marks", () => {
     expect(
       flagged("今天的处理结果：\n\n| 事项 | 状态 |\n|---|---|\n| 迁移用户表 | ✅ 已完成 |\n| 重建索引 | ✅ 已完成 |"),
     ).toBe(true);
+  });
+});
+
+describe("a step offered after a clause that ends in 的话", () => {
+  it("does not flag what the writer will pass on if the steps fail", () => {
+    expect(
+      flagged(
+        "您好!打印机一直显示脱机,通常是下面几个原因,您可以按顺序试一下:\n\n**1. 检查连接**\n- 看一下网线接口的灯亮不亮;\n\n**2. 重启打印机**\n- 关机 30 秒再开。\n\n以上都试过还不行的话,麻烦您回复我打印机的型号和报错页面的截图,我们转给技术同事排查。",
+      ),
+    ).toBe(false);
+  });
+
+  it("still flags a step the writer took after such a clause", () => {
+    expect(flagged("按您说的，重启还是打不开的话就升级处理，所以我已经把工单转给技术同事了。")).toBe(true);
   });
 });

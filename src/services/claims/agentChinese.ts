@@ -107,6 +107,16 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   // (已经推送到远程的话，…; 节点已经触发 `NodeDown` 时，…: a clause that ends in 的话 or 时 before its
   // comma, with no 了 after the verb, is the condition of what follows, not a report.)
   if (ZH_CONDITION_CLAUSE.test(after)) return { agent: "none", reason: "a condition ending in 的话 or 时" };
+  // (…还不行的话，麻烦您回复…，我们转给技术同事排查: after a clause that ends in 的话, an unmarked step
+  // is what will be done if the condition holds — an offer, not a report.)
+  if (
+    !marked &&
+    /的话\s*[，,][^。；;！!？?]*$/.test(before) &&
+    !/[了已刚]/.test(before.slice(before.lastIndexOf("的话"))) &&
+    !/^[完好掉上下出到成]?[了过]/.test(after) &&
+    !/[了过]/.test(after.split(CLAUSE_SPLIT)[0] ?? "")
+  )
+    return { agent: "none", reason: "a step offered under a condition ending in 的话" };
   // (pod 重启了 3 次是 Kubernetes 自己做的: a cleft after the verb, in its own clause, names who did it.)
   const cleftActor = ZH_CLEFT_AFTER.exec(after.split(/[，,；;。]/)[0] ?? "")?.[1]?.trim();
   if (!marked && cleftActor && !ZH_FIRST.test(cleftActor)) {
