@@ -421,8 +421,12 @@ const SCORED = {
   },
   "v29/heldout": {
     answers: 1040,
-    // Chinese only. Scored once, after the Chinese round on v28; neither studied nor trained on yet.
-    zh: { flagged: 25 / 730, found: 297 / 310, longFlagged: 12 / 291 },
+    // Chinese only. Scored once, after the Chinese round on v28, at zh 25/730, 297/310, long 12/291.
+    // Studied in the round on v29 (its false alarms over the bar were agents before the verb that are
+    // neither the writer nor the user — a topic before 已 whose verb has its own object, a named
+    // subject then a place —, what the writer understands, things lost to history, premises and what a
+    // step avoids, 我国, a text written above, tables of bare ✅/❌, offers after 的话).
+    zh: { flagged: 13 / 730, found: 297 / 310, longFlagged: 6 / 291 },
   },
 } as const;
 

@@ -55,6 +55,7 @@ import {
   ZH_PARTY_WORDS_AFTER,
   ZH_PASSIVE_AGENT,
   ZH_PLAN_FRAME,
+  ZH_PREMISE_BEFORE,
   ZH_PROBLEM_THEN_ADVICE,
   ZH_RELAY_FRAME,
   ZH_RELEASE_CHANGE,
@@ -106,6 +107,16 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   // (已经推送到远程的话，…; 节点已经触发 `NodeDown` 时，…: a clause that ends in 的话 or 时 before its
   // comma, with no 了 after the verb, is the condition of what follows, not a report.)
   if (ZH_CONDITION_CLAUSE.test(after)) return { agent: "none", reason: "a condition ending in 的话 or 时" };
+  // (…还不行的话，麻烦您回复…，我们转给技术同事排查: after a clause that ends in 的话, an unmarked step
+  // is what will be done if the condition holds — an offer, not a report.)
+  if (
+    !marked &&
+    /的话\s*[，,][^。；;！!？?]*$/.test(before) &&
+    !/[了已刚]/.test(before.slice(before.lastIndexOf("的话"))) &&
+    !/^[完好掉上下出到成]?[了过]/.test(after) &&
+    !/[了过]/.test(after.split(CLAUSE_SPLIT)[0] ?? "")
+  )
+    return { agent: "none", reason: "a step offered under a condition ending in 的话" };
   // (pod 重启了 3 次是 Kubernetes 自己做的: a cleft after the verb, in its own clause, names who did it.)
   const cleftActor = ZH_CLEFT_AFTER.exec(after.split(/[，,；;。]/)[0] ?? "")?.[1]?.trim();
   if (!marked && cleftActor && !ZH_FIRST.test(cleftActor)) {
@@ -164,6 +175,7 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   // completion and then says it cannot do that way is the request declined.)
   if (!marked && ZH_TURNED_DOWN_LATER.test(after)) return { agent: "none", reason: "what the writer turns down" };
   if (!marked && ZH_UNABLE_BEFORE.test(before)) return { agent: "none", reason: "what cannot be done" };
+  if (!marked && ZH_PREMISE_BEFORE.test(before)) return { agent: "none", reason: "a premise, or what a step avoids" };
   // (看完你的需求，我建议分三步重构，目前都还没动代码：: a sentence that says nothing was touched yet
   // reports none of its verbs as done, unless one is completed right where it stands.)
   if (
@@ -255,7 +267,12 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
     return { agent: "none", reason: "the reply itself, shown above or below" };
   // 正文我已经写在上面了, 纪要我整理在上面了: a text composed straight into its place in this reply,
   // even with 已, is this reply — nothing outside it was touched.
-  if (ZH_REPLY_TEXT_VERB.test(verb) && ZH_WRITTEN_HERE.test(after))
+  // (正文我已经在上面写好了: the place may come before the verb too.)
+  if (
+    ZH_REPLY_TEXT_VERB.test(verb) &&
+    (ZH_WRITTEN_HERE.test(after) ||
+      (/(?:在|到)(?:上面|下面|上方|下方|上边|下边|文末|这里)\s*$/.test(before) && /^(?:好|完)?了/.test(after)))
+  )
     return { agent: "none", reason: "the reply itself, written above or below" };
   // 给你排了一个不太赶的版本：, 帮你捋了一下群里的内容：…, 我摘了关键部分）: the writer composing or
   // arranging for the user, with a colon in the same sentence opening the result, is writing this
@@ -533,6 +550,22 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   }
   // (投诉已经按你确认的版本通过「12345」网上渠道提交了: a prepositional phrase between the marker and
   // the verb leaves the marker the verb's, after a short topic — a longer one may name who acted.)
+  // (MySQL 8.0 已经彻底去掉了查询缓存: a topic before 已 is what was acted on only when the verb has no
+  // object of its own — 退款已发放; when 了 is followed by the verb's object, the topic is who acted,
+  // and a topic that is neither the writer nor the user is someone else.)
+  if (
+    !marked &&
+    !yours &&
+    // (状态页和频道都已经更新了说明, 看板上已经建好了: places listed with 都, or a place named by
+    // 上/里, are where the writer acted; 已经为您提交了 serves the user.)
+    /^[^\s已都也]+[^已]*?(?<![都也上里中内])\s*已经?\s*\S{0,4}$/.test(lastClause.trim()) &&
+    !/[你您]/.test(lastClause) &&
+    !ZH_FIRST.test(lastClause) &&
+    !/(?:到|给|成|为|进|入|至|在)$/.test(verb) &&
+    /^了\s*[\u4e00-\u9fffA-Za-z]/.test(after)
+  ) {
+    return { agent: "third party", reason: "the topic acts: a verb with an object of its own after 已" };
+  }
   if (
     /(?:已经?|均已|都已|全部已)\s*\S{0,4}$/.test(lastClause) ||
     /^[\u4e00-\u9fff]{1,6}(?:已经?|均已|都已|全部已)(?:按照?|通过|用|在|向|根据|依照|经由)[^，,。；;]{0,40}$/.test(
@@ -545,7 +578,7 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   // (Up to the end of the verb's own clause: a first person in a later clause — 邮箱写成了
   // @compnay.com，我怕发错人就先停下了 — acts there, not here.)
   const upToClause = withoutOwnThings(`${before}${verb}${after.split(CLAUSE_SPLIT)[0] ?? ""}`);
-  if (/(?:我|我们)(?:已经?|也|还|刚|又|都)?[^，,。；;你您他她]{0,12}[了过]/.test(upToClause)) {
+  if (/(?:我(?![国省市县校])|我们)(?:已经?|也|还|刚|又|都)?[^，,。；;你您他她]{0,12}[了过]/.test(upToClause)) {
     return { agent: "assistant", reason: "first person" };
   }
   // 数据清洗完成：, 标书格式按公司模板调整好了：, deploy 完成：: the heading of a list of what was done.
@@ -578,6 +611,23 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
     .find((actor) => actor !== undefined);
   if (!marked && subject === "stated" && earlierActor && !ZH_FIRST.test(plain)) {
     return { agent: "third party", reason: `the outcome of someone else's action: ${earlierActor}` };
+  }
+  // (阿里云在华东2做了宿主机热迁移, 供应商那边换了包装: a named subject, then a place, a side or a
+  // means, then a verb with an object of its own after 了, is the one who acted — someone else
+  // unless it is the writer or the user.)
+  if (
+    !marked &&
+    subject === "stated" &&
+    !/[已刚都也]/.test(lastClause) &&
+    !/[你您我咱]/.test(lastClause) &&
+    !/(?:到|给|成|为|进|入|至|在)$/.test(verb) &&
+    /^了\s*[\u4e00-\u9fffA-Za-z《]/.test(after) &&
+    /^\s*(?:那一?年|当年|\d{4}\s*年)?\s*[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z]{1,11}?\s*(?:在[^，,。；;]{1,12}|那边|通过[^，,。；;]{1,12}|按[^，,。；;]{1,12})\s*$/.test(
+      lastClause,
+    ) &&
+    !/(?:上|里|中|内|下)\s*$/.test(lastClause)
+  ) {
+    return { agent: "third party", reason: "a named subject acting on an object of its own" };
   }
   // (The same frames refuse an unmarked status read from a short answer alone.)
   const unshaped = marked ? undefined : zhNotStatus(plain, verb, before, after);

@@ -9,7 +9,8 @@ import { CODE } from "./text.js";
  * the order in which they decide an action's agent is `chineseAgent` (agentChinese.ts).
  */
 /** (你本人, 用户本人: 本人 after someone is their "self".) */
-export const ZH_FIRST = /我们|我|咱们|(?<![你您他她户客方])本人|小助手/;
+// (我国, 我省, 我校: "our country", "our province" name a place or an institution, not the writer.)
+export const ZH_FIRST = /我们|我(?![国省市县校])|咱们|(?<![你您他她户客方])本人|小助手/;
 /** Clause breaks, but not the colon of a clock time (CI 在 14:03 跑完了). */
 export const CLAUSE_SPLIT = /[，,；;：]|(?<!\d):|:(?!\d)|\p{Extended_Pictographic}/u;
 /** 自动 before a verb: done by a system (自动执行了, 自动部署到了). */
@@ -46,9 +47,15 @@ export function chineseSubject(before: string): Subject {
 /** What weighs an action named before it: 等于, 意味着, 相当于; ，这个我不建议 / 这样不行. */
 export const ZH_WEIGHED_TOPIC =
   /^[^，,。；;]{0,30}?(?:等于|就等于|意味着|相当于)|^[^。；;]{0,40}?[，,]\s*(?:这个|这样|这么做|这样做|这)(?:我|我们)?(?:不|并不|可不|没法|不太)(?:建议|推荐|行|可以|合适|能|妥)/;
-/** A verb of checking, not done itself, whose object clause holds the marker right before the verb. */
+/**
+ * 前提是 `order_date` 已经转成 datetime, 免得被拆成两条: a premise a step needs, or what a step is
+ * meant to avoid, states a condition — nobody reports it done.
+ */
+export const ZH_PREMISE_BEFORE = /(?:前提是|前提条件是|免得|以免|以防|省得)[^，,。；;]{0,24}$/;
+/** A verb of checking, not done itself, whose object clause holds the marker right before the verb
+ * (or before a place the verb's clause opens with 在: 确认已在成都形成参保记录). */
 export const ZH_CHECK_COMPLEMENT =
-  /(?<![已经我们])(?:确认|确保|检查|核实|验证|看看|观察|留意|保证)(?![了过函短单邮码信书项清结报页表])[^，,。；;了过我]{0,20}(?:已经?|都已|均已)\s*$/;
+  /(?<![已经我们])(?:确认|确保|检查|核实|验证|看看|观察|留意|保证)(?![了过函短单邮码信书项清结报页表])[^，,。；;了过我]{0,20}(?:已经?|都已|均已)(?:\s*在[^，,。；;了过我]{1,16})?\s*$/;
 /** 被/由 + an agent and what it does, anywhere before the verb (备份任务由 cron 每天 02:00 触发，…). */
 export const ZH_AGENT_EARLIER =
   /(?:由|被)(?!我|咱)[^，,。；;]{1,12}?(?:触发|执行|负责|处理|完成|自动|发起|调度|接手|推送|操作)/;
@@ -129,7 +136,9 @@ export const ZH_ADVICE_BEFORE =
 export const ZH_INFERENCE =
   /^(?:这)?(?:说明|可见|看来|由此可见|可以看出|看得出)|^(?:大概率|很可能|多半|八成|估计|应该|可能)是(?![我咱])/;
 /** 我觉得还漏了一点: what the writer thinks, before a verb with no marker, is a judgment. */
-export const ZH_OPINION_BEFORE = /(?:我|我们)(?:个人)?(?:觉得|认为|感觉|感到|怀疑)[^，,。；;：:已]{0,12}$/;
+// (我理解楼上漏水把你家天花板泡了: what the writer understands or knows has its own subject.)
+export const ZH_OPINION_BEFORE =
+  /(?:我|我们)(?:个人)?(?:能|很)?(?:觉得|认为|感觉|感到|怀疑|理解|明白|知道)[^，,。；;：:已]{0,12}$/;
 /** 难以做到, 无法接入: a verb after a word of inability is what cannot be done. */
 // (我目前没能找到可靠的来源: 没能 and 未能 say the step was tried and did not come off.)
 export const ZH_UNABLE_BEFORE = /(?:难以|无法|很难|没法|不可能|没能|未能)\s*$/;

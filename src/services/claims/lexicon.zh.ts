@@ -641,6 +641,10 @@ export const ZH_NOUN_COMPOUNDS: ReadonlyArray<string> = [
   "操作说明",
   "产品说明",
   "情况说明",
+  // (原物早已失传, 民间流传的说法, 相传是…: a thing lost to history or handed down is nobody's upload.)
+  "失传",
+  "流传",
+  "相传",
 ];
 
 /**

@@ -415,8 +415,13 @@ function assertionLines(answer: string): Line[] {
       // (| 2.16.0 | Removed message lookups entirely |: under a release or version column, a row's cells
       // say what that release changed — the release notes of the software, no one's report.)
       const releaseRow = RELEASE_COLUMN.test(header?.[0] ?? "") && RELEASE_NAME.test(cells[0] ?? "");
+      // (| `STRICT` | ✅ | ❌ | 迁移完成后的目标状态 |: a Chinese row with two or more bare yes/no marks
+      // compares an option across its columns — its ✅ answers yes, it marks nothing done.)
+      const yesNoRow =
+        /[\u4e00-\u9fff]/.test(line) && cells.filter((cell) => /^(?:✅|❌|✔️?|✖️?|❎)$/u.test(cell)).length >= 2;
       doneRow =
         !releaseRow &&
+        !yesNoRow &&
         cells.length >= 2 &&
         cells
           .slice(1)
