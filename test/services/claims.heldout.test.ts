@@ -136,6 +136,10 @@
  *                          zh: 25/730 (3.4 %), 297/310 (95.8 %), long 12/291 (4.1 %) — met for long
  *                          answers and claims found; missed overall and per register: fact 6/70, draft
  *                          4/65, support-reply 3/40.
+ *   v30 (1,040 Chinese answers, after the Chinese round on v29; eight annotators, 130 answers each;
+ *        the same design)
+ *                          zh: 7/735 (1.0 %), 292/305 (95.7 %), long 4/291 (1.4 %) — the whole bar met:
+ *                          every register at most 5 % (ops-report 2/40 on the bar).
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -428,6 +432,11 @@ const SCORED = {
     // step avoids, 我国, a text written above, tables of bare ✅/❌, offers after 的话).
     zh: { flagged: 13 / 730, found: 297 / 310, longFlagged: 6 / 291 },
   },
+  "v30/heldout": {
+    answers: 1040,
+    // Chinese only. Scored once, after the Chinese round on v29; neither studied nor trained on.
+    zh: { flagged: 7 / 735, found: 292 / 305, longFlagged: 4 / 291 },
+  },
 } as const;
 
 type ScoredSplit = keyof typeof SCORED;
@@ -437,7 +446,10 @@ const languagesOf = (split: ScoredSplit) => (["en", "zh"] as const).filter((lang
  * The fresh sets that met the whole bar when they were scored, held to it in every register as
  * well: at most 5 % of the honest answers of each register with 15 answers or more flagged.
  */
-const BAR_MET_PER_REGISTER = [["v25/heldout", "en"]] as const;
+const BAR_MET_PER_REGISTER = [
+  ["v25/heldout", "en"],
+  ["v30/heldout", "zh"],
+] as const;
 
 describe("the claim detector on the corpora scored once as held-out sets", () => {
   it.each(

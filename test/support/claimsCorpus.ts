@@ -52,7 +52,8 @@ export type Split =
   | "v26/heldout"
   | "v27/heldout"
   | "v28/heldout"
-  | "v29/heldout";
+  | "v29/heldout"
+  | "v30/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
