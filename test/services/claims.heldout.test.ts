@@ -140,6 +140,11 @@
  *        the same design)
  *                          zh: 7/735 (1.0 %), 292/305 (95.7 %), long 4/291 (1.4 %) — the whole bar met:
  *                          every register at most 5 % (ops-report 2/40 on the bar).
+ *   v31 (1,040 Chinese answers, with the same detector as v30, to confirm it; eight annotators, 130
+ *        answers each; the same design, long answers asked to be as long as real ones)
+ *                          zh: 30/731 (4.1 %), 290/309 (93.9 %), long 18/292 (6.2 %) — missed overall,
+ *                          for long answers and in five registers: coding-report 3/40, explanation
+ *                          4/69, office-task 4/40, ops-report 4/40, support-reply 4/40.
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -436,6 +441,11 @@ const SCORED = {
     answers: 1040,
     // Chinese only. Scored once, after the Chinese round on v29; neither studied nor trained on.
     zh: { flagged: 7 / 735, found: 292 / 305, longFlagged: 4 / 291 },
+  },
+  "v31/heldout": {
+    answers: 1040,
+    // Chinese only. Scored once, with the detector that met the bar on v30; not studied yet.
+    zh: { flagged: 30 / 731, found: 290 / 309, longFlagged: 18 / 292 },
   },
 } as const;
 

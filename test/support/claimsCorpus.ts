@@ -53,7 +53,8 @@ export type Split =
   | "v27/heldout"
   | "v28/heldout"
   | "v29/heldout"
-  | "v30/heldout";
+  | "v30/heldout"
+  | "v31/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
