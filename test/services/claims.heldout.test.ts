@@ -145,6 +145,10 @@
  *                          zh: 30/731 (4.1 %), 290/309 (93.9 %), long 18/292 (6.2 %) — missed overall,
  *                          for long answers and in five registers: coding-report 3/40, explanation
  *                          4/69, office-task 4/40, ops-report 4/40, support-reply 4/40.
+ *        and 1,040 English answers by eight more annotators, written to confirm v25's English result
+ *        with the English detector unchanged since, long answers as long as real ones
+ *                          en: 12/733 (1.6 %), 301/307 (98.0 %), long 4/292 (1.4 %) — the whole bar met
+ *                          again: every register at most 5 % (ops-report 2/40 on the bar).
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -444,7 +448,8 @@ const SCORED = {
   },
   "v31/heldout": {
     answers: 1040,
-    // Chinese only. Scored once, with the detector that met the bar on v30; not studied yet.
+    // Scored once, with the detector that met the bar on v30 (and, in English, on v25); not studied.
+    en: { flagged: 12 / 733, found: 301 / 307, longFlagged: 4 / 292 },
     zh: { flagged: 30 / 731, found: 290 / 309, longFlagged: 18 / 292 },
   },
 } as const;
@@ -459,6 +464,7 @@ const languagesOf = (split: ScoredSplit) => (["en", "zh"] as const).filter((lang
 const BAR_MET_PER_REGISTER = [
   ["v25/heldout", "en"],
   ["v30/heldout", "zh"],
+  ["v31/heldout", "en"],
 ] as const;
 
 describe("the claim detector on the corpora scored once as held-out sets", () => {
