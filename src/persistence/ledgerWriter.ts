@@ -208,15 +208,18 @@ export const make = (options: LedgerWriterOptions): Effect.Effect<LedgerWriter, 
     const runAll = (statements: ReadonlyArray<Write>) =>
       Effect.forEach(statements, (statement) => statement, { discard: true });
 
-    // The engine's own way to run a batch (SQLite: in one synchronous step), for batches made of
-    // statements alone; otherwise statement by statement through SqlClient.
-    const runFast = Option.getOrUndefined(fast)?.runBatch;
-    const run = (statements: ReadonlyArray<Write>): Effect.Effect<unknown, SqlError.SqlError> =>
-      runFast !== undefined && statements.every(isStatement)
-        ? runFast(statements)
-        : statements.length === 1
-          ? statements[0]!
-          : sql.withTransaction(runAll(statements));
+    /** Statement by statement through SqlClient, as one transaction when there are several. */
+    const throughClient = (context: string, statements: ReadonlyArray<Write>): Effect.Effect<void, WriteFailure> =>
+      (statements.length === 1 ? Effect.asVoid(statements[0]!) : sql.withTransaction(runAll(statements))).pipe(
+        transactionDefectAsFailure(context),
+        // The caller's span (the runtime's one span per ledger write) stands for the batch: no
+        // `sql.transaction` / `sql.execute` spans beneath it, and none of their cost per statement.
+        Effect.withTracerEnabled(false),
+      );
+
+    // The engine's own way to run a batch (SQLite: in one synchronous step, which makes no span and
+    // that nothing can interrupt half-way), for batches made of statements alone.
+    const fastBatch = Option.getOrUndefined(fast);
 
     /**
      * Builds the batch's statements (redacting and capping the payloads: a payload that cannot be
@@ -224,18 +227,21 @@ export const make = (options: LedgerWriterOptions): Effect.Effect<LedgerWriter, 
      */
     const batch = (context: string, build: () => ReadonlyArray<Write>): Effect.Effect<void, WriteFailure> =>
       Effect.suspend(() => {
+        let statements: ReadonlyArray<Write>;
         try {
-          return Effect.succeed(build());
+          statements = build();
         } catch (cause) {
           return Effect.fail(toLedgerError(cause, `${context}: cannot serialize the rows`));
         }
+        if (statements.length === 0) return Effect.void;
+        if (fastBatch === undefined || !statements.every(isStatement)) return throughClient(context, statements);
+        return fastBatch.runBatch(
+          statements,
+          Effect.suspend(() => throughClient(context, statements)),
+        );
       }).pipe(
-        Effect.flatMap((statements) => (statements.length === 0 ? Effect.void : Effect.asVoid(run(statements)))),
-        transactionDefectAsFailure(context),
+        // Built and written as one: a batch once started (its lease held, say) is not left half-way.
         Effect.uninterruptible,
-        // The caller's span (the runtime's one span per ledger write) stands for the batch: no
-        // `sql.transaction` / `sql.execute` spans beneath it, and none of their cost per statement.
-        Effect.withTracerEnabled(false),
       );
 
     const open: LedgerWriter["open"] = (run, events) =>

@@ -12,10 +12,14 @@ import type * as Effect from "effect/Effect";
 export interface WriteBatchRunner {
   /**
    * Runs statements built with the engine's SqlClient in order, as one transaction when there are
-   * several (one statement is a transaction already). Inside the calling fiber's own SqlClient
-   * transaction they run through it, nested as `withTransaction` nests them.
+   * several (one statement is a transaction already), or `orElse` where it cannot do so itself:
+   * inside the calling fiber's own SqlClient transaction (where the batch nests as
+   * `withTransaction` nests it), or where SqlClient must see each statement run.
    */
-  readonly runBatch: (statements: ReadonlyArray<Statement<unknown>>) => Effect.Effect<void, SqlError.SqlError>;
+  readonly runBatch: <E>(
+    statements: ReadonlyArray<Statement<unknown>>,
+    orElse: Effect.Effect<void, E>,
+  ) => Effect.Effect<void, SqlError.SqlError | E>;
 }
 
 export class WriteBatch extends Context.Tag("agentloop/WriteBatch")<WriteBatch, WriteBatchRunner>() {}

@@ -114,7 +114,7 @@ const make = (options: SqliteConnectionOptions) =>
         connection,
       ),
     );
-    const sql = yield* SqlClient.make({
+    const client = yield* SqlClient.make({
       acquirer,
       transactionAcquirer,
       compiler: Statement.makeCompilerSqlite(),
@@ -145,7 +145,7 @@ const make = (options: SqliteConnectionOptions) =>
         catch: failed("Failed to execute statement"),
       });
     // While another fiber's transaction is open, a batch waits for its end.
-    const runBatch: WriteBatchRunner["runBatch"] = (statements) =>
+    const runBatch: WriteBatchRunner["runBatch"] = (statements, orElse) =>
       Effect.withFiberRuntime((fiber) => {
         // Inside the fiber's own transaction (nested as a savepoint there), or with a statement
         // transformer installed (which sees each statement as SqlClient runs it): SqlClient's path.
@@ -153,15 +153,14 @@ const make = (options: SqliteConnectionOptions) =>
           Context.getOption(fiber.currentContext, SqlClient.TransactionConnection)._tag === "Some" ||
           fiber.getFiberRef(Statement.currentTransformer)._tag === "Some"
         ) {
-          const all = Effect.forEach(statements, (statement) => statement, { discard: true });
-          return statements.length === 1 ? all : sql.withTransaction(all);
+          return orElse;
         }
         // No transaction open on the connection: nothing can come between the statements of a
         // batch that runs in one synchronous step.
         return db.inTransaction ? semaphore.withPermits(1)(runNow(statements)) : runNow(statements);
       });
 
-    return Context.make(SqlClient.SqlClient, sql).pipe(Context.add(WriteBatch, { runBatch }));
+    return Context.make(SqlClient.SqlClient, client).pipe(Context.add(WriteBatch, { runBatch }));
   });
 
 /** SqlClient and WriteBatch over one connection to `filename` (a file or `:memory:`). */
