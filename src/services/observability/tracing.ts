@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
 import * as Exit from "effect/Exit";
@@ -73,8 +74,7 @@ export const passthroughObserver = (traceId = ""): RunObserver => ({
   ended: (result) => result,
 });
 
-const randomHex = (bytes: number) =>
-  Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (byte) => byte.toString(16).padStart(2, "0")).join("");
+const randomHex = (bytes: number) => randomBytes(bytes).toString("hex");
 
 /** Message counts by role and whether a system prompt is present: the run's context sources. */
 export function contextSources(history: ReadonlyArray<ContextMessage>) {
