@@ -10,6 +10,7 @@ import {
   type RunRecord,
   RunStatus,
 } from "../domain/index.js";
+import { isoNow } from "../domain/isoNow.js";
 import {
   AgentRunStore,
   type AgentRunStoreShape,
@@ -129,7 +130,7 @@ export const make = (
     const sql = yield* SqlClient.SqlClient;
     const dialect = yield* Dialect;
     const capBytes = options.payloadCapBytes ?? DEFAULT_PAYLOAD_CAP_BYTES;
-    const now = options.now ?? (() => new Date().toISOString());
+    const now = options.now ?? isoNow;
     const leaseMs = options.leaseMs ?? LedgerWriter.DEFAULT_LEASE_MS;
     const writer = yield* LedgerWriter.make({
       capBytes,

@@ -1,5 +1,7 @@
 import type * as SqlError from "@effect/sql/SqlError";
+import type { Statement } from "@effect/sql/Statement";
 import * as Effect from "effect/Effect";
+import * as Option from "effect/Option";
 import { type ExecutionReceipt, hasEvidence, type JsonValue, STABLE_ID_KEYS } from "../domain/index.js";
 import {
   type EventToAppend,
@@ -13,6 +15,7 @@ import {
 import { Dialect } from "./engine/Dialect.js";
 import { postgresRefusal } from "./engine/postgres/refusals.js";
 import { sqliteRefusal } from "./engine/sqlite/refusals.js";
+import { WriteBatch } from "./engine/WriteBatch.js";
 import { type LeaseBook, makeLeaseBook } from "./leaseBook.js";
 import { sanitizedJson, sanitizeText } from "./payloadHygiene.js";
 import * as SqlClient from "./sqlClient.js";
@@ -74,6 +77,10 @@ export interface LedgerWriterOptions {
 }
 
 const refusalSet: ReadonlySet<string> = new Set(LEDGER_REFUSALS);
+
+/** A statement built with a SqlClient's template, which an engine's WriteBatch can compile and run. */
+const isStatement = (write: Effect.Effect<unknown, unknown>): write is Statement<unknown> =>
+  typeof (write as { compile?: unknown }).compile === "function";
 
 /**
  * What a write fails with: the SQL client's error, or a LedgerError the writer already read (a
@@ -152,7 +159,7 @@ export function evidenceColumns(receipt: ExecutionReceipt) {
 }
 
 export const make = (options: LedgerWriterOptions): Effect.Effect<LedgerWriter, never, SqlClient.SqlClient | Dialect> =>
-  Effect.map(Effect.all([SqlClient.SqlClient, Dialect]), ([sql, dialect]) => {
+  Effect.map(Effect.all([SqlClient.SqlClient, Dialect, Effect.serviceOption(WriteBatch)]), ([sql, dialect, fast]) => {
     const { capBytes, now } = options;
     type Write = Effect.Effect<unknown, SqlError.SqlError>;
     const leases = options.leases ?? makeLeaseBook();
@@ -201,30 +208,40 @@ export const make = (options: LedgerWriterOptions): Effect.Effect<LedgerWriter, 
     const runAll = (statements: ReadonlyArray<Write>) =>
       Effect.forEach(statements, (statement) => statement, { discard: true });
 
+    /** Statement by statement through SqlClient, as one transaction when there are several. */
+    const throughClient = (context: string, statements: ReadonlyArray<Write>): Effect.Effect<void, WriteFailure> =>
+      (statements.length === 1 ? Effect.asVoid(statements[0]!) : sql.withTransaction(runAll(statements))).pipe(
+        transactionDefectAsFailure(context),
+        // The caller's span (the runtime's one span per ledger write) stands for the batch: no
+        // `sql.transaction` / `sql.execute` spans beneath it, and none of their cost per statement.
+        Effect.withTracerEnabled(false),
+      );
+
+    // The engine's own way to run a batch (SQLite: in one synchronous step, which makes no span and
+    // that nothing can interrupt half-way), for batches made of statements alone.
+    const fastBatch = Option.getOrUndefined(fast);
+
     /**
      * Builds the batch's statements (redacting and capping the payloads: a payload that cannot be
      * serialized fails the batch before anything is written), then runs them as one transaction.
      */
     const batch = (context: string, build: () => ReadonlyArray<Write>): Effect.Effect<void, WriteFailure> =>
       Effect.suspend(() => {
+        let statements: ReadonlyArray<Write>;
         try {
-          return Effect.succeed(build());
+          statements = build();
         } catch (cause) {
           return Effect.fail(toLedgerError(cause, `${context}: cannot serialize the rows`));
         }
+        if (statements.length === 0) return Effect.void;
+        if (fastBatch === undefined || !statements.every(isStatement)) return throughClient(context, statements);
+        return fastBatch.runBatch(
+          statements,
+          Effect.suspend(() => throughClient(context, statements)),
+        );
       }).pipe(
-        Effect.flatMap((statements) =>
-          statements.length === 0
-            ? Effect.void
-            : statements.length === 1
-              ? Effect.asVoid(statements[0]!)
-              : sql.withTransaction(runAll(statements)),
-        ),
-        transactionDefectAsFailure(context),
+        // Built and written as one: a batch once started (its lease held, say) is not left half-way.
         Effect.uninterruptible,
-        // The caller's span (the runtime's one span per ledger write) stands for the batch: no
-        // `sql.transaction` / `sql.execute` spans beneath it, and none of their cost per statement.
-        Effect.withTracerEnabled(false),
       );
 
     const open: LedgerWriter["open"] = (run, events) =>

@@ -60,13 +60,13 @@ const runIO = fromCallback<RunCommand, { runId: string }>(({ input, receive, sen
     // Called on the table: a run's handlers may be methods.
     const handled = handle.call(handlers, command, io).pipe(
       observer.command(command),
-      Effect.tap((reply) =>
-        Effect.sync(() => {
-          if (reply === undefined) return;
-          if ("replyTo" in command) io.tell(command.replyTo, reply as never);
-          else io.tellRun(reply as never);
-        }),
-      ),
+      // Whether an answer was delivered (a map, not a tap: one step less on every command).
+      Effect.map((reply) => {
+        if (reply === undefined) return false;
+        if ("replyTo" in command) io.tell(command.replyTo, reply as never);
+        else io.tellRun(reply as never);
+        return true;
+      }),
       // A handler answers its own failures; what is left is a bug, and the run's own limits end it.
       Effect.catchAllDefect((defect) => Effect.logError(`run ${command.type} crashed`, defect)),
     );

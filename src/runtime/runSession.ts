@@ -6,6 +6,7 @@ import * as Scope from "effect/Scope";
 import type * as Tracer from "effect/Tracer";
 import type { Actor, AnyActorRef, InspectionEvent, Observer } from "xstate";
 import type { AgentRunResult, HostApprovalDecision, LoopEvent, ResumePoint } from "../domain/index.js";
+import { isoNow } from "../domain/isoNow.js";
 import { RUN_WAITING_FOR_APPROVAL, type runMachine } from "../machines/run/machine.js";
 import { shownApprovalRequests } from "../machines/toolBatch/machine.js";
 import { observeRun } from "../services/observability/tracing.js";
@@ -97,7 +98,7 @@ export function openRunSession(settings: RunSettings, host: RunSessionHost, opti
   const transcript = makeTranscriptStore(settings.history);
   const approvals = new ApprovalDesk({
     runId,
-    now: () => new Date().toISOString(),
+    now: isoNow,
     tools: settings.tools,
     approval: settings.approval,
     sessionGrants: host.sessionGrants,
@@ -113,7 +114,7 @@ export function openRunSession(settings: RunSettings, host: RunSessionHost, opti
     transcript,
     retry: settings.retry,
     defaultToolTimeoutMs: settings.defaultToolTimeoutMs,
-    now: () => new Date().toISOString(),
+    now: isoNow,
     receiptVerification: settings.receiptVerification,
     claimJudge: settings.claimJudge,
     approvals,

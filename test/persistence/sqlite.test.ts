@@ -28,7 +28,7 @@ const pragma = (name: string) =>
     Effect.map((rows) => Object.values(rows[0] ?? {})[0]),
   );
 
-describe("Sqlite.layer (SqliteClient from @effect/sql-sqlite-node)", () => {
+describe("Sqlite.layer", () => {
   it.effect("opens a file in WAL mode with synchronous NORMAL, foreign keys on and a busy timeout", () =>
     Effect.gen(function* () {
       expect(yield* pragma("journal_mode")).toBe("wal");

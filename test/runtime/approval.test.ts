@@ -240,17 +240,27 @@ describe("approval of tool calls", () => {
 
   it("refuses a second decision for the same call with a clear error", async () => {
     const runtime = await harness.makeRuntime();
+    // Two calls that wait: the run is still running when c1 is decided a second time, however
+    // fast it would otherwise go on to its end.
+    const [first, second] = [
+      callStep("c1", "send_message", { channel: "ops", text: "report" }),
+      callStep("c2", "send_message", { channel: "ops", text: "report" }),
+    ];
     const handle = runtime.startRun({
       sessionId: "s1",
       input: "Send it",
       contract: DELIVER,
-      provider: scriptedProvider(sendSteps()),
+      provider: scriptedProvider([
+        { ...first, toolCalls: [...(first.toolCalls ?? []), ...(second.toolCalls ?? [])] },
+        ...sendSteps().slice(1),
+      ]),
       tools: [sendTool()],
       approval: { kinds: ["deliver"] },
     });
     await firstRequest(handle);
     await handle.deny("c1", { message: "no" });
     await expect(handle.approve("c1")).rejects.toThrow(/cannot approve c1 of .*: it has a decision already/);
+    await handle.deny("c2", { message: "no" });
     expect((await handle.result).terminalState).toBe("unverified");
   });
 

@@ -31,7 +31,7 @@ export interface Engine {
   readonly name: EngineName;
   /** The database as messages name it: the file, or the URL without its password. */
   readonly label: string;
-  /** The connection: SqlClient with its Dialect, and what other runtimes announce on it. */
+  /** The connection: SqlClient with its Dialect (and a WriteBatch where the engine has a faster one), and what other runtimes announce on it. */
   readonly connect: (
     options: ConnectOptions,
   ) => Layer.Layer<SqlClient.SqlClient | Dialect | LedgerSignals, DatabaseError>;

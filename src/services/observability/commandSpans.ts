@@ -19,11 +19,10 @@ const settlementLog = (step: number, settlement: ToolSettlement) => ({
 
 type CommandOf<K extends RunCommand["type"]> = Extract<RunCommand, { type: K }>;
 
-/** What a command's span may do around its handler: log before, note and annotate after. */
+/** What a command's span may do around its handler: log before, annotate and log after. */
 export interface Observation {
   readonly log: (message: string, fields: Record<string, unknown>) => Effect.Effect<void>;
   readonly annotate: (attributes: Record<string, unknown>) => Effect.Effect<void>;
-  readonly noteWritten: (events: ReadonlyArray<Pick<PendingEvent, "type" | "payload">>) => Effect.Effect<void>;
   readonly started: Effect.Effect<void>;
 }
 
@@ -34,6 +33,14 @@ export interface CommandSpan<K extends RunCommand["type"]> {
   readonly before?: (command: CommandOf<K>, observation: Observation) => Effect.Effect<void>;
   /** Called with the handler's answer (a RunReply or, for EXECUTE, the batch's CALL_SETTLED). */
   readonly after?: (command: CommandOf<K>, reply: unknown, observation: Observation) => Effect.Effect<void>;
+  /**
+   * The ledger rows the answer says were committed, for the run's metric facts; asked with or
+   * without spans and logs (before `after`).
+   */
+  readonly written?: (
+    command: CommandOf<K>,
+    reply: unknown,
+  ) => ReadonlyArray<Pick<PendingEvent, "type" | "payload">> | undefined;
 }
 
 const stepOf = (events: ReadonlyArray<PendingEvent>): Record<string, unknown> => {
@@ -50,8 +57,7 @@ const isReply = <T extends RunReply["type"]>(reply: unknown, type: T): reply is 
 const appendSpan = <K extends "RECORD_CALLS" | "RECORD_TURN">(): CommandSpan<K> => ({
   name: SPAN.append,
   attributes: ({ events }: LedgerWriteInput) => ({ ...stepOf(events), "agentloop.ledger.rows": events.length }),
-  after: ({ events }: LedgerWriteInput, reply, { noteWritten }) =>
-    isReply(reply, "LEDGER_FAILED") ? Effect.void : noteWritten(events),
+  written: ({ events }: LedgerWriteInput, reply) => (isReply(reply, "LEDGER_FAILED") ? undefined : events),
 });
 
 /** The commands that make a span, with their attributes and what they log: the rest pass through. */
@@ -141,23 +147,24 @@ export const COMMAND_SPANS: { readonly [K in RunCommand["type"]]?: CommandSpan<K
       "agentloop.terminal_state": command.terminal.terminalState,
       "agentloop.terminal_reason": command.terminal.reason,
     }),
-    after: (command, reply, { log, noteWritten }) =>
+    written: (command, reply) =>
+      isReply(reply, "LEDGER_FAILED")
+        ? undefined
+        : [...command.events, { type: "terminal", payload: command.terminal }],
+    after: (command, reply, { log }) =>
       isReply(reply, "LEDGER_FAILED")
         ? Effect.void
-        : Effect.zipRight(
-            noteWritten([...command.events, { type: "terminal", payload: command.terminal }]),
-            Effect.forEach(
-              command.unsettled,
-              (planned) =>
-                log("tool.result", {
-                  step: command.terminal.steps,
-                  callId: planned.call.id,
-                  toolName: planned.call.name,
-                  status: "cancelled",
-                  reason: command.terminal.reason === "cancelled_by_user" ? "cancelled_by_user" : "interrupted",
-                }),
-              { discard: true },
-            ),
+        : Effect.forEach(
+            command.unsettled,
+            (planned) =>
+              log("tool.result", {
+                step: command.terminal.steps,
+                callId: planned.call.id,
+                toolName: planned.call.name,
+                status: "cancelled",
+                reason: command.terminal.reason === "cancelled_by_user" ? "cancelled_by_user" : "interrupted",
+              }),
+            { discard: true },
           ),
   },
 };

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
 import * as Exit from "effect/Exit";
@@ -73,8 +74,7 @@ export const passthroughObserver = (traceId = ""): RunObserver => ({
   ended: (result) => result,
 });
 
-const randomHex = (bytes: number) =>
-  Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (byte) => byte.toString(16).padStart(2, "0")).join("");
+const randomHex = (bytes: number) => randomBytes(bytes).toString("hex");
 
 /** Message counts by role and whether a system prompt is present: the run's context sources. */
 export function contextSources(history: ReadonlyArray<ContextMessage>) {
@@ -169,10 +169,6 @@ export function observeRun(init: RunObservationInit): RunObserver {
   const observation: Observation = {
     log,
     annotate: (attributes) => (rootSpan === undefined ? Effect.void : Effect.annotateCurrentSpan(attributes)),
-    noteWritten: (events) =>
-      Effect.sync(() => {
-        for (const event of events) addEventFact(written, event as Pick<LedgerEvent, "type" | "payload">);
-      }),
     started: log("run.started", {
       apiFamily: init.provider.apiFamily,
       contract: {
@@ -185,14 +181,27 @@ export function observeRun(init: RunObservationInit): RunObserver {
     }),
   };
 
+  // Without spans and logs a command's observation comes down to its metric facts: nothing else
+  // is wrapped around the handler (each wrapper is work on every command of every step).
+  const quiet = rootSpan === undefined && !init.logging;
   const command =
     (command: RunCommand): Wrap =>
     (effect) => {
       const spec = COMMAND_SPANS[command.type] as CommandSpan<RunCommand["type"]> | undefined;
       if (!spec) return annotated(effect);
+      const noted =
+        spec.written === undefined
+          ? effect
+          : Effect.map(effect, (reply) => {
+              const rows = spec.written!(command, reply);
+              if (rows !== undefined)
+                for (const row of rows) addEventFact(written, row as Pick<LedgerEvent, "type" | "payload">);
+              return reply;
+            });
+      if (quiet) return noted;
       const observed = Effect.zipRight(
         spec.before?.(command, observation) ?? Effect.void,
-        Effect.tap(effect, (reply) => spec.after?.(command, reply, observation) ?? Effect.void),
+        Effect.tap(noted, (reply) => spec.after?.(command, reply, observation) ?? Effect.void),
       );
       return observed.pipe(span(spec.name, spec.attributes(command), spec.kind));
     };

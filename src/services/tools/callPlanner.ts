@@ -1,6 +1,7 @@
 import { errorText } from "../../domain/errorText.js";
 import type { CallDisposition, PlannedCall, ToolCall } from "../../domain/index.js";
 import { redactText } from "../../persistence/payloadHygiene.js";
+import { mayHoldSecretText } from "../../persistence/secretPatterns.js";
 import { inputFingerprint, sha256 } from "./fingerprint.js";
 import { type AnyToolDefinition, type ArgumentCheck, checkToolArguments } from "./Tool.js";
 
@@ -38,7 +39,8 @@ const USABLE = /^[A-Za-z0-9_.:-]{1,64}$/;
  * tool_call row but not in its receipt, and the pairing would break).
  */
 export function isUsableIdentifier(value: string): boolean {
-  return USABLE.test(value) && redactText(value) === value;
+  // Text without a secret hint is text no redaction rule rewrites: the rules need not run.
+  return USABLE.test(value) && (!mayHoldSecretText(value) || redactText(value) === value);
 }
 
 /**

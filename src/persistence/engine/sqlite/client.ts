@@ -1,15 +1,17 @@
 import * as SqlClient from "@effect/sql/SqlClient";
-import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient";
 import * as Effect from "effect/Effect";
 import * as Layer from "effect/Layer";
 import { Dialect } from "../Dialect.js";
+import type { WriteBatch } from "../WriteBatch.js";
+import * as SqliteConnection from "./connection.js";
 import * as SqliteDialect from "./dialect.js";
 
 /**
- * The ledger's SQLite connection: @effect/sql-sqlite-node's `SqliteClient` (one better-sqlite3
- * connection behind a semaphore, statements prepared once and cached) configured for the ledger.
+ * The ledger's SQLite connection (connection.ts: a SqlClient over one better-sqlite3 connection
+ * behind a semaphore, statements prepared once and cached, write batches in one step) configured
+ * for the ledger.
  *
- * `SqliteClient.layer` itself only opens the file and turns WAL on (unless `readonly`); the other
+ * The connection itself only opens the file and turns WAL on (unless `readonly`); the other
  * settings are per connection and run here right after it opens:
  * - `synchronous = NORMAL`: with WAL, a commit survives a process crash; only a power loss can
  *   undo the last commits (never corrupting the file).
@@ -43,14 +45,14 @@ const configure = Effect.gen(function* () {
 const dialect = Layer.effect(Dialect, Effect.map(SqlClient.SqlClient, SqliteDialect.make));
 
 /**
- * SqlClient (and SqliteClient) over `filename` — a file or `:memory:` — WAL (unless read-only),
- * synchronous NORMAL, foreign keys on, a busy timeout; with SQLite's Dialect beside it. A file that
- * cannot be opened is a defect.
+ * SqlClient over `filename` — a file or `:memory:` — WAL (unless read-only), synchronous NORMAL,
+ * foreign keys on, a busy timeout; with SQLite's Dialect and the writer's WriteBatch beside it. A
+ * file that cannot be opened is a defect.
  */
-export const layer = (options: SqliteOptions): Layer.Layer<SqliteClient.SqliteClient | SqlClient.SqlClient | Dialect> =>
+export const layer = (options: SqliteOptions): Layer.Layer<SqlClient.SqlClient | Dialect | WriteBatch> =>
   Layer.mergeAll(Layer.effectDiscard(configure), dialect).pipe(
     Layer.provideMerge(
-      SqliteClient.layer({
+      SqliteConnection.layer({
         filename: options.filename,
         readonly: options.readonly ?? false,
         // Switching to WAL writes the file header: a read-only connection reads the mode it finds.

@@ -16,7 +16,7 @@ import {
 } from "./file.js";
 import { sqliteWatermark } from "./watermark.js";
 
-// @effect/sql-sqlite-node (and @effect/sql with it) loads when a ledger first connects, not with
+// The SQLite client (and @effect/sql with it) loads when a ledger first connects, not with
 // `import "agentloop"`: it brings Effect's Schema and @effect/platform, about 200 ms.
 const client = Effect.promise(() => import("./client.js"));
 
