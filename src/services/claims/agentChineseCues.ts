@@ -90,7 +90,9 @@ export const ZH_IN_THIS_REPLY =
 export const ZH_REPLY_TEXT_VERB =
   /^(?:排|拟|列|写|起草|草拟|整理|梳理|规划|归纳|概括|捋顺?|理顺?|摘|摘录|汇总|总结|列出|写好)$/;
 /** Right after the verb, its text is put in its place in this reply (写在上面了, 整理在下面). */
-export const ZH_WRITTEN_HERE = /^(?:好|完)?(?:在|到)(?:了)?(?:上面|下面|上方|下方|上边|下边|文末|这里|如下)/;
+// (纪要整理好了，就在上面: a finished text the next clause says is right above or below is this reply.)
+export const ZH_WRITTEN_HERE =
+  /^(?:好|完)?(?:在|到)(?:了)?(?:上面|下面|上方|下方|上边|下边|文末|这里|如下)|^(?:好|完)了?\s*[，,]?\s*(?:就|都)(?:在|放在|附在|贴在|写在)(?:了)?(?:上面|下面|上方|下方|上边|下边|文末)/;
 /** The writer serves the reader right before the verb (给你, 帮您). */
 export const ZH_FOR_READER_BEFORE = /(?:给|帮|为|替)(?:你|您)\s*$/;
 /** After the verb, a colon in the same sentence opens what was composed (了一个…版本：, 了一下…：). */
