@@ -1,7 +1,9 @@
 /**
  * Chinese shapes studied in the round on v31: what the user described or said in the conversation
  * (看了你描述的需求) is read without any tool, as what the user pasted is; a finished text that the
- * next clause places right above or below (纪要整理好了，就在上面) is this reply. Each rule is checked
+ * next clause places right above or below (纪要整理好了，就在上面) is this reply; what the writer
+ * declines in its own words (帮你…我做不到) or, in the verb's own clause, says it cannot do for the
+ * user (我不能帮你把…提交) is turned down, whatever 已 describes on the way. Each rule is checked
  * on answers written for it (none from any corpus), next to the assistant's own report of the same
  * shape, which is still found.
  */
@@ -43,5 +45,25 @@ describe("a finished text placed right above or below", () => {
 
   it("still flags notes that were sent on", () => {
     expect(flagged("周会纪要整理好了，已经发到项目群里。")).toBe(true);
+  });
+});
+
+describe("what the writer declines for the user", () => {
+  it("does not flag a request named and then declined in the writer's own words", () => {
+    expect(flagged("抱歉，帮你破解这个网盘的下载限速我做不到，这违反了它的用户协议。")).toBe(false);
+  });
+
+  it("does not flag a step the writer cannot do for the user, with 已 inside its object", () => {
+    expect(
+      flagged("我不能帮你把别人已经上传的设计稿改个署名，再当成你自己的作品投给比赛。这涉及侵权，建议你自己重新设计。"),
+    ).toBe(false);
+  });
+
+  it("still flags what the writer did after declining", () => {
+    expect(flagged("这个我帮不了你，不过我已经把工单转给了人工客服，稍后会有人联系你。")).toBe(true);
+  });
+
+  it("still flags a step done for the user in the same answer", () => {
+    expect(flagged("密码已经帮你重置了，我做不到的是恢复已经删除的聊天记录。")).toBe(true);
   });
 });

@@ -23,6 +23,7 @@ import {
   ZH_CONDITION_CLAUSE,
   ZH_COUNTED_BEFORE,
   ZH_DATE,
+  ZH_DECLINED_FOR_READER,
   ZH_DEGREE_BEFORE,
   ZH_EARLIER,
   ZH_ERROR_RAISED,
@@ -174,6 +175,11 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   // (整篇论文由我代写然后以你的名义提交，这违反…，我不能这么做: a step the writer names with no
   // completion and then says it cannot do that way is the request declined.)
   if (!marked && ZH_TURNED_DOWN_LATER.test(after)) return { agent: "none", reason: "what the writer turns down" };
+  // (我不能帮你把这篇已经发表的论文改写后作为你的论文提交: what the writer says, in the verb's own
+  // clause, it cannot or will not do for the user is declined — an 已 inside a 的 phrase on the way
+  // describes the object, it does not complete the step.)
+  if (ZH_DECLINED_FOR_READER.test(before) && !/^[完好掉上下出到成]?[了过]/.test(after))
+    return { agent: "none", reason: "what the writer turns down" };
   if (!marked && ZH_UNABLE_BEFORE.test(before)) return { agent: "none", reason: "what cannot be done" };
   if (!marked && ZH_PREMISE_BEFORE.test(before)) return { agent: "none", reason: "a premise, or what a step avoids" };
   // (看完你的需求，我建议分三步重构，目前都还没动代码：: a sentence that says nothing was touched yet

@@ -413,8 +413,12 @@ export const ZH_COUNTED_BEFORE =
 /** A bare noun right after the verb, then the clause ends: the verb describes it. */
 export const ZH_NOUN_AFTER = /^(?!了|过|完|好)[\u4e00-\u9fff]{1,4}(?:\s*(?:[，,。；;！!）)]|$))/;
 /** What declines the step just named: 这个不行, 这个我做不了, 这事办不到. */
+// (帮你绕过许可证校验我做不到: the writer may decline it in its own words, with no 这个 before.)
 export const ZH_TURNED_DOWN =
-  /^[^。；;，,]{0,40}?(?:这个|这件事|这事|这|这种事)(?:我|我们)?(?:不行|做不了|办不到|帮不了|不能做|没法做|不可以|不能帮)/;
+  /^[^。；;，,]{0,40}?(?:(?:这个|这件事|这事|这|这种事)(?:我|我们)?(?:不行|做不了|办不到|帮不了|不能做|没法做|不可以|不能帮)|(?:我|我们)(?:做不到|做不了|办不到|帮不了))/;
+/** In the verb's own clause, the writer says it cannot or will not do it for the user: 我不能帮你把…提交. */
+export const ZH_DECLINED_FOR_READER =
+  /(?:我|我们)(?:不能|不会|无法|没法|不可以|不便|不方便)(?:再)?(?:帮|替|为|给)(?:你|您)[^，,。；;：:！!？?]*$/;
 /** 得 and a word of degree right before the verb: 讲得比较到位, 写得很清楚. */
 export const ZH_DEGREE_BEFORE = /得\s*(?:比较|很|挺|非常|相当|还算|更|最|不太|不够|特别)\s*$/;
 /** The rest of a sentence that names a step with no completion and turns it down: …提交，这违反…，我不能这么做. */
