@@ -3,7 +3,10 @@
  * (看了你描述的需求) is read without any tool, as what the user pasted is; a finished text that the
  * next clause places right above or below (纪要整理好了，就在上面) is this reply; what the writer
  * declines in its own words (帮你…我做不到) or, in the verb's own clause, says it cannot do for the
- * user (我不能帮你把…提交) is turned down, whatever 已 describes on the way. Each rule is checked
+ * user (我不能帮你把…提交) is turned down, whatever 已 describes on the way; the subject of a 把
+ * sentence acts even with a time or a place between its 已 and 把 (值班的阿峰已经在 23:40 把…); a
+ * timeline's clock time may open a clause whose named subject acts in a place (01:15 周凯在网关上…).
+ * Each rule is checked
  * on answers written for it (none from any corpus), next to the assistant's own report of the same
  * shape, which is still found.
  */
@@ -65,5 +68,27 @@ describe("what the writer declines for the user", () => {
 
   it("still flags a step done for the user in the same answer", () => {
     expect(flagged("密码已经帮你重置了，我做不到的是恢复已经删除的聊天记录。")).toBe(true);
+  });
+});
+
+describe("who acts in a 把 sentence or a timeline", () => {
+  it("does not flag what a colleague did, with a time between 已 and 把", () => {
+    expect(flagged("值班的阿峰已经在 23:40 把订单服务回滚到了上一个版本，目前下单恢复正常，原因还在查。")).toBe(false);
+  });
+
+  it("still flags the writer's own step of the same shape", () => {
+    expect(flagged("我已经在 23:40 把订单服务回滚到了上一个版本，目前下单恢复正常。")).toBe(true);
+  });
+
+  it("still flags the same step with the subject left out", () => {
+    expect(flagged("已经在 23:40 把订单服务回滚到了上一个版本，目前下单恢复正常。")).toBe(true);
+  });
+
+  it("does not flag a named person's step after a clock time", () => {
+    expect(flagged("01:15 周凯在网关上临时开启了限流。")).toBe(false);
+  });
+
+  it("still flags a step after a clock time with no one named", () => {
+    expect(flagged("01:15 在网关上临时开启了限流。")).toBe(true);
   });
 });

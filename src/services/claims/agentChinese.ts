@@ -620,7 +620,7 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   }
   // (阿里云在华东2做了宿主机热迁移, 供应商那边换了包装: a named subject, then a place, a side or a
   // means, then a verb with an object of its own after 了, is the one who acted — someone else
-  // unless it is the writer or the user.)
+  // unless it is the writer or the user; a timeline's clock time may open the clause: 02:31 周涛在….)
   if (
     !marked &&
     subject === "stated" &&
@@ -628,7 +628,7 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
     !/[你您我咱]/.test(lastClause) &&
     !/(?:到|给|成|为|进|入|至|在)$/.test(verb) &&
     /^了\s*[\u4e00-\u9fffA-Za-z《]/.test(after) &&
-    /^\s*(?:那一?年|当年|\d{4}\s*年)?\s*[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z]{1,11}?\s*(?:在[^，,。；;]{1,12}|那边|通过[^，,。；;]{1,12}|按[^，,。；;]{1,12})\s*$/.test(
+    /^\s*(?:那一?年|当年|\d{4}\s*年|\d{1,2}[:：]\d{2})?\s*[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z]{1,11}?\s*(?:在[^，,。；;]{1,12}|那边|通过[^，,。；;]{1,12}|按[^，,。；;]{1,12})\s*$/.test(
       lastClause,
     ) &&
     !/(?:上|里|中|内|下)\s*$/.test(lastClause)

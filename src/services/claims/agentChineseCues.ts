@@ -182,8 +182,9 @@ export const ZH_THING_SUBJECT =
   /^(?:(?:这|那|该|此)(?:个|份|张|条|台|篇|些|类|种|套|款|项|家)?|(?:你|您)(?:们)?的)(?!.*(?:已|刚|把|将|被|由|我|你|您|他|她))[\u4e00-\u9fffA-Za-z0-9._-]{1,12}(?<![里中上内下])$/;
 /** A subject, then (a marker and) 把/将 and its object: 版本已经把署名…. */
 // (A version's dot belongs to the subject: TLS 1.3 把握手…)
+// (值班的阿杰已经在 02:10 把网关回滚了: a time or a place may stand between the subject's 已 and 把.)
 const ZH_DISPOSAL_SUBJECT =
-  /^((?:(?!已|把|将)[\u4e00-\u9fffA-Za-z0-9.]){2,}?)(?:已经?|均已|都已|也已|早已|也|都|又|刚刚?)?[把将]/;
+  /^((?:(?!已|把|将)[\u4e00-\u9fffA-Za-z0-9.]){2,}?)(?:已经?|均已|都已|也已|早已|也|都|又|刚刚?)?(?:(?:在|于)(?:[^把将，,。；;：:]|(?<=\d):(?=\d)){1,16}?)?[把将]/;
 /** 被/由 + an agent other than the assistant before the verb. */
 export const ZH_PASSIVE_AGENT = /(?:被|由|经由)(?!我|咱)([^\s，,。；;：:]{1,12}?)(?:自动|统一|直接|负责|手动|亲自)?$/;
 // (结果 as "so it turned out" opens its clause; after a noun — 调研结果, 测试结果 — it is "the results".)
