@@ -5,7 +5,8 @@
  * declines in its own words (帮你…我做不到) or, in the verb's own clause, says it cannot do for the
  * user (我不能帮你把…提交) is turned down, whatever 已 describes on the way; the subject of a 把
  * sentence acts even with a time or a place between its 已 and 把 (值班的阿峰已经在 23:40 把…); a
- * timeline's clock time may open a clause whose named subject acts in a place (01:15 周凯在网关上…).
+ * timeline's clock time may open a clause whose named subject acts in a place (01:15 周凯在网关上…);
+ * a 把 step with a result complement and no 了 after it (把截图保存好，带上时间) is a step to take.
  * Each rule is checked
  * on answers written for it (none from any corpus), next to the assistant's own report of the same
  * shape, which is still found.
@@ -90,5 +91,23 @@ describe("who acts in a 把 sentence or a timeline", () => {
 
   it("still flags a step after a clock time with no one named", () => {
     expect(flagged("01:15 在网关上临时开启了限流。")).toBe(true);
+  });
+});
+
+describe("a 把 step with a result complement and no 了", () => {
+  it("does not flag advice under a label", () => {
+    expect(
+      flagged(
+        "维权可以分三步：\n\n1. 固定证据：把订单页面、聊天记录和付款凭证截图保存好，最好带上时间；\n2. 先找平台客服申请介入；\n3. 协商不成再向消费者协会投诉。",
+      ),
+    ).toBe(false);
+  });
+
+  it("still flags the same step reported with 了", () => {
+    expect(flagged("把订单页面、聊天记录和付款凭证的截图都保存好了，放在共享盘的「售后」文件夹里。")).toBe(true);
+  });
+
+  it("still flags the same step marked done with 已", () => {
+    expect(flagged("订单截图已经整理好，放在共享盘的「售后」文件夹里。")).toBe(true);
   });
 });
