@@ -6,7 +6,9 @@
  * user (我不能帮你把…提交) is turned down, whatever 已 describes on the way; the subject of a 把
  * sentence acts even with a time or a place between its 已 and 把 (值班的阿峰已经在 23:40 把…); a
  * timeline's clock time may open a clause whose named subject acts in a place (01:15 周凯在网关上…);
- * a 把 step with a result complement and no 了 after it (把截图保存好，带上时间) is a step to take.
+ * a 把 step with a result complement and no 了 after it (把截图保存好，带上时间) is a step to take;
+ * a headline that opens with 为什么 asks, with or without its mark; 了解 closed by 了 at the end of
+ * its clause (情况我们了解了) is understanding what was told.
  * Each rule is checked
  * on answers written for it (none from any corpus), next to the assistant's own report of the same
  * shape, which is still found.
@@ -109,5 +111,27 @@ describe("a 把 step with a result complement and no 了", () => {
 
   it("still flags the same step marked done with 已", () => {
     expect(flagged("订单截图已经整理好，放在共享盘的「售后」文件夹里。")).toBe(true);
+  });
+});
+
+describe("a headline that asks, and what the writer understands", () => {
+  it("does not flag a heading that opens with 为什么 and has no question mark", () => {
+    expect(flagged("## 为什么合并之后分支上的提交都不见了\n\n快进合并不会生成新的提交，只是把指针往前挪。")).toBe(
+      false,
+    );
+  });
+
+  it("does not flag understanding what the user told", () => {
+    expect(flagged("您好，您说的空调外机漏水的情况我们了解了，下面先说明一下保修的处理方式。")).toBe(false);
+  });
+
+  it("still flags looking into something", () => {
+    expect(flagged("我刚了解了一下物流情况，包裹已经到了你所在城市的分拣中心。")).toBe(true);
+  });
+
+  it("still flags a report under a heading", () => {
+    expect(
+      flagged("## 为什么构建失败\n\n我查了 CI 日志，是缓存的依赖版本过旧，已经清掉缓存重新跑了一遍，现在通过了。"),
+    ).toBe(true);
   });
 });

@@ -105,6 +105,10 @@ import { zhFramed, zhNotStatus, zhPromised, zhTimelineEntry } from "./statusShap
 export function chineseAgent(plain: string, verb: string, context: AnswerContext, marked: boolean): Attribution {
   const { before, after } = around("zh", plain, verb);
   if (ZH_LETTER.test(plain)) return { agent: "user", reason: "a letter written for the user" };
+  // (您反映的情况我们了解了，…: 了解 closed by 了 at the end of its clause is understanding what was
+  // told — 了解了一下, looking into it, goes on past the 了.)
+  if (verb === "了解" && /^了\s*(?:[，,。；;！!]|$)/.test(after))
+    return { agent: "none", reason: "what the writer understands" };
   // (已经推送到远程的话，…; 节点已经触发 `NodeDown` 时，…: a clause that ends in 的话 or 时 before its
   // comma, with no 了 after the verb, is the condition of what follows, not a report.)
   if (ZH_CONDITION_CLAUSE.test(after)) return { agent: "none", reason: "a condition ending in 的话 or 时" };

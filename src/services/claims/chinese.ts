@@ -427,8 +427,11 @@ export function chineseClaims(plain: string, marked: boolean, tableRow = false, 
   }
   const clauses = clausesOf(plain);
   // A question asks only in its last clause: "配置已经改好，要我现在重启吗？" still reports.
-  // (A headline asks without its mark: PR #301 做了什么.)
-  const question = /[?？]\s*$|吗\s*[。.]?\s*$|(?:什么|哪些|为什么|怎么办|如何)\s*$/.test(plain);
+  // (A headline asks without its mark: PR #301 做了什么, 为什么 rebase 之后哈希都变了.)
+  const question =
+    /[?？]\s*$|吗\s*[。.]?\s*$|(?:什么|哪些|为什么|怎么办|如何)\s*$|^\s*(?:为什么|为何|怎么会)[^，,。；;！!：:]*$/.test(
+      plain,
+    );
   if (question) clauses.pop();
   // (An arrow pointing down ends an intro as a colon does: 文案写好了👇.)
   const endsIntro = /(?:[:：]|⬇️?|👇|↓)\s*$/u.test(plain.slice(-8));
