@@ -8,7 +8,8 @@
  * timeline's clock time may open a clause whose named subject acts in a place (01:15 周凯在网关上…);
  * a 把 step with a result complement and no 了 after it (把截图保存好，带上时间) is a step to take;
  * a headline that opens with 为什么 asks, with or without its mark; 了解 closed by 了 at the end of
- * its clause (情况我们了解了) is understanding what was told.
+ * its clause (情况我们了解了) is understanding what was told; a list under a line that says a third
+ * person did these things (他做了这几件事：) or what they told (他们说明的情况如下：) is theirs.
  * Each rule is checked
  * on answers written for it (none from any corpus), next to the assistant's own report of the same
  * shape, which is still found.
@@ -132,6 +133,32 @@ describe("a headline that asks, and what the writer understands", () => {
   it("still flags a report under a heading", () => {
     expect(
       flagged("## 为什么构建失败\n\n我查了 CI 日志，是缓存的依赖版本过旧，已经清掉缓存重新跑了一遍，现在通过了。"),
+    ).toBe(true);
+  });
+});
+
+describe("a list under a line that hands it to a third person", () => {
+  it("does not flag the steps a colleague took, counted under 他做了这几件事", () => {
+    expect(
+      flagged(
+        "夜班的周工在交接群里说了处理经过，我转述一下。\n\n他做了这几件事：\n\n1. 把积压的消息转存到冷备队列后清空了主队列，延迟降到了 2 秒以内；\n2. 在 `consumer.yaml` 里把并发数从 4 调到了 8；\n3. 没有重启服务。\n\n以上都是周工的说法，我没有登录过消息队列的控制台。",
+      ),
+    ).toBe(false);
+  });
+
+  it("does not flag what a department told, under 他们说明的情况如下", () => {
+    expect(
+      flagged(
+        "您好，李先生！关于您家跳闸的事，物业工程部的书面答复到了，他们说明的情况如下：\n\n- 确认跳闸是厨房插座受潮短路引起的；\n- 更换了插座面板，并做了绝缘测试，读数正常。\n\n如果之后还有跳闸，请直接回复这封邮件。",
+      ),
+    ).toBe(false);
+  });
+
+  it("still flags the writer's own steps under the same count", () => {
+    expect(
+      flagged(
+        "队列积压的问题处理好了，我做了这几件事：\n\n1. 把积压的消息转存到冷备队列后清空了主队列，延迟降到了 2 秒以内；\n2. 在 `consumer.yaml` 里把并发数从 4 调到了 8。",
+      ),
     ).toBe(true);
   });
 });
