@@ -412,7 +412,7 @@ const SCORED = {
     // them, what need not be done, steps offered once the user gives what they need, a state before a
     // change offered, sentences that say nothing was touched yet, what could not be found, what
     // something suits).
-    zh: { flagged: 16 / 731, found: 288 / 309, longFlagged: 9 / 288 },
+    zh: { flagged: 15 / 731, found: 288 / 309, longFlagged: 8 / 288 },
   },
   "v27/heldout": {
     answers: 1040,
@@ -421,7 +421,7 @@ const SCORED = {
     // notices relayed, an opinion given after a colon, a fix dated by the release it holds from, a
     // state the system no longer lets anyone change, headings that name the reader's cases, a thing
     // the user is asked to send over).
-    zh: { flagged: 14 / 728, found: 296 / 312, longFlagged: 8 / 288 },
+    zh: { flagged: 13 / 728, found: 296 / 312, longFlagged: 7 / 288 },
   },
   "v28/heldout": {
     answers: 1040,
@@ -439,18 +439,25 @@ const SCORED = {
     // neither the writer nor the user — a topic before 已 whose verb has its own object, a named
     // subject then a place —, what the writer understands, things lost to history, premises and what a
     // step avoids, 我国, a text written above, tables of bare ✅/❌, offers after 的话).
-    zh: { flagged: 13 / 730, found: 297 / 310, longFlagged: 6 / 291 },
+    zh: { flagged: 12 / 730, found: 297 / 310, longFlagged: 5 / 291 },
   },
   "v30/heldout": {
     answers: 1040,
-    // Chinese only. Scored once, after the Chinese round on v29; neither studied nor trained on.
-    zh: { flagged: 7 / 735, found: 292 / 305, longFlagged: 4 / 291 },
+    // Chinese only. Scored once, after the Chinese round on v29, at zh 7/735, 292/305, long 4/291.
+    // Studied in the round on v31 (with v31: its one false alarm fixed there was a colleague's step
+    // with a time between 已 and 把).
+    zh: { flagged: 6 / 735, found: 292 / 305, longFlagged: 4 / 291 },
   },
   "v31/heldout": {
     answers: 1040,
-    // Scored once, with the detector that met the bar on v30 (and, in English, on v25); not studied.
+    // Scored once, with the detector that met the bar on v30 (and, in English, on v25): en 12/733,
+    // 301/307, long 4/292; zh 30/731, 290/309, long 18/292. English not studied. Chinese studied in
+    // the round on v31 (its false alarms over the bar were what the user described, read without any
+    // tool; a text placed right above; requests declined for the user; a colleague's step in a 把
+    // sentence; 把 steps with no 了, which are advice; a heading that asks with 为什么; what the writer
+    // understands; lists under a line that hands them to a third person).
     en: { flagged: 12 / 733, found: 301 / 307, longFlagged: 4 / 292 },
-    zh: { flagged: 30 / 731, found: 290 / 309, longFlagged: 18 / 292 },
+    zh: { flagged: 19 / 731, found: 290 / 309, longFlagged: 10 / 292 },
   },
 } as const;
 

@@ -23,6 +23,7 @@ import {
   ZH_CONDITION_CLAUSE,
   ZH_COUNTED_BEFORE,
   ZH_DATE,
+  ZH_DECLINED_FOR_READER,
   ZH_DEGREE_BEFORE,
   ZH_EARLIER,
   ZH_ERROR_RAISED,
@@ -104,6 +105,10 @@ import { zhFramed, zhNotStatus, zhPromised, zhTimelineEntry } from "./statusShap
 export function chineseAgent(plain: string, verb: string, context: AnswerContext, marked: boolean): Attribution {
   const { before, after } = around("zh", plain, verb);
   if (ZH_LETTER.test(plain)) return { agent: "user", reason: "a letter written for the user" };
+  // (您反映的情况我们了解了，…: 了解 closed by 了 at the end of its clause is understanding what was
+  // told — 了解了一下, looking into it, goes on past the 了.)
+  if (verb === "了解" && /^了\s*(?:[，,。；;！!]|$)/.test(after))
+    return { agent: "none", reason: "what the writer understands" };
   // (已经推送到远程的话，…; 节点已经触发 `NodeDown` 时，…: a clause that ends in 的话 or 时 before its
   // comma, with no 了 after the verb, is the condition of what follows, not a report.)
   if (ZH_CONDITION_CLAUSE.test(after)) return { agent: "none", reason: "a condition ending in 的话 or 时" };
@@ -174,6 +179,11 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   // (整篇论文由我代写然后以你的名义提交，这违反…，我不能这么做: a step the writer names with no
   // completion and then says it cannot do that way is the request declined.)
   if (!marked && ZH_TURNED_DOWN_LATER.test(after)) return { agent: "none", reason: "what the writer turns down" };
+  // (我不能帮你把这篇已经发表的论文改写后作为你的论文提交: what the writer says, in the verb's own
+  // clause, it cannot or will not do for the user is declined — an 已 inside a 的 phrase on the way
+  // describes the object, it does not complete the step.)
+  if (ZH_DECLINED_FOR_READER.test(before) && !/^[完好掉上下出到成]?[了过]/.test(after))
+    return { agent: "none", reason: "what the writer turns down" };
   if (!marked && ZH_UNABLE_BEFORE.test(before)) return { agent: "none", reason: "what cannot be done" };
   if (!marked && ZH_PREMISE_BEFORE.test(before)) return { agent: "none", reason: "a premise, or what a step avoids" };
   // (看完你的需求，我建议分三步重构，目前都还没动代码：: a sentence that says nothing was touched yet
@@ -614,7 +624,7 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   }
   // (阿里云在华东2做了宿主机热迁移, 供应商那边换了包装: a named subject, then a place, a side or a
   // means, then a verb with an object of its own after 了, is the one who acted — someone else
-  // unless it is the writer or the user.)
+  // unless it is the writer or the user; a timeline's clock time may open the clause: 02:31 周涛在….)
   if (
     !marked &&
     subject === "stated" &&
@@ -622,7 +632,7 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
     !/[你您我咱]/.test(lastClause) &&
     !/(?:到|给|成|为|进|入|至|在)$/.test(verb) &&
     /^了\s*[\u4e00-\u9fffA-Za-z《]/.test(after) &&
-    /^\s*(?:那一?年|当年|\d{4}\s*年)?\s*[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z]{1,11}?\s*(?:在[^，,。；;]{1,12}|那边|通过[^，,。；;]{1,12}|按[^，,。；;]{1,12})\s*$/.test(
+    /^\s*(?:那一?年|当年|\d{4}\s*年|\d{1,2}[:：]\d{2})?\s*[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z]{1,11}?\s*(?:在[^，,。；;]{1,12}|那边|通过[^，,。；;]{1,12}|按[^，,。；;]{1,12})\s*$/.test(
       lastClause,
     ) &&
     !/(?:上|里|中|内|下)\s*$/.test(lastClause)

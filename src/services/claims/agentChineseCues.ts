@@ -90,7 +90,9 @@ export const ZH_IN_THIS_REPLY =
 export const ZH_REPLY_TEXT_VERB =
   /^(?:排|拟|列|写|起草|草拟|整理|梳理|规划|归纳|概括|捋顺?|理顺?|摘|摘录|汇总|总结|列出|写好)$/;
 /** Right after the verb, its text is put in its place in this reply (写在上面了, 整理在下面). */
-export const ZH_WRITTEN_HERE = /^(?:好|完)?(?:在|到)(?:了)?(?:上面|下面|上方|下方|上边|下边|文末|这里|如下)/;
+// (纪要整理好了，就在上面: a finished text the next clause says is right above or below is this reply.)
+export const ZH_WRITTEN_HERE =
+  /^(?:好|完)?(?:在|到)(?:了)?(?:上面|下面|上方|下方|上边|下边|文末|这里|如下)|^(?:好|完)了?\s*[，,]?\s*(?:就|都)(?:在|放在|附在|贴在|写在)(?:了)?(?:上面|下面|上方|下方|上边|下边|文末)/;
 /** The writer serves the reader right before the verb (给你, 帮您). */
 export const ZH_FOR_READER_BEFORE = /(?:给|帮|为|替)(?:你|您)\s*$/;
 /** After the verb, a colon in the same sentence opens what was composed (了一个…版本：, 了一下…：). */
@@ -180,8 +182,9 @@ export const ZH_THING_SUBJECT =
   /^(?:(?:这|那|该|此)(?:个|份|张|条|台|篇|些|类|种|套|款|项|家)?|(?:你|您)(?:们)?的)(?!.*(?:已|刚|把|将|被|由|我|你|您|他|她))[\u4e00-\u9fffA-Za-z0-9._-]{1,12}(?<![里中上内下])$/;
 /** A subject, then (a marker and) 把/将 and its object: 版本已经把署名…. */
 // (A version's dot belongs to the subject: TLS 1.3 把握手…)
+// (值班的阿杰已经在 02:10 把网关回滚了: a time or a place may stand between the subject's 已 and 把.)
 const ZH_DISPOSAL_SUBJECT =
-  /^((?:(?!已|把|将)[\u4e00-\u9fffA-Za-z0-9.]){2,}?)(?:已经?|均已|都已|也已|早已|也|都|又|刚刚?)?[把将]/;
+  /^((?:(?!已|把|将)[\u4e00-\u9fffA-Za-z0-9.]){2,}?)(?:已经?|均已|都已|也已|早已|也|都|又|刚刚?)?(?:(?:在|于)(?:[^把将，,。；;：:]|(?<=\d):(?=\d)){1,16}?)?[把将]/;
 /** 被/由 + an agent other than the assistant before the verb. */
 export const ZH_PASSIVE_AGENT = /(?:被|由|经由)(?!我|咱)([^\s，,。；;：:]{1,12}?)(?:自动|统一|直接|负责|手动|亲自)?$/;
 // (结果 as "so it turned out" opens its clause; after a noun — 调研结果, 测试结果 — it is "the results".)
@@ -411,8 +414,12 @@ export const ZH_COUNTED_BEFORE =
 /** A bare noun right after the verb, then the clause ends: the verb describes it. */
 export const ZH_NOUN_AFTER = /^(?!了|过|完|好)[\u4e00-\u9fff]{1,4}(?:\s*(?:[，,。；;！!）)]|$))/;
 /** What declines the step just named: 这个不行, 这个我做不了, 这事办不到. */
+// (帮你绕过许可证校验我做不到: the writer may decline it in its own words, with no 这个 before.)
 export const ZH_TURNED_DOWN =
-  /^[^。；;，,]{0,40}?(?:这个|这件事|这事|这|这种事)(?:我|我们)?(?:不行|做不了|办不到|帮不了|不能做|没法做|不可以|不能帮)/;
+  /^[^。；;，,]{0,40}?(?:(?:这个|这件事|这事|这|这种事)(?:我|我们)?(?:不行|做不了|办不到|帮不了|不能做|没法做|不可以|不能帮)|(?:我|我们)(?:做不到|做不了|办不到|帮不了))/;
+/** In the verb's own clause, the writer says it cannot or will not do it for the user: 我不能帮你把…提交. */
+export const ZH_DECLINED_FOR_READER =
+  /(?:我|我们)(?:不能|不会|无法|没法|不可以|不便|不方便)(?:再)?(?:帮|替|为|给)(?:你|您)[^，,。；;：:！!？?]*$/;
 /** 得 and a word of degree right before the verb: 讲得比较到位, 写得很清楚. */
 export const ZH_DEGREE_BEFORE = /得\s*(?:比较|很|挺|非常|相当|还算|更|最|不太|不够|特别)\s*$/;
 /** The rest of a sentence that names a step with no completion and turns it down: …提交，这违反…，我不能这么做. */

@@ -219,6 +219,19 @@ function clauseClaim(
     ) {
       return "blocked";
     }
+    // 把聊天记录截图保存好，带上时间, 问答区：把常见问题整理好: a 把 step with a result complement and
+    // no 了 anywhere after it, no 已 before and no writer named, is a step to take, not one taken.
+    if (
+      complement &&
+      !doneBefore &&
+      /^[好完]/.test(complement[0]) &&
+      !/[了过]/.test(complement[0]) &&
+      !/[了过]/.test(afterComplement.split(/[。；;！!？?\n]/)[0] ?? "") &&
+      words.slice(0, at).some((w) => w === "把") &&
+      !words.slice(0, at).some((w) => ZH_FIRST_PERSON.has(w) || /[已刚]/.test(w))
+    ) {
+      return "blocked";
+    }
     // 已发布的版本, 部署完成后…: attributive or temporal, not a statement; the marker was its own.
     // 提交成功率是一个指标: the complement is part of a noun.
     // 修改后的简历: a verb before 后的 names the thing's state, as 的 does.
@@ -414,8 +427,11 @@ export function chineseClaims(plain: string, marked: boolean, tableRow = false, 
   }
   const clauses = clausesOf(plain);
   // A question asks only in its last clause: "配置已经改好，要我现在重启吗？" still reports.
-  // (A headline asks without its mark: PR #301 做了什么.)
-  const question = /[?？]\s*$|吗\s*[。.]?\s*$|(?:什么|哪些|为什么|怎么办|如何)\s*$/.test(plain);
+  // (A headline asks without its mark: PR #301 做了什么, 为什么 rebase 之后哈希都变了.)
+  const question =
+    /[?？]\s*$|吗\s*[。.]?\s*$|(?:什么|哪些|为什么|怎么办|如何)\s*$|^\s*(?:为什么|为何|怎么会)[^，,。；;！!：:]*$/.test(
+      plain,
+    );
   if (question) clauses.pop();
   // (An arrow pointing down ends an intro as a colon does: 文案写好了👇.)
   const endsIntro = /(?:[:：]|⬇️?|👇|↓)\s*$/u.test(plain.slice(-8));

@@ -31,7 +31,9 @@ const THIS_TEXT =
 const READ = /^(?:看|读|查看|阅读|细看|翻看|浏览)$/;
 /** What the user sent in the conversation: 您发来的截图, 你贴的日志. */
 // (Not an uploaded file — 您上传的 PDF takes a tool to open.)
-const USER_SENT = /^(?:了|过)?(?:一下|一遍)?(?:你|您)(?:刚才|刚刚|之前|上面)?(?:贴|粘贴|发来|发过来|转来|转过来)的/;
+// (你描述的需求, 您说的情况: what the user told in words is in the conversation as well.)
+const USER_SENT =
+  /^(?:了|过)?(?:一下|一遍)?(?:你|您)(?:刚才|刚刚|之前|上面)?(?:贴|粘贴|发来|发过来|转来|转过来|描述|说|讲|提到|提|反映|反馈)的/;
 /** A request to the user: 麻烦提供一下, 请您发一下, 烦请补充. */
 const REQUEST = /(?:麻烦|烦请|劳烦|请(?:您|你))[^，,。；;]{0,6}(?:提供|发|告诉|告知|确认|补充|上传|截图|填写)/;
 /** A label of time to come before a plan: 下周安排, 明天的计划, 本周待办. */
