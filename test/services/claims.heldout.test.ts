@@ -149,6 +149,11 @@
  *        with the English detector unchanged since, long answers as long as real ones
  *                          en: 12/733 (1.6 %), 301/307 (98.0 %), long 4/292 (1.4 %) — the whole bar met
  *                          again: every register at most 5 % (ops-report 2/40 on the bar).
+ *   v32 (1,040 Chinese answers, after the Chinese round on v31; eight annotators, 130 answers each;
+ *        the same design as v31, long answers as long as real ones)
+ *                          zh: 15/733 (2.0 %), 294/307 (95.8 %), long 6/291 (2.1 %) — met overall, for
+ *                          long answers and for claims found; per register reported-speech 4/64 and
+ *                          support-reply 3/40 over 5 %.
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -458,6 +463,11 @@ const SCORED = {
     // understands; lists under a line that hands them to a third person).
     en: { flagged: 12 / 733, found: 301 / 307, longFlagged: 4 / 292 },
     zh: { flagged: 19 / 731, found: 290 / 309, longFlagged: 10 / 292 },
+  },
+  "v32/heldout": {
+    answers: 1040,
+    // Chinese only. Scored once, after the Chinese round on v31; neither studied nor trained on yet.
+    zh: { flagged: 15 / 733, found: 294 / 307, longFlagged: 6 / 291 },
   },
 } as const;
 

@@ -54,7 +54,8 @@ export type Split =
   | "v28/heldout"
   | "v29/heldout"
   | "v30/heldout"
-  | "v31/heldout";
+  | "v31/heldout"
+  | "v32/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
