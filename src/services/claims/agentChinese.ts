@@ -25,6 +25,7 @@ import {
   ZH_DATE,
   ZH_DECLINED_FOR_READER,
   ZH_DEGREE_BEFORE,
+  ZH_DOER_IN_BRACKETS,
   ZH_EARLIER,
   ZH_ERROR_RAISED,
   ZH_FIRST,
@@ -230,6 +231,14 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
     !ZH_PARTY_NOT.test(partyClause)
   )
     return { agent: "third party", reason: "a named party's words relayed" };
+  // (已处理（刘洋处理的）, 已回滚（由值班同事操作）: a status whose brackets name who did it is that
+  // person's — the writer's own names itself there, 已处理（我处理的）.)
+  const doer = ZH_DOER_IN_BRACKETS.exec(after)?.[1];
+  if (doer && !ZH_FIRST.test(doer)) {
+    return /你|您/.test(doer)
+      ? { agent: "user", reason: "the user named in brackets as the one who did it" }
+      : { agent: "third party", reason: "a person named in brackets as the one who did it" };
+  }
   const ownBefore = before.split(CLAUSE_SPLIT);
   // (过 in 过程 or 过期 is no completion.)
   const doneRightAfter = /^[完好掉上下出到成]?(?:了|过(?![程期滤渡度于]))/.test(after);
