@@ -4,7 +4,8 @@
  * 市气象台今天 6 时发布了暴雨蓝色预警，称…) is relayed; a reply named as a noun with 是 (物业的回复是：…)
  * hands the sentence to the one who replied; a status whose brackets name who did it (已回滚（阿强操作的）)
  * is that person's; a marked verb phrase that 的 closes right before a bracket (（已完成网签备案的）) names
- * those who did it; a place in the text (放在下面了) is never the verb. Each rule is checked on answers
+ * those who did it; a group of places or bodies that acted on an object, with or without 了 (目前部分城市已经开通 “一网通办”…) is how
+ * things stand out there; a place in the text (放在下面了) is never the verb. Each rule is checked on answers
  * written for it (none from any corpus), next to the assistant's own report of the same shape, which
  * is still found.
  */
@@ -77,5 +78,15 @@ describe("a place in the text", () => {
 
   it("still flags a text the writer sent after putting it below", () => {
     expect(flagged("周报我整理好放在下面了，也已经发到部门群里了。")).toBe(true);
+  });
+});
+
+describe("a group of places or bodies that acted on something", () => {
+  it("does not flag what some cities already offer", () => {
+    expect(flagged("目前部分城市已经开通 “一网通办” 线上预约，您可以先在小程序里看看所在城市有没有。")).toBe(false);
+  });
+
+  it("still flags a group of the task's things marked done with nothing after the verb", () => {
+    expect(flagged("部分门店已经通知了，剩下的我明天上午打电话。")).toBe(true);
   });
 });

@@ -31,6 +31,7 @@ import {
   ZH_FIRST,
   ZH_FOR_READER_BEFORE,
   ZH_FROM_RELEASE,
+  ZH_GROUP_BEFORE,
   ZH_HOW_TO,
   ZH_IN_THIS_REPLY,
   ZH_INDEFINITE_PERSON,
@@ -239,6 +240,11 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
       ? { agent: "user", reason: "the user named in brackets as the one who did it" }
       : { agent: "third party", reason: "a person named in brackets as the one who did it" };
   }
+  // (目前部分区已经开通线上申领, 多数银行都已上调了利率: a group of places or bodies that acted on an
+  // object is how things stand out there; a group that was acted on, with no object after the verb
+  // (部分门店已经通知了), is left to the rules below.)
+  if (ZH_GROUP_BEFORE.test(lastClauseOf(before) ?? "") && /^\s*(?:了|过)?\s*[^\s，,。；;！!？?：:、了]/.test(after))
+    return { agent: "third party", reason: "a group of places or bodies acting on something" };
   const ownBefore = before.split(CLAUSE_SPLIT);
   // (过 in 过程 or 过期 is no completion.)
   const doneRightAfter = /^[完好掉上下出到成]?(?:了|过(?![程期滤渡度于]))/.test(after);

@@ -357,6 +357,10 @@ export const ZH_PARTY_NOT = /我|咱|你|您|已|(?:通知|消息|公告|邮件|
 export const ZH_DOER_IN_BRACKETS =
   /^\s*[（(]\s*(?:由|是)?\s*([^（()）]{1,12}?)\s*(?:亲自|已经?|一起|帮忙)?\s*(?:处理|完成|做|操作|执行|修复|修|负责|跟进|搞定|改|发|回滚|重启)(?:的|了)?\s*[）)]/;
 
+/** A group of places or bodies with its marker before the verb: 部分区已经, 多数银行都已, 各地已. */
+export const ZH_GROUP_BEFORE =
+  /(?:^|[^\u4e00-\u9fff]|目前|现在|如今|截至目前|今年|去年)(?:部分|一些|多数|大多数|大部分|不少|很多|个别|多个|有些|各|各个|全国多个?|多)(?:地区|地方|地|区|县|市|省|城市|银行|医院|学校|高校|门店|平台|网点|商家|厂商|单位|部门|机构|派出所|窗口|运营商|航司|航空公司)\s*(?:都|也|均)?\s*(?:已经?|已)\s*$/;
+
 /** This very piece as the subject with its marker: 这份总结已经, 本报告已. */
 export const ZH_THIS_PIECE = /^(?:这份|这篇|本份|本)(?:总结|报告|摘要|纪要|文档|清单|表格|分析)(?:已经?|也已|都已)$/;
 /** Verbs of sending or sharing a piece. */
