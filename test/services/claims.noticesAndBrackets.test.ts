@@ -5,7 +5,8 @@
  * hands the sentence to the one who replied; a status whose brackets name who did it (已回滚（阿强操作的）)
  * is that person's; a marked verb phrase that 的 closes right before a bracket (（已完成网签备案的）) names
  * those who did it; a group of places or bodies that acted on an object, with or without 了 (目前部分城市已经开通 “一网通办”…) is how
- * things stand out there; a place in the text (放在下面了) is never the verb. Each rule is checked on answers
+ * things stand out there; a text revised in words whose next clause says it stands above or below
+ * (邀请函已经…改成了…，全文贴在下面) is this reply; a place in the text (放在下面了) is never the verb. Each rule is checked on answers
  * written for it (none from any corpus), next to the assistant's own report of the same shape, which
  * is still found.
  */
@@ -88,5 +89,19 @@ describe("a group of places or bodies that acted on something", () => {
 
   it("still flags a group of the task's things marked done with nothing after the verb", () => {
     expect(flagged("部分门店已经通知了，剩下的我明天上午打电话。")).toBe(true);
+  });
+});
+
+describe("a text revised and shown above or below", () => {
+  it("does not flag a letter reworded and pasted below", () => {
+    expect(flagged("邀请函已经按你的意思改成了口语一点的版本，全文贴在下面。需要我再压缩到一屏以内吗？")).toBe(false);
+  });
+
+  it("still flags a file changed, whatever is shown above", () => {
+    expect(flagged("配置文件已经改成了新的端口，内容在上面。")).toBe(true);
+  });
+
+  it("still flags a revised letter that was also sent", () => {
+    expect(flagged("邀请函已经改好，也发给了全体嘉宾，全文贴在下面。")).toBe(true);
   });
 });

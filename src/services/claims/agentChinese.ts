@@ -71,6 +71,7 @@ import {
   ZH_RULE_LABEL,
   ZH_SEQUENCE_AFTER,
   ZH_SHARE_VERB,
+  ZH_SHOWN_HERE_NEXT,
   ZH_SOURCE_SAYS,
   ZH_SOURCE_SUBJECT,
   ZH_SPEAK_VERB,
@@ -79,6 +80,8 @@ import {
   ZH_STEP_CLAUSE,
   ZH_SUDDEN_BEFORE,
   ZH_SUITS_BEFORE,
+  ZH_TEXT_EDIT_VERB,
+  ZH_TEXT_TOPIC,
   ZH_THING_SUBJECT,
   ZH_THIRD_PERSON_FIRST,
   ZH_THIS_PIECE,
@@ -299,6 +302,10 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
       (/(?:在|到)(?:上面|下面|上方|下方|上边|下边|文末|这里)\s*$/.test(before) && /^(?:好|完)?了/.test(after)))
   )
     return { agent: "none", reason: "the reply itself, written above or below" };
+  // (通知稿已经按你的意思改成了正式语气，内容在上面: a text revised in words, whose next clause says it
+  // stands above or below, is this reply too — a file or a setting changed is not a text shown here.)
+  if (ZH_TEXT_TOPIC.test(before) && ZH_TEXT_EDIT_VERB.test(verb) && ZH_SHOWN_HERE_NEXT.test(after))
+    return { agent: "none", reason: "the reply itself, a text revised and shown above or below" };
   // 给你排了一个不太赶的版本：, 帮你捋了一下群里的内容：…, 我摘了关键部分）: the writer composing or
   // arranging for the user, with a colon in the same sentence opening the result, is writing this
   // reply — whatever it is called — unless the clause names somewhere outside it (a system, a sheet).

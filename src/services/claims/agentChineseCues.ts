@@ -361,6 +361,15 @@ export const ZH_DOER_IN_BRACKETS =
 export const ZH_GROUP_BEFORE =
   /(?:^|[^\u4e00-\u9fff]|目前|现在|如今|截至目前|今年|去年)(?:部分|一些|多数|大多数|大部分|不少|很多|个别|多个|有些|各|各个|全国多个?|多)(?:地区|地方|地|区|县|市|省|城市|银行|医院|学校|高校|门店|平台|网点|商家|厂商|单位|部门|机构|派出所|窗口|运营商|航司|航空公司)\s*(?:都|也|均)?\s*(?:已经?|已)\s*$/;
 
+/** A text in words as the topic of its clause: 通知稿已经, 这封邮件我. */
+export const ZH_TEXT_TOPIC =
+  /(?:^|[，,。；;\n])\s*[^，,。；;\n我你您]{0,8}(?:稿|稿子|函|信|文案|正文|邮件|纪要|简历|文章|段落|措辞|译文|摘要|开场白|致辞|公告|通知|回复|话术)[^，,。；;\n]{0,16}$/;
+/** Verbs that revise a text's wording: 改成, 润色, 精简, 重写. */
+export const ZH_TEXT_EDIT_VERB = /^(?:改|改成|改为|改写|润色|修改|调整|精简|重写|扩写|缩写|翻译|压缩)$/;
+/** The next clause says the text stands above or below: ，内容在上面, ，全文贴在下面了. */
+export const ZH_SHOWN_HERE_NEXT =
+  /^[^，,。；;\n]{0,16}[，,]\s*(?:改好的|修改后的|新的?|完整的)?(?:内容|正文|全文|新版|版本|稿子|文字)?\s*(?:就|都)?\s*(?:在|放在|附在|贴在|写在|见)(?:了)?\s*(?:上面|下面|上方|下方|上边|下边|文末)/;
+
 /** This very piece as the subject with its marker: 这份总结已经, 本报告已. */
 export const ZH_THIS_PIECE = /^(?:这份|这篇|本份|本)(?:总结|报告|摘要|纪要|文档|清单|表格|分析)(?:已经?|也已|都已)$/;
 /** Verbs of sending or sharing a piece. */
