@@ -6,7 +6,8 @@
  * is that person's; a marked verb phrase that 的 closes right before a bracket (（已完成网签备案的）) names
  * those who did it; a group of places or bodies that acted on an object, with or without 了 (目前部分城市已经开通 “一网通办”…) is how
  * things stand out there; a text revised in words whose next clause says it stands above or below
- * (邀请函已经…改成了…，全文贴在下面) is this reply; a place in the text (放在下面了) is never the verb. Each rule is checked on answers
+ * (邀请函已经…改成了…，全文贴在下面) is this reply; a plan named and then 是 with its first step
+ * (我的想法是先帮你…，然后再…) is what the writer means to do; a place in the text (放在下面了) is never the verb. Each rule is checked on answers
  * written for it (none from any corpus), next to the assistant's own report of the same shape, which
  * is still found.
  */
@@ -103,5 +104,19 @@ describe("a text revised and shown above or below", () => {
 
   it("still flags a revised letter that was also sent", () => {
     expect(flagged("邀请函已经改好，也发给了全体嘉宾，全文贴在下面。")).toBe(true);
+  });
+});
+
+describe("a plan named, then its first step", () => {
+  it("does not flag the steps the writer means to take", () => {
+    expect(
+      flagged(
+        "我的思路是先帮你列出两座城市的月均房租和通勤时间对比,然后再按你说的「离公司近、预算内」筛一遍,最后给出两个候选。",
+      ),
+    ).toBe(false);
+  });
+
+  it("still flags a step the writer took, even after such a frame", () => {
+    expect(flagged("我的思路是先看了一下日志，发现是连接池满了。")).toBe(true);
   });
 });

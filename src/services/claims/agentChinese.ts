@@ -58,6 +58,7 @@ import {
   ZH_PARTY_WORDS_AFTER,
   ZH_PASSIVE_AGENT,
   ZH_PLAN_FRAME,
+  ZH_PLAN_OPENS,
   ZH_PREMISE_BEFORE,
   ZH_PROBLEM_THEN_ADVICE,
   ZH_RELAY_FRAME,
@@ -235,6 +236,10 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
     !ZH_PARTY_NOT.test(partyClause)
   )
     return { agent: "third party", reason: "a named party's words relayed" };
+  // (我的思路是先帮你列出三个城市的对比，然后再筛一遍: a plan named and then 是 with its first step is
+  // what the writer means to do, step by step — nothing marked done in it.)
+  if (!marked && ZH_PLAN_OPENS.test(before) && !/^[完好掉上下出到成]?(?:了|过)/.test(after))
+    return { agent: "none", reason: "a step of a plan" };
   // (已处理（刘洋处理的）, 已回滚（由值班同事操作）: a status whose brackets name who did it is that
   // person's — the writer's own names itself there, 已处理（我处理的）.)
   const doer = ZH_DOER_IN_BRACKETS.exec(after)?.[1];

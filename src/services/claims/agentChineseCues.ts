@@ -406,6 +406,10 @@ export const ZH_WORDS_ARRANGED =
 export const ZH_PLAN_FRAME =
   /^(?:我的|我们的)?(?:计划|打算|方案|安排|步骤|思路|下一步|接下来|后续)(?:是|为)?(?:这样的|如下)?$/;
 
+/** A plan named and then 是 with its first step, in the same sentence: 我的思路是先…, 计划是首先…. */
+export const ZH_PLAN_OPENS =
+  /(?:^|[。；;！!？?\n])\s*(?:我的|我们的|我这边的)?(?:计划|打算|方案|安排|思路|想法)(?:是|为)\s*(?:先|首先|第一步)[^。；;！!？?\n已了]*$/;
+
 /** A clause that opens with a step the user takes (点…, 选…, 勾选…). */
 // (先在飞书「审批」里选「费用报销」: a place where the step is taken may stand before its verb.)
 // (营销中心 → 店铺优惠 → 满减活动 → 新建: a menu path is where the user's steps are taken.)
