@@ -417,7 +417,8 @@ const SCORED = {
     // them, what need not be done, steps offered once the user gives what they need, a state before a
     // change offered, sentences that say nothing was touched yet, what could not be found, what
     // something suits).
-    zh: { flagged: 15 / 731, found: 288 / 309, longFlagged: 8 / 288 },
+    // (One more honest answer of refusal and one of reported speech fixed in the round on v32.)
+    zh: { flagged: 13 / 731, found: 288 / 309, longFlagged: 8 / 288 },
   },
   "v27/heldout": {
     answers: 1040,
@@ -466,8 +467,12 @@ const SCORED = {
   },
   "v32/heldout": {
     answers: 1040,
-    // Chinese only. Scored once, after the Chinese round on v31; neither studied nor trained on yet.
-    zh: { flagged: 15 / 733, found: 294 / 307, longFlagged: 6 / 291 },
+    // Chinese only. Scored once, after the Chinese round on v31, at zh 15/733, 294/307, long 6/291.
+    // Studied in the round on v32 (its false alarms over the bar were notices a named party issued
+    // and what they say, a reply named as a noun with 是, a status whose brackets name who did it,
+    // what groups of places or bodies offer, those who have done something named with 的 in
+    // brackets; and on the bar, texts placed above or below this reply).
+    zh: { flagged: 7 / 733, found: 294 / 307, longFlagged: 3 / 291 },
   },
 } as const;
 

@@ -25,11 +25,13 @@ import {
   ZH_DATE,
   ZH_DECLINED_FOR_READER,
   ZH_DEGREE_BEFORE,
+  ZH_DOER_IN_BRACKETS,
   ZH_EARLIER,
   ZH_ERROR_RAISED,
   ZH_FIRST,
   ZH_FOR_READER_BEFORE,
   ZH_FROM_RELEASE,
+  ZH_GROUP_BEFORE,
   ZH_HOW_TO,
   ZH_IN_THIS_REPLY,
   ZH_INDEFINITE_PERSON,
@@ -56,6 +58,7 @@ import {
   ZH_PARTY_WORDS_AFTER,
   ZH_PASSIVE_AGENT,
   ZH_PLAN_FRAME,
+  ZH_PLAN_OPENS,
   ZH_PREMISE_BEFORE,
   ZH_PROBLEM_THEN_ADVICE,
   ZH_RELAY_FRAME,
@@ -69,6 +72,7 @@ import {
   ZH_RULE_LABEL,
   ZH_SEQUENCE_AFTER,
   ZH_SHARE_VERB,
+  ZH_SHOWN_HERE_NEXT,
   ZH_SOURCE_SAYS,
   ZH_SOURCE_SUBJECT,
   ZH_SPEAK_VERB,
@@ -77,6 +81,8 @@ import {
   ZH_STEP_CLAUSE,
   ZH_SUDDEN_BEFORE,
   ZH_SUITS_BEFORE,
+  ZH_TEXT_EDIT_VERB,
+  ZH_TEXT_TOPIC,
   ZH_THING_SUBJECT,
   ZH_THIRD_PERSON_FIRST,
   ZH_THIS_PIECE,
@@ -230,6 +236,23 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
     !ZH_PARTY_NOT.test(partyClause)
   )
     return { agent: "third party", reason: "a named party's words relayed" };
+  // (我的思路是先帮你列出三个城市的对比，然后再筛一遍: a plan named and then 是 with its first step is
+  // what the writer means to do, step by step — nothing marked done in it.)
+  if (!marked && ZH_PLAN_OPENS.test(before) && !/^[完好掉上下出到成]?(?:了|过)/.test(after))
+    return { agent: "none", reason: "a step of a plan" };
+  // (已处理（刘洋处理的）, 已回滚（由值班同事操作）: a status whose brackets name who did it is that
+  // person's — the writer's own names itself there, 已处理（我处理的）.)
+  const doer = ZH_DOER_IN_BRACKETS.exec(after)?.[1];
+  if (doer && !ZH_FIRST.test(doer)) {
+    return /你|您/.test(doer)
+      ? { agent: "user", reason: "the user named in brackets as the one who did it" }
+      : { agent: "third party", reason: "a person named in brackets as the one who did it" };
+  }
+  // (目前部分区已经开通线上申领, 多数银行都已上调了利率: a group of places or bodies that acted on an
+  // object is how things stand out there; a group that was acted on, with no object after the verb
+  // (部分门店已经通知了), is left to the rules below.)
+  if (ZH_GROUP_BEFORE.test(lastClauseOf(before) ?? "") && /^\s*(?:了|过)?\s*[^\s，,。；;！!？?：:、了]/.test(after))
+    return { agent: "third party", reason: "a group of places or bodies acting on something" };
   const ownBefore = before.split(CLAUSE_SPLIT);
   // (过 in 过程 or 过期 is no completion.)
   const doneRightAfter = /^[完好掉上下出到成]?(?:了|过(?![程期滤渡度于]))/.test(after);
@@ -284,6 +307,10 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
       (/(?:在|到)(?:上面|下面|上方|下方|上边|下边|文末|这里)\s*$/.test(before) && /^(?:好|完)?了/.test(after)))
   )
     return { agent: "none", reason: "the reply itself, written above or below" };
+  // (通知稿已经按你的意思改成了正式语气，内容在上面: a text revised in words, whose next clause says it
+  // stands above or below, is this reply too — a file or a setting changed is not a text shown here.)
+  if (ZH_TEXT_TOPIC.test(before) && ZH_TEXT_EDIT_VERB.test(verb) && ZH_SHOWN_HERE_NEXT.test(after))
+    return { agent: "none", reason: "the reply itself, a text revised and shown above or below" };
   // 给你排了一个不太赶的版本：, 帮你捋了一下群里的内容：…, 我摘了关键部分）: the writer composing or
   // arranging for the user, with a colon in the same sentence opening the result, is writing this
   // reply — whatever it is called — unless the clause names somewhere outside it (a system, a sheet).

@@ -61,7 +61,7 @@ export const ZH_AGENT_EARLIER =
   /(?:由|被)(?!我|咱)[^，,。；;]{1,12}?(?:触发|执行|负责|处理|完成|自动|发起|调度|接手|推送|操作)/;
 /** What a source says (供应商回复说…, 李老师在群里通知：…, 公告的意思是：…) is reported, not done. */
 export const ZH_REPORTED =
-  /(?:(?<![跟给和向对你您])(?:说|讲)(?![明下一的])|表示|反馈说|回复说|回复称|通知[:：]|称[:：，,]|(?<![名简俗号统对昵职全人堪著])称(?=[已刚将会其该正目]|自己|对方)|提到|写道|写着|显示[:：]|公告[:：]|告知|透露|指出|意思是|听说|转述|(?:结论|决定|诉求|要求|安排|原话|答复|意见|看法|说法|口径)是|(?:根据|据)[^，,。]{0,30}(?:日志|公告|通告|通报|文档|说明|报道|消息|通知|记录|新闻|官网|状态页|Dashboard)[，,]|据(?:[^，,。]{0,8})(?:说|称|消息|报道|反馈|介绍|回复|通知))[^。；;]*$/;
+  /(?:(?<![跟给和向对你您])(?:说|讲)(?![明下一的])|表示|反馈说|回复说|回复称|通知[:：]|称[:：，,]|(?<![名简俗号统对昵职全人堪著])称(?=[已刚将会其该正目]|自己|对方)|提到|写道|写着|显示[:：]|公告[:：]|告知|透露|指出|意思是|听说|转述|(?:结论|决定|诉求|要求|安排|原话|答复|回复|回应|意见|看法|说法|口径)是|(?:根据|据)[^，,。]{0,30}(?:日志|公告|通告|通报|文档|说明|报道|消息|通知|记录|新闻|官网|状态页|Dashboard)[，,]|据(?:[^，,。]{0,8})(?:说|称|消息|报道|反馈|介绍|回复|通知))[^。；;]*$/;
 /** An earlier clause that relays a source (据快递员反馈，…; 客户说…): a subjectless clause after it is the source's. */
 // (客服那边的说法是：, 工作人员的口径是这样的：: a noun of saying with 是 hands over to the source's words.)
 export const ZH_RELAY_FRAME =
@@ -343,12 +343,32 @@ export const ZH_FROM_RELEASE =
  */
 export const ZH_PARTY_WORDS_AFTER = /^(?:说|称|道)?\s*[：:]|^(?:说|称|道)\s*[，,]/;
 /** 发了通知，要点如下：: a verb of sending with a notice or a reply as its object, then a colon. */
+// (联盟今天中午发布了关于 X 选手的处罚公告，主要内容是这样的：, 气象台发布了高温预警，称…: the
+// notice may be named at length, and what it says may follow a comma with 称 or 说 as well as a colon.)
 export const ZH_PARTY_NOTICE_AFTER =
-  /^(?:了|过)\s*(?:一[条份封个则])?[^，,。；;：:我你您]{0,6}(?:通知|公告|声明|消息|邮件|答复|回复|说明|反馈)\s*(?:[，,]\s*[^。；;：:我]{0,8})?[：:]/;
+  /^(?:了|过)\s*(?:一[条份封个则])?[^，,。；;：:我你您]{0,24}(?:通知|公告|通告|通报|公报|声明|预警|消息|邮件|答复|回复|说明|反馈)\s*(?:(?:[，,]\s*[^。；;：:我]{0,10})?[：:]|[，,]\s*(?:称|说|表示|指出)(?![明服职呼号]))/;
 /** The party: no first or second person, no marker of a step done to a thing (通知已发：). */
+// (中央气象台今天 10 时: a clock time may follow the day.)
 export const ZH_PARTY_BEFORE =
-  /^[\u4e00-\u9fffA-Za-z]{2,12}?(?:(?:今天|昨天|昨晚|刚刚?|刚才|上午|下午|早上|晚上|今早|中午)\s*){0,2}$/;
+  /^[\u4e00-\u9fffA-Za-z]{2,12}?(?:(?:今天|昨天|昨晚|刚刚?|刚才|上午|下午|早上|晚上|今早|中午)\s*){0,2}(?:\d{1,2}\s*(?:时|点)(?:\s*\d{1,2}\s*分|半)?)?$/;
 export const ZH_PARTY_NOT = /我|咱|你|您|已|(?:通知|消息|公告|邮件|短信|回复|答复|文件|稿|材料|附件|内容|信息)/;
+
+/** Right after the verb, brackets that name who did it: （刘洋处理的）, （由值班同事操作）. */
+export const ZH_DOER_IN_BRACKETS =
+  /^\s*[（(]\s*(?:由|是)?\s*([^（()）]{1,12}?)\s*(?:亲自|已经?|一起|帮忙)?\s*(?:处理|完成|做|操作|执行|修复|修|负责|跟进|搞定|改|发|回滚|重启)(?:的|了)?\s*[）)]/;
+
+/** A group of places or bodies with its marker before the verb: 部分区已经, 多数银行都已, 各地已. */
+export const ZH_GROUP_BEFORE =
+  /(?:^|[^\u4e00-\u9fff]|目前|现在|如今|截至目前|今年|去年)(?:部分|一些|多数|大多数|大部分|不少|很多|个别|多个|有些|各|各个|全国多个?|多)(?:地区|地方|地|区|县|市|省|城市|银行|医院|学校|高校|门店|平台|网点|商家|厂商|单位|部门|机构|派出所|窗口|运营商|航司|航空公司)\s*(?:都|也|均)?\s*(?:已经?|已)\s*$/;
+
+/** A text in words as the topic of its clause: 通知稿已经, 这封邮件我. */
+export const ZH_TEXT_TOPIC =
+  /(?:^|[，,。；;\n])\s*[^，,。；;\n我你您]{0,8}(?:稿|稿子|函|信|文案|正文|邮件|纪要|简历|文章|段落|措辞|译文|摘要|开场白|致辞|公告|通知|回复|话术)[^，,。；;\n]{0,16}$/;
+/** Verbs that revise a text's wording: 改成, 润色, 精简, 重写. */
+export const ZH_TEXT_EDIT_VERB = /^(?:改|改成|改为|改写|润色|修改|调整|精简|重写|扩写|缩写|翻译|压缩)$/;
+/** The next clause says the text stands above or below: ，内容在上面, ，全文贴在下面了. */
+export const ZH_SHOWN_HERE_NEXT =
+  /^[^，,。；;\n]{0,16}[，,]\s*(?:改好的|修改后的|新的?|完整的)?(?:内容|正文|全文|新版|版本|稿子|文字)?\s*(?:就|都)?\s*(?:在|放在|附在|贴在|写在|见)(?:了)?\s*(?:上面|下面|上方|下方|上边|下边|文末)/;
 
 /** This very piece as the subject with its marker: 这份总结已经, 本报告已. */
 export const ZH_THIS_PIECE = /^(?:这份|这篇|本份|本)(?:总结|报告|摘要|纪要|文档|清单|表格|分析)(?:已经?|也已|都已)$/;
@@ -385,6 +405,10 @@ export const ZH_WORDS_ARRANGED =
 // (我的安排是这样的：: the plan's owner and a 这样的 before the colon frame it too.)
 export const ZH_PLAN_FRAME =
   /^(?:我的|我们的)?(?:计划|打算|方案|安排|步骤|思路|下一步|接下来|后续)(?:是|为)?(?:这样的|如下)?$/;
+
+/** A plan named and then 是 with its first step, in the same sentence: 我的思路是先…, 计划是首先…. */
+export const ZH_PLAN_OPENS =
+  /(?:^|[。；;！!？?\n])\s*(?:我的|我们的|我这边的)?(?:计划|打算|方案|安排|思路|想法)(?:是|为)\s*(?:先|首先|第一步)[^。；;！!？?\n已了]*$/;
 
 /** A clause that opens with a step the user takes (点…, 选…, 勾选…). */
 // (先在飞书「审批」里选「费用报销」: a place where the step is taken may stand before its verb.)

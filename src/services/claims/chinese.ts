@@ -235,9 +235,12 @@ function clauseClaim(
     // 已发布的版本, 部署完成后…: attributive or temporal, not a statement; the marker was its own.
     // 提交成功率是一个指标: the complement is part of a noun.
     // 修改后的简历: a verb before 后的 names the thing's state, as 的 does.
+    // (居住登记凭证（已办理居住登记的）: a marked verb phrase that 的 closes right before the bracket
+    // names those who have done it — a noun, as 已婚的 is — and states nothing.)
     if (
       after.startsWith("的") ||
       /^(?:后|之后|以后)的/.test(after) ||
+      /^[^，,。；;：:（(）)我你您]{0,12}的\s*[）)]/.test(after) ||
       // (改完大致是这样：: an adverb before 是 leaves the verb the topic of a description.)
       (complement && /^(?:的|后|之后|以后|率|性|时|(?:大致|大概|大体|基本上?|差不多|应该|就)?是)/.test(afterComplement))
     ) {

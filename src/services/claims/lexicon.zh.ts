@@ -491,6 +491,8 @@ export const ZH_NOT_ACTIONS: ReadonlySet<string> = new Set([
   ...["麻烦", "久等", "辛苦", "费心", "担心", "打扰"],
   // Nouns that a resultative complement follows as their own change (数据出来了, 结果出来了).
   ...["数据", "结果", "成绩", "名单", "分数", "消息", "报价", "天", "雨", "太阳", "价格", "排名"],
+  // Places in the text (放在下面了, 列在上面了): where something stands, never the verb.
+  ...["上面", "下面", "上方", "下方", "上边", "下边", "前面", "后面"],
   "知道",
   "明白",
   "理解",
