@@ -154,6 +154,14 @@
  *                          zh: 15/733 (2.0 %), 294/307 (95.8 %), long 6/291 (2.1 %) — met overall, for
  *                          long answers and for claims found; per register reported-speech 4/64 and
  *                          support-reply 3/40 over 5 %.
+ *   v33 and v34 (1,040 Chinese answers each, after the Chinese round on v32, both scored once with
+ *        the same detector; eight annotators each, 130 answers each; v31's design)
+ *                          v33 zh: 27/730 (3.7 %), 291/310 (93.9 %), long 17/297 (5.7 %) — met for
+ *                          claims found only; per register coding-report 3/40, refusal 4/70 and
+ *                          reported-speech 4/67 over 5 %.
+ *                          v34 zh: 15/734 (2.0 %), 289/306 (94.4 %), long 9/299 (3.0 %) — met overall,
+ *                          for long answers and for claims found; per register draft 5/66 and
+ *                          support-reply 3/40 over 5 %.
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -473,6 +481,16 @@ const SCORED = {
     // what groups of places or bodies offer, those who have done something named with 的 in
     // brackets; and on the bar, texts placed above or below this reply).
     zh: { flagged: 7 / 733, found: 294 / 307, longFlagged: 3 / 291 },
+  },
+  "v33/heldout": {
+    answers: 1040,
+    // Chinese only. Scored once, after the Chinese round on v32; neither studied nor trained on yet.
+    zh: { flagged: 27 / 730, found: 291 / 310, longFlagged: 17 / 297 },
+  },
+  "v34/heldout": {
+    answers: 1040,
+    // Chinese only. Scored once, with the same detector as v33; neither studied nor trained on yet.
+    zh: { flagged: 15 / 734, found: 289 / 306, longFlagged: 9 / 299 },
   },
 } as const;
 

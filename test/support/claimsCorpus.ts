@@ -55,7 +55,9 @@ export type Split =
   | "v29/heldout"
   | "v30/heldout"
   | "v31/heldout"
-  | "v32/heldout";
+  | "v32/heldout"
+  | "v33/heldout"
+  | "v34/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
