@@ -484,13 +484,16 @@ const SCORED = {
   },
   "v33/heldout": {
     answers: 1040,
-    // Chinese only. Scored once, after the Chinese round on v32; neither studied nor trained on yet.
-    zh: { flagged: 27 / 730, found: 291 / 310, longFlagged: 17 / 297 },
+    // Chinese only. Scored once, after the Chinese round on v32, at zh 27/730, 291/310, long 17/297.
+    // Studied in the round on v33 and v34 (fixed: counted pieces of writing the writer made and opened
+    // by a colon, and a labelled message that addresses its reader).
+    zh: { flagged: 23 / 730, found: 291 / 310, longFlagged: 15 / 297 },
   },
   "v34/heldout": {
     answers: 1040,
-    // Chinese only. Scored once, with the same detector as v33; neither studied nor trained on yet.
-    zh: { flagged: 15 / 734, found: 289 / 306, longFlagged: 9 / 299 },
+    // Chinese only. Scored once, with the same detector as v33, at zh 15/734, 289/306, long 9/299.
+    // Studied in the round on v33 and v34 (fixed: a labelled apology text message in its sender's voice).
+    zh: { flagged: 14 / 734, found: 289 / 306, longFlagged: 9 / 299 },
   },
 } as const;
 
