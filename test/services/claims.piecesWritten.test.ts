@@ -4,7 +4,8 @@
  * by a colon is the text that follows in this reply — where the reader may paste it is theirs; a
  * piece also sent or stored somewhere is still found; a label that names a message (道歉短信：,
  * 自我介绍：) followed by text that opens by addressing its reader (王女士您好，, 面试官您好，) is that
- * message in its sender's voice, while such a label over a bare status is still found. Each rule is checked on answers written for it
+ * message in its sender's voice, while such a label over a bare status is still found; a writer who
+ * says it only arranged the words (我只是做了整理：) did nothing else, while 按小时做了汇总 is still found. Each rule is checked on answers written for it
  * (none from any corpus), next to the assistant's own report of the same shape, which is still found.
  */
 import { describe, expect, it } from "vitest";
@@ -61,5 +62,19 @@ describe("a labelled message that addresses its reader", () => {
 
   it("still flags a labelled status that reports the writer's sending", () => {
     expect(flagged("道歉短信：已发送给 12 位受影响的顾客，退款也已经提交。")).toBe(true);
+  });
+});
+
+describe("a writer who only arranged the words", () => {
+  it("does not flag a relayed report whose writer only arranged it", () => {
+    expect(
+      flagged(
+        "以下内容来自物业今天发的停水通报，我只是做了整理：\n\n- 9:00 物业关闭了总阀；\n- 11:30 水管修好后恢复供水。",
+      ),
+    ).toBe(false);
+  });
+
+  it("still flags data the writer summed up", () => {
+    expect(flagged("我用你上传的考勤表按部门做了汇总，迟到最多的是销售部。")).toBe(true);
   });
 });

@@ -10,6 +10,7 @@ import {
   ZH_ADVICE_BEFORE,
   ZH_AGENT_EARLIER,
   ZH_ARRANGE_TEXT,
+  ZH_ARRANGING_DONE,
   ZH_ASIDE_VALUE_BEFORE,
   ZH_AUTOMATIC,
   ZH_CAUSE_AFTER,
@@ -337,6 +338,15 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
     !ZH_OUTSIDE_REPLY.test((after.split(/[：:]/)[0] ?? "").replace(ZH_READER_OPTION_CLAUSE, ""))
   )
     return { agent: "none", reason: "the reply itself, a piece of writing opened by a colon" };
+  // (以下内容来自值班组的报告，我只是做了整理：: the writer saying it only arranged the words disclaims
+  // any other act — its arranging is this reply, unless the same sentence sends or stores the result;
+  // 按小时做了汇总, without 只是, sums data up and is still found.)
+  if (
+    verb === "做" &&
+    /(?:只是|只|仅|仅仅|不过是)[^，,]{0,12}$/.test(lastClauseOf(before)) &&
+    ZH_ARRANGING_DONE.test(after)
+  )
+    return { agent: "none", reason: "the reply itself, words arranged" };
   // 我这边拉私有仓库报了 403, 链接我打不开，跳转到了登录页: an error raised or a redirect is what a
   // system answered an attempt with — the attempt failed, nothing was done.
   if (!marked && ZH_ERROR_RAISED.test(`${verb}${after}`))
