@@ -471,7 +471,8 @@ const SCORED = {
     // sentence; 把 steps with no 了, which are advice; a heading that asks with 为什么; what the writer
     // understands; lists under a line that hands them to a third person).
     en: { flagged: 12 / 733, found: 301 / 307, longFlagged: 4 / 292 },
-    zh: { flagged: 19 / 731, found: 290 / 309, longFlagged: 10 / 292 },
+    // (One more long ops report fixed in the round on v33 and v34: a writer who only arranged the words.)
+    zh: { flagged: 18 / 731, found: 290 / 309, longFlagged: 9 / 292 },
   },
   "v32/heldout": {
     answers: 1040,
@@ -484,13 +485,16 @@ const SCORED = {
   },
   "v33/heldout": {
     answers: 1040,
-    // Chinese only. Scored once, after the Chinese round on v32; neither studied nor trained on yet.
-    zh: { flagged: 27 / 730, found: 291 / 310, longFlagged: 17 / 297 },
+    // Chinese only. Scored once, after the Chinese round on v32, at zh 27/730, 291/310, long 17/297.
+    // Studied in the round on v33 and v34 (fixed: counted pieces of writing the writer made and opened
+    // by a colon, a labelled message that addresses its reader, a writer who only arranged the words).
+    zh: { flagged: 21 / 730, found: 291 / 310, longFlagged: 13 / 297 },
   },
   "v34/heldout": {
     answers: 1040,
-    // Chinese only. Scored once, with the same detector as v33; neither studied nor trained on yet.
-    zh: { flagged: 15 / 734, found: 289 / 306, longFlagged: 9 / 299 },
+    // Chinese only. Scored once, with the same detector as v33, at zh 15/734, 289/306, long 9/299.
+    // Studied in the round on v33 and v34 (fixed: a labelled apology text message in its sender's voice).
+    zh: { flagged: 14 / 734, found: 289 / 306, longFlagged: 9 / 299 },
   },
 } as const;
 

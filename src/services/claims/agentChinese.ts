@@ -10,6 +10,7 @@ import {
   ZH_ADVICE_BEFORE,
   ZH_AGENT_EARLIER,
   ZH_ARRANGE_TEXT,
+  ZH_ARRANGING_DONE,
   ZH_ASIDE_VALUE_BEFORE,
   ZH_AUTOMATIC,
   ZH_CAUSE_AFTER,
@@ -57,10 +58,13 @@ import {
   ZH_PARTY_NOTICE_AFTER,
   ZH_PARTY_WORDS_AFTER,
   ZH_PASSIVE_AGENT,
+  ZH_PIECE_OPENED,
+  ZH_PIECE_VERB,
   ZH_PLAN_FRAME,
   ZH_PLAN_OPENS,
   ZH_PREMISE_BEFORE,
   ZH_PROBLEM_THEN_ADVICE,
+  ZH_READER_OPTION_CLAUSE,
   ZH_RELAY_FRAME,
   ZH_RELEASE_CHANGE,
   ZH_RENAMED,
@@ -95,6 +99,7 @@ import {
   ZH_WEIGHED_TOPIC,
   ZH_WORDING_AFTER,
   ZH_WORDS_ARRANGED,
+  ZH_WRITER_CLAUSE,
   ZH_WRITTEN_HERE,
 } from "./agentChineseCues.js";
 import { type AnswerContext, type Attribution, around, unmarkedAgent } from "./agentContext.js";
@@ -323,6 +328,25 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
     !ZH_OUTSIDE_REPLY.test(after.split(/[：:]/)[0] ?? "")
   )
     return { agent: "none", reason: "the reply itself, opened by a colon" };
+  // (写了一首小诗：…, 给你的战役做了一个大纲草案，每次约 3–4 小时：, 做了一份预算表的模板，可以直接复制
+  //到 Excel 里：: a counted piece of writing made by the writer and opened by a colon is the text that
+  // follows in this reply — unless the clause sends or stores it somewhere; where the reader may paste it is theirs.)
+  if (
+    ZH_PIECE_VERB.test(verb) &&
+    ZH_PIECE_OPENED.test(after) &&
+    ZH_WRITER_CLAUSE.test(lastClauseOf(before)) &&
+    !ZH_OUTSIDE_REPLY.test((after.split(/[：:]/)[0] ?? "").replace(ZH_READER_OPTION_CLAUSE, ""))
+  )
+    return { agent: "none", reason: "the reply itself, a piece of writing opened by a colon" };
+  // (以下内容来自值班组的报告，我只是做了整理：: the writer saying it only arranged the words disclaims
+  // any other act — its arranging is this reply, unless the same sentence sends or stores the result;
+  // 按小时做了汇总, without 只是, sums data up and is still found.)
+  if (
+    verb === "做" &&
+    /(?:只是|只|仅|仅仅|不过是)[^，,]{0,12}$/.test(lastClauseOf(before)) &&
+    ZH_ARRANGING_DONE.test(after)
+  )
+    return { agent: "none", reason: "the reply itself, words arranged" };
   // 我这边拉私有仓库报了 403, 链接我打不开，跳转到了登录页: an error raised or a redirect is what a
   // system answered an attempt with — the attempt failed, nothing was done.
   if (!marked && ZH_ERROR_RAISED.test(`${verb}${after}`))

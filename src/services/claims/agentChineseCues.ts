@@ -98,6 +98,19 @@ export const ZH_FOR_READER_BEFORE = /(?:给|帮|为|替)(?:你|您)\s*$/;
 /** After the verb, a colon in the same sentence opens what was composed (了一个…版本：, 了一下…：). */
 // (列了一遍：, 理了一遍：: going through the task's things one by one is a look at them, not a text.)
 export const ZH_REPLY_OPENED = /^(?:了|出|好了?)?(?!一遍|一通)[^。；;！!？?：:了]{0,30}[：:]/;
+/** A piece of writing made and counted right after the verb, opened by a colon (了一首小诗：, 了一份预算表的模板，…：). */
+export const ZH_PIECE_OPENED =
+  /^(?:了|好了)\s*(?:一|两|三|几)\s*(?:首|份|篇|段|版|个|张)[^，,。；;！!？?：:\n]{0,24}(?:诗|词|草案|草稿|初稿|模板|大纲|提纲|文案|清单|表|计划|方案)(?:[，,][^。；;！!？?：:\n]{0,40})?[：:]/;
+/** Verbs that make a piece of writing (写, 做, 拟, 起草): with a counted piece as object. */
+export const ZH_PIECE_VERB = /^(?:写|做|拟|起草|草拟|列|整理|排)$/;
+/** The last clause before the verb leaves the writer as its subject (nothing, 我, 给你的…, 我先帮你). */
+export const ZH_WRITER_CLAUSE =
+  /^(?:我|我这边|我们)?(?:先|也|又|就)?(?:(?:给|帮|为|替)(?:你|您)[^，,。；;把]{0,24})?(?:已经?|先|也|又)?$/;
+/** A clause that tells the reader what they can do with it (可以直接复制到 Excel): theirs, not the writer's. */
+export const ZH_READER_OPTION_CLAUSE = /[，,]\s*(?:你|您)?(?:可以|可|能)[^，,]*/g;
+/** Right after 做, the deed is arranging words (做了整理, 做了一下汇总): the writer's work on this reply. */
+export const ZH_ARRANGING_DONE =
+  /^(?:了)?(?:一下|一些|些|一点)?(?:简单的?|初步的?)?(?:整理|汇总|归纳|梳理|摘编|转述|排版)(?![^。；;！!？?\n]*(?:发给|发到|上传|提交|同步|存到|保存|放到|放进|推送))/;
 /** Before that colon, a place outside the reply or a step beyond writing (系统, 表里, 发给, 存到). */
 export const ZH_OUTSIDE_REPLY =
   /(?:系统|库|表格?里|文件|文档里|仓库|目录|服务器|SQL|sql|查询|群里|邮件|共享|云盘|网盘|飞书|钉钉|发给|发到|发送|提交|上传|同步|存到|保存|放到|放进|推送|脚本)/;

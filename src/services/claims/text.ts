@@ -123,6 +123,12 @@ const NAMES_SELF = /我|咱|\b(?:I|we|my|our)\b/;
 /** A label before a colon that names a template, a draft or a sample written on the same line. */
 const CONTENT_LABEL =
   /^(?:[^：:，,。\s]{0,10}(?:模板|草稿|范文|样例|示例|文案|话术)|(?:[A-Za-z-]+\s+){0,2}(?:template|sample))\s*[：:](?=\s*\S)/i;
+/** A label before a colon that names a message in words (道歉短信：, 自我介绍：), on the same line. */
+const MESSAGE_LABEL =
+  /^[^：:，,。\s]{0,10}(?:短信|消息|留言|私信|邮件|回复|开场白|致辞|自我介绍|道歉信|感谢信)(?:草稿|初稿)?\s*[：:](?=\s*\S)/;
+/** A Chinese message that opens by addressing its reader (面试官您好，, 【小店】王女士您好，, 亲，, 尊敬的). */
+const ADDRESS_OPEN =
+  /^\s*(?:【[^】\n]{1,20}】\s*)?(?:[^，,。：:！!\s]{0,8}(?:您好|你好|大家好)|亲[，,！!]|尊敬的|亲爱的|各位|[\u4e00-\u9fff]{1,3}(?:老师|先生|女士|阿姨|叔叔|经理)[，,！!])/;
 /** The sender's name in 【】 that opens a Chinese text message: 【某某生鲜】. */
 const SENDER_TAG = /^\s*【[^】\n]{1,20}】/;
 /** A sender in 【】, then a greeting to the readers: a notice or a text message itself. */
@@ -386,9 +392,14 @@ function assertionLines(answer: string): Line[] {
     // (【某商城】亲爱的顾客，…我们已为您的账户补发…: a line that opens with its sender in 【】 and greets
     // its readers is a notice in that sender's voice, written for them — its 我们 is theirs.)
     if (SENDER_NOTICE.test(line)) continue;
-    const labelled = CONTENT_LABEL.exec(line);
+    // (自我介绍草稿：面试官您好，我叫李明…, 给顾客的道歉短信：【小店】王女士您好，…已为您退回: a label
+    // that names a message, then text that opens by addressing its reader, is that message in its
+    // sender's voice — its 我 is the sender's, not the writer's; a label with a bare status is not.)
+    const message = MESSAGE_LABEL.exec(line);
+    const labelled =
+      CONTENT_LABEL.exec(line) ?? (message && ADDRESS_OPEN.test(line.slice(message[0].length)) ? message : null);
     const rest = labelled ? line.slice(labelled[0].length) : "";
-    if (labelled && (!NAMES_SELF.test(rest) || SENDER_TAG.test(rest))) line = labelled[0];
+    if (labelled && (!NAMES_SELF.test(rest) || SENDER_TAG.test(rest) || ADDRESS_OPEN.test(rest))) line = labelled[0];
     if (/^\|?\s*:?-{3,}/.test(line)) continue; // a table's separator row
     let doneRow = false;
     let statusCell: string | undefined;
