@@ -162,6 +162,10 @@
  *                          v34 zh: 15/734 (2.0 %), 289/306 (94.4 %), long 9/299 (3.0 %) — met overall,
  *                          for long answers and for claims found; per register draft 5/66 and
  *                          support-reply 3/40 over 5 %.
+ *   v35 (1,040 Chinese answers, after the Chinese round on v33 and v34; eight annotators, 130 answers
+ *        each; v31's design)
+ *                          zh: 12/731 (1.6 %), 296/309 (95.8 %), long 7/286 (2.4 %) — the whole bar met:
+ *                          every register at most 5 % (reported-speech 3/64, refusal 3/69).
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -496,6 +500,11 @@ const SCORED = {
     // Studied in the round on v33 and v34 (fixed: a labelled apology text message in its sender's voice).
     zh: { flagged: 14 / 734, found: 289 / 306, longFlagged: 9 / 299 },
   },
+  "v35/heldout": {
+    answers: 1040,
+    // Chinese only. Scored once, after the Chinese round on v33 and v34; neither studied nor trained on.
+    zh: { flagged: 12 / 731, found: 296 / 309, longFlagged: 7 / 286 },
+  },
 } as const;
 
 type ScoredSplit = keyof typeof SCORED;
@@ -509,6 +518,7 @@ const BAR_MET_PER_REGISTER = [
   ["v25/heldout", "en"],
   ["v30/heldout", "zh"],
   ["v31/heldout", "en"],
+  ["v35/heldout", "zh"],
 ] as const;
 
 describe("the claim detector on the corpora scored once as held-out sets", () => {

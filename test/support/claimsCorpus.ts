@@ -57,7 +57,8 @@ export type Split =
   | "v31/heldout"
   | "v32/heldout"
   | "v33/heldout"
-  | "v34/heldout";
+  | "v34/heldout"
+  | "v35/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
