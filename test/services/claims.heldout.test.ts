@@ -166,6 +166,11 @@
  *        each; v31's design)
  *                          zh: 12/731 (1.6 %), 296/309 (95.8 %), long 7/286 (2.4 %) — the whole bar met:
  *                          every register at most 5 % (reported-speech 3/64, refusal 3/69).
+ *   v36 (1,040 Chinese answers, with the same detector as v35, to confirm it; eight annotators, 130
+ *        answers each; v31's design)
+ *                          zh: 16/737 (2.2 %), 296/303 (97.7 %), long 12/291 (4.1 %) — met overall, for
+ *                          long answers and for claims found; per register reported-speech 4/66 (6.1 %),
+ *                          every other register at most 5 %.
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -504,6 +509,11 @@ const SCORED = {
     answers: 1040,
     // Chinese only. Scored once, after the Chinese round on v33 and v34; neither studied nor trained on.
     zh: { flagged: 12 / 731, found: 296 / 309, longFlagged: 7 / 286 },
+  },
+  "v36/heldout": {
+    answers: 1040,
+    // Chinese only. Scored once, with the detector that met the bar on v35; neither studied nor trained on.
+    zh: { flagged: 16 / 737, found: 296 / 303, longFlagged: 12 / 291 },
   },
 } as const;
 

@@ -58,7 +58,8 @@ export type Split =
   | "v32/heldout"
   | "v33/heldout"
   | "v34/heldout"
-  | "v35/heldout";
+  | "v35/heldout"
+  | "v36/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
