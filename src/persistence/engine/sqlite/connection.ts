@@ -8,6 +8,7 @@ import * as Context from "effect/Context";
 import * as Effect from "effect/Effect";
 import * as Layer from "effect/Layer";
 import * as Scope from "effect/Scope";
+import * as Stream from "effect/Stream";
 import { WriteBatch, type WriteBatchRunner } from "../WriteBatch.js";
 
 /**
@@ -98,7 +99,14 @@ const make = (options: SqliteConnectionOptions) =>
           },
           catch: failed("Failed to execute statement"),
         }),
-      executeStream: () => Effect.dieMessage("executeStream not implemented"),
+      // Read in one step, then streamed: an open better-sqlite3 iterator keeps the connection busy,
+      // and other fibers share this connection between the stream's pulls.
+      executeStream: (sql, params, transformRows) =>
+        Stream.flattenIterables(
+          Stream.fromEffect(
+            transformRows ? Effect.map(execute(sql, params, false), transformRows) : execute(sql, params, false),
+          ),
+        ),
     };
 
     // One connection, one transaction at a time: a SqlClient transaction holds the permit until it

@@ -1,7 +1,9 @@
 import * as SqlClient from "@effect/sql/SqlClient";
 import { SqlError } from "@effect/sql/SqlError";
 import { describe, expect, it } from "@effect/vitest";
+import * as Chunk from "effect/Chunk";
 import * as Effect from "effect/Effect";
+import * as Stream from "effect/Stream";
 import * as SqliteConnection from "../../../../src/persistence/engine/sqlite/connection.js";
 import { WriteBatch } from "../../../../src/persistence/engine/WriteBatch.js";
 
@@ -61,6 +63,26 @@ describe("the SQLite connection's write batch", () => {
       );
       expect(fallback).toBe(1);
       expect(yield* rows).toEqual([]);
+    }).pipe(Effect.provide(connection)),
+  );
+});
+
+describe("the SQLite connection's queries", () => {
+  it.effect("streams a query's rows in order", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient;
+      yield* table;
+      yield* sql`INSERT INTO t (n) VALUES (3), (1), (2)`;
+      const streamed = yield* Stream.runCollect(sql<{ n: number }>`SELECT n FROM t ORDER BY n`.stream);
+      expect(Chunk.toReadonlyArray(streamed).map((row) => row.n)).toEqual([1, 2, 3]);
+    }).pipe(Effect.provide(connection)),
+  );
+
+  it.effect("fails a stream over a statement SQLite refuses with the SQL client's error", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient;
+      const failed = yield* Effect.flip(Stream.runCollect(sql`SELECT n FROM no_such_table`.stream));
+      expect(failed).toBeInstanceOf(SqlError);
     }).pipe(Effect.provide(connection)),
   );
 });
