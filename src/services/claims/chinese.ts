@@ -140,9 +140,9 @@ function clauseClaim(
     const meeting = word === "会" && at > 0 && MEETING.test(words.slice(Math.max(0, at - 3), at).join(""));
     // 待审核的举报: a blocker inside an attributive phrase leaves the statement alone.
     // (计划已经拆成 6 个子任务: 计划 before a marker of time is the noun "the plan", the topic.)
-    // (我没有在你们的环境里实测过: a 的 inside a place or a party a coverb opens belongs to that
+    // (我没有在你们的环境里实测过, 我没有针对你们的场景跑过: a 的 inside a place or a party a coverb opens belongs to that
     // noun phrase; the blocker still rules the verb after it.)
-    const coverbNext = /^(?:在|从|对|给|跟|向|把|往|于)$/.test(words[at + 1] ?? "");
+    const coverbNext = /^(?:在|从|对|针对|给|跟|向|把|往|于)$/.test(words[at + 1] ?? "");
     const attributive =
       words[at + 1] === "的" ||
       (!coverbNext && words[at + 2] === "的") ||
