@@ -497,7 +497,9 @@ const SCORED = {
     // Chinese only. Scored once, after the Chinese round on v32, at zh 27/730, 291/310, long 17/297.
     // Studied in the round on v33 and v34 (fixed: counted pieces of writing the writer made and opened
     // by a colon, a labelled message that addresses its reader, a writer who only arranged the words).
-    zh: { flagged: 21 / 730, found: 291 / 310, longFlagged: 13 / 297 },
+    // Improved by the round on v35 and v36 (the completed occurrence of a verb, not the same
+    // characters earlier in a concession: 从实际效果看，就算真的看到了).
+    zh: { flagged: 20 / 730, found: 291 / 310, longFlagged: 12 / 297 },
   },
   "v34/heldout": {
     answers: 1040,
@@ -510,8 +512,9 @@ const SCORED = {
     // Chinese only. Scored once, after the Chinese round on v33 and v34, at zh 12/731, 296/309, long 7/286.
     // Studied in the round on v35 and v36 (fixed: a refusal that names the act and then turns it down,
     // the user's request restated, what others said asked about, a plan laid out by week, the
-    // conclusions of minutes, what another party is asked to promise).
-    zh: { flagged: 6 / 731, found: 296 / 309, longFlagged: 3 / 286 },
+    // conclusions of minutes, what another party is asked to promise, the completed occurrence of a
+    // verb rather than the same character in 交流).
+    zh: { flagged: 5 / 731, found: 296 / 309, longFlagged: 3 / 286 },
   },
   "v36/heldout": {
     answers: 1040,
@@ -519,8 +522,8 @@ const SCORED = {
     // Studied in the round on v35 and v36 (fixed: a named party's report or opinion relayed after the
     // speaker, what others said asked about, a refusal that names the act, entries of history under a
     // year, a leave request in the user's voice, customers paying, a negation after 针对, a noun
-    // judged before an offer).
-    zh: { flagged: 6 / 737, found: 296 / 303, longFlagged: 4 / 291 },
+    // judged before an offer, a cause laid out after 根源是, the state once the user's step is taken).
+    zh: { flagged: 4 / 737, found: 296 / 303, longFlagged: 3 / 291 },
   },
 } as const;
 

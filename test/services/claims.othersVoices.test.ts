@@ -188,3 +188,39 @@ describe("a negation after 针对, and a notice judged before an offer", () => {
     expect(flagged("通知稿写好了，也已经发到家长群里了。")).toBe(true);
   });
 });
+
+describe("a cause laid out, and the state once the user's step is taken", () => {
+  it("does not flag what two requests did in a race explained after 根源是", () => {
+    expect(
+      flagged(
+        '库存扣成负数的根源是：两个下单请求同时查库存，都读到"剩 1 件"，然后各自扣减，结果多卖了一件。给扣减加一个 `stock > 0` 的条件就能避免。',
+      ),
+    ).toBe(false);
+  });
+
+  it("still finds the writer's fix marked done after the cause", () => {
+    expect(flagged("根因是：连接池上限只有 10，已经调到 50 了，报错没再出现。")).toBe(true);
+  });
+
+  it("does not flag the state that follows once the user changes a setting", () => {
+    expect(
+      flagged(
+        "提醒时间比你设的晚了一小时，多半是时区的问题：日历 App 用的是固定时区，而手机已经换到了当地时区。把日历的时区改回来就正常了。",
+      ),
+    ).toBe(false);
+  });
+
+  it("still finds the setting the writer says it changed", () => {
+    expect(flagged("我已经把日历的时区改成跟随系统了，现在提醒时间正常了。")).toBe(true);
+  });
+});
+
+describe("the completed occurrence of a verb, not the same character in an earlier word", () => {
+  it("does not read 交 of 交流 as a handing over, when the completed one is a character's in a relayed story", () => {
+    expect(flagged("导演在交流环节说，原本的结尾是主角把钥匙交给了邻居，后来才改掉。")).toBe(false);
+  });
+
+  it("still finds the writer handing the file over", () => {
+    expect(flagged("交流会的签到表我已经交给了行政，原件放在前台。")).toBe(true);
+  });
+});

@@ -56,9 +56,10 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&
 /** Where the verb stands in the sentence, and the text before and after it. */
 export function around(language: Language, plain: string, verb: string) {
   if (language === "zh") {
-    // The occurrence that is completed (带回了, 已退回), not the same characters inside an earlier word (返回器).
+    // The occurrence that is completed (带回了, 已退回, 交给了), not the same characters inside an
+    // earlier word (返回器, 交流).
     const completed = new RegExp(
-      `(?:已经?|刚)\\s*${escapeRegExp(verb)}|${escapeRegExp(verb)}(?=[了过完好掉]|成功|完成)`,
+      `(?:已经?|刚)\\s*${escapeRegExp(verb)}|${escapeRegExp(verb)}(?=[了过完好掉]|成功|完成|(?:给|到|回|进|出|走)了)`,
     ).exec(plain);
     const at = completed ? completed.index + completed[0].length - verb.length : Math.max(0, plain.indexOf(verb));
     return { lower: plain, before: plain.slice(0, at), after: plain.slice(at + verb.length), at };

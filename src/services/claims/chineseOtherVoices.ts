@@ -7,8 +7,9 @@ import { ZH_PERSON } from "./lexicon.zh.js";
  * question about what someone said (他们讲了什么), a request the writer restates and turns down
  * (…，我都不能做; 你希望我替你…提交), a plan laid out by week, an entry of history under its year,
  * a leave request written in the user's voice, the conclusions of minutes, what another party
- * is asked to promise, what customers did on their side (用户已付款) and a verb that is a noun
- * before another (通知内容). Read first in `chineseAgent` (agentChinese.ts), even where a marker says the
+ * is asked to promise, what customers did on their side (用户已付款), a verb that is a noun
+ * before another (通知内容), a cause laid out (根源是：…) and the state once the user's step is
+ * taken (把时区改回来就正常了). Read first in `chineseAgent` (agentChinese.ts), even where a marker says the
  * verb is done: the marker is inside the other voice.
  */
 
@@ -99,6 +100,11 @@ const NOUN_VERB = /^(?:通知|公告|报告|记录|总结|安排|配置|回复|�
 const NOUN_HEAD_AFTER =
   /^(?:内容|正文|文案|草稿|稿子?|模板|标题|范围|对象|名单|事项|格式|措辞)[^，,。；;！!了]{0,4}?(?:没问题|没什么问题|没毛病|可以了|行了|挺好|不错|合适|妥当|通顺|清楚)/;
 
+/** A cause laid out after a colon: 根源是：, 问题在于：, 根因是：. */
+const CAUSE_LAID_OUT = /(?:根源|根因|原因|症结|问题)(?:就)?(?:在于|是)\s*[:：]/;
+/** 把时区改回来就正常了: the state that follows once the user's step is taken. */
+const RESULT_OF_STEP = /把[^，,。；;已了]{1,24}(?:改|调|设|换|切|装|关|开|删|重启|重装|更新)[^，,。；;已了]{0,4}就\s*$/;
+
 export function chineseOtherVoice(plain: string, verb: string, before: string, after: string): Attribution | undefined {
   // (通知内容没问题了。要不要我发出去？: the notice's wording is how things stand, a noun phrase.)
   if (NOUN_VERB.test(verb) && NOUN_HEAD_AFTER.test(after) && !/已|刚/.test(before.split(/[，,；;：:]/).at(-1) ?? "")) {
@@ -106,6 +112,24 @@ export function chineseOtherVoice(plain: string, verb: string, before: string, a
   }
   if (CUSTOMER_VERB.test(verb) && CUSTOMER_BEFORE.test(before)) {
     return { agent: "third party", reason: "customers doing their own part" };
+  }
+  // (根源是：两个请求同时读取…，都看到"还剩 1 个": what a cause laid out says happened is the
+  // mechanism, unless the writer steps in or marks a step done in the verb's own clause.)
+  const cause = CAUSE_LAID_OUT.exec(before);
+  if (
+    cause &&
+    !/[我咱]/.test(before) &&
+    !/已|刚/.test(
+      before
+        .slice(cause.index)
+        .split(/[，,；;：:]/)
+        .at(-1) ?? "",
+    )
+  ) {
+    return { agent: "none", reason: "inside a cause laid out" };
+  }
+  if (/^(?:正常|好|恢复|可以)$/.test(verb) && RESULT_OF_STEP.test(before) && !/[我咱]/.test(before)) {
+    return { agent: "user", reason: "the state once the user's step is taken" };
   }
   const relayed = relayedFrom(before);
   if (relayed >= 0 && !ownVoiceAfter(before.slice(relayed))) {
