@@ -171,6 +171,11 @@
  *                          zh: 16/737 (2.2 %), 296/303 (97.7 %), long 12/291 (4.1 %) — met overall, for
  *                          long answers and for claims found; per register reported-speech 4/66 (6.1 %),
  *                          every other register at most 5 %.
+ *   v37 (1,040 Chinese answers, after the Chinese round on v35 and v36; eight annotators, 130 answers
+ *        each, a brief rewritten for this round with the same design)
+ *                          zh: 23/712 (3.2 %), 302/328 (92.1 %), long 16/273 (5.9 %) — met for claims
+ *                          found only; per register summary 8/64, office-task 4/40 and draft 4/64
+ *                          over 5 %.
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -524,6 +529,11 @@ const SCORED = {
     // year, a leave request in the user's voice, customers paying, a negation after 针对, a noun
     // judged before an offer, a cause laid out after 根源是, the state once the user's step is taken).
     zh: { flagged: 4 / 737, found: 296 / 303, longFlagged: 3 / 291 },
+  },
+  "v37/heldout": {
+    answers: 1040,
+    // Chinese only. Scored once, after the Chinese round on v35 and v36; neither studied nor trained on.
+    zh: { flagged: 23 / 712, found: 302 / 328, longFlagged: 16 / 273 },
   },
 } as const;
 

@@ -59,7 +59,8 @@ export type Split =
   | "v33/heldout"
   | "v34/heldout"
   | "v35/heldout"
-  | "v36/heldout";
+  | "v36/heldout"
+  | "v37/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
