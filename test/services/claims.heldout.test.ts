@@ -467,7 +467,8 @@ const SCORED = {
     // neither the writer nor the user — a topic before 已 whose verb has its own object, a named
     // subject then a place —, what the writer understands, things lost to history, premises and what a
     // step avoids, 我国, a text written above, tables of bare ✅/❌, offers after 的话).
-    zh: { flagged: 12 / 730, found: 297 / 310, longFlagged: 5 / 291 },
+    // Improved by the round on v37 (a password-protected attachment: a verb inside the noun phrase after 是一个).
+    zh: { flagged: 11 / 730, found: 297 / 310, longFlagged: 5 / 291 },
   },
   "v30/heldout": {
     answers: 1040,
@@ -503,8 +504,9 @@ const SCORED = {
     // Studied in the round on v33 and v34 (fixed: counted pieces of writing the writer made and opened
     // by a colon, a labelled message that addresses its reader, a writer who only arranged the words).
     // Improved by the round on v35 and v36 (the completed occurrence of a verb, not the same
-    // characters earlier in a concession: 从实际效果看，就算真的看到了).
-    zh: { flagged: 20 / 730, found: 291 / 310, longFlagged: 12 / 297 },
+    // characters earlier in a concession: 从实际效果看，就算真的看到了), and by the round on v37 (a
+    // summary of a log the user pasted, whose lines are the log's).
+    zh: { flagged: 19 / 730, found: 291 / 310, longFlagged: 11 / 297 },
   },
   "v34/heldout": {
     answers: 1040,
@@ -518,8 +520,9 @@ const SCORED = {
     // Studied in the round on v35 and v36 (fixed: a refusal that names the act and then turns it down,
     // the user's request restated, what others said asked about, a plan laid out by week, the
     // conclusions of minutes, what another party is asked to promise, the completed occurrence of a
-    // verb rather than the same character in 交流).
-    zh: { flagged: 5 / 731, found: 296 / 309, longFlagged: 3 / 286 },
+    // verb rather than the same character in 交流). Improved by the round on v37 (the done rows of a
+    // pasted weekly report, summed up).
+    zh: { flagged: 4 / 731, found: 296 / 309, longFlagged: 2 / 286 },
   },
   "v36/heldout": {
     answers: 1040,
@@ -532,8 +535,14 @@ const SCORED = {
   },
   "v37/heldout": {
     answers: 1040,
-    // Chinese only. Scored once, after the Chinese round on v35 and v36; neither studied nor trained on.
-    zh: { flagged: 23 / 712, found: 302 / 328, longFlagged: 16 / 273 },
+    // Chinese only. Scored once, after the Chinese round on v35 and v36, at zh 23/712, 302/328, long
+    // 16/273 (summary 8/64, office-task 4/40, draft 4/64 over 5 %). Studied in the round on v37 (fixed:
+    // the rows and lines of a summary of material the user handed over and of a meeting speaker's
+    // remarks, a colleague named by a title who already did it, a body dated by 于 and a year, what
+    // another party sent to us, a verb inside a noun phrase after 是一项 or before 触发的, the first step
+    // of a plan with no 了, a letter whose writer says who they are, a notice titled 关于…的通知 or
+    // addressed to 各位…：, copy handed over between rules).
+    zh: { flagged: 3 / 712, found: 302 / 328, longFlagged: 3 / 273 },
   },
 } as const;
 
@@ -553,6 +562,9 @@ const BAR_MET_PER_REGISTER = [
   // (Not met when scored — reported-speech 4/66 — but met in every register since the round on v35
   // and v36, and held there as development data.)
   ["v36/heldout", "zh"],
+  // (Not met when scored — 23/712 flagged, summary, office-task and draft over 5 % — but met in every
+  // register since the round on v37, support-reply at 2/40, and held there as development data.)
+  ["v37/heldout", "zh"],
 ] as const;
 
 describe("the claim detector on the corpora scored once as held-out sets", () => {

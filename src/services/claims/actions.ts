@@ -1,6 +1,7 @@
 import { type Agent, type AnswerContext, answerContext, attributeAgent } from "./agent.js";
 import { around } from "./agentContext.js";
 import { chineseClaims } from "./chinese.js";
+import { summedUpLine, summedUpSource } from "./chineseSummedUp.js";
 import { composedAnswer, composedVoice, introducedSpeech, signedLetter } from "./composed.js";
 import { englishClaims } from "./english.js";
 import type { ClaimKind } from "./kinds.js";
@@ -100,6 +101,7 @@ export function attributedActions(answer: string): AnswerActions {
   const context = answerContext(sentences, written, found);
   const composed = composedAnswer(answer);
   const signed = composed && (signedLetter(answer) || introducedSpeech(answer));
+  const summedUp = summedUpSource(sentences);
   const actions: AttributedAction[] = [];
   for (const match of found) {
     let claim = { kind: match.kind, verb: match.verb };
@@ -174,9 +176,19 @@ export function attributedActions(answer: string): AnswerActions {
     }
     // ("Dear Mr Hargreaves, I moved out on 31 May… Kind regards, Sam Patel": in a letter a person signs
     // with their bare name, the "I" is the signer's — the user's letter, not the assistant's report.)
-    if (agent === "assistant" && signed && !match.sentence.checked) {
+    // (这条消息我已经帮你发给李阿姨了: after a letter to someone else, the writer serving the user speaks for itself.)
+    if (
+      agent === "assistant" &&
+      signed &&
+      !match.sentence.checked &&
+      !(match.language === "zh" && /(?:帮|替|为|给)你(?!们)/.test(match.plain))
+    ) {
       ({ agent, reason } = { agent: "none", reason: "the voice of a letter its sender signs" });
     }
+    // (你贴的这份结题报告，要点如下：… | 录播系统部署 | 已完成 |: in a summary of material the user
+    // handed over, a row or a line that says something was done is the document's, not the writer's.)
+    const summedUpAs = agent === "assistant" && summedUp ? summedUpLine(match.plain, claim.verb) : undefined;
+    if (summedUpAs) ({ agent, reason } = summedUpAs);
     actions.push({
       sentence: match.sentence,
       index: match.index,

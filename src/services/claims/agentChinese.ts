@@ -104,6 +104,7 @@ import {
 } from "./agentChineseCues.js";
 import { type AnswerContext, type Attribution, around, unmarkedAgent } from "./agentContext.js";
 import { chineseFrameAgent } from "./chineseFrames.js";
+import { chineseNamedDoer } from "./chineseNamedDoers.js";
 import { chineseOtherVoice } from "./chineseOtherVoices.js";
 import { zhFramed, zhNotStatus, zhPromised, zhTimelineEntry } from "./statusShape.js";
 
@@ -119,6 +120,8 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   if (ZH_LETTER.test(plain)) return { agent: "user", reason: "a letter written for the user" };
   const otherVoice = chineseOtherVoice(plain, verb, before, after);
   if (otherVoice) return otherVoice;
+  const namedDoer = chineseNamedDoer(plain, verb, before, after);
+  if (namedDoer) return namedDoer;
   // (您反映的情况我们了解了，…: 了解 closed by 了 at the end of its clause is understanding what was
   // told — 了解了一下, looking into it, goes on past the 了.)
   if (verb === "了解" && /^了\s*(?:[，,。；;！!]|$)/.test(after))

@@ -23,8 +23,22 @@ const ANNOUNCEMENT_TITLE =
  */
 const ZH_NOTICE_TITLE =
   /^(?:\p{Extended_Pictographic}\uFE0F?\s*)*【[^】\n]{0,10}(?:通知|公告|通告|声明|更新|上新|招聘|提醒)[^】\n]{0,4}】/u;
+// (王阿姨您好，我是 502 的租户小陈: a landlady or an elder addressed by a kinship word writes so too.)
 const ZH_LETTER_TO_PERSON =
-  /^[\u4e00-\u9fff]{1,6}(?:老师|教授|经理|主任|医生|律师|女士|先生|总)\s*(?:您好|你好)[！!，,]\s*我是/;
+  /^[\u4e00-\u9fff]{1,6}(?:老师|教授|经理|主任|医生|律师|女士|先生|总|阿姨|叔叔|大爷|大姐|师傅|房东)\s*(?:您好|你好)[！!，,]\s*我是/;
+/**
+ * A notice in an organisation's voice: titled 关于…的通知 (**关于做好…汇算的通知**), or addressed to
+ * its readers before a colon (各位乐迷：, 全体员工：) — not one reader greeted (亲爱的玩家您好：), whom a
+ * support reply answers in its own voice.
+ */
+const ZH_NOTICE_OPENING =
+  /^(?:#{1,6}\s*)?(?:\*\*)?关于[^。！？!?\n]{2,60}的(?:通知|公告|通告|通报|决定)(?:\*\*)?\s*$|^(?:各位|全体)[^，,：:。！!\n]{1,12}(?<!您好|你好)[：:]/;
+/**
+ * An opening that hands over copy to post (下面是新专辑上线的微博文案，给你两个版本：) with no step of
+ * its own: with a rule below it, the text between is the piece, in its sender's voice.
+ */
+const ZH_COPY_HANDED =
+  /^(?![^\n]*(?:[我咱已]|(?<![给])了))(?:下面|以下|这)是[^。\n]{0,30}(?:文案|推文|微博|朋友圈|海报|公告|通知|短信|帖子)[^。\n]{0,20}[：:]\s*$/;
 /**
  * A speech or a toast that greets its audience and whose speaker introduces themselves (各位亲朋好友，
  * 大家好！我是新郎的大学室友…): the one who stands up to speak is the user or someone they write for.
@@ -56,6 +70,8 @@ export function composedAnswer(answer: string): boolean {
   const first = lines.find((line) => line.trim() !== "")?.trim() ?? "";
   if (LETTER_FIRST.test(first) || ANNOUNCEMENT_TITLE.test(first)) return true;
   if (ZH_NOTICE_TITLE.test(first) || ZH_LETTER_TO_PERSON.test(first) || ZH_SPEECH_TO_AUDIENCE.test(first)) return true;
+  if (ZH_NOTICE_OPENING.test(first)) return true;
+  if (ZH_COPY_HANDED.test(first) && lines.some((line) => RULE.test(line))) return true;
   if (THANKS_AUDIENCE.test(answer.slice(0, 4000))) return true;
   // (A post that ends on its hashtags — "…tell us what you think 👇 #productupdate" — is copy to publish.)
   if (HASHTAGS_LAST.test(lines.findLast((line) => line.trim() !== "")?.trim() ?? "")) return true;
@@ -116,7 +132,10 @@ export function signedLetter(answer: string): boolean {
  * 大家好！我是新郎的大学室友…): its "I" is that speaker's, as a signed letter's is its signer's.
  */
 export function introducedSpeech(answer: string): boolean {
-  return ZH_SPEECH_TO_AUDIENCE.test(answer.trim().split("\n", 1)[0]?.trim() ?? "");
+  const first = answer.trim().split("\n", 1)[0]?.trim() ?? "";
+  // (王阿姨您好，我是 502 的租户小陈。…我今天已经转到您的卡上了: a letter whose writer says who they
+  // are is in that writer's voice, as a speech is.)
+  return ZH_SPEECH_TO_AUDIENCE.test(first) || ZH_LETTER_TO_PERSON.test(first);
 }
 
 /** The writer's own "I" (not the company's "we"): a report in it stands inside any framing. */

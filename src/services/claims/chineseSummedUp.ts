@@ -1,0 +1,53 @@
+import type { Attribution } from "./agentContext.js";
+
+/**
+ * Chinese: answers that sum up material the user handed over — a report, a weekly status, a
+ * budget sheet, a thread of emails, a handover log (你贴的这份结题报告，要点如下：, 这串邮件一共 14
+ * 封，…梳理如下：) — or relay what someone said at a meeting (审计经理马女士主要讲了这几件事：). The
+ * rows and lines of such an answer say what the document or the speaker says was done (| 录播系统部署 |
+ * 已完成 |, 第 5 项已修订报销制度): the document's people did it, not the writer. Only the writer's
+ * own 我, a step done for the user (帮你/为您) or this very summary sent on (已发到群里) stay the writer's.
+ */
+
+/** What the user handed over: 你贴的, 你转过来的, 您发来的, 你上传的. */
+const HANDED_OVER = /(?:你|您)(?:刚才|刚刚|之前|上面)?(?:贴|粘贴|转|转过来|转发|发过来|发来|上传|给)的/;
+/** This document, named at the opening: 这份…周报, 这串邮件, 这篇论文. */
+const THIS_DOCUMENT = /^(?:这份|这篇|这串|这封|这组|这几封|这批|该)/;
+/** A kind of document whose content is summed up. */
+const DOCUMENT =
+  /报告|周报|月报|日报|纪要|邮件|记录|预算表|表格?|合同|合约|协议|建议书|说明书|文件|论文|材料|清单|简报|通报|函|日志|交接|方案/;
+/** Words that say the opening sums it up or lays it out. */
+const SUMMED_UP =
+  /要点|概括|梳理|归纳|总结如下|情况如下|整体情况|如下[:：]|讲的是|讲了|一共(?:提了|有|\s*\d|[一二三四五六七八九十])/;
+/**
+ * The writer's own step at the opening: 我, a step marked done (已发到群里，要点如下) or completed
+ * with 了 (按你给的清单执行了…，结果如下) — the document's 讲了, 提了, 列了 say what it holds.
+ */
+const OWN_STEP = /[我咱]|已|(?<![讲提说列写谈])了|(?:帮|替|为)(?:你|您)/;
+/** A meeting's speaker relayed: 沟通会上，审计经理马女士主要讲了这几件事：. */
+const SPEAKER_RELAYED =
+  /(?:会上|会里|会议上|电话里|通话中)[，,]\s*[^，,。我咱你您]{1,24}?(?:主要)?(?:讲|说|提|谈|交代)了(?:这|以下)?(?:几|[一二三四五六七八九十\d]+)\s*(?:件事|点|个问题|项)\s*[:：]/;
+
+/** Whether one of the answer's first two sentences opens a summary of material the user handed over. */
+export function summedUpSource(sentences: ReadonlyArray<{ readonly language: string; readonly plain: string }>) {
+  return sentences.slice(0, 2).some((sentence) => {
+    if (sentence.language !== "zh") return false;
+    const opening = sentence.plain.replace(/^\s*#{1,6}\s*/, "").trim();
+    if (OWN_STEP.test(opening)) return false;
+    if (SPEAKER_RELAYED.test(opening)) return true;
+    const source = HANDED_OVER.test(opening) || THIS_DOCUMENT.test(opening);
+    // (你贴的《…季度进度报告》要点如下: a title in 《》 names a document as its kind does.)
+    return source && (DOCUMENT.test(opening) || /《|QUOTEREF/.test(opening)) && SUMMED_UP.test(opening);
+  });
+}
+
+/** The writer's own 我 (not 我们, which in a pasted report is its authors', nor 我司). */
+const OWN_I = /我(?![们司方国省市])/;
+/** This summary sent or shared on: 要点已发到项目群, 已转给财务. */
+const SENT_ON = /^(?:发|发送|分享|上传|同步|推送|转发|转|贴|共享|抄送)/;
+
+/** A line of such an answer that reports something done, read as the document's. */
+export function summedUpLine(plain: string, verb: string): Attribution | undefined {
+  if (OWN_I.test(plain) || /(?:帮|替|为)(?:你|您)/.test(plain) || SENT_ON.test(verb)) return undefined;
+  return { agent: "third party", reason: "a line of the material the user handed over, summed up" };
+}
