@@ -176,6 +176,11 @@
  *                          zh: 23/712 (3.2 %), 302/328 (92.1 %), long 16/273 (5.9 %) — met for claims
  *                          found only; per register summary 8/64, office-task 4/40 and draft 4/64
  *                          over 5 %.
+ *   v38 (1,040 Chinese answers, after the Chinese round on v37; eight annotators, 130 answers each;
+ *        v37's brief)
+ *                          zh: 21/712 (2.9 %), 307/328 (93.6 %), long 13/273 (4.8 %) — met overall, for
+ *                          long answers and for claims found; per register coding-report 4/40 and
+ *                          office-task 4/40 over 5 %.
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -543,6 +548,11 @@ const SCORED = {
     // of a plan with no 了, a letter whose writer says who they are, a notice titled 关于…的通知 or
     // addressed to 各位…：, copy handed over between rules).
     zh: { flagged: 3 / 712, found: 302 / 328, longFlagged: 3 / 273 },
+  },
+  "v38/heldout": {
+    answers: 1040,
+    // Chinese only. Scored once, after the Chinese round on v37; neither studied nor trained on.
+    zh: { flagged: 21 / 712, found: 307 / 328, longFlagged: 13 / 273 },
   },
 } as const;
 

@@ -60,7 +60,8 @@ export type Split =
   | "v34/heldout"
   | "v35/heldout"
   | "v36/heldout"
-  | "v37/heldout";
+  | "v37/heldout"
+  | "v38/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
