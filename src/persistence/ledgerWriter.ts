@@ -165,8 +165,50 @@ export const make = (options: LedgerWriterOptions): Effect.Effect<LedgerWriter, 
     const leases = options.leases ?? makeLeaseBook();
     const epochs = { get: leases.epochOf, has: (runId: string) => leases.epochOf(runId) !== undefined };
 
+    // The engine's own way to run a batch (SQLite: in one synchronous step, which makes no span and
+    // that nothing can interrupt half-way), for batches made of statements alone.
+    const fastBatch = Option.getOrUndefined(fast);
+
+    /**
+     * With the engine's WriteBatch, the SQL text of each statement shape (an insert of n rows, a
+     * start) is compiled once by the client's own compiler and then reused with the statement's
+     * values: the same text and values the statement would compile to, without building and
+     * compiling it again for every row, and the connection finds its prepared statement under the
+     * very same string. A shape is kept only if its first compile bound exactly `values`, in order.
+     */
+    const shapes = new Map<string, string>();
+    const reusable = (shape: string, values: ReadonlyArray<unknown>, build: () => Statement<unknown>): Write => {
+      const text = fastBatch === undefined ? undefined : shapes.get(shape);
+      if (text !== undefined) return sql.unsafe(text, values);
+      const statement = build();
+      if (fastBatch !== undefined) {
+        const [compiled, bound] = statement.compile();
+        if (bound.length === values.length && bound.every((value, index) => value === values[index])) {
+          shapes.set(shape, compiled);
+        }
+      }
+      return statement;
+    };
+
+    /** A multi-row INSERT; the insert helper binds each row's values in the order of the first row's keys. */
+    const insertRows = (
+      table: "agent_run_events" | "agent_execution_receipts",
+      rows: ReadonlyArray<Record<string, unknown>>,
+    ): Write => {
+      const columns = Object.keys(rows[0]!);
+      const values: unknown[] = [];
+      // The helper binds a missing value as NULL.
+      for (const row of rows) for (const column of columns) values.push(row[column] ?? null);
+      return reusable(
+        `${table}:${rows.length}`,
+        values,
+        () => sql`INSERT INTO ${sql.literal(table)} ${sql.insert(rows)}`,
+      );
+    };
+
     const insertEvents = (runId: string, events: ReadonlyArray<EventToAppend>, createdAt: string): Write =>
-      sql`INSERT INTO agent_run_events ${sql.insert(
+      insertRows(
+        "agent_run_events",
         events.map((event) => ({
           run_id: runId,
           sequence: event.sequence,
@@ -175,10 +217,11 @@ export const make = (options: LedgerWriterOptions): Effect.Effect<LedgerWriter, 
           created_at: createdAt,
           lease_epoch: epochs.get(runId) ?? null,
         })),
-      )}`;
+      );
 
     const insertReceipts = (receipts: ReadonlyArray<ExecutionReceipt>): Write =>
-      sql`INSERT INTO agent_execution_receipts ${sql.insert(
+      insertRows(
+        "agent_execution_receipts",
         receipts.map((receipt) => ({
           receipt_id: receipt.receiptId,
           run_id: receipt.runId,
@@ -193,7 +236,7 @@ export const make = (options: LedgerWriterOptions): Effect.Effect<LedgerWriter, 
           lease_epoch: epochs.get(receipt.runId) ?? null,
           ...evidenceColumns(receipt),
         })),
-      )}`;
+      );
 
     const rows = (
       runId: string,
@@ -216,10 +259,6 @@ export const make = (options: LedgerWriterOptions): Effect.Effect<LedgerWriter, 
         // `sql.transaction` / `sql.execute` spans beneath it, and none of their cost per statement.
         Effect.withTracerEnabled(false),
       );
-
-    // The engine's own way to run a batch (SQLite: in one synchronous step, which makes no span and
-    // that nothing can interrupt half-way), for batches made of statements alone.
-    const fastBatch = Option.getOrUndefined(fast);
 
     /**
      * Builds the batch's statements (redacting and capping the payloads: a payload that cannot be
@@ -289,13 +328,19 @@ export const make = (options: LedgerWriterOptions): Effect.Effect<LedgerWriter, 
 
     const start: LedgerWriter["start"] = (runId, starts) =>
       batch("start", () =>
-        starts.map(
-          (call) => sql`INSERT INTO agent_tool_starts
-              (run_id, call_id, attempt, tool_name, may_repeat, lease_epoch, started_at)
-            SELECT ${runId}, ${call.callId}, COALESCE(MAX(attempt), 0) + 1, ${call.toolName}, ${call.mayRepeat ? 1 : 0},
-              ${epochs.get(runId) ?? null}, ${call.startedAt}
-            FROM agent_tool_starts WHERE run_id = ${runId} AND call_id = ${call.callId}`,
-        ),
+        starts.map((call) => {
+          const mayRepeat = call.mayRepeat ? 1 : 0;
+          const epoch = epochs.get(runId) ?? null;
+          return reusable(
+            "agent_tool_starts",
+            [runId, call.callId, call.toolName, mayRepeat, epoch, call.startedAt, runId, call.callId],
+            () => sql`INSERT INTO agent_tool_starts
+                (run_id, call_id, attempt, tool_name, may_repeat, lease_epoch, started_at)
+              SELECT ${runId}, ${call.callId}, COALESCE(MAX(attempt), 0) + 1, ${call.toolName}, ${mayRepeat},
+                ${epoch}, ${call.startedAt}
+              FROM agent_tool_starts WHERE run_id = ${runId} AND call_id = ${call.callId}`,
+          );
+        }),
       );
 
     const append: LedgerWriter["append"] = (runId, events, receipts) =>

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { JsonValue } from "../domain/index.js";
 import { mayHoldSecretText, REDACTED, redactText, SECRET_KEY } from "./secretPatterns.js";
 
@@ -42,15 +42,25 @@ const STRUCTURAL_KEYS: ReadonlySet<string> = new Set([
 /** Keys under which a payload carries free content: structural names inside it are content too. */
 const CONTENT_KEYS: ReadonlySet<string> = new Set(["arguments", "output", "text", "finalText", "detail", "summary"]);
 
-/** Whether the value holds a secret-named key or a string with a secret hint. */
-function mayHoldSecret(value: JsonValue): boolean {
+/**
+ * Whether `redactEverywhere` could change the value: it holds a secret-named key, or a string with
+ * a secret hint where the walk would redact it. Structural fields are passed over as the walk
+ * passes over them (their values are never redacted), so a row's ids and 64-character hashes are
+ * not scanned for hints on every write.
+ */
+function mayHoldSecret(value: JsonValue, structural: boolean): boolean {
   if (typeof value === "string") return mayHoldSecretText(value);
-  if (Array.isArray(value)) return value.some(mayHoldSecret);
+  if (Array.isArray(value)) {
+    for (const item of value) if (mayHoldSecret(item, structural)) return true;
+    return false;
+  }
   if (value === null || typeof value !== "object") return false;
   for (const key in value) {
     if (!Object.hasOwn(value, key)) continue;
     const inner = value[key] as JsonValue;
-    if (isSecretEntry(key, inner) || mayHoldSecret(inner)) return true;
+    if (isSecretEntry(key, inner)) return true;
+    if (structural && STRUCTURAL_KEYS.has(key)) continue;
+    if (mayHoldSecret(inner, structural && !CONTENT_KEYS.has(key))) return true;
   }
   return false;
 }
@@ -64,7 +74,7 @@ const isSecretEntry = (key: string, inner: JsonValue) => SECRET_KEY.test(key) &&
  * (ids, hashes, enums) never. The value keeps its shape.
  */
 export function redact(value: JsonValue): JsonValue {
-  return mayHoldSecret(value) ? redactEverywhere(value) : value;
+  return mayHoldSecret(value, true) ? redactEverywhere(value) : value;
 }
 
 /** `redact` without the shortcut for values that hold no secret hint (exported for its tests). */
@@ -91,7 +101,7 @@ export function redactEverywhere(value: JsonValue): JsonValue {
 }
 
 export function sha256Hex(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
+  return hash("sha256", text, "hex");
 }
 
 export interface TruncatedPayload {

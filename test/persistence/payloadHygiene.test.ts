@@ -257,6 +257,57 @@ describe("property: a planted sk- secret never survives sanitizing", () => {
   });
 });
 
+describe("property: the shortcut for payloads without a secret hint changes nothing", () => {
+  // Hints planted where the walk redacts and where it never does (structural fields at the top
+  // level, and below a non-content key), next to secret-named keys and plain values.
+  const leaf = fc.oneof(
+    fc.constantFrom(`sk-${KEY_BODY}`, "token=abc123", "Bearer abcdefghijkl", "item-3", "", "password: hunter2"),
+    fc.constantFrom(
+      "21b5a2bcc984ea67897b96cd2242963d4a13fb5a5fca18ddb500881c7ef2fe07",
+      "ghp_abcdefghijklmnopqrstuvwxyz",
+    ),
+    fc.string(),
+    fc.integer(),
+    fc.constant(null),
+  );
+  const key = fc.constantFrom(
+    "callId",
+    "toolName",
+    "inputFingerprint",
+    "outputHash",
+    "status",
+    "output",
+    "arguments",
+    "text",
+    "token",
+    "apiKey",
+    "nested",
+    "x",
+  );
+  const payload = fc.letrec<{ value: JsonValue }>((tie) => ({
+    value: fc.oneof(
+      { depthSize: "small" },
+      leaf as fc.Arbitrary<JsonValue>,
+      fc.array(tie("value"), { maxLength: 3 }),
+      fc.dictionary(key, tie("value"), { maxKeys: 5 }),
+    ),
+  })).value;
+
+  it("redact gives the JSON that redactEverywhere gives, for any payload", () => {
+    fc.assert(
+      fc.property(payload, (value) => {
+        expect(json(redact(value))).toBe(json(redactEverywhere(value)));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("still redacts a hint under a content key below a structural one", () => {
+    const value = { callId: "c1", output: { callId: `sk-${KEY_BODY}` } };
+    expect(json(redact(value))).toBe(json({ callId: "c1", output: { callId: REDACTED } }));
+  });
+});
+
 describe("payload hygiene through the store (raw payload_json)", () => {
   const file = () => tmp.path("ledger.db");
   const rawPayloads = () =>

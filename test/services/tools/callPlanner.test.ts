@@ -126,6 +126,14 @@ describe("fingerprints", () => {
     expect(canonicalJson({ b: 1, a: { d: [2, 1], c: null } })).toBe('{"a":{"c":null,"d":[2,1]},"b":1}');
   });
 
+  it("canonicalJson leaves out undefined members, as JSON does, and keeps a fingerprint's value", () => {
+    expect(canonicalJson({ b: undefined, a: [undefined, 1], "10": 2, "2": 3 })).toBe('{"10":2,"2":3,"a":[null,1]}');
+    // The sha256 of '{"arguments":{"i":1},"name":"lookup"}': receipts written before keep matching.
+    expect(inputFingerprint("lookup", { i: 1 })).toBe(
+      "21b5a2bcc984ea67897b96cd2242963d4a13fb5a5fca18ddb500881c7ef2fe07",
+    );
+  });
+
   it("canonicalJson is the same for any key order of the same object (property)", () => {
     fc.assert(
       fc.property(fc.dictionary(fc.string(), fc.jsonValue()), (object) => {
