@@ -199,8 +199,9 @@ export const make = (options: LedgerWriterOptions): Effect.Effect<LedgerWriter, 
       const values: unknown[] = [];
       // The helper binds a missing value as NULL.
       for (const row of rows) for (const column of columns) values.push(row[column] ?? null);
+      // (The columns are part of the shape: a row of other keys never meets a text compiled for these.)
       return reusable(
-        `${table}:${rows.length}`,
+        `${table}:${rows.length}:${columns.join(",")}`,
         values,
         () => sql`INSERT INTO ${sql.literal(table)} ${sql.insert(rows)}`,
       );
