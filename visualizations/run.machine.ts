@@ -86,6 +86,7 @@ export const runMachine = createMachine({
                     "decideCallsRecorded"
                   ]
                 },
+                "RUN_CALL": "executingCall",
                 "RUN_CALLS": "executingTools",
                 "CANCEL_CALLS": {
                   "target": "recordingResults",
@@ -123,6 +124,63 @@ export const runMachine = createMachine({
                 },
                 "CANCEL_REQUESTED": {
                   "actions": "cancelToolBatch"
+                }
+              }
+            },
+            "executingCall": {
+              "entry": "requestExecute",
+              "initial": "starting",
+              "on": {
+                "CALL_SETTLED": {
+                  "target": "recordingResults",
+                  "actions": {
+                    "type": "requestResultsRecord"
+                  }
+                }
+              },
+              "states": {
+                "starting": {
+                  "on": {
+                    "CALL_STARTED": {
+                      "target": "running",
+                      "actions": {
+                        "type": "noteCallStarted"
+                      }
+                    },
+                    "CANCEL_REQUESTED": {
+                      "target": "#run.active.work.recordingResults",
+                      "actions": [
+                        "abortCall",
+                        {
+                          "type": "requestResultsRecord"
+                        }
+                      ]
+                    }
+                  }
+                },
+                "running": {
+                  "after": {
+                    "callTimeout": {
+                      "target": "#run.active.work.recordingResults",
+                      "actions": [
+                        "abortCall",
+                        {
+                          "type": "requestResultsRecord"
+                        }
+                      ]
+                    }
+                  },
+                  "on": {
+                    "CANCEL_REQUESTED": {
+                      "target": "#run.active.work.recordingResults",
+                      "actions": [
+                        "abortCall",
+                        {
+                          "type": "requestResultsRecord"
+                        }
+                      ]
+                    }
+                  }
                 }
               }
             },

@@ -253,12 +253,24 @@ describe("run machine: coverage", () => {
         for (const command of ioCommands(stepInto(edge.nextState))) sent.set(command.type, command);
       }
     }
-    // STOP_SAMPLE interrupts the provider call: it has no answer. EXECUTE and ABORT come from the batch.
+    // STOP_SAMPLE interrupts the provider call and ABORT a call the run gave up: neither has an
+    // answer. EXECUTE and ABORT come from the run for a step's one call it runs alone (from the batch otherwise).
     const unanswered = [...sent.values()].filter((command) => repliesTo(command).length === 0).map((c) => c.type);
     expect([...sent.keys()].sort()).toEqual(
-      ["FINISH", "OPEN", "RECORD_CALLS", "RECORD_RESULTS", "RECORD_TURN", "SAMPLE", "STOP_SAMPLE", "VERIFY"].sort(),
+      [
+        "ABORT",
+        "EXECUTE",
+        "FINISH",
+        "OPEN",
+        "RECORD_CALLS",
+        "RECORD_RESULTS",
+        "RECORD_TURN",
+        "SAMPLE",
+        "STOP_SAMPLE",
+        "VERIFY",
+      ].sort(),
     );
-    expect(unanswered).toEqual(["STOP_SAMPLE"]);
+    expect(unanswered.sort()).toEqual(["ABORT", "STOP_SAMPLE"]);
   });
 
   it("hands the tool batch the step's calls, the run's concurrency and the run's own I/O actor", () => {
@@ -786,6 +798,7 @@ const WORK_STATES = [
   "opening",
   "sampling",
   "recordingCalls",
+  "executingCall",
   "executingTools",
   "recordingResults",
   "verifying",
@@ -847,12 +860,17 @@ describe("run machine: cancel", () => {
   it("never samples or starts a tool once a CANCEL came, and stops the sample in flight", () => {
     const wrong: string[] = [];
     let stopped = 0;
+    let aborted = 0;
     for (const model of MODELS) {
       for (const edge of graphEdges(graphOf(model))) {
         const cancelled = cancelRequestedIn(edge.state) || edge.event.type === "CANCEL";
         const commands = ioCommands(stepInto(edge.nextState)).map((command) => command.type);
         const entered = workOf(edge.nextState);
-        if (cancelled && entered !== workOf(edge.state) && (entered === "sampling" || entered === "executingTools")) {
+        if (
+          cancelled &&
+          entered !== workOf(edge.state) &&
+          (entered === "sampling" || entered === "executingTools" || entered === "executingCall")
+        ) {
           wrong.push(`${placeOf(edge.state)} + ${describeEvent(edge.event)} enters ${entered}`);
         }
         if (cancelled && commands.includes("SAMPLE")) wrong.push(`${placeOf(edge.state)}: SAMPLE after CANCEL`);
@@ -867,9 +885,15 @@ describe("run machine: cancel", () => {
           );
           if (!told) wrong.push("CANCEL in executingTools not sent to the batch");
         }
+        if (edge.event.type === "CANCEL" && workOf(edge.state) === "executingCall") {
+          aborted += 1;
+          if (!commands.includes("ABORT") || !commands.includes("RECORD_RESULTS"))
+            wrong.push(`CANCEL in executingCall sent ${commands.join(", ")}`);
+        }
       }
     }
     expect(stopped).toBeGreaterThan(0);
+    expect(aborted).toBeGreaterThan(0);
     expect(wrong).toEqual([]);
   });
 

@@ -13,9 +13,11 @@
 import type { AnyMachineSnapshot, EventObject } from "xstate";
 import {
   type ApprovalNotice,
+  type BatchReply,
   type CompletionContract,
   correctionText,
   type ExecutionReceipt,
+  type ExecutorResult,
   evidenceGap,
   type FinishReason,
   type FinishRunInput,
@@ -31,6 +33,7 @@ import {
 } from "../../src/domain/index.js";
 import type { RunInput } from "../../src/machines/run/context.js";
 import type { RunDecision } from "../../src/machines/run/decisions.js";
+import { runMachine } from "../../src/machines/run/machine.js";
 import {
   cancelledSettlement,
   resultSettlement,
@@ -159,6 +162,11 @@ export const SAMPLE_CHOICES: ReadonlyArray<SampleChoice> = [
   { name: "tool_calls/no_calls", outcome: () => respond("", "tool_calls") },
   { name: "call/a", outcome: (step) => respond(CALL_TEXT.a, "tool_calls", [plannedCall(step, "a")]) },
   { name: "call/b", outcome: (step) => respond(CALL_TEXT.b, "tool_calls", [plannedCall(step, "b")]) },
+  // Two calls run in a tool batch (one call that may run and needs no approval, the run executes alone).
+  {
+    name: "calls/a+b",
+    outcome: (step) => respond(CALL_TEXT.a, "tool_calls", [plannedCall(step, "a"), plannedCall(step, "b")]),
+  },
   {
     name: "failure/provider_error",
     outcome: () => ({ type: "failure", reason: "provider_error", message: "provider returned 500" }),
@@ -311,7 +319,7 @@ export const LEDGER_DOWN = "ledger write refused";
 export const ACTOR_CRASH = "actor crashed";
 
 /** The replies of the I/O actor (everything else the run machine handles is its own decision or CANCEL). */
-export const REPLY_TYPES: ReadonlySet<string> = new Set<RunReply["type"]>([
+export const REPLY_TYPES: ReadonlySet<string> = new Set<string>([
   "OPENED",
   "SAMPLED",
   "CALLS_RECORDED",
@@ -322,6 +330,8 @@ export const REPLY_TYPES: ReadonlySet<string> = new Set<RunReply["type"]>([
   "FINISHED",
   "LEDGER_FAILED",
   "TOOL_STARTED",
+  // The I/O actor's last word on a call the run executes alone (CALL_STARTED leaves it working).
+  "CALL_SETTLED",
 ]);
 
 /** The decisions the machine raises to itself: never sent from outside. */
@@ -331,6 +341,7 @@ export const DECISION_TYPES: ReadonlyArray<RunDecision["type"]> = [
   "ANSWER",
   "CORRECT",
   "CONTINUE",
+  "RUN_CALL",
   "RUN_CALLS",
   "CANCEL_CALLS",
   "STOP",
@@ -351,10 +362,10 @@ export const ioCommands = (step: RecordedStep): RunCommand[] =>
     .filter((sent) => sent.to === "io")
     .map((sent) => sent.event as RunCommand);
 
-/** The one command a step sent that the I/O actor answers (STOP_SAMPLE has no answer). */
+/** The one command a step sent that the I/O actor answers (STOP_SAMPLE and ABORT have no answer). */
 function answerable(actions: ReadonlyArray<ExecutedAction>): RunCommand | undefined {
   const sent = ioCommands({ actions, transitions: [], carried: undefined }).filter(
-    (command) => command.type !== "STOP_SAMPLE",
+    (command) => command.type !== "STOP_SAMPLE" && command.type !== "ABORT",
   );
   if (sent.length > 1) throw new Error(`one step sent ${sent.map((command) => command.type).join(", ")} to io`);
   return sent[0];
@@ -391,6 +402,8 @@ export const pendingOf = (snapshot: AnyMachineSnapshot) => carriedOf<RunCarry>(s
 const shownOf = (snapshot: AnyMachineSnapshot) => carriedOf<RunCarry>(snapshot).shown;
 
 const reply = (event: RunReply): EventObject => event;
+/** What the I/O actor tells whoever sent EXECUTE: here the run, which executes a step's one call alone. */
+const callReport = (event: Extract<BatchReply, { type: "CALL_STARTED" | "CALL_SETTLED" }>): EventObject => event;
 
 /** What the I/O actor may answer to `command`: every expected outcome, computed from the command. */
 export function repliesTo(command: RunCommand): EventObject[] {
@@ -421,8 +434,27 @@ export function repliesTo(command: RunCommand): EventObject[] {
       ];
     case "FINISH":
       return [reply({ type: "FINISHED", receipts: closingReceiptsOf(command) }), refused];
+    case "EXECUTE": {
+      // A call the run executes alone (the batch's calls are not the run's commands): its start
+      // (the command stays pending), and its result, ok or an error.
+      const result = (status: "ok" | "error"): ExecutorResult => ({
+        status,
+        ...(status === "error" ? { reason: "tool_error" as const } : {}),
+        output:
+          status === "ok"
+            ? { found: command.planned.call.arguments }
+            : { error: `no entry for ${command.planned.call.id}` },
+        evidence: {},
+        startedAt: FIXED_TIME,
+        finishedAt: FIXED_TIME,
+      });
+      return [
+        callReport({ type: "CALL_STARTED", index: command.index, at: 0, startedAt: FIXED_TIME }),
+        callReport({ type: "CALL_SETTLED", index: command.index, at: 0, result: result("ok") }),
+        callReport({ type: "CALL_SETTLED", index: command.index, at: 0, result: result("error") }),
+      ];
+    }
     case "STOP_SAMPLE":
-    case "EXECUTE":
     case "ABORT":
     // Sent by the tool batch, not the run machine (the model does not hold them as pending).
     case "REQUEST_APPROVAL":
@@ -431,9 +463,25 @@ export function repliesTo(command: RunCommand): EventObject[] {
   }
 }
 
-/** The work region's state, or undefined (finalizing, a final state). */
-export const workOf = (snapshot: AnyMachineSnapshot): string | undefined =>
-  typeof snapshot.value === "object" ? (snapshot.value as { active?: { work?: string } }).active?.work : undefined;
+type WorkValue = string | Record<string, string>;
+const workValueOf = (snapshot: AnyMachineSnapshot): WorkValue | undefined =>
+  typeof snapshot.value === "object" ? (snapshot.value as { active?: { work?: WorkValue } }).active?.work : undefined;
+
+/** The work region's state (`executingCall` for either of its states), or undefined (finalizing, a final state). */
+export const workOf = (snapshot: AnyMachineSnapshot): string | undefined => {
+  const work = workValueOf(snapshot);
+  return typeof work === "object" ? Object.keys(work)[0] : work;
+};
+
+/** While the run executes its step's one call alone: `starting` or `running`. */
+export const singleCallOf = (snapshot: AnyMachineSnapshot): string | undefined => {
+  const work = workValueOf(snapshot);
+  return typeof work === "object" ? work.executingCall : undefined;
+};
+
+/** The delayed event of the timeout of a call the run executes alone. */
+export const CALL_TIMER: string =
+  runMachine.root.states.active!.states.work!.states.executingCall!.states.running!.after[0]!.eventType;
 
 /** Whether the cancellation region holds a CANCEL that came while work was in flight. */
 export const cancelRequestedIn = (snapshot: AnyMachineSnapshot): boolean =>
@@ -454,6 +502,7 @@ export function runEvents(snapshot: AnyMachineSnapshot): EventObject[] {
   const events: EventObject[] = [{ type: "CANCEL" }];
   const pending = pendingOf(snapshot);
   if (pending) events.push(...repliesTo(pending));
+  if (singleCallOf(snapshot) === "running") events.push({ type: CALL_TIMER });
   const batch = batchOf(snapshot);
   if (batch) {
     for (const { planned } of batch.calls) {

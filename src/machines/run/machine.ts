@@ -2,13 +2,14 @@ import { assign, emit, enqueueActions, fromCallback, sendTo, setup } from "xstat
 import type {
   AgentRunResult,
   ApprovalNotice,
+  BatchReply,
   LoopEvent,
   Outcome,
   RunCommand,
   RunReply,
   ToolSettlement,
 } from "../../domain/index.js";
-import { cancelledSettlement } from "../settlements.js";
+import { cancelledSettlement, resultSettlement, timedOutSettlement } from "../settlements.js";
 import { RUN_IO_ID, toolBatchMachine } from "../toolBatch/machine.js";
 import { selectToolChoice } from "../toolChoice.js";
 import {
@@ -39,6 +40,12 @@ import { finalText, fingerprints } from "./records.js";
  * never depend on guard order. "The model stopped calling tools" is never success by itself: a
  * text answer goes through `verifying`.
  *
+ * A tool step whose one call may run and needs no approval (most steps) is executed by the run
+ * itself, in `executingCall`: EXECUTE names the run as the one to report to, and the call's start,
+ * timeout, cancel and result are handled as a batch would handle them, with the same settlements.
+ * Any other step's calls go to a tool batch actor (`executingTools`). A batch of one would cost a
+ * child actor, its start and done events and a forwarded TOOL_STARTED on every step.
+ *
  * CANCEL is taken in one place, the `cancellation` region, which remembers it and raises
  * CANCEL_REQUESTED: sampling and verifying end the run at once, the tool batch is told at once,
  * and a ledger write in flight is let finish — its answer's decision sees the flag.
@@ -54,7 +61,9 @@ export type RunEvent =
   | { readonly type: "CANCEL_REQUESTED" }
   | RunReply
   | RunDecision
-  | ApprovalNotice;
+  | ApprovalNotice
+  /** The I/O actor's reports on the step's one call when the run executes it without a batch. */
+  | Extract<BatchReply, { type: "CALL_STARTED" | "CALL_SETTLED" }>;
 
 export interface RunIOInput {
   readonly runId: string;
@@ -98,7 +107,7 @@ export const runMachine = setup({
       enqueue.raise(afterOpened(context, { cancelled: context.cancelRequested }));
     }),
     decideCallsRecorded: enqueueActions(({ context, enqueue }) => {
-      enqueue.raise(afterCallsRecorded({ cancelled: context.cancelRequested }));
+      enqueue.raise(afterCallsRecorded(context, { cancelled: context.cancelRequested }));
     }),
     /**
      * CANCEL is taken in one place, the `cancellation` region: it sets the flag the decisions read
@@ -160,6 +169,29 @@ export const runMachine = setup({
     requestResultsRecord: sendTo("io", ({ context }, params: { settlements: ReadonlyArray<ToolSettlement> }) =>
       recordResultsCommand(context, params.settlements),
     ),
+    /** The step's one call, executed without a batch: the I/O actor reports back to the run itself. */
+    requestExecute: sendTo("io", ({ context, self }) => ({
+      type: "EXECUTE" as const,
+      runId: context.runId,
+      step: context.step,
+      index: 0,
+      planned: context.stepCalls[0]!,
+      replyTo: self,
+    })),
+    /** The call's start record is durable: its timeout counts from now, and the host hears it started. */
+    noteCallStarted: enqueueActions(({ context, enqueue }, started: Extract<BatchReply, { type: "CALL_STARTED" }>) => {
+      const { call } = context.stepCalls[0]!;
+      enqueue.assign({ callStartedAt: started.startedAt });
+      enqueue.emit({
+        type: "tool_started",
+        runId: context.runId,
+        step: context.step,
+        callId: call.id,
+        toolName: call.name,
+      });
+    }),
+    /** The call was given up (timed out, cancelled): its fiber is interrupted, its tool told. */
+    abortCall: sendTo("io", ({ context }) => ({ type: "ABORT" as const, callId: context.stepCalls[0]!.call.id })),
     emitToolStarted: emit(({ context }, started: Extract<RunReply, { type: "TOOL_STARTED" }>) => ({
       type: "tool_started" as const,
       runId: context.runId,
@@ -278,6 +310,10 @@ export const runMachine = setup({
       });
     }),
   },
+  delays: {
+    /** The step's one call times out this long after it started (as a batch times out each call). */
+    callTimeout: ({ context }) => context.stepCalls[0]?.timeoutMs ?? 0,
+  },
 }).createMachine({
   id: "run",
   initial: "active",
@@ -318,6 +354,7 @@ export const runMachine = setup({
               entry: "requestCallsRecord",
               on: {
                 CALLS_RECORDED: { actions: ["noteSequence", "markCallsRecorded", "decideCallsRecorded"] },
+                RUN_CALL: "executingCall",
                 RUN_CALLS: "executingTools",
                 CANCEL_CALLS: { target: "recordingResults", actions: "recordCallsCancelled" },
               },
@@ -347,6 +384,75 @@ export const runMachine = setup({
               on: {
                 TOOL_STARTED: { actions: { type: "emitToolStarted", params: ({ event }) => event } },
                 CANCEL_REQUESTED: { actions: "cancelToolBatch" },
+              },
+            },
+            // The step's one call that may run and needs no approval, run as the batch would run it:
+            // started once its start record is durable, timed out from then, cancelled at once.
+            executingCall: {
+              entry: "requestExecute",
+              initial: "starting",
+              on: {
+                CALL_SETTLED: {
+                  target: "recordingResults",
+                  actions: {
+                    type: "requestResultsRecord",
+                    params: ({ context, event }) => ({
+                      settlements: [resultSettlement(context.stepCalls[0]!, event.result)],
+                    }),
+                  },
+                },
+              },
+              states: {
+                starting: {
+                  on: {
+                    CALL_STARTED: {
+                      target: "running",
+                      actions: { type: "noteCallStarted", params: ({ event }) => event },
+                    },
+                    CANCEL_REQUESTED: {
+                      target: "#run.active.work.recordingResults",
+                      actions: [
+                        "abortCall",
+                        {
+                          type: "requestResultsRecord",
+                          params: ({ context }) => ({
+                            settlements: [cancelledSettlement(context.stepCalls[0]!, null)],
+                          }),
+                        },
+                      ],
+                    },
+                  },
+                },
+                running: {
+                  after: {
+                    callTimeout: {
+                      target: "#run.active.work.recordingResults",
+                      actions: [
+                        "abortCall",
+                        {
+                          type: "requestResultsRecord",
+                          params: ({ context }) => ({
+                            settlements: [timedOutSettlement(context.stepCalls[0]!, context.callStartedAt)],
+                          }),
+                        },
+                      ],
+                    },
+                  },
+                  on: {
+                    CANCEL_REQUESTED: {
+                      target: "#run.active.work.recordingResults",
+                      actions: [
+                        "abortCall",
+                        {
+                          type: "requestResultsRecord",
+                          params: ({ context }) => ({
+                            settlements: [cancelledSettlement(context.stepCalls[0]!, context.callStartedAt)],
+                          }),
+                        },
+                      ],
+                    },
+                  },
+                },
               },
             },
             recordingResults: {
