@@ -81,7 +81,6 @@ export const runMachine = createMachine({
               "on": {
                 "CALLS_RECORDED": {
                   "actions": [
-                    "noteSequence",
                     "markCallsRecorded",
                     "decideCallsRecorded"
                   ]
@@ -187,10 +186,7 @@ export const runMachine = createMachine({
             "recordingResults": {
               "on": {
                 "RESULTS_RECORDED": {
-                  "actions": [
-                    "noteSequence",
-                    "acceptResults"
-                  ]
+                  "actions": "acceptResults"
                 }
               }
             },
@@ -225,10 +221,7 @@ export const runMachine = createMachine({
               "entry": "requestTurnRecord",
               "on": {
                 "TURN_RECORDED": {
-                  "actions": [
-                    "noteSequence",
-                    "decideAfterTurn"
-                  ]
+                  "actions": "decideAfterTurn"
                 }
               }
             }

@@ -98,7 +98,11 @@ export const runMachine = setup({
     ledgerFailureNotDecided: ({ context }) => context.outcome?.reason !== "ledger_write_failed",
   },
   actions: {
-    /** A write's answer carries the run's new last durable row. */
+    /**
+     * A write's answer carries the run's new last durable row. The answers that change more
+     * (CALLS_RECORDED, RESULTS_RECORDED, TURN_RECORDED) note it in their own one assign: each
+     * assign builds a new snapshot, state value and tags included.
+     */
     noteSequence: assign({
       lastSequence: ({ context, event }) => ("lastSequence" in event ? event.lastSequence : context.lastSequence),
     }),
@@ -140,8 +144,11 @@ export const runMachine = setup({
     }),
     requestCallsRecord: sendTo("io", ({ context }) => recordCallsCommand(context)),
     /** The step's calls are durable: the host hears what the model asked for, before any runs or waits. */
-    markCallsRecorded: enqueueActions(({ context, enqueue }) => {
-      enqueue.assign({ callsRecorded: true });
+    markCallsRecorded: enqueueActions(({ context, event, enqueue }) => {
+      enqueue.assign({
+        callsRecorded: true,
+        lastSequence: event.type === "CALLS_RECORDED" ? event.lastSequence : context.lastSequence,
+      });
       for (const { call } of context.stepCalls) {
         enqueue.emit({
           type: "tool_call",
@@ -213,6 +220,7 @@ export const runMachine = setup({
       if (event.type !== "RESULTS_RECORDED") return;
       const callLog = [...context.callLog, ...fingerprints(event.receipts, event.resultHashes)];
       enqueue.assign({
+        lastSequence: event.lastSequence,
         receipts: [...context.receipts, ...event.receipts],
         callLog,
         stepCalls: [],
@@ -266,8 +274,11 @@ export const runMachine = setup({
         : {},
     ),
     requestTurnRecord: sendTo("io", ({ context }) => recordTurnCommand(context)),
-    decideAfterTurn: enqueueActions(({ context, enqueue }) => {
-      enqueue.assign({ turn: NO_ROWS });
+    decideAfterTurn: enqueueActions(({ context, event, enqueue }) => {
+      enqueue.assign({
+        turn: NO_ROWS,
+        lastSequence: event.type === "TURN_RECORDED" ? event.lastSequence : context.lastSequence,
+      });
       enqueue.raise(afterTurn(context, { cancelled: context.cancelRequested }));
     }),
     acceptStop: assign(({ context, event }) =>
@@ -353,7 +364,7 @@ export const runMachine = setup({
             recordingCalls: {
               entry: "requestCallsRecord",
               on: {
-                CALLS_RECORDED: { actions: ["noteSequence", "markCallsRecorded", "decideCallsRecorded"] },
+                CALLS_RECORDED: { actions: ["markCallsRecorded", "decideCallsRecorded"] },
                 RUN_CALL: "executingCall",
                 RUN_CALLS: "executingTools",
                 CANCEL_CALLS: { target: "recordingResults", actions: "recordCallsCancelled" },
@@ -457,7 +468,7 @@ export const runMachine = setup({
             },
             recordingResults: {
               on: {
-                RESULTS_RECORDED: { actions: ["noteSequence", "acceptResults"] },
+                RESULTS_RECORDED: { actions: "acceptResults" },
               },
             },
             verifying: {
@@ -478,7 +489,7 @@ export const runMachine = setup({
             recordingTurn: {
               entry: "requestTurnRecord",
               on: {
-                TURN_RECORDED: { actions: ["noteSequence", "decideAfterTurn"] },
+                TURN_RECORDED: { actions: "decideAfterTurn" },
               },
             },
           },
