@@ -133,7 +133,16 @@ export const runMachine = createMachine({
                 "CALL_SETTLED": {
                   "target": "recordingResults",
                   "actions": {
-                    "type": "requestResultsRecord"
+                    "type": "recordCallResult"
+                  }
+                },
+                "CANCEL_REQUESTED": {
+                  "target": "recordingResults",
+                  "actions": {
+                    "type": "giveUpCall",
+                    "params": {
+                      "status": "cancelled"
+                    }
                   }
                 }
               },
@@ -145,15 +154,6 @@ export const runMachine = createMachine({
                       "actions": {
                         "type": "noteCallStarted"
                       }
-                    },
-                    "CANCEL_REQUESTED": {
-                      "target": "#run.active.work.recordingResults",
-                      "actions": [
-                        "abortCall",
-                        {
-                          "type": "requestResultsRecord"
-                        }
-                      ]
                     }
                   }
                 },
@@ -161,23 +161,12 @@ export const runMachine = createMachine({
                   "after": {
                     "callTimeout": {
                       "target": "#run.active.work.recordingResults",
-                      "actions": [
-                        "abortCall",
-                        {
-                          "type": "requestResultsRecord"
+                      "actions": {
+                        "type": "giveUpCall",
+                        "params": {
+                          "status": "timed_out"
                         }
-                      ]
-                    }
-                  },
-                  "on": {
-                    "CANCEL_REQUESTED": {
-                      "target": "#run.active.work.recordingResults",
-                      "actions": [
-                        "abortCall",
-                        {
-                          "type": "requestResultsRecord"
-                        }
-                      ]
+                      }
                     }
                   }
                 }

@@ -61,7 +61,10 @@ export interface RunContext extends RunInput {
   readonly stepAnomalies: ReadonlyArray<PendingEvent>;
   /** Whether the current step's tool_call rows are durable (only those calls can get closing receipts). */
   readonly callsRecorded: boolean;
-  /** When the step's one call run without a batch reported its start (its timeout counts from then). */
+  /**
+   * When the step's one call, run without a batch, reported its start (its timeout counts from
+   * then); null until it does, and again once the step's results are durable.
+   */
   readonly callStartedAt: string | null;
   /** Rows of a protocol repair or correction turn, written before sampling again. */
   readonly turn: Rows;

@@ -197,8 +197,22 @@ export const runMachine = setup({
         toolName: call.name,
       });
     }),
-    /** The call was given up (timed out, cancelled): its fiber is interrupted, its tool told. */
-    abortCall: sendTo("io", ({ context }) => ({ type: "ABORT" as const, callId: context.stepCalls[0]!.call.id })),
+    recordCallResult: sendTo("io", ({ context }, reported: Extract<BatchReply, { type: "CALL_SETTLED" }>) =>
+      recordResultsCommand(context, [resultSettlement(context.stepCalls[0]!, reported.result)]),
+    ),
+    /**
+     * The call was given up (timed out, or a CANCEL came): its fiber is interrupted, its tool told,
+     * and it settles as such — started when it had reported its start (`callStartedAt`, null before).
+     */
+    giveUpCall: enqueueActions(({ context, enqueue }, params: { status: "timed_out" | "cancelled" }) => {
+      const planned = context.stepCalls[0]!;
+      enqueue.sendTo("io", { type: "ABORT", callId: planned.call.id } satisfies RunCommand);
+      const settlement =
+        params.status === "timed_out"
+          ? timedOutSettlement(planned, context.callStartedAt)
+          : cancelledSettlement(planned, context.callStartedAt);
+      enqueue.sendTo("io", recordResultsCommand(context, [settlement]));
+    }),
     emitToolStarted: emit(({ context }, started: Extract<RunReply, { type: "TOOL_STARTED" }>) => ({
       type: "tool_started" as const,
       runId: context.runId,
@@ -224,6 +238,7 @@ export const runMachine = setup({
         receipts: [...context.receipts, ...event.receipts],
         callLog,
         stepCalls: [],
+        callStartedAt: null,
         callsRecorded: false,
         samplingPhase: "continue",
       });
@@ -405,12 +420,11 @@ export const runMachine = setup({
               on: {
                 CALL_SETTLED: {
                   target: "recordingResults",
-                  actions: {
-                    type: "requestResultsRecord",
-                    params: ({ context, event }) => ({
-                      settlements: [resultSettlement(context.stepCalls[0]!, event.result)],
-                    }),
-                  },
+                  actions: { type: "recordCallResult", params: ({ event }) => event },
+                },
+                CANCEL_REQUESTED: {
+                  target: "recordingResults",
+                  actions: { type: "giveUpCall", params: { status: "cancelled" } },
                 },
               },
               states: {
@@ -420,47 +434,13 @@ export const runMachine = setup({
                       target: "running",
                       actions: { type: "noteCallStarted", params: ({ event }) => event },
                     },
-                    CANCEL_REQUESTED: {
-                      target: "#run.active.work.recordingResults",
-                      actions: [
-                        "abortCall",
-                        {
-                          type: "requestResultsRecord",
-                          params: ({ context }) => ({
-                            settlements: [cancelledSettlement(context.stepCalls[0]!, null)],
-                          }),
-                        },
-                      ],
-                    },
                   },
                 },
                 running: {
                   after: {
                     callTimeout: {
                       target: "#run.active.work.recordingResults",
-                      actions: [
-                        "abortCall",
-                        {
-                          type: "requestResultsRecord",
-                          params: ({ context }) => ({
-                            settlements: [timedOutSettlement(context.stepCalls[0]!, context.callStartedAt)],
-                          }),
-                        },
-                      ],
-                    },
-                  },
-                  on: {
-                    CANCEL_REQUESTED: {
-                      target: "#run.active.work.recordingResults",
-                      actions: [
-                        "abortCall",
-                        {
-                          type: "requestResultsRecord",
-                          params: ({ context }) => ({
-                            settlements: [cancelledSettlement(context.stepCalls[0]!, context.callStartedAt)],
-                          }),
-                        },
-                      ],
+                      actions: { type: "giveUpCall", params: { status: "timed_out" } },
                     },
                   },
                 },
