@@ -85,7 +85,6 @@ export const runMachine = createMachine({
                     "decideCallsRecorded"
                   ]
                 },
-                "RUN_CALL": "executingCall",
                 "RUN_CALLS": "executingTools",
                 "CANCEL_CALLS": {
                   "target": "recordingResults",
@@ -94,16 +93,21 @@ export const runMachine = createMachine({
               }
             },
             "executingTools": {
-              "invoke": {
-                "id": "toolBatch",
-                "src": "toolBatch",
-                "onDone": {
+              "entry": "startTools",
+              "exit": "stopTools",
+              "on": {
+                "TOOL_STARTED": {
+                  "actions": {
+                    "type": "emitToolStarted"
+                  }
+                },
+                "xstate.done.actor.toolBatch": {
                   "target": "recordingResults",
                   "actions": {
                     "type": "requestResultsRecord"
                   }
                 },
-                "onError": {
+                "xstate.error.actor.toolBatch": {
                   "target": "#run.finalizing",
                   "actions": {
                     "type": "failWith",
@@ -113,62 +117,26 @@ export const runMachine = createMachine({
                       "detail": "tool batch crashed"
                     }
                   }
-                }
-              },
-              "on": {
-                "TOOL_STARTED": {
+                },
+                "CALL_STARTED": {
                   "actions": {
-                    "type": "emitToolStarted"
+                    "type": "noteCallStarted"
                   }
                 },
-                "CANCEL_REQUESTED": {
-                  "actions": "cancelToolBatch"
-                }
-              }
-            },
-            "executingCall": {
-              "entry": "requestExecute",
-              "initial": "starting",
-              "on": {
                 "CALL_SETTLED": {
                   "target": "recordingResults",
                   "actions": {
                     "type": "recordCallResult"
                   }
                 },
-                "CANCEL_REQUESTED": {
+                "CALL_GIVEN_UP": {
                   "target": "recordingResults",
                   "actions": {
-                    "type": "giveUpCall",
-                    "params": {
-                      "status": "cancelled"
-                    }
-                  }
-                }
-              },
-              "states": {
-                "starting": {
-                  "on": {
-                    "CALL_STARTED": {
-                      "target": "running",
-                      "actions": {
-                        "type": "noteCallStarted"
-                      }
-                    }
+                    "type": "giveUpCall"
                   }
                 },
-                "running": {
-                  "after": {
-                    "callTimeout": {
-                      "target": "#run.active.work.recordingResults",
-                      "actions": {
-                        "type": "giveUpCall",
-                        "params": {
-                          "status": "timed_out"
-                        }
-                      }
-                    }
-                  }
+                "CANCEL_REQUESTED": {
+                  "actions": "cancelTools"
                 }
               }
             },

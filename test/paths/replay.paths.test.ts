@@ -33,7 +33,7 @@ import { ledgerViolations, type RunLedger } from "../support/runtimeHarness.js";
 import { buildGraph, completePaths, type GraphOptions, type GraphPath, keyOf, shortestPath } from "./coverage.js";
 import {
   batchOf,
-  CALL_TIMER,
+  CALL_TIMEOUT_EVENT,
   describeEvent,
   LEDGER_DOWN,
   type LedgerRow,
@@ -174,7 +174,7 @@ function cassetteOf(path: GraphPath): { steps: CassetteModelStep[]; outcomes: Fi
       outcomes.push({ status: result.status as "ok" | "error", output: result.output });
     }
     // A call that timed out, or that a CANCEL settled, is one that runs long.
-    if (singleCallOf(state) !== undefined && (event.type === "CANCEL" || event.type === CALL_TIMER)) {
+    if (singleCallOf(state) !== undefined && (event.type === "CANCEL" || event.type === CALL_TIMEOUT_EVENT.type)) {
       outcomes.push({ status: "ok", output: null, delayMs: SLOW_MS });
     }
     if (event.type === "SAMPLED") {

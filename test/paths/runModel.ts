@@ -31,9 +31,8 @@ import {
   type ToolSettlement,
   type Verdict,
 } from "../../src/domain/index.js";
-import type { RunInput } from "../../src/machines/run/context.js";
-import type { RunDecision } from "../../src/machines/run/decisions.js";
-import { runMachine } from "../../src/machines/run/machine.js";
+import type { RunContext, RunInput } from "../../src/machines/run/context.js";
+import { type RunDecision, runsAlone } from "../../src/machines/run/decisions.js";
 import {
   cancelledSettlement,
   resultSettlement,
@@ -341,7 +340,6 @@ export const DECISION_TYPES: ReadonlyArray<RunDecision["type"]> = [
   "ANSWER",
   "CORRECT",
   "CONTINUE",
-  "RUN_CALL",
   "RUN_CALLS",
   "CANCEL_CALLS",
   "STOP",
@@ -463,25 +461,33 @@ export function repliesTo(command: RunCommand): EventObject[] {
   }
 }
 
-type WorkValue = string | Record<string, string>;
-const workValueOf = (snapshot: AnyMachineSnapshot): WorkValue | undefined =>
-  typeof snapshot.value === "object" ? (snapshot.value as { active?: { work?: WorkValue } }).active?.work : undefined;
+/** The work region's state, or undefined (finalizing, a final state). */
+export const workOf = (snapshot: AnyMachineSnapshot): string | undefined =>
+  typeof snapshot.value === "object" ? (snapshot.value as { active?: { work?: string } }).active?.work : undefined;
 
-/** The work region's state (`executingCall` for either of its states), or undefined (finalizing, a final state). */
-export const workOf = (snapshot: AnyMachineSnapshot): string | undefined => {
-  const work = workValueOf(snapshot);
-  return typeof work === "object" ? Object.keys(work)[0] : work;
+/**
+ * While the run executes its step's one call itself (in `executingTools`, without a batch):
+ * `starting` until the call reports its start, `running` after.
+ */
+export const singleCallOf = (snapshot: AnyMachineSnapshot): "starting" | "running" | undefined => {
+  if (workOf(snapshot) !== "executingTools") return undefined;
+  const context = snapshot.context as RunContext;
+  if (!runsAlone(context.stepCalls)) return undefined;
+  return context.callStartedAt === null ? "starting" : "running";
 };
 
-/** While the run executes its step's one call alone: `starting` or `running`. */
-export const singleCallOf = (snapshot: AnyMachineSnapshot): string | undefined => {
-  const work = workValueOf(snapshot);
-  return typeof work === "object" ? work.executingCall : undefined;
-};
+/** The delayed event that times out a call the run executes itself. */
+export const CALL_TIMEOUT_EVENT: EventObject = { type: "CALL_GIVEN_UP", status: "timed_out" } as EventObject;
 
-/** The delayed event of the timeout of a call the run executes alone. */
-export const CALL_TIMER: string =
-  runMachine.root.states.active!.states.work!.states.executingCall!.states.running!.after[0]!.eventType;
+/** Reports and ends of the other way of running a step's calls: never sent in a given step. */
+const TOOL_STEP_EVENT_TYPES = [
+  "CALL_STARTED",
+  "CALL_SETTLED",
+  "CALL_GIVEN_UP",
+  "TOOL_STARTED",
+  "xstate.done.actor.toolBatch",
+  "xstate.error.actor.toolBatch",
+];
 
 /** Whether the cancellation region holds a CANCEL that came while work was in flight. */
 export const cancelRequestedIn = (snapshot: AnyMachineSnapshot): boolean =>
@@ -501,8 +507,11 @@ export const batchOf = (snapshot: AnyMachineSnapshot): ToolBatchContext | undefi
 export function runEvents(snapshot: AnyMachineSnapshot): EventObject[] {
   const events: EventObject[] = [{ type: "CANCEL" }];
   const pending = pendingOf(snapshot);
-  if (pending) events.push(...repliesTo(pending));
-  if (singleCallOf(snapshot) === "running") events.push({ type: CALL_TIMER });
+  const single = singleCallOf(snapshot);
+  // A call reports its start once: then only its result, its timeout or a CANCEL may follow.
+  if (pending)
+    events.push(...repliesTo(pending).filter((event) => !(single === "running" && event.type === "CALL_STARTED")));
+  if (single === "running") events.push(CALL_TIMEOUT_EVENT);
   const batch = batchOf(snapshot);
   if (batch) {
     for (const { planned } of batch.calls) {
@@ -547,6 +556,9 @@ export function runImpossible(snapshot: AnyMachineSnapshot): string[] {
     ...APPROVAL_EVENT_TYPES.filter((type) => !offered.has(type)),
     // The batch says no call waits before it ends.
     ...(approvalRegionOf(snapshot) === "awaitingApproval" ? ["xstate.done.actor.toolBatch"] : []),
+    // A step's calls run either in a batch or, one call, by the run itself: the other way's
+    // reports cannot come (nor a second start, nor a timeout before the start).
+    ...TOOL_STEP_EVENT_TYPES.filter((type) => !offered.has(type)),
   ];
 }
 

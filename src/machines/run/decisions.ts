@@ -45,11 +45,6 @@ export type RunDecision =
   | { readonly type: "CONTINUE" }
   /** The step's calls are durable: run them (a resumed run's re-runnable calls run first). */
   | { readonly type: "RUN_CALLS" }
-  /**
-   * The step's one call is durable, may run and needs no approval: the run executes it itself —
-   * a batch of one would cost a child actor and three events more for the same receipt.
-   */
-  | { readonly type: "RUN_CALL" }
   /** Cancelled while the step's calls were being recorded: none runs, each gets a cancelled result. */
   | { readonly type: "CANCEL_CALLS" }
   /** The run ends with this outcome; `closing` rows land with the terminal event. */
@@ -205,15 +200,17 @@ export function afterOpened(
   return context.callsRecorded && context.stepCalls.length > 0 ? { type: "RUN_CALLS" } : { type: "CONTINUE" };
 }
 
-/** Whether a step's calls are one call that may run and needs no approval (the run executes it alone). */
-export const isSingleRunnableCall = (calls: ReadonlyArray<PlannedCall>): boolean =>
-  calls.length === 1 && calls[0]!.disposition === "run" && !calls[0]!.approval;
-
 /** After the step's tool_call rows are durable: run the calls, unless a CANCEL came meanwhile. */
-export function afterCallsRecorded(context: Pick<RunContext, "stepCalls">, { cancelled }: Checkpoint): RunDecision {
-  if (cancelled) return { type: "CANCEL_CALLS" };
-  return isSingleRunnableCall(context.stepCalls) ? { type: "RUN_CALL" } : { type: "RUN_CALLS" };
-}
+export const afterCallsRecorded = ({ cancelled }: Checkpoint): RunDecision =>
+  cancelled ? { type: "CANCEL_CALLS" } : { type: "RUN_CALLS" };
+
+/**
+ * Whether the run executes the step's calls itself, without a tool batch: one call that may run
+ * and needs no approval (most tool steps). A batch of one would cost a child actor, its start and
+ * done events and a forwarded TOOL_STARTED on every step.
+ */
+export const runsAlone = (calls: ReadonlyArray<PlannedCall>): boolean =>
+  calls.length === 1 && calls[0]!.disposition === "run" && !calls[0]!.approval;
 
 /** After a repair or correction turn is durable: sample again unless cancelled or out of steps. */
 export function afterTurn(context: RunContext, { cancelled }: Checkpoint): RunDecision {

@@ -1,8 +1,9 @@
-import { assign, emit, enqueueActions, fromCallback, sendTo, setup } from "xstate";
+import { assign, type EventObject, emit, enqueueActions, fromCallback, sendTo, setup } from "xstate";
 import type {
   AgentRunResult,
   ApprovalNotice,
   BatchReply,
+  EventSink,
   LoopEvent,
   Outcome,
   RunCommand,
@@ -29,6 +30,7 @@ import {
   classifySample,
   classifyVerdict,
   type RunDecision,
+  runsAlone,
 } from "./decisions.js";
 import { finalText, fingerprints } from "./records.js";
 
@@ -40,11 +42,11 @@ import { finalText, fingerprints } from "./records.js";
  * never depend on guard order. "The model stopped calling tools" is never success by itself: a
  * text answer goes through `verifying`.
  *
- * A tool step whose one call may run and needs no approval (most steps) is executed by the run
- * itself, in `executingCall`: EXECUTE names the run as the one to report to, and the call's start,
- * timeout, cancel and result are handled as a batch would handle them, with the same settlements.
- * Any other step's calls go to a tool batch actor (`executingTools`). A batch of one would cost a
- * child actor, its start and done events and a forwarded TOOL_STARTED on every step.
+ * In `executingTools` a step's one call that may run and needs no approval (most steps) is
+ * executed by the run itself: EXECUTE names the run as the one to report to, and the call's start,
+ * timeout, cancel and result are handled as a tool batch would handle them, with the same
+ * settlements. Any other step's calls go to a tool batch actor the state spawns. Either way the
+ * run is in the same state, so hosts and the ledger's path see the same states as before.
  *
  * CANCEL is taken in one place, the `cancellation` region, which remembers it and raises
  * CANCEL_REQUESTED: sampling and verifying end the run at once, the tool batch is told at once,
@@ -63,7 +65,12 @@ export type RunEvent =
   | RunDecision
   | ApprovalNotice
   /** The I/O actor's reports on the step's one call when the run executes it without a batch. */
-  | Extract<BatchReply, { type: "CALL_STARTED" | "CALL_SETTLED" }>;
+  | Extract<BatchReply, { type: "CALL_STARTED" | "CALL_SETTLED" }>
+  /** That call was given up: its timeout came (a delayed event), or a CANCEL (raised). */
+  | { readonly type: "CALL_GIVEN_UP"; readonly status: "timed_out" | "cancelled" };
+
+/** The id of the delayed event that times out a call the run executes alone. */
+const CALL_TIMEOUT = "callTimeout";
 
 export interface RunIOInput {
   readonly runId: string;
@@ -111,7 +118,7 @@ export const runMachine = setup({
       enqueue.raise(afterOpened(context, { cancelled: context.cancelRequested }));
     }),
     decideCallsRecorded: enqueueActions(({ context, enqueue }) => {
-      enqueue.raise(afterCallsRecorded(context, { cancelled: context.cancelRequested }));
+      enqueue.raise(afterCallsRecorded({ cancelled: context.cancelRequested }));
     }),
     /**
      * CANCEL is taken in one place, the `cancellation` region: it sets the flag the decisions read
@@ -176,39 +183,71 @@ export const runMachine = setup({
     requestResultsRecord: sendTo("io", ({ context }, params: { settlements: ReadonlyArray<ToolSettlement> }) =>
       recordResultsCommand(context, params.settlements),
     ),
-    /** The step's one call, executed without a batch: the I/O actor reports back to the run itself. */
-    requestExecute: sendTo("io", ({ context, self }) => ({
-      type: "EXECUTE" as const,
-      runId: context.runId,
-      step: context.step,
-      index: 0,
-      planned: context.stepCalls[0]!,
-      replyTo: self,
-    })),
-    /** The call's start record is durable: its timeout counts from now, and the host hears it started. */
+    /**
+     * The step's calls start: one that may run and needs no approval is executed by the run itself
+     * (the I/O actor reports back to the run); any other step's calls go to a tool batch.
+     */
+    startTools: enqueueActions(({ context, enqueue, self }) => {
+      if (runsAlone(context.stepCalls)) {
+        enqueue.sendTo("io", {
+          type: "EXECUTE",
+          runId: context.runId,
+          step: context.step,
+          index: 0,
+          planned: context.stepCalls[0]!,
+          // The run takes the I/O actor's reports on its own call (CALL_STARTED, CALL_SETTLED).
+          replyTo: self as EventSink<BatchReply>,
+        });
+        return;
+      }
+      enqueue.spawnChild("toolBatch", {
+        id: "toolBatch",
+        input: {
+          runId: context.runId,
+          step: context.step,
+          calls: context.stepCalls,
+          concurrency: context.toolConcurrency,
+        },
+      });
+    }),
+    /** Leaving the tool step: a batch still running stops; a call's timeout no longer applies. */
+    stopTools: enqueueActions(({ context, enqueue }) => {
+      if (runsAlone(context.stepCalls)) enqueue.cancel(CALL_TIMEOUT);
+      else enqueue.stopChild("toolBatch");
+    }),
+    /**
+     * The call's start record is durable: the host hears it started, and its timeout counts from
+     * now (a delayed event, as a batch sets its timer when a call reports its start).
+     */
     noteCallStarted: enqueueActions(({ context, enqueue }, started: Extract<BatchReply, { type: "CALL_STARTED" }>) => {
-      const { call } = context.stepCalls[0]!;
+      const planned = context.stepCalls[0]!;
       enqueue.assign({ callStartedAt: started.startedAt });
       enqueue.emit({
         type: "tool_started",
         runId: context.runId,
         step: context.step,
-        callId: call.id,
-        toolName: call.name,
+        callId: planned.call.id,
+        toolName: planned.call.name,
       });
+      enqueue.raise({ type: "CALL_GIVEN_UP", status: "timed_out" }, { id: CALL_TIMEOUT, delay: planned.timeoutMs });
     }),
     recordCallResult: sendTo("io", ({ context }, reported: Extract<BatchReply, { type: "CALL_SETTLED" }>) =>
       recordResultsCommand(context, [resultSettlement(context.stepCalls[0]!, reported.result)]),
     ),
+    /** CANCEL during the tool step: the batch is told, or the run's own call is given up. */
+    cancelTools: enqueueActions(({ context, enqueue }) => {
+      if (runsAlone(context.stepCalls)) enqueue.raise({ type: "CALL_GIVEN_UP", status: "cancelled" });
+      else enqueue.sendTo("toolBatch", { type: "CANCEL" });
+    }),
     /**
      * The call was given up (timed out, or a CANCEL came): its fiber is interrupted, its tool told,
      * and it settles as such — started when it had reported its start (`callStartedAt`, null before).
      */
-    giveUpCall: enqueueActions(({ context, enqueue }, params: { status: "timed_out" | "cancelled" }) => {
+    giveUpCall: enqueueActions(({ context, enqueue }, given: { status: "timed_out" | "cancelled" }) => {
       const planned = context.stepCalls[0]!;
       enqueue.sendTo("io", { type: "ABORT", callId: planned.call.id } satisfies RunCommand);
       const settlement =
-        params.status === "timed_out"
+        given.status === "timed_out"
           ? timedOutSettlement(planned, context.callStartedAt)
           : cancelledSettlement(planned, context.callStartedAt);
       enqueue.sendTo("io", recordResultsCommand(context, [settlement]));
@@ -220,7 +259,6 @@ export const runMachine = setup({
       callId: started.callId,
       toolName: started.toolName,
     })),
-    cancelToolBatch: sendTo("toolBatch", { type: "CANCEL" }),
     announceApprovalRequest: emit(({ context }, request: Extract<ApprovalNotice, { type: "APPROVAL_WAITING" }>) => ({
       type: "approval_requested" as const,
       runId: context.runId,
@@ -336,10 +374,6 @@ export const runMachine = setup({
       });
     }),
   },
-  delays: {
-    /** The step's one call times out this long after it started (as a batch times out each call). */
-    callTimeout: ({ context }) => context.stepCalls[0]?.timeoutMs ?? 0,
-  },
 }).createMachine({
   id: "run",
   initial: "active",
@@ -380,70 +414,43 @@ export const runMachine = setup({
               entry: "requestCallsRecord",
               on: {
                 CALLS_RECORDED: { actions: ["markCallsRecorded", "decideCallsRecorded"] },
-                RUN_CALL: "executingCall",
                 RUN_CALLS: "executingTools",
                 CANCEL_CALLS: { target: "recordingResults", actions: "recordCallsCancelled" },
               },
             },
             executingTools: {
-              invoke: {
-                id: "toolBatch",
-                src: "toolBatch",
-                input: ({ context }) => ({
-                  runId: context.runId,
-                  step: context.step,
-                  calls: context.stepCalls,
-                  concurrency: context.toolConcurrency,
-                }),
-                onDone: {
+              entry: "startTools",
+              exit: "stopTools",
+              on: {
+                // A tool batch (several calls, a refused call, a call that needs approval).
+                TOOL_STARTED: { actions: { type: "emitToolStarted", params: ({ event }) => event } },
+                "xstate.done.actor.toolBatch": {
                   target: "recordingResults",
-                  actions: { type: "requestResultsRecord", params: ({ event }) => ({ settlements: event.output }) },
+                  actions: {
+                    type: "requestResultsRecord",
+                    params: ({ event }: { event: EventObject }) => ({
+                      settlements: (event as EventObject & { output: ReadonlyArray<ToolSettlement> }).output,
+                    }),
+                  },
                 },
-                onError: {
+                "xstate.error.actor.toolBatch": {
                   target: "#run.finalizing",
                   actions: {
                     type: "failWith",
                     params: { state: "failed", reason: "internal_error", detail: "tool batch crashed" },
                   },
                 },
-              },
-              on: {
-                TOOL_STARTED: { actions: { type: "emitToolStarted", params: ({ event }) => event } },
-                CANCEL_REQUESTED: { actions: "cancelToolBatch" },
-              },
-            },
-            // The step's one call that may run and needs no approval, run as the batch would run it:
-            // started once its start record is durable, timed out from then, cancelled at once.
-            executingCall: {
-              entry: "requestExecute",
-              initial: "starting",
-              on: {
+                // The step's one call, run by the run itself.
+                CALL_STARTED: { actions: { type: "noteCallStarted", params: ({ event }) => event } },
                 CALL_SETTLED: {
                   target: "recordingResults",
                   actions: { type: "recordCallResult", params: ({ event }) => event },
                 },
-                CANCEL_REQUESTED: {
+                CALL_GIVEN_UP: {
                   target: "recordingResults",
-                  actions: { type: "giveUpCall", params: { status: "cancelled" } },
+                  actions: { type: "giveUpCall", params: ({ event }) => event },
                 },
-              },
-              states: {
-                starting: {
-                  on: {
-                    CALL_STARTED: {
-                      target: "running",
-                      actions: { type: "noteCallStarted", params: ({ event }) => event },
-                    },
-                  },
-                },
-                running: {
-                  after: {
-                    callTimeout: {
-                      target: "#run.active.work.recordingResults",
-                      actions: { type: "giveUpCall", params: { status: "timed_out" } },
-                    },
-                  },
-                },
+                CANCEL_REQUESTED: { actions: "cancelTools" },
               },
             },
             recordingResults: {
