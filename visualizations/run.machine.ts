@@ -81,7 +81,6 @@ export const runMachine = createMachine({
               "on": {
                 "CALLS_RECORDED": {
                   "actions": [
-                    "noteSequence",
                     "markCallsRecorded",
                     "decideCallsRecorded"
                   ]
@@ -94,16 +93,21 @@ export const runMachine = createMachine({
               }
             },
             "executingTools": {
-              "invoke": {
-                "id": "toolBatch",
-                "src": "toolBatch",
-                "onDone": {
+              "entry": "startTools",
+              "exit": "stopTools",
+              "on": {
+                "TOOL_STARTED": {
+                  "actions": {
+                    "type": "emitToolStarted"
+                  }
+                },
+                "xstate.done.actor.toolBatch": {
                   "target": "recordingResults",
                   "actions": {
                     "type": "requestResultsRecord"
                   }
                 },
-                "onError": {
+                "xstate.error.actor.toolBatch": {
                   "target": "#run.finalizing",
                   "actions": {
                     "type": "failWith",
@@ -113,26 +117,33 @@ export const runMachine = createMachine({
                       "detail": "tool batch crashed"
                     }
                   }
-                }
-              },
-              "on": {
-                "TOOL_STARTED": {
+                },
+                "CALL_STARTED": {
                   "actions": {
-                    "type": "emitToolStarted"
+                    "type": "noteCallStarted"
+                  }
+                },
+                "CALL_SETTLED": {
+                  "target": "recordingResults",
+                  "actions": {
+                    "type": "recordCallResult"
+                  }
+                },
+                "CALL_GIVEN_UP": {
+                  "target": "recordingResults",
+                  "actions": {
+                    "type": "giveUpCall"
                   }
                 },
                 "CANCEL_REQUESTED": {
-                  "actions": "cancelToolBatch"
+                  "actions": "cancelTools"
                 }
               }
             },
             "recordingResults": {
               "on": {
                 "RESULTS_RECORDED": {
-                  "actions": [
-                    "noteSequence",
-                    "acceptResults"
-                  ]
+                  "actions": "acceptResults"
                 }
               }
             },
@@ -167,10 +178,7 @@ export const runMachine = createMachine({
               "entry": "requestTurnRecord",
               "on": {
                 "TURN_RECORDED": {
-                  "actions": [
-                    "noteSequence",
-                    "decideAfterTurn"
-                  ]
+                  "actions": "decideAfterTurn"
                 }
               }
             }

@@ -29,23 +29,23 @@ const runInput = (runId: string): RunInput => ({
   receiptVerification: "enforce",
 });
 
-/** What the I/O actor answered during one real W10 run, in order: to the run, and to its tool batches. */
+/** What the I/O actor answered during one real W10 run, in order: to the run, and about each call it executed. */
 interface Recording {
   readonly toRun: RunReply[];
-  readonly toBatch: BatchReply[];
+  readonly toCaller: BatchReply[];
 }
 
 /** One real W10 run (ledger in :memory:), the I/O actor's answers recorded through XState's inspection API. */
 async function recordReplies(): Promise<Recording> {
-  const recording: Recording = { toRun: [], toBatch: [] };
+  const recording: Recording = { toRun: [], toCaller: [] };
   const runtime = await AgentRuntime.make({
     database: ":memory:",
     provider: w10Provider(0),
     inspect: (event) => {
       if (event.type !== "@xstate.event") return;
       const sent = event.event as RunReply | BatchReply;
-      // The I/O actor answers a batch through the batch's own reference (no source is recorded).
-      if (sent.type === "CALL_STARTED" || sent.type === "CALL_SETTLED") recording.toBatch.push(sent);
+      // The I/O actor reports on a call through the reference EXECUTE named (no source is recorded).
+      if (sent.type === "CALL_STARTED" || sent.type === "CALL_SETTLED") recording.toCaller.push(sent);
       else if ((event.sourceRef as AnyActorRef | undefined)?.id === "io") recording.toRun.push(sent as RunReply);
     },
   });
@@ -70,14 +70,13 @@ async function recordReplies(): Promise<Recording> {
 function replayingIO(recording: Recording) {
   return fromCallback<RunCommand, { runId: string }>(({ receive, sendBack }) => {
     let toRun = 0;
-    let toBatch = 0;
+    let toCaller = 0;
     receive((command) => {
       if (command.type === "STOP_SAMPLE" || command.type === "ABORT") return;
       if (command.type === "EXECUTE") {
-        // TOOL_STARTED to the run, CALL_STARTED and CALL_SETTLED to the batch, as recorded.
-        sendBack(recording.toRun[toRun++]!);
-        command.replyTo.send(recording.toBatch[toBatch++]!);
-        command.replyTo.send(recording.toBatch[toBatch++]!);
+        // CALL_STARTED and CALL_SETTLED to whoever asked (the run, for a step's one call), as recorded.
+        command.replyTo.send(recording.toCaller[toCaller++]!);
+        command.replyTo.send(recording.toCaller[toCaller++]!);
         return;
       }
       sendBack(recording.toRun[toRun++]!);

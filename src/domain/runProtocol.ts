@@ -194,6 +194,7 @@ export type RunReply =
   | { readonly type: "LEDGER_FAILED"; readonly detail: string }
   /** The verifier itself broke (a defect, not a verdict). */
   | { readonly type: "VERIFY_FAILED"; readonly detail: string }
+  /** A call of a tool batch started (its start record is durable): told by the batch, shown by the run. */
   | { readonly type: "TOOL_STARTED"; readonly step: number; readonly callId: string; readonly toolName: string }
   /** A piece of the step's text as the provider streams it (shown to the host, decided on by no one). */
   | { readonly type: "TEXT_DELTA"; readonly step: number; readonly delta: string };

@@ -221,12 +221,10 @@ class RunCommandHandlers implements CommandHandlers {
 
   EXECUTE(command: CommandOf<"EXECUTE">, io: CommandIO) {
     const abort = new AbortController();
-    const { call } = command.planned;
-    // The batch and the host hear that the call started only once its start record is durable.
-    const started = (startedAt: string) => {
+    // Whoever asked (the batch, or the run for a call it runs alone) hears that the call started
+    // only once its start record is durable, and tells the host.
+    const started = (startedAt: string) =>
       io.tell(command.replyTo, { type: "CALL_STARTED", index: command.index, at: Date.now(), startedAt });
-      io.tellRun({ type: "TOOL_STARTED", step: command.step, callId: call.id, toolName: call.name });
-    };
     const { tools, now } = this.wiring;
     return executeCall({ tools, now, calls: this.calls }, command, abort.signal, started).pipe(
       Effect.map((result) => ({ type: "CALL_SETTLED" as const, index: command.index, at: Date.now(), result })),

@@ -28,6 +28,9 @@ const KINDS: ReadonlyArray<Kind> = ["guards", "actions", "actors", "delays"];
 const USED_OUTSIDE_CONFIG: Readonly<Record<string, Partial<Record<Kind, ReadonlyArray<string>>>>> = {
   // Spawned by `startCalls`, one per call that waits for approval: a spawn, not an invoke.
   toolBatch: { actors: ["approval"] },
+  // Spawned by `startTools` for a tool step that needs a batch (a step's one call that may run
+  // and needs no approval, the run executes itself): a spawn, not an invoke.
+  run: { actors: ["toolBatch"] },
 };
 
 function committed(file: string): string | undefined {

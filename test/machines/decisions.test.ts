@@ -22,6 +22,7 @@ import {
   classifySample,
   classifyVerdict,
   type RunDecision,
+  runsAlone,
 } from "../../src/machines/run/decisions.js";
 import { inputFingerprint } from "../../src/services/tools/fingerprint.js";
 
@@ -508,5 +509,22 @@ describe("afterCallsRecorded", () => {
   it("runs the recorded calls, or cancels them all when a CANCEL came while they were recorded", () => {
     expect(afterCallsRecorded({ cancelled: false })).toEqual({ type: "RUN_CALLS" });
     expect(afterCallsRecorded({ cancelled: true })).toEqual({ type: "CANCEL_CALLS" });
+  });
+});
+
+describe("runsAlone", () => {
+  const second: PlannedCall = { ...planned, call: { ...planned.call, id: "call-2" } };
+  const refused: PlannedCall = { ...planned, disposition: "unknown_tool" };
+  const approving: PlannedCall = { ...planned, approval: { reason: "writes", timeoutMs: 1_000 } };
+  const rows: ReadonlyArray<[string, ReadonlyArray<PlannedCall>, boolean]> = [
+    ["one call that may run and needs no approval: the run executes it", [planned], true],
+    ["two calls: a batch", [planned, second], false],
+    ["one refused call: a batch (it settles there without running)", [refused], false],
+    ["one call that needs approval: a batch (its approval lives there)", [approving], false],
+    ["no call: nothing to run alone", [], false],
+  ];
+
+  it.each(rows)("decides %s", (_, calls, alone) => {
+    expect(runsAlone(calls)).toBe(alone);
   });
 });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AnyMachineSnapshot, type createActor, type EventObject, toPromise } from "xstate";
 import type {
   AgentRunResult,
+  BatchReply,
   CassetteModelStep,
   FixtureOutcome,
   RunCommand,
@@ -32,6 +33,7 @@ import { ledgerViolations, type RunLedger } from "../support/runtimeHarness.js";
 import { buildGraph, completePaths, type GraphOptions, type GraphPath, keyOf, shortestPath } from "./coverage.js";
 import {
   batchOf,
+  CALL_TIMEOUT_EVENT,
   describeEvent,
   LEDGER_DOWN,
   type LedgerRow,
@@ -43,6 +45,7 @@ import {
   runImpossible,
   runInput,
   runOptions,
+  singleCallOf,
   TOOL,
   TOOL_TIMEOUT_MS,
   WRITE_DONE,
@@ -74,6 +77,8 @@ function replayable(state: AnyMachineSnapshot, event: EventObject): boolean {
   if (event.type === "VERIFY_FAILED" || event.type === "xstate.error.actor.toolBatch" || event.type === "CANCEL") {
     return false;
   }
+  // A call the run executes alone reports its start before its result (a refused start aside).
+  if (event.type === "CALL_SETTLED" && singleCallOf(state) === "starting") return false;
   if (event.type === "VERIFIED") {
     const command = pendingOf(state);
     if (command?.type !== "VERIFY") return false;
@@ -95,10 +100,10 @@ const replayOptions = (input: RunInput): GraphOptions => {
   const offered = (snapshot: AnyMachineSnapshot) => {
     let events = known.get(snapshot);
     if (!events) {
-      // CANCEL only while the batch runs (the dedicated test cancels mid-tool).
+      // CANCEL only while a tool runs (the dedicated test cancels mid-tool).
       events = runEvents(snapshot).filter((event) =>
         event.type === "CANCEL"
-          ? batchOf(snapshot) !== undefined
+          ? batchOf(snapshot) !== undefined || singleCallOf(snapshot) === "running"
           : event.type === "LEDGER_FAILED" || replayable(snapshot, event),
       );
       known.set(snapshot, events);
@@ -156,11 +161,22 @@ function samplePaths(paths: ReadonlyArray<GraphPath>, size: number): GraphPath[]
   return chosen;
 }
 
-/** The cassette a path stands for: model steps from SAMPLED answers, fixture outcomes from the batch's settlements. */
+/**
+ * The cassette a path stands for: model steps from SAMPLED answers, fixture outcomes from the
+ * batch's settlements or from the results of a call the run executes alone.
+ */
 function cassetteOf(path: GraphPath): { steps: CassetteModelStep[]; outcomes: FixtureOutcome[] } {
   const steps: CassetteModelStep[] = [];
   const outcomes: FixtureOutcome[] = [];
-  for (const { event } of path.steps) {
+  for (const { state, event } of path.steps) {
+    if (event.type === "CALL_SETTLED") {
+      const { result } = event as Extract<BatchReply, { type: "CALL_SETTLED" }>;
+      outcomes.push({ status: result.status as "ok" | "error", output: result.output });
+    }
+    // A call that timed out, or that a CANCEL settled, is one that runs long.
+    if (singleCallOf(state) !== undefined && (event.type === "CANCEL" || event.type === CALL_TIMEOUT_EVENT.type)) {
+      outcomes.push({ status: "ok", output: null, delayMs: SLOW_MS });
+    }
     if (event.type === "SAMPLED") {
       const outcome: SampleOutcome = (event as Extract<RunReply, { type: "SAMPLED" }>).outcome;
       if (outcome.type === "failure") {
@@ -395,21 +411,19 @@ describe("run paths replayed live through the runtime's I/O actor and a real led
   );
 
   it("ends cancelled, with a cancelled receipt for the call in flight, when CANCEL arrives mid-tool", async () => {
-    // The model's path: the call runs, CANCEL, the batch settles it as cancelled → cancelled.
-    // (CANCEL only while the batch runs: no I/O command is pending then.)
+    // The model's path: the call starts, CANCEL, the run settles it as cancelled → cancelled.
+    // (CANCEL only once the call started: the live test cancels on tool_started.)
     const cancelled = shortestPath(
       graph,
       key,
       (state, event) =>
         event.type !== "LEDGER_FAILED" &&
-        (event.type === "CANCEL" ? pendingOf(state) === null : replayable(state, event)) &&
+        (event.type === "CANCEL" ? singleCallOf(state) === "running" : replayable(state, event)) &&
         (event.type !== "SAMPLED" || describeEvent(event) === "SAMPLED(empty,tool_calls,1 call)") &&
         (event.type !== "xstate.done.actor.toolBatch" || describeEvent(event) === "done:toolBatch(cancelled)"),
       (snapshot) => (snapshot.output as AgentRunResult).terminalState === "cancelled",
     );
-    expect(cancelled && describePath(cancelled)).toBe(
-      "SAMPLED(empty,tool_calls,1 call) → CANCEL → done:toolBatch(cancelled)",
-    );
+    expect(cancelled && describePath(cancelled)).toBe("SAMPLED(empty,tool_calls,1 call) → CALL_STARTED → CANCEL");
 
     const { result, ledger } = await replay({
       ...cassetteOf(cancelled!),

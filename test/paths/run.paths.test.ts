@@ -56,6 +56,7 @@ import {
   repliesTo,
   runInput,
   runOptions,
+  singleCallOf,
   TOOL,
   WRITE_DONE,
   workOf,
@@ -181,7 +182,7 @@ const placeOf = (snapshot: AnyMachineSnapshot) => workOf(snapshot) ?? String(sna
 const decisionsInto = (snapshot: AnyMachineSnapshot) =>
   stepInto(snapshot)
     .actions.filter((action) => action.type === "xstate.raise")
-    .map((action) => (action.params as { event: RunDecision }).event);
+    .map((action) => (action.params as { event: RunDecision | EventObject }).event);
 
 const graphs = new Map<ModelGraph, Graph>();
 const graphOf = (model: ModelGraph) => graphs.get(model)!;
@@ -236,12 +237,12 @@ describe("run machine: coverage", () => {
     });
   });
 
-  it("invokes only the I/O actor and the tool batch, each under an id", () => {
+  it("invokes only the I/O actor under an id (a tool batch is spawned, under its id, only for the steps that need one)", () => {
     const invoked = stateNodesOf(runMachine)
       .flatMap((node) => node.invoke)
       .map((invoke) => `${invoke.id}:${typeof invoke.src === "string" ? invoke.src : "(inline)"}`)
       .sort();
-    expect(invoked).toEqual(["io:runIO", "toolBatch:toolBatch"]);
+    expect(invoked).toEqual(["io:runIO"]);
   });
 
   it("sends the I/O actor only commands the model answers, and every command it answers is sent", () => {
@@ -253,19 +254,33 @@ describe("run machine: coverage", () => {
         for (const command of ioCommands(stepInto(edge.nextState))) sent.set(command.type, command);
       }
     }
-    // STOP_SAMPLE interrupts the provider call: it has no answer. EXECUTE and ABORT come from the batch.
+    // STOP_SAMPLE interrupts the provider call and ABORT a call the run gave up: neither has an
+    // answer. EXECUTE and ABORT come from the run for a step's one call it runs alone (from the batch otherwise).
     const unanswered = [...sent.values()].filter((command) => repliesTo(command).length === 0).map((c) => c.type);
     expect([...sent.keys()].sort()).toEqual(
-      ["FINISH", "OPEN", "RECORD_CALLS", "RECORD_RESULTS", "RECORD_TURN", "SAMPLE", "STOP_SAMPLE", "VERIFY"].sort(),
+      [
+        "ABORT",
+        "EXECUTE",
+        "FINISH",
+        "OPEN",
+        "RECORD_CALLS",
+        "RECORD_RESULTS",
+        "RECORD_TURN",
+        "SAMPLE",
+        "STOP_SAMPLE",
+        "VERIFY",
+      ].sort(),
     );
-    expect(unanswered).toEqual(["STOP_SAMPLE"]);
+    expect(unanswered.sort()).toEqual(["ABORT", "STOP_SAMPLE"]);
   });
 
   it("hands the tool batch the step's calls, the run's concurrency and the run's own I/O actor", () => {
     const wrong: string[] = [];
     let batches = 0;
     for (const model of MODELS) {
-      for (const snapshot of graphNodes(graphOf(model)).filter((node) => workOf(node) === "executingTools")) {
+      for (const snapshot of graphNodes(graphOf(model)).filter(
+        (node) => workOf(node) === "executingTools" && !singleCallOf(node),
+      )) {
         batches += 1;
         const batch = batchOf(snapshot);
         const context = contextOf(snapshot);
@@ -395,7 +410,9 @@ describe("run machine: endings", () => {
     const wrong: string[] = [];
     for (const model of MODELS) {
       for (const edge of graphEdges(graphOf(model))) {
-        const decisions = decisionsInto(edge.nextState);
+        // CANCEL_REQUESTED is the cancellation region's notice to the work in progress, not a
+        // decision: the work's answer to it (the batch told, or the run's own call given up) is.
+        const decisions = decisionsInto(edge.nextState).filter((decision) => decision.type !== "CANCEL_REQUESTED");
         if (decisions.length > 1) {
           wrong.push(`${placeOf(edge.state)} + ${describeEvent(edge.event)}: ${decisions.map((d) => d.type)}`);
         }
@@ -847,6 +864,7 @@ describe("run machine: cancel", () => {
   it("never samples or starts a tool once a CANCEL came, and stops the sample in flight", () => {
     const wrong: string[] = [];
     let stopped = 0;
+    let aborted = 0;
     for (const model of MODELS) {
       for (const edge of graphEdges(graphOf(model))) {
         const cancelled = cancelRequestedIn(edge.state) || edge.event.type === "CANCEL";
@@ -860,16 +878,23 @@ describe("run machine: cancel", () => {
           stopped += 1;
           if (!commands.includes("STOP_SAMPLE")) wrong.push("CANCEL in sampling without STOP_SAMPLE");
         }
-        if (edge.event.type === "CANCEL" && workOf(edge.state) === "executingTools") {
+        if (edge.event.type === "CANCEL" && workOf(edge.state) === "executingTools" && batchOf(edge.state)) {
           const told = stepInto(edge.nextState).actions.some(
             (action) =>
               action.type === "xstate.sendTo" && (action.params as { event: EventObject }).event.type === "CANCEL",
           );
           if (!told) wrong.push("CANCEL in executingTools not sent to the batch");
         }
+        // The step's one call the run executes itself: its fiber is interrupted, its result recorded as cancelled.
+        if (edge.event.type === "CANCEL" && singleCallOf(edge.state)) {
+          aborted += 1;
+          if (!commands.includes("ABORT") || !commands.includes("RECORD_RESULTS"))
+            wrong.push(`CANCEL in executingTools (no batch) sent ${commands.join(", ")}`);
+        }
       }
     }
     expect(stopped).toBeGreaterThan(0);
+    expect(aborted).toBeGreaterThan(0);
     expect(wrong).toEqual([]);
   });
 

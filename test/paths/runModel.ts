@@ -13,9 +13,11 @@
 import type { AnyMachineSnapshot, EventObject } from "xstate";
 import {
   type ApprovalNotice,
+  type BatchReply,
   type CompletionContract,
   correctionText,
   type ExecutionReceipt,
+  type ExecutorResult,
   evidenceGap,
   type FinishReason,
   type FinishRunInput,
@@ -29,8 +31,8 @@ import {
   type ToolSettlement,
   type Verdict,
 } from "../../src/domain/index.js";
-import type { RunInput } from "../../src/machines/run/context.js";
-import type { RunDecision } from "../../src/machines/run/decisions.js";
+import type { RunContext, RunInput } from "../../src/machines/run/context.js";
+import { type RunDecision, runsAlone } from "../../src/machines/run/decisions.js";
 import {
   cancelledSettlement,
   resultSettlement,
@@ -159,6 +161,11 @@ export const SAMPLE_CHOICES: ReadonlyArray<SampleChoice> = [
   { name: "tool_calls/no_calls", outcome: () => respond("", "tool_calls") },
   { name: "call/a", outcome: (step) => respond(CALL_TEXT.a, "tool_calls", [plannedCall(step, "a")]) },
   { name: "call/b", outcome: (step) => respond(CALL_TEXT.b, "tool_calls", [plannedCall(step, "b")]) },
+  // Two calls run in a tool batch (one call that may run and needs no approval, the run executes alone).
+  {
+    name: "calls/a+b",
+    outcome: (step) => respond(CALL_TEXT.a, "tool_calls", [plannedCall(step, "a"), plannedCall(step, "b")]),
+  },
   {
     name: "failure/provider_error",
     outcome: () => ({ type: "failure", reason: "provider_error", message: "provider returned 500" }),
@@ -311,7 +318,7 @@ export const LEDGER_DOWN = "ledger write refused";
 export const ACTOR_CRASH = "actor crashed";
 
 /** The replies of the I/O actor (everything else the run machine handles is its own decision or CANCEL). */
-export const REPLY_TYPES: ReadonlySet<string> = new Set<RunReply["type"]>([
+export const REPLY_TYPES: ReadonlySet<string> = new Set<string>([
   "OPENED",
   "SAMPLED",
   "CALLS_RECORDED",
@@ -322,6 +329,8 @@ export const REPLY_TYPES: ReadonlySet<string> = new Set<RunReply["type"]>([
   "FINISHED",
   "LEDGER_FAILED",
   "TOOL_STARTED",
+  // The I/O actor's last word on a call the run executes alone (CALL_STARTED leaves it working).
+  "CALL_SETTLED",
 ]);
 
 /** The decisions the machine raises to itself: never sent from outside. */
@@ -351,10 +360,10 @@ export const ioCommands = (step: RecordedStep): RunCommand[] =>
     .filter((sent) => sent.to === "io")
     .map((sent) => sent.event as RunCommand);
 
-/** The one command a step sent that the I/O actor answers (STOP_SAMPLE has no answer). */
+/** The one command a step sent that the I/O actor answers (STOP_SAMPLE and ABORT have no answer). */
 function answerable(actions: ReadonlyArray<ExecutedAction>): RunCommand | undefined {
   const sent = ioCommands({ actions, transitions: [], carried: undefined }).filter(
-    (command) => command.type !== "STOP_SAMPLE",
+    (command) => command.type !== "STOP_SAMPLE" && command.type !== "ABORT",
   );
   if (sent.length > 1) throw new Error(`one step sent ${sent.map((command) => command.type).join(", ")} to io`);
   return sent[0];
@@ -391,6 +400,8 @@ export const pendingOf = (snapshot: AnyMachineSnapshot) => carriedOf<RunCarry>(s
 const shownOf = (snapshot: AnyMachineSnapshot) => carriedOf<RunCarry>(snapshot).shown;
 
 const reply = (event: RunReply): EventObject => event;
+/** What the I/O actor tells whoever sent EXECUTE: here the run, which executes a step's one call alone. */
+const callReport = (event: Extract<BatchReply, { type: "CALL_STARTED" | "CALL_SETTLED" }>): EventObject => event;
 
 /** What the I/O actor may answer to `command`: every expected outcome, computed from the command. */
 export function repliesTo(command: RunCommand): EventObject[] {
@@ -421,8 +432,27 @@ export function repliesTo(command: RunCommand): EventObject[] {
       ];
     case "FINISH":
       return [reply({ type: "FINISHED", receipts: closingReceiptsOf(command) }), refused];
+    case "EXECUTE": {
+      // A call the run executes alone (the batch's calls are not the run's commands): its start
+      // (the command stays pending), and its result, ok or an error.
+      const result = (status: "ok" | "error"): ExecutorResult => ({
+        status,
+        ...(status === "error" ? { reason: "tool_error" as const } : {}),
+        output:
+          status === "ok"
+            ? { found: command.planned.call.arguments }
+            : { error: `no entry for ${command.planned.call.id}` },
+        evidence: {},
+        startedAt: FIXED_TIME,
+        finishedAt: FIXED_TIME,
+      });
+      return [
+        callReport({ type: "CALL_STARTED", index: command.index, at: 0, startedAt: FIXED_TIME }),
+        callReport({ type: "CALL_SETTLED", index: command.index, at: 0, result: result("ok") }),
+        callReport({ type: "CALL_SETTLED", index: command.index, at: 0, result: result("error") }),
+      ];
+    }
     case "STOP_SAMPLE":
-    case "EXECUTE":
     case "ABORT":
     // Sent by the tool batch, not the run machine (the model does not hold them as pending).
     case "REQUEST_APPROVAL":
@@ -434,6 +464,30 @@ export function repliesTo(command: RunCommand): EventObject[] {
 /** The work region's state, or undefined (finalizing, a final state). */
 export const workOf = (snapshot: AnyMachineSnapshot): string | undefined =>
   typeof snapshot.value === "object" ? (snapshot.value as { active?: { work?: string } }).active?.work : undefined;
+
+/**
+ * While the run executes its step's one call itself (in `executingTools`, without a batch):
+ * `starting` until the call reports its start, `running` after.
+ */
+export const singleCallOf = (snapshot: AnyMachineSnapshot): "starting" | "running" | undefined => {
+  if (workOf(snapshot) !== "executingTools") return undefined;
+  const context = snapshot.context as RunContext;
+  if (!runsAlone(context.stepCalls)) return undefined;
+  return context.callStartedAt === null ? "starting" : "running";
+};
+
+/** The delayed event that times out a call the run executes itself. */
+export const CALL_TIMEOUT_EVENT: EventObject = { type: "CALL_GIVEN_UP", status: "timed_out" } as EventObject;
+
+/** Reports and ends of the other way of running a step's calls: never sent in a given step. */
+const TOOL_STEP_EVENT_TYPES = [
+  "CALL_STARTED",
+  "CALL_SETTLED",
+  "CALL_GIVEN_UP",
+  "TOOL_STARTED",
+  "xstate.done.actor.toolBatch",
+  "xstate.error.actor.toolBatch",
+];
 
 /** Whether the cancellation region holds a CANCEL that came while work was in flight. */
 export const cancelRequestedIn = (snapshot: AnyMachineSnapshot): boolean =>
@@ -453,7 +507,11 @@ export const batchOf = (snapshot: AnyMachineSnapshot): ToolBatchContext | undefi
 export function runEvents(snapshot: AnyMachineSnapshot): EventObject[] {
   const events: EventObject[] = [{ type: "CANCEL" }];
   const pending = pendingOf(snapshot);
-  if (pending) events.push(...repliesTo(pending));
+  const single = singleCallOf(snapshot);
+  // A call reports its start once: then only its result, its timeout or a CANCEL may follow.
+  if (pending)
+    events.push(...repliesTo(pending).filter((event) => !(single === "running" && event.type === "CALL_STARTED")));
+  if (single === "running") events.push(CALL_TIMEOUT_EVENT);
   const batch = batchOf(snapshot);
   if (batch) {
     for (const { planned } of batch.calls) {
@@ -498,6 +556,9 @@ export function runImpossible(snapshot: AnyMachineSnapshot): string[] {
     ...APPROVAL_EVENT_TYPES.filter((type) => !offered.has(type)),
     // The batch says no call waits before it ends.
     ...(approvalRegionOf(snapshot) === "awaitingApproval" ? ["xstate.done.actor.toolBatch"] : []),
+    // A step's calls run either in a batch or, one call, by the run itself: the other way's
+    // reports cannot come (nor a second start, nor a timeout before the start).
+    ...TOOL_STEP_EVENT_TYPES.filter((type) => !offered.has(type)),
   ];
 }
 

@@ -7,6 +7,7 @@ import type {
   ExecutorResult,
   PlannedCall,
   RunCommand,
+  RunReply,
   ToolSettlement,
 } from "../../src/domain/index.js";
 import {
@@ -590,6 +591,26 @@ describe("tool batch machine", () => {
     }
     expect(shown).toBeGreaterThan(0);
     expect(noneWaiting).toBeGreaterThan(0);
+    expect(wrong).toEqual([]);
+  });
+
+  it("tells the run each call's start as the I/O actor reports it, with the step, call id and tool name", () => {
+    const wrong: string[] = [];
+    let told = 0;
+    for (const { before, after, event } of allSteps()) {
+      const starts = sentBy(stepInto(after))
+        .filter((s) => s.event.type === "TOOL_STARTED")
+        .map((s) => s.event as Extract<RunReply, { type: "TOOL_STARTED" }>);
+      const index = event?.type === "CALL_STARTED" ? (event as EventObject & { index: number }).index : -1;
+      const call = before?.calls[index];
+      const expected = call
+        ? [{ type: "TOOL_STARTED", step: before!.step, callId: call.planned.call.id, toolName: call.planned.call.name }]
+        : [];
+      if (canonicalJson(starts) !== canonicalJson(expected))
+        wrong.push(`told ${canonicalJson(starts)} on ${event?.type}`);
+      told += starts.length;
+    }
+    expect(told).toBeGreaterThan(0);
     expect(wrong).toEqual([]);
   });
 

@@ -215,7 +215,7 @@ describe("command handlers", () => {
     }).pipe(Effect.provide(ledger)),
   );
 
-  it.scoped("runs an async executor once its start is recorded and reports its result to the batch", () =>
+  it.scoped("runs an async executor once its start is recorded and reports its start and result to whoever asked", () =>
     Effect.gen(function* () {
       const ops = handlersOf("run-e");
       const { io, told } = yield* recordingIO;
@@ -234,7 +234,8 @@ describe("command handlers", () => {
         index: 0,
         result: { status: "ok", output: { id: "7" }, evidence: { order_id: "7" } },
       });
-      expect(told.map((event) => (event as { type: string }).type)).toEqual(["CALL_STARTED", "TOOL_STARTED"]);
+      // The start goes to the one that asked (a batch tells the run; a run that asked shows it): nothing else hears it.
+      expect(told.map((event) => (event as { type: string }).type)).toEqual(["CALL_STARTED"]);
       const starts = yield* Effect.flatMap(AgentRunStore, (store) => store.listStarts("run-e"));
       expect(starts.map((start) => [start.callId, start.attempt])).toEqual([["c1", 1]]);
     }).pipe(Effect.provide(ledger)),

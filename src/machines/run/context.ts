@@ -61,6 +61,11 @@ export interface RunContext extends RunInput {
   readonly stepAnomalies: ReadonlyArray<PendingEvent>;
   /** Whether the current step's tool_call rows are durable (only those calls can get closing receipts). */
   readonly callsRecorded: boolean;
+  /**
+   * When the step's one call, run without a batch, reported its start (its timeout counts from
+   * then); null until it does, and again once the step's results are durable.
+   */
+  readonly callStartedAt: string | null;
   /** Rows of a protocol repair or correction turn, written before sampling again. */
   readonly turn: Rows;
   /** Rows that land with the terminal event. */
@@ -85,6 +90,7 @@ export const initialContext = (input: RunInput): RunContext => ({
   stepAnomalies: [],
   // The calls to run again are durable already: they are what the resumed run does first.
   callsRecorded: (input.resume?.rerun.length ?? 0) > 0,
+  callStartedAt: null,
   turn: NO_ROWS,
   closing: NO_ROWS,
   answer: "",

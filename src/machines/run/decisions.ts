@@ -204,6 +204,14 @@ export function afterOpened(
 export const afterCallsRecorded = ({ cancelled }: Checkpoint): RunDecision =>
   cancelled ? { type: "CANCEL_CALLS" } : { type: "RUN_CALLS" };
 
+/**
+ * Whether the run executes the step's calls itself, without a tool batch: one call that may run
+ * and needs no approval (most tool steps). A batch of one would cost a child actor, its start and
+ * done events and a forwarded TOOL_STARTED on every step.
+ */
+export const runsAlone = (calls: ReadonlyArray<PlannedCall>): boolean =>
+  calls.length === 1 && calls[0]!.disposition === "run" && !calls[0]!.approval;
+
 /** After a repair or correction turn is durable: sample again unless cancelled or out of steps. */
 export function afterTurn(context: RunContext, { cancelled }: Checkpoint): RunDecision {
   if (cancelled) return stop("cancelled", "cancelled_by_user");

@@ -1,14 +1,16 @@
-import { assign, emit, enqueueActions, fromCallback, sendTo, setup } from "xstate";
+import { assign, type EventObject, emit, enqueueActions, fromCallback, sendTo, setup } from "xstate";
 import type {
   AgentRunResult,
   ApprovalNotice,
+  BatchReply,
+  EventSink,
   LoopEvent,
   Outcome,
   RunCommand,
   RunReply,
   ToolSettlement,
 } from "../../domain/index.js";
-import { cancelledSettlement } from "../settlements.js";
+import { cancelledSettlement, resultSettlement, timedOutSettlement } from "../settlements.js";
 import { RUN_IO_ID, toolBatchMachine } from "../toolBatch/machine.js";
 import { selectToolChoice } from "../toolChoice.js";
 import {
@@ -28,6 +30,7 @@ import {
   classifySample,
   classifyVerdict,
   type RunDecision,
+  runsAlone,
 } from "./decisions.js";
 import { finalText, fingerprints } from "./records.js";
 
@@ -38,6 +41,12 @@ import { finalText, fingerprints } from "./records.js";
  * answer is turned into one decision by a pure function (decisions.ts) and raised, so transitions
  * never depend on guard order. "The model stopped calling tools" is never success by itself: a
  * text answer goes through `verifying`.
+ *
+ * In `executingTools` a step's one call that may run and needs no approval (most steps) is
+ * executed by the run itself: EXECUTE names the run as the one to report to, and the call's start,
+ * timeout, cancel and result are handled as a tool batch would handle them, with the same
+ * settlements. Any other step's calls go to a tool batch actor the state spawns. Either way the
+ * run is in the same state, so hosts and the ledger's path see the same states as before.
  *
  * CANCEL is taken in one place, the `cancellation` region, which remembers it and raises
  * CANCEL_REQUESTED: sampling and verifying end the run at once, the tool batch is told at once,
@@ -54,7 +63,14 @@ export type RunEvent =
   | { readonly type: "CANCEL_REQUESTED" }
   | RunReply
   | RunDecision
-  | ApprovalNotice;
+  | ApprovalNotice
+  /** The I/O actor's reports on the step's one call when the run executes it without a batch. */
+  | Extract<BatchReply, { type: "CALL_STARTED" | "CALL_SETTLED" }>
+  /** That call was given up: its timeout came (a delayed event), or a CANCEL (raised). */
+  | { readonly type: "CALL_GIVEN_UP"; readonly status: "timed_out" | "cancelled" };
+
+/** The id of the delayed event that times out a call the run executes alone. */
+const CALL_TIMEOUT = "callTimeout";
 
 export interface RunIOInput {
   readonly runId: string;
@@ -89,7 +105,11 @@ export const runMachine = setup({
     ledgerFailureNotDecided: ({ context }) => context.outcome?.reason !== "ledger_write_failed",
   },
   actions: {
-    /** A write's answer carries the run's new last durable row. */
+    /**
+     * A write's answer carries the run's new last durable row. The answers that change more
+     * (CALLS_RECORDED, RESULTS_RECORDED, TURN_RECORDED) note it in their own one assign: each
+     * assign builds a new snapshot, state value and tags included.
+     */
     noteSequence: assign({
       lastSequence: ({ context, event }) => ("lastSequence" in event ? event.lastSequence : context.lastSequence),
     }),
@@ -131,8 +151,11 @@ export const runMachine = setup({
     }),
     requestCallsRecord: sendTo("io", ({ context }) => recordCallsCommand(context)),
     /** The step's calls are durable: the host hears what the model asked for, before any runs or waits. */
-    markCallsRecorded: enqueueActions(({ context, enqueue }) => {
-      enqueue.assign({ callsRecorded: true });
+    markCallsRecorded: enqueueActions(({ context, event, enqueue }) => {
+      enqueue.assign({
+        callsRecorded: true,
+        lastSequence: event.type === "CALLS_RECORDED" ? event.lastSequence : context.lastSequence,
+      });
       for (const { call } of context.stepCalls) {
         enqueue.emit({
           type: "tool_call",
@@ -160,6 +183,75 @@ export const runMachine = setup({
     requestResultsRecord: sendTo("io", ({ context }, params: { settlements: ReadonlyArray<ToolSettlement> }) =>
       recordResultsCommand(context, params.settlements),
     ),
+    /**
+     * The step's calls start: one that may run and needs no approval is executed by the run itself
+     * (the I/O actor reports back to the run); any other step's calls go to a tool batch.
+     */
+    startTools: enqueueActions(({ context, enqueue, self }) => {
+      if (runsAlone(context.stepCalls)) {
+        enqueue.sendTo("io", {
+          type: "EXECUTE",
+          runId: context.runId,
+          step: context.step,
+          index: 0,
+          planned: context.stepCalls[0]!,
+          // The run takes the I/O actor's reports on its own call (CALL_STARTED, CALL_SETTLED).
+          replyTo: self as EventSink<BatchReply>,
+        });
+        return;
+      }
+      enqueue.spawnChild("toolBatch", {
+        id: "toolBatch",
+        input: {
+          runId: context.runId,
+          step: context.step,
+          calls: context.stepCalls,
+          concurrency: context.toolConcurrency,
+        },
+      });
+    }),
+    /** Leaving the tool step: a batch still running stops; a call's timeout no longer applies. */
+    stopTools: enqueueActions(({ context, enqueue }) => {
+      if (runsAlone(context.stepCalls)) enqueue.cancel(CALL_TIMEOUT);
+      else enqueue.stopChild("toolBatch");
+    }),
+    /**
+     * The call's start record is durable: the host hears it started, and its timeout counts from
+     * now (a delayed event, as a batch sets its timer when a call reports its start).
+     */
+    noteCallStarted: enqueueActions(({ context, enqueue }, started: Extract<BatchReply, { type: "CALL_STARTED" }>) => {
+      const planned = context.stepCalls[0]!;
+      enqueue.assign({ callStartedAt: started.startedAt });
+      enqueue.emit({
+        type: "tool_started",
+        runId: context.runId,
+        step: context.step,
+        callId: planned.call.id,
+        toolName: planned.call.name,
+      });
+      enqueue.raise({ type: "CALL_GIVEN_UP", status: "timed_out" }, { id: CALL_TIMEOUT, delay: planned.timeoutMs });
+    }),
+    recordCallResult: sendTo("io", ({ context }, reported: Extract<BatchReply, { type: "CALL_SETTLED" }>) =>
+      recordResultsCommand(context, [resultSettlement(context.stepCalls[0]!, reported.result)]),
+    ),
+    /** CANCEL during the tool step: the batch is told, or the run's own call is given up. */
+    cancelTools: enqueueActions(({ context, enqueue }) => {
+      if (runsAlone(context.stepCalls)) enqueue.raise({ type: "CALL_GIVEN_UP", status: "cancelled" });
+      else enqueue.sendTo("toolBatch", { type: "CANCEL" });
+    }),
+    /**
+     * The call was given up (timed out, or a CANCEL came): its fiber is interrupted, its tool told,
+     * and it settles as such — started when it had reported its start (`callStartedAt`, null before).
+     */
+    giveUpCall: enqueueActions(({ context, enqueue }, given: { status: "timed_out" | "cancelled" }) => {
+      const planned = context.stepCalls[0]!;
+      enqueue.sendTo("io", { type: "ABORT", callId: planned.call.id } satisfies RunCommand);
+      const settlement =
+        given.status === "timed_out"
+          ? timedOutSettlement(planned, context.callStartedAt)
+          : cancelledSettlement(planned, context.callStartedAt);
+      enqueue.sendTo("io", recordResultsCommand(context, [settlement]));
+    }),
     emitToolStarted: emit(({ context }, started: Extract<RunReply, { type: "TOOL_STARTED" }>) => ({
       type: "tool_started" as const,
       runId: context.runId,
@@ -167,7 +259,6 @@ export const runMachine = setup({
       callId: started.callId,
       toolName: started.toolName,
     })),
-    cancelToolBatch: sendTo("toolBatch", { type: "CANCEL" }),
     announceApprovalRequest: emit(({ context }, request: Extract<ApprovalNotice, { type: "APPROVAL_WAITING" }>) => ({
       type: "approval_requested" as const,
       runId: context.runId,
@@ -181,9 +272,11 @@ export const runMachine = setup({
       if (event.type !== "RESULTS_RECORDED") return;
       const callLog = [...context.callLog, ...fingerprints(event.receipts, event.resultHashes)];
       enqueue.assign({
+        lastSequence: event.lastSequence,
         receipts: [...context.receipts, ...event.receipts],
         callLog,
         stepCalls: [],
+        callStartedAt: null,
         callsRecorded: false,
         samplingPhase: "continue",
       });
@@ -234,8 +327,11 @@ export const runMachine = setup({
         : {},
     ),
     requestTurnRecord: sendTo("io", ({ context }) => recordTurnCommand(context)),
-    decideAfterTurn: enqueueActions(({ context, enqueue }) => {
-      enqueue.assign({ turn: NO_ROWS });
+    decideAfterTurn: enqueueActions(({ context, event, enqueue }) => {
+      enqueue.assign({
+        turn: NO_ROWS,
+        lastSequence: event.type === "TURN_RECORDED" ? event.lastSequence : context.lastSequence,
+      });
       enqueue.raise(afterTurn(context, { cancelled: context.cancelRequested }));
     }),
     acceptStop: assign(({ context, event }) =>
@@ -317,41 +413,49 @@ export const runMachine = setup({
             recordingCalls: {
               entry: "requestCallsRecord",
               on: {
-                CALLS_RECORDED: { actions: ["noteSequence", "markCallsRecorded", "decideCallsRecorded"] },
+                CALLS_RECORDED: { actions: ["markCallsRecorded", "decideCallsRecorded"] },
                 RUN_CALLS: "executingTools",
                 CANCEL_CALLS: { target: "recordingResults", actions: "recordCallsCancelled" },
               },
             },
             executingTools: {
-              invoke: {
-                id: "toolBatch",
-                src: "toolBatch",
-                input: ({ context }) => ({
-                  runId: context.runId,
-                  step: context.step,
-                  calls: context.stepCalls,
-                  concurrency: context.toolConcurrency,
-                }),
-                onDone: {
+              entry: "startTools",
+              exit: "stopTools",
+              on: {
+                // A tool batch (several calls, a refused call, a call that needs approval).
+                TOOL_STARTED: { actions: { type: "emitToolStarted", params: ({ event }) => event } },
+                "xstate.done.actor.toolBatch": {
                   target: "recordingResults",
-                  actions: { type: "requestResultsRecord", params: ({ event }) => ({ settlements: event.output }) },
+                  actions: {
+                    type: "requestResultsRecord",
+                    params: ({ event }: { event: EventObject }) => ({
+                      settlements: (event as EventObject & { output: ReadonlyArray<ToolSettlement> }).output,
+                    }),
+                  },
                 },
-                onError: {
+                "xstate.error.actor.toolBatch": {
                   target: "#run.finalizing",
                   actions: {
                     type: "failWith",
                     params: { state: "failed", reason: "internal_error", detail: "tool batch crashed" },
                   },
                 },
-              },
-              on: {
-                TOOL_STARTED: { actions: { type: "emitToolStarted", params: ({ event }) => event } },
-                CANCEL_REQUESTED: { actions: "cancelToolBatch" },
+                // The step's one call, run by the run itself.
+                CALL_STARTED: { actions: { type: "noteCallStarted", params: ({ event }) => event } },
+                CALL_SETTLED: {
+                  target: "recordingResults",
+                  actions: { type: "recordCallResult", params: ({ event }) => event },
+                },
+                CALL_GIVEN_UP: {
+                  target: "recordingResults",
+                  actions: { type: "giveUpCall", params: ({ event }) => event },
+                },
+                CANCEL_REQUESTED: { actions: "cancelTools" },
               },
             },
             recordingResults: {
               on: {
-                RESULTS_RECORDED: { actions: ["noteSequence", "acceptResults"] },
+                RESULTS_RECORDED: { actions: "acceptResults" },
               },
             },
             verifying: {
@@ -372,7 +476,7 @@ export const runMachine = setup({
             recordingTurn: {
               entry: "requestTurnRecord",
               on: {
-                TURN_RECORDED: { actions: ["noteSequence", "decideAfterTurn"] },
+                TURN_RECORDED: { actions: "decideAfterTurn" },
               },
             },
           },

@@ -7,6 +7,7 @@ import type {
   BatchReply,
   PlannedCall,
   RunCommand,
+  RunReply,
   ToolSettlement,
 } from "../../domain/index.js";
 import { approvalMachine } from "../approval/machine.js";
@@ -20,10 +21,12 @@ import {
 } from "../settlements.js";
 
 /**
- * The pending set of one step's tool calls. Each call's lifecycle is data in this machine —
+ * The pending set of one step's tool calls (a step of several calls, or of a call that is refused
+ * or needs approval: one call that may run, the run executes alone). Each call's lifecycle is data in this machine —
  * planned → running → settled (ok | error | timed out | cancelled) — not an actor of its own: the
  * run's I/O actor (its sibling `io`) executes a call when asked (EXECUTE) and
- * reports back to this batch (CALL_STARTED, CALL_SETTLED). At most `concurrency` calls run at once; refused calls settle at
+ * reports back to this batch (CALL_STARTED, CALL_SETTLED); the batch tells the run each start
+ * (TOOL_STARTED), which the run shows its host. At most `concurrency` calls run at once; refused calls settle at
  * once without running. One timer serves every call's timeout: it is set for the earliest
  * deadline among the running calls, from the I/O actor's clock readings. The output lists the
  * settlements in call order, whatever order they completed in.
@@ -223,16 +226,24 @@ export const toolBatchMachine = setup({
       }
       enqueue.assign({ calls });
     }),
-    noteStarted: assign(({ context }, params: Extract<BatchReply, { type: "CALL_STARTED" }>) => {
+    /** A call's start record is durable: its timeout counts from now, and the run tells its host. */
+    noteStarted: enqueueActions(({ context, enqueue, self }, params: Extract<BatchReply, { type: "CALL_STARTED" }>) => {
       const call = context.calls[params.index];
-      if (!call || call.settlement !== null) return { clock: Math.max(context.clock, params.at) };
-      return {
+      if (!call) return enqueue.assign({ clock: Math.max(context.clock, params.at) });
+      enqueue.sendTo(runOf(self), {
+        type: "TOOL_STARTED",
+        step: context.step,
+        callId: call.planned.call.id,
+        toolName: call.planned.call.name,
+      } satisfies RunReply);
+      if (call.settlement !== null) return enqueue.assign({ clock: Math.max(context.clock, params.at) });
+      enqueue.assign({
         clock: Math.max(context.clock, params.at),
         calls: withCall(context.calls, params.index, {
           startedAt: params.startedAt,
           deadline: params.at + call.planned.timeoutMs,
         }),
-      };
+      });
     }),
     noteSettled: assign(({ context }, params: Extract<BatchReply, { type: "CALL_SETTLED" }>) => {
       const call = context.calls[params.index];
