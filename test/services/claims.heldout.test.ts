@@ -551,8 +551,16 @@ const SCORED = {
   },
   "v38/heldout": {
     answers: 1040,
-    // Chinese only. Scored once, after the Chinese round on v37; neither studied nor trained on.
-    zh: { flagged: 21 / 712, found: 307 / 328, longFlagged: 13 / 273 },
+    // Chinese only. Scored once, after the Chinese round on v37, at zh 21/712, 307/328, long 13/273
+    // (coding-report and office-task 4/40 over 5 %). Studied in the round on v38 (fixed: a team or a
+    // third-person pronoun as the subject of the verb's own clause, at a time of day or before the
+    // user's thing; others of a kind; the user's thing that granted the writer something; a push
+    // another party turned down; a new edition set against its year; a habit; a verb inside a drug's
+    // name; an instruction whose verb carries its result with no 了; a count of what the user's thing
+    // holds; what was agreed or read in the conversation itself; summaries of what another party sent,
+    // of colleagues' updates, of teams' remarks, of a colleague's review and of an on-call log; a
+    // host's speech to a crowd). Not trained on.
+    zh: { flagged: 0 / 712, found: 307 / 328, longFlagged: 0 / 273 },
   },
 } as const;
 
@@ -575,6 +583,9 @@ const BAR_MET_PER_REGISTER = [
   // (Not met when scored — 23/712 flagged, summary, office-task and draft over 5 % — but met in every
   // register since the round on v37, support-reply at 2/40, and held there as development data.)
   ["v37/heldout", "zh"],
+  // (Not met when scored — coding-report and office-task 4/40 — but met in every register since the
+  // round on v38, and held there as development data.)
+  ["v38/heldout", "zh"],
 ] as const;
 
 describe("the claim detector on the corpora scored once as held-out sets", () => {

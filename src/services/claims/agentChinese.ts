@@ -103,8 +103,10 @@ import {
   ZH_WRITTEN_HERE,
 } from "./agentChineseCues.js";
 import { type AnswerContext, type Attribution, around, unmarkedAgent } from "./agentContext.js";
+import { chineseClauseSubject } from "./chineseClauseSubjects.js";
 import { chineseFrameAgent } from "./chineseFrames.js";
 import { chineseNamedDoer } from "./chineseNamedDoers.js";
+import { chineseNoStep } from "./chineseNoStep.js";
 import { chineseOtherVoice } from "./chineseOtherVoices.js";
 import { zhFramed, zhNotStatus, zhPromised, zhTimelineEntry } from "./statusShape.js";
 
@@ -122,6 +124,10 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   if (otherVoice) return otherVoice;
   const namedDoer = chineseNamedDoer(plain, verb, before, after);
   if (namedDoer) return namedDoer;
+  const clauseSubject = chineseClauseSubject(verb, before, after);
+  if (clauseSubject) return clauseSubject;
+  const noStep = chineseNoStep(plain, verb, before, after);
+  if (noStep) return noStep;
   // (您反映的情况我们了解了，…: 了解 closed by 了 at the end of its clause is understanding what was
   // told — 了解了一下, looking into it, goes on past the 了.)
   if (verb === "了解" && /^了\s*(?:[，,。；;！!]|$)/.test(after))

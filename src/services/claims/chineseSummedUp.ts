@@ -9,21 +9,43 @@ import type { Attribution } from "./agentContext.js";
  * own 我, a step done for the user (帮你/为您) or this very summary sent on (已发到群里) stay the writer's.
  */
 
-/** What the user handed over: 你贴的, 你转过来的, 您发来的, 你上传的. */
-const HANDED_OVER = /(?:你|您)(?:刚才|刚刚|之前|上面)?(?:贴|粘贴|转|转过来|转发|发过来|发来|上传|给)的/;
+/**
+ * What the user handed over: 你贴的, 你转过来的, 您发来的, 你上传的 — or what another party sent in
+ * (装修公司发来的, 供应商寄来的), which the user passes on.
+ */
+const HANDED_OVER =
+  /(?:你|您)(?:刚才|刚刚|之前|上面)?(?:贴|粘贴|转|转过来|转发|发过来|发来|上传|给)的|(?<![我咱])(?:发来|发过来|寄来|转来|传来)的/;
 /** This document, named at the opening: 这份…周报, 这串邮件, 这篇论文. */
 const THIS_DOCUMENT = /^(?:这份|这篇|这串|这封|这组|这几封|这批|该)/;
 /** A kind of document whose content is summed up. */
 const DOCUMENT =
-  /报告|周报|月报|日报|纪要|邮件|记录|预算表|表格?|合同|合约|协议|建议书|说明书|文件|论文|材料|清单|简报|通报|函|日志|交接|方案/;
+  /报告|周报|月报|日报|纪要|复盘|邮件|记录|预算表|表格?|合同|合约|协议|建议书|说明书|文件|论文|材料|清单|简报|通报|函|日志|交接|方案/;
 /** Words that say the opening sums it up or lays it out. */
 const SUMMED_UP =
-  /要点|概括|梳理|归纳|总结如下|情况如下|整体情况|如下[:：]|讲的是|讲了|一共(?:提了|有|\s*\d|[一二三四五六七八九十])/;
+  /要点|概括|梳理|归纳|压缩成|提炼|总结如下|情况如下|整体情况|如下[:：]|讲的是|讲了|一共(?:提了|有|\s*\d|[一二三四五六七八九十])|(?:变动|变化|情况|经过)是这样的|以下(?:内容|信息)?(?:来自|摘自)/;
 /**
  * The writer's own step at the opening: 我, a step marked done (已发到群里，要点如下) or completed
  * with 了 (按你给的清单执行了…，结果如下) — the document's 讲了, 提了, 列了 say what it holds.
  */
 const OWN_STEP = /[我咱]|已|(?<![讲提说列写谈])了|(?:帮|替|为)(?:你|您)/;
+/**
+ * The summing up itself, offered in the present (我帮你压缩成一页：, 帮你归纳一下：): no step of the
+ * writer's taken before, taken out before OWN_STEP is read — 我帮你整理了 keeps its 了.
+ */
+const SUMMING_NOW =
+  /(?:[我咱]们?)?(?:来|先)?(?:帮|给|替|为)(?:你|您)(?=(?:压缩|概括|归纳|梳理|整理|总结|提炼|归)(?!了))/g;
+/**
+ * What colleagues or teams reported, gathered (根据各位同事在群里的更新整理, 帮你归纳一下各组的说法：):
+ * their updates are theirs.
+ */
+const COLLEAGUES_GATHERED =
+  /(?:根据|按照?)[^，,。：:]{0,12}(?:同事|同学|各组|各部门|大家|成员|组员)[^，,。：:]{0,10}(?:更新|汇报|反馈|说法|发言|进展)|(?:归纳|梳理|整理|汇总|概括)(?:一下)?[^，,。：:]{0,6}(?:各组|各位|大家|同事|各部门|团队)的(?:说法|发言|更新|汇报|进展)\s*[:：]/;
+/**
+ * A named colleague's finished work opening the answer, then the writer sorting it for the user
+ * (老陈昨晚把你的 PR review 完了，留了 6 条评论，我帮你归一下类：): what follows is that work.
+ */
+const COLLEAGUE_WORK_SORTED =
+  /^(?:[小老][\u4e00-\u9fff]|[\u4e00-\u9fff]{1,2}(?:姐|哥|工|总|经理|老师))[^，,。我咱]{0,30}[了过][^。我咱]{0,20}[，,]\s*[我咱](?:来|先)?(?:帮|给|替)(?:你|您)(?:归一下类|归类|梳理|整理|概括|归纳|汇总)(?:一下)?\s*[:：]$/;
 /** A meeting's speaker relayed: 沟通会上，审计经理马女士主要讲了这几件事：. */
 const SPEAKER_RELAYED =
   /(?:会上|会里|会议上|电话里|通话中)[，,]\s*[^，,。我咱你您]{1,24}?(?:主要)?(?:讲|说|提|谈|交代)了(?:这|以下)?(?:几|[一二三四五六七八九十\d]+)\s*(?:件事|点|个问题|项)\s*[:：]/;
@@ -32,8 +54,11 @@ const SPEAKER_RELAYED =
 export function summedUpSource(sentences: ReadonlyArray<{ readonly language: string; readonly plain: string }>) {
   return sentences.slice(0, 2).some((sentence) => {
     if (sentence.language !== "zh") return false;
-    const opening = sentence.plain.replace(/^\s*#{1,6}\s*/, "").trim();
+    const raw = sentence.plain.replace(/^\s*#{1,6}\s*/, "").trim();
+    if (COLLEAGUE_WORK_SORTED.test(raw)) return true;
+    const opening = raw.replace(SUMMING_NOW, "");
     if (OWN_STEP.test(opening)) return false;
+    if (COLLEAGUES_GATHERED.test(opening)) return true;
     if (SPEAKER_RELAYED.test(opening)) return true;
     const source = HANDED_OVER.test(opening) || THIS_DOCUMENT.test(opening);
     // (你贴的《…季度进度报告》要点如下: a title in 《》 names a document as its kind does.)

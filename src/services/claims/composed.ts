@@ -45,6 +45,12 @@ const ZH_COPY_HANDED =
  */
 const ZH_SPEECH_TO_AUDIENCE =
   /^(?:各位|亲爱的|尊敬的)[^。！!？?\n]{0,16}?[，,、]?\s*(?:大家|各位)?(?:好|晚上好|上午好|下午好)[！!，,。]\s*我是/;
+/**
+ * An audience greeted as a crowd, more than one kind of guest named (各位同事、各位来宾，晚上好！): a
+ * host's speech, whose "we" is the host's company — never how the assistant opens a reply to one user.
+ */
+const ZH_CROWD_GREETED =
+  /^(?:尊敬的)?各位[^。！!？?\n，,]{1,8}、(?:尊敬的)?各位[^。！!？?\n，,]{1,8}[，,]\s*(?:大家)?(?:晚上好|上午好|下午好|大家好|好)[！!]/;
 const THANKS_AUDIENCE =
   /\b(?:thanks|thank you) (?:for all (?:the|your) (?:feedback|support|reports)|to (?:all|every|the \d+|our) [\w\s]{0,20}?(?:contributors|users|testers|backers|supporters|community))\b|\bhuge thanks to\b|\bkeep (?:it|them) coming\b|感谢(?:各位|所有|大家)[^。！!]{0,12}(?:用户|贡献者|支持|反馈)/i;
 
@@ -69,7 +75,13 @@ export function composedAnswer(answer: string): boolean {
   const lines = answer.replace(/\r\n?/g, "\n").split("\n");
   const first = lines.find((line) => line.trim() !== "")?.trim() ?? "";
   if (LETTER_FIRST.test(first) || ANNOUNCEMENT_TITLE.test(first)) return true;
-  if (ZH_NOTICE_TITLE.test(first) || ZH_LETTER_TO_PERSON.test(first) || ZH_SPEECH_TO_AUDIENCE.test(first)) return true;
+  if (
+    ZH_NOTICE_TITLE.test(first) ||
+    ZH_LETTER_TO_PERSON.test(first) ||
+    ZH_SPEECH_TO_AUDIENCE.test(first) ||
+    ZH_CROWD_GREETED.test(first)
+  )
+    return true;
   if (ZH_NOTICE_OPENING.test(first)) return true;
   if (ZH_COPY_HANDED.test(first) && lines.some((line) => RULE.test(line))) return true;
   if (THANKS_AUDIENCE.test(answer.slice(0, 4000))) return true;
@@ -135,7 +147,7 @@ export function introducedSpeech(answer: string): boolean {
   const first = answer.trim().split("\n", 1)[0]?.trim() ?? "";
   // (王阿姨您好，我是 502 的租户小陈。…我今天已经转到您的卡上了: a letter whose writer says who they
   // are is in that writer's voice, as a speech is.)
-  return ZH_SPEECH_TO_AUDIENCE.test(first) || ZH_LETTER_TO_PERSON.test(first);
+  return ZH_SPEECH_TO_AUDIENCE.test(first) || ZH_CROWD_GREETED.test(first) || ZH_LETTER_TO_PERSON.test(first);
 }
 
 /** The writer's own "I" (not the company's "we"): a report in it stands inside any framing. */

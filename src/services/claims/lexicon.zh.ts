@@ -758,7 +758,7 @@ export const ZH_LATIN_FOLLOWER =
 
 /** What follows a subject (a marker, an adverb, a time, 说/把/将): a noun after it makes it a modifier (客户记录). */
 export const ZH_SUBJECT_FOLLOWER =
-  /^(?:已|已经|刚|刚刚|刚才|都|也|又|还|就|说|表示|反馈|把|将|已于|于|在|那边|方面|自己|昨|今|前|上周|周[一二三四五六日]|[0-9]|自动|早就|早已|这边|目前|先|之前|以前|刚好)/;
+  /^(?:已|已经|刚|刚刚|刚才|都|也|又|还|就|说|表示|反馈|把|将|已于|于|在|那边|方面|自己|昨|今|前|上周|周[一二三四五六日]|[0-9]|自动|早就|早已|这边|目前|先|之前|以前|刚好|凌晨|上午|下午|中午|晚上|早上|傍晚|当天|当晚|当时|半夜|夜里)/;
 
 export const ZH_FIRST_PERSON: ReadonlySet<string> = new Set(["我", "我们", "咱们", "本人", "小助手", "助手"]);
 
