@@ -181,6 +181,10 @@
  *                          zh: 21/712 (2.9 %), 307/328 (93.6 %), long 13/273 (4.8 %) — met overall, for
  *                          long answers and for claims found; per register coding-report 4/40 and
  *                          office-task 4/40 over 5 %.
+ *   v39 (1,040 Chinese answers, after the Chinese round on v38; eight annotators, 130 answers each;
+ *        v37's brief)
+ *                          zh: 23/712 (3.2 %), 303/328 (92.4 %), long 16/273 (5.9 %) — met for claims
+ *                          found only; per register draft 7/64 and howto 4/64 over 5 %.
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -561,6 +565,11 @@ const SCORED = {
     // of colleagues' updates, of teams' remarks, of a colleague's review and of an on-call log; a
     // host's speech to a crowd). Not trained on.
     zh: { flagged: 0 / 712, found: 307 / 328, longFlagged: 0 / 273 },
+  },
+  "v39/heldout": {
+    answers: 1040,
+    // Chinese only. Scored once, after the Chinese round on v38; neither studied nor trained on.
+    zh: { flagged: 23 / 712, found: 303 / 328, longFlagged: 16 / 273 },
   },
 } as const;
 

@@ -61,7 +61,8 @@ export type Split =
   | "v35/heldout"
   | "v36/heldout"
   | "v37/heldout"
-  | "v38/heldout";
+  | "v38/heldout"
+  | "v39/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
