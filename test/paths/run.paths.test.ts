@@ -13,7 +13,8 @@ import {
 } from "../../src/domain/index.js";
 import { MAX_CORRECTION_TURNS, type RunContext } from "../../src/machines/run/context.js";
 import { classifyVerdict, type RunDecision } from "../../src/machines/run/decisions.js";
-import { RUN_WAITING_FOR_APPROVAL, type RunEvent, runMachine } from "../../src/machines/run/machine.js";
+import type { RunEvent } from "../../src/machines/run/events.js";
+import { RUN_WAITING_FOR_APPROVAL, runMachine } from "../../src/machines/run/machine.js";
 import type { SamplingPhase } from "../../src/machines/toolChoice.js";
 import { canonicalJson } from "../../src/services/tools/fingerprint.js";
 import {

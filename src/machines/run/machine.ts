@@ -10,7 +10,6 @@ import type {
   RunReply,
   ToolSettlement,
 } from "../../domain/index.js";
-import { cancelledSettlement, resultSettlement, timedOutSettlement } from "../settlements.js";
 import { RUN_IO_ID, toolBatchMachine } from "../toolBatch/machine.js";
 import { selectToolChoice } from "../toolChoice.js";
 import {
@@ -22,17 +21,20 @@ import {
   verifyCommand,
 } from "./commands.js";
 import { initialContext, NO_ROWS, type RunContext, type RunInput } from "./context.js";
+import { afterCallsRecorded, afterOpened, afterTurn, classifySample, classifyVerdict, runsAlone } from "./decisions.js";
+import type { CallGivenUp, CallSettled, CallStarted, RunEvent, RunIOInput } from "./events.js";
+import { approvalRequestedNotice, endNotices, runResult, textDeltaNotice, toolStartedNotice } from "./notices.js";
 import {
-  afterCallsRecorded,
-  afterOpened,
-  afterToolResults,
-  afterTurn,
-  classifySample,
-  classifyVerdict,
-  type RunDecision,
-  runsAlone,
-} from "./decisions.js";
-import { finalText, fingerprints } from "./records.js";
+  CALL_TIMEOUT,
+  callResultCommand,
+  callStarted,
+  callsCancelledCommand,
+  callsRecorded,
+  giveUpCall,
+  resultsRecorded,
+  startToolStep,
+} from "./toolStep.js";
+import { CANCELLED, correctionTurn, ledgerFailed, mergedVerdict, repairTurn, stopped } from "./updates.js";
 
 /**
  * The run lifecycle: sample → act → record → repeat, until the run ends
@@ -42,11 +44,8 @@ import { finalText, fingerprints } from "./records.js";
  * never depend on guard order. "The model stopped calling tools" is never success by itself: a
  * text answer goes through `verifying`.
  *
- * In `executingTools` a step's one call that may run and needs no approval (most steps) is
- * executed by the run itself: EXECUTE names the run as the one to report to, and the call's start,
- * timeout, cancel and result are handled as a tool batch would handle them, with the same
- * settlements. Any other step's calls go to a tool batch actor the state spawns. Either way the
- * run is in the same state, so hosts and the ledger's path see the same states as before.
+ * In `executingTools` a step's one call that may run and needs no approval is executed by the run
+ * itself, any other step's calls by a tool batch it spawns (toolStep.ts says how).
  *
  * CANCEL is taken in one place, the `cancellation` region, which remembers it and raises
  * CANCEL_REQUESTED: sampling and verifying end the run at once, the tool batch is told at once,
@@ -58,29 +57,9 @@ import { finalText, fingerprints } from "./records.js";
  * all the run knows of approvals; their state and decisions live in the batch.
  */
 
-export type RunEvent =
-  | { readonly type: "CANCEL" }
-  | { readonly type: "CANCEL_REQUESTED" }
-  | RunReply
-  | RunDecision
-  | ApprovalNotice
-  /** The I/O actor's reports on the step's one call when the run executes it without a batch. */
-  | Extract<BatchReply, { type: "CALL_STARTED" | "CALL_SETTLED" }>
-  /** That call was given up: its timeout came (a delayed event), or a CANCEL (raised). */
-  | { readonly type: "CALL_GIVEN_UP"; readonly status: "timed_out" | "cancelled" };
-
-/** The id of the delayed event that times out a call the run executes alone. */
-const CALL_TIMEOUT = "callTimeout";
-
-export interface RunIOInput {
-  readonly runId: string;
-}
-
 /** What a host may ask of a run's snapshot (`snapshot.hasTag(...)`). */
 export const RUN_WAITING_FOR_APPROVAL = "waitingForApproval";
 export type RunTag = typeof RUN_WAITING_FOR_APPROVAL;
-
-const CANCELLED: Outcome = { state: "cancelled", reason: "cancelled_by_user", detail: null };
 
 export const runMachine = setup({
   types: {
@@ -152,34 +131,18 @@ export const runMachine = setup({
     requestCallsRecord: sendTo("io", ({ context }) => recordCallsCommand(context)),
     /** The step's calls are durable: the host hears what the model asked for, before any runs or waits. */
     markCallsRecorded: enqueueActions(({ context, event, enqueue }) => {
-      enqueue.assign({
-        callsRecorded: true,
-        lastSequence: event.type === "CALLS_RECORDED" ? event.lastSequence : context.lastSequence,
-      });
-      for (const { call } of context.stepCalls) {
-        enqueue.emit({
-          type: "tool_call",
-          runId: context.runId,
-          step: context.step,
-          callId: call.id,
-          toolName: call.name,
-          arguments: call.arguments,
-        });
-      }
-    }),
-    emitTextDelta: emit(({ context }, delta: Extract<RunReply, { type: "TEXT_DELTA" }>) => ({
-      type: "text_delta" as const,
-      runId: context.runId,
-      step: delta.step,
-      delta: delta.delta,
-    })),
-    /** Cancelled while the calls were being recorded: none runs, each gets a cancelled result. */
-    recordCallsCancelled: sendTo("io", ({ context }) =>
-      recordResultsCommand(
+      const recorded = callsRecorded(
         context,
-        context.stepCalls.map((planned) => cancelledSettlement(planned, null)),
-      ),
+        event.type === "CALLS_RECORDED" ? event.lastSequence : context.lastSequence,
+      );
+      enqueue.assign(recorded.update);
+      for (const notice of recorded.notices) enqueue.emit(notice);
+    }),
+    emitTextDelta: emit(({ context }, delta: Extract<RunReply, { type: "TEXT_DELTA" }>) =>
+      textDeltaNotice(context, delta),
     ),
+    /** Cancelled while the calls were being recorded: none runs, each gets a cancelled result. */
+    recordCallsCancelled: sendTo("io", ({ context }) => callsCancelledCommand(context)),
     requestResultsRecord: sendTo("io", ({ context }, params: { settlements: ReadonlyArray<ToolSettlement> }) =>
       recordResultsCommand(context, params.settlements),
     ),
@@ -188,27 +151,9 @@ export const runMachine = setup({
      * (the I/O actor reports back to the run); any other step's calls go to a tool batch.
      */
     startTools: enqueueActions(({ context, enqueue, self }) => {
-      if (runsAlone(context.stepCalls)) {
-        enqueue.sendTo("io", {
-          type: "EXECUTE",
-          runId: context.runId,
-          step: context.step,
-          index: 0,
-          planned: context.stepCalls[0]!,
-          // The run takes the I/O actor's reports on its own call (CALL_STARTED, CALL_SETTLED).
-          replyTo: self as EventSink<BatchReply>,
-        });
-        return;
-      }
-      enqueue.spawnChild("toolBatch", {
-        id: "toolBatch",
-        input: {
-          runId: context.runId,
-          step: context.step,
-          calls: context.stepCalls,
-          concurrency: context.toolConcurrency,
-        },
-      });
+      const start = startToolStep(context, self as EventSink<BatchReply>);
+      if (start.runner === "run") enqueue.sendTo("io", start.command);
+      else enqueue.spawnChild("toolBatch", { id: "toolBatch", input: start.input });
     }),
     /** Leaving the tool step: a batch still running stops; a call's timeout no longer applies. */
     stopTools: enqueueActions(({ context, enqueue }) => {
@@ -219,81 +164,36 @@ export const runMachine = setup({
      * The call's start record is durable: the host hears it started, and its timeout counts from
      * now (a delayed event, as a batch sets its timer when a call reports its start).
      */
-    noteCallStarted: enqueueActions(({ context, enqueue }, started: Extract<BatchReply, { type: "CALL_STARTED" }>) => {
-      const planned = context.stepCalls[0]!;
-      enqueue.assign({ callStartedAt: started.startedAt });
-      enqueue.emit({
-        type: "tool_started",
-        runId: context.runId,
-        step: context.step,
-        callId: planned.call.id,
-        toolName: planned.call.name,
-      });
-      enqueue.raise({ type: "CALL_GIVEN_UP", status: "timed_out" }, { id: CALL_TIMEOUT, delay: planned.timeoutMs });
+    noteCallStarted: enqueueActions(({ context, enqueue }, started: CallStarted) => {
+      const { update, notice, timeout } = callStarted(context, started);
+      enqueue.assign(update);
+      enqueue.emit(notice);
+      enqueue.raise(timeout.event, { id: CALL_TIMEOUT, delay: timeout.delay });
     }),
-    recordCallResult: sendTo("io", ({ context }, reported: Extract<BatchReply, { type: "CALL_SETTLED" }>) =>
-      recordResultsCommand(context, [resultSettlement(context.stepCalls[0]!, reported.result)]),
-    ),
+    recordCallResult: sendTo("io", ({ context }, reported: CallSettled) => callResultCommand(context, reported)),
     /** CANCEL during the tool step: the batch is told, or the run's own call is given up. */
     cancelTools: enqueueActions(({ context, enqueue }) => {
       if (runsAlone(context.stepCalls)) enqueue.raise({ type: "CALL_GIVEN_UP", status: "cancelled" });
       else enqueue.sendTo("toolBatch", { type: "CANCEL" });
     }),
-    /**
-     * The call was given up (timed out, or a CANCEL came): its fiber is interrupted, its tool told,
-     * and it settles as such — started when it had reported its start (`callStartedAt`, null before).
-     */
-    giveUpCall: enqueueActions(({ context, enqueue }, given: { status: "timed_out" | "cancelled" }) => {
-      const planned = context.stepCalls[0]!;
-      enqueue.sendTo("io", { type: "ABORT", callId: planned.call.id } satisfies RunCommand);
-      const settlement =
-        given.status === "timed_out"
-          ? timedOutSettlement(planned, context.callStartedAt)
-          : cancelledSettlement(planned, context.callStartedAt);
-      enqueue.sendTo("io", recordResultsCommand(context, [settlement]));
+    /** The call was given up (timed out, or a CANCEL came): it is aborted, then settles as such. */
+    giveUpCall: enqueueActions(({ context, enqueue }, given: Pick<CallGivenUp, "status">) => {
+      const { abort, record } = giveUpCall(context, given.status);
+      enqueue.sendTo("io", abort);
+      enqueue.sendTo("io", record);
     }),
-    emitToolStarted: emit(({ context }, started: Extract<RunReply, { type: "TOOL_STARTED" }>) => ({
-      type: "tool_started" as const,
-      runId: context.runId,
-      step: started.step,
-      callId: started.callId,
-      toolName: started.toolName,
-    })),
-    announceApprovalRequest: emit(({ context }, request: Extract<ApprovalNotice, { type: "APPROVAL_WAITING" }>) => ({
-      type: "approval_requested" as const,
-      runId: context.runId,
-      step: request.step,
-      callId: request.callId,
-      toolName: request.toolName,
-      arguments: request.arguments,
-      reason: request.reason,
-    })),
+    emitToolStarted: emit(({ context }, started: Extract<RunReply, { type: "TOOL_STARTED" }>) =>
+      toolStartedNotice(context, started),
+    ),
+    announceApprovalRequest: emit(({ context }, request: Extract<ApprovalNotice, { type: "APPROVAL_WAITING" }>) =>
+      approvalRequestedNotice(context, request),
+    ),
     acceptResults: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== "RESULTS_RECORDED") return;
-      const callLog = [...context.callLog, ...fingerprints(event.receipts, event.resultHashes)];
-      enqueue.assign({
-        lastSequence: event.lastSequence,
-        receipts: [...context.receipts, ...event.receipts],
-        callLog,
-        stepCalls: [],
-        callStartedAt: null,
-        callsRecorded: false,
-        samplingPhase: "continue",
-      });
-      event.receipts.forEach((receipt, index) => {
-        const output = event.outputs?.[index];
-        enqueue.emit({
-          type: "tool_result",
-          runId: context.runId,
-          step: context.step,
-          callId: receipt.callId,
-          toolName: receipt.toolName,
-          status: receipt.status,
-          ...(receipt.reason ? { reason: receipt.reason } : {}),
-          ...(output !== undefined ? { output } : {}),
-        });
-      });
-      enqueue.raise(afterToolResults(context, callLog, { cancelled: context.cancelRequested }));
+      const { update, notices, decision } = resultsRecorded(context, event);
+      enqueue.assign(update);
+      for (const notice of notices) enqueue.emit(notice);
+      enqueue.raise(decision);
     }),
     acceptAnswer: assign(({ event }) =>
       event.type === "ANSWER" ? { answer: event.answer, closing: event.closing } : {},
@@ -301,31 +201,11 @@ export const runMachine = setup({
     requestVerify: sendTo("io", ({ context }) => verifyCommand(context)),
     decideVerdict: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== "VERIFIED") return;
-      // Claims of a corrected answer stay on record: the report shows which sentence was taken as a claim.
-      const claims = [...(context.verdict?.claims ?? []), ...(event.verdict.claims ?? [])];
-      enqueue.assign({ verdict: claims.length > 0 ? { ...event.verdict, claims } : event.verdict });
+      enqueue.assign({ verdict: mergedVerdict(context, event.verdict) });
       enqueue.raise(classifyVerdict(event.verdict, context));
     }),
-    acceptRepair: assign(({ context, event }) =>
-      event.type === "REPAIR"
-        ? {
-            turn: event.turn,
-            closing: NO_ROWS,
-            protocolRepairs: context.protocolRepairs + 1,
-            samplingPhase: "continue" as const,
-          }
-        : {},
-    ),
-    acceptCorrection: assign(({ context, event }) =>
-      event.type === "CORRECT"
-        ? {
-            turn: event.turn,
-            closing: NO_ROWS,
-            correctionTurns: context.correctionTurns + 1,
-            samplingPhase: "correction" as const,
-          }
-        : {},
-    ),
+    acceptRepair: assign(({ context, event }) => (event.type === "REPAIR" ? repairTurn(context, event) : {})),
+    acceptCorrection: assign(({ context, event }) => (event.type === "CORRECT" ? correctionTurn(context, event) : {})),
     requestTurnRecord: sendTo("io", ({ context }) => recordTurnCommand(context)),
     decideAfterTurn: enqueueActions(({ context, event, enqueue }) => {
       enqueue.assign({
@@ -334,44 +214,16 @@ export const runMachine = setup({
       });
       enqueue.raise(afterTurn(context, { cancelled: context.cancelRequested }));
     }),
-    acceptStop: assign(({ context, event }) =>
-      event.type === "STOP"
-        ? {
-            outcome: event.outcome,
-            closing: event.closing ?? context.closing,
-            answer: event.answer ?? context.answer,
-          }
-        : {},
-    ),
+    acceptStop: assign(({ context, event }) => (event.type === "STOP" ? stopped(context, event) : {})),
     decideCancelled: assign({ outcome: CANCELLED }),
     failWith: assign({ outcome: (_, params: Outcome) => params }),
-    failLedger: assign({
-      outcome: ({ context }) => ({
-        state: "failed" as const,
-        reason: "ledger_write_failed" as const,
-        detail: context.outcome ? `while ending as ${context.outcome.state}/${context.outcome.reason}` : null,
-      }),
-    }),
+    failLedger: assign({ outcome: ({ context }) => ledgerFailed(context) }),
     requestFinish: sendTo("io", ({ context }) => finishCommand(context)),
     acceptClosingReceipts: assign(({ context, event }) =>
       event.type === "FINISHED" ? { receipts: [...context.receipts, ...event.receipts] } : {},
     ),
     announceEnd: enqueueActions(({ context, enqueue }) => {
-      const outcome = context.outcome!;
-      enqueue.emit({
-        type: "final",
-        runId: context.runId,
-        text: finalText(context),
-        terminalState: outcome.state,
-        ...(outcome.state === "completed" ? {} : { answer: context.answer }),
-      });
-      enqueue.emit({
-        type: "done",
-        runId: context.runId,
-        traceId: context.traceId,
-        terminalState: outcome.state,
-        reason: outcome.reason,
-      });
+      for (const notice of endNotices(context)) enqueue.emit(notice);
     }),
   },
 }).createMachine({
@@ -534,15 +386,5 @@ export const runMachine = setup({
     failed: { type: "final", entry: "announceEnd" },
     cancelled: { type: "final", entry: "announceEnd" },
   },
-  output: ({ context }) => ({
-    runId: context.runId,
-    traceId: context.traceId,
-    sessionId: context.sessionId,
-    terminalState: context.outcome!.state,
-    terminalReason: context.outcome!.reason,
-    finalText: finalText(context),
-    steps: context.step,
-    correctionTurns: context.correctionTurns,
-    receipts: [...context.receipts],
-  }),
+  output: ({ context }) => runResult(context),
 });
