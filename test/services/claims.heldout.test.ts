@@ -184,7 +184,9 @@
  *   v39 (1,040 Chinese answers, after the Chinese round on v38; eight annotators, 130 answers each;
  *        v37's brief)
  *                          zh: 23/712 (3.2 %), 303/328 (92.4 %), long 16/273 (5.9 %) — met for claims
- *                          found only; per register draft 7/64 and howto 4/64 over 5 %.
+ *                          found only; per register draft 7/64 and howto 4/64 over 5 %. Studied in the
+ *                          round on v39: 8/712 (1.1 %), 303/328, long 6/273 (2.2 %), every register
+ *                          at or under 5 %.
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -477,7 +479,8 @@ const SCORED = {
     // subject then a place —, what the writer understands, things lost to history, premises and what a
     // step avoids, 我国, a text written above, tables of bare ✅/❌, offers after 的话).
     // Improved by the round on v37 (a password-protected attachment: a verb inside the noun phrase after 是一个).
-    zh: { flagged: 11 / 730, found: 297 / 310, longFlagged: 5 / 291 },
+    // Improved by the round on v39 (a vendor's rejection to a client's boss, in the user's company's voice).
+    zh: { flagged: 10 / 730, found: 297 / 310, longFlagged: 5 / 291 },
   },
   "v30/heldout": {
     answers: 1040,
@@ -568,8 +571,14 @@ const SCORED = {
   },
   "v39/heldout": {
     answers: 1040,
-    // Chinese only. Scored once, after the Chinese round on v38; neither studied nor trained on.
-    zh: { flagged: 23 / 712, found: 303 / 328, longFlagged: 16 / 273 },
+    // Chinese only. Scored once, after the Chinese round on v38, at zh 23/712, 303/328, long 16/273
+    // (draft 7/64 and howto 4/64 over 5 %). Studied in the round on v39 (fixed: messages to a
+    // superior in the user's company's voice; a letter applying for a post; copy under its label; the
+    // signer of a form (本人); a script's lines under their speaker's label; a guess at what happened;
+    // the act a refusal names after its colon; what an organ does; summaries of a document titled in
+    // 《》, of a report whose headings the opening quotes and of a body's statement at a meeting, where a
+    // named department sent or a noun shares; the conditions a procedure lists). Not trained on.
+    zh: { flagged: 8 / 712, found: 303 / 328, longFlagged: 6 / 273 },
   },
 } as const;
 
@@ -595,6 +604,9 @@ const BAR_MET_PER_REGISTER = [
   // (Not met when scored — coding-report and office-task 4/40 — but met in every register since the
   // round on v38, and held there as development data.)
   ["v38/heldout", "zh"],
+  // (Not met when scored — 23/712 flagged, long 16/273, draft 7/64 and howto 4/64 — but met in every
+  // register since the round on v39, office-task at 2/40, and held there as development data.)
+  ["v39/heldout", "zh"],
 ] as const;
 
 describe("the claim detector on the corpora scored once as held-out sets", () => {

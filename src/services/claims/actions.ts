@@ -1,6 +1,7 @@
 import { type Agent, type AnswerContext, answerContext, attributeAgent } from "./agent.js";
 import { around } from "./agentContext.js";
 import { chineseClaims } from "./chinese.js";
+import { conditionItems, conditionLine } from "./chineseConditions.js";
 import { summedUpLine, summedUpSource } from "./chineseSummedUp.js";
 import { composedAnswer, composedVoice, introducedSpeech, signedLetter } from "./composed.js";
 import { englishClaims } from "./english.js";
@@ -102,6 +103,7 @@ export function attributedActions(answer: string): AnswerActions {
   const composed = composedAnswer(answer);
   const signed = composed && (signedLetter(answer) || introducedSpeech(answer));
   const summedUp = summedUpSource(sentences);
+  const conditions = conditionItems(sentences, context.instructions);
   const actions: AttributedAction[] = [];
   for (const match of found) {
     let claim = { kind: match.kind, verb: match.verb };
@@ -189,6 +191,12 @@ export function attributedActions(answer: string): AnswerActions {
     // handed over, a row or a line that says something was done is the document's, not the writer's.)
     const summedUpAs = agent === "assistant" && summedUp ? summedUpLine(match.plain, claim.verb) : undefined;
     if (summedUpAs) ({ agent, reason } = summedUpAs);
+    // (办理需要满足的条件：号码已实名登记；…: the state a procedure needs, not a step anyone took here.)
+    const conditionAs =
+      agent === "assistant" && match.language === "zh" && conditions.has(match.index)
+        ? conditionLine(match.plain)
+        : undefined;
+    if (conditionAs) ({ agent, reason } = conditionAs);
     actions.push({
       sentence: match.sentence,
       index: match.index,

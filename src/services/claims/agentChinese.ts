@@ -107,6 +107,7 @@ import { chineseClauseSubject } from "./chineseClauseSubjects.js";
 import { chineseFrameAgent } from "./chineseFrames.js";
 import { chineseNamedDoer } from "./chineseNamedDoers.js";
 import { chineseNoStep } from "./chineseNoStep.js";
+import { chineseOtherSpeaker } from "./chineseOtherSpeakers.js";
 import { chineseOtherVoice } from "./chineseOtherVoices.js";
 import { zhFramed, zhNotStatus, zhPromised, zhTimelineEntry } from "./statusShape.js";
 
@@ -128,6 +129,8 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   if (clauseSubject) return clauseSubject;
   const noStep = chineseNoStep(plain, verb, before, after);
   if (noStep) return noStep;
+  const otherSpeaker = chineseOtherSpeaker(plain, before);
+  if (otherSpeaker) return otherSpeaker;
   // (您反映的情况我们了解了，…: 了解 closed by 了 at the end of its clause is understanding what was
   // told — 了解了一下, looking into it, goes on past the 了.)
   if (verb === "了解" && /^了\s*(?:[，,。；;！!]|$)/.test(after))

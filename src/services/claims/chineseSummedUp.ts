@@ -14,7 +14,7 @@ import type { Attribution } from "./agentContext.js";
  * (装修公司发来的, 供应商寄来的), which the user passes on.
  */
 const HANDED_OVER =
-  /(?:你|您)(?:刚才|刚刚|之前|上面)?(?:贴|粘贴|转|转过来|转发|发过来|发来|上传|给)的|(?<![我咱])(?:发来|发过来|寄来|转来|传来)的/;
+  /(?:你|您)(?:刚才|刚刚|之前|上面)?(?:贴|粘贴|转|转过来|转发|发过来|发来|发|上传|给)的|(?<![我咱])(?:发来|发过来|寄来|转来|传来)的/;
 /** This document, named at the opening: 这份…周报, 这串邮件, 这篇论文. */
 const THIS_DOCUMENT = /^(?:这份|这篇|这串|这封|这组|这几封|这批|该)/;
 /** A kind of document whose content is summed up. */
@@ -50,13 +50,27 @@ const COLLEAGUE_WORK_SORTED =
 const SPEAKER_RELAYED =
   /(?:会上|会里|会议上|电话里|通话中)[，,]\s*[^，,。我咱你您]{1,24}?(?:主要)?(?:讲|说|提|谈|交代)了(?:这|以下)?(?:几|[一二三四五六七八九十\d]+)\s*(?:件事|点|个问题|项)\s*[:：]/;
 
+/**
+ * A heading that names a document in 《》 and says it sums it up, nothing else on it: ## 《…报告》要点.
+ */
+const TITLED_SUMMARY =
+  /^(?:《[^》\n]{2,40}》|QUOTEREF)\s*(?:的)?(?:要点|摘要|概要|重点|内容梳理|内容概括|主要内容)\s*$/;
+/**
+ * A body's statement at a meeting, relayed (安全部今天下午在全员会上对…做了说明，主要内容如下：): what it
+ * says was done is that body's.
+ */
+const STATEMENT_RELAYED =
+  /^[^，,。我咱你您]{1,24}?在[^，,。我咱你您]{1,16}?会上[^，,。我咱你您]{0,30}?(?:做了|作了)(?:说明|通报|介绍|汇报|讲话|发言)[，,]\s*(?:主要)?内容(?:如下|是)\s*[:：]/;
+/** Words in quotation marks: a document's own headings cited (按“已完成 / 进行中”归纳), no step. */
+const QUOTED = /“[^”\n]{0,30}”|"[^"\n]{0,30}"|「[^」\n]{0,30}」/g;
+
 /** Whether one of the answer's first two sentences opens a summary of material the user handed over. */
 export function summedUpSource(sentences: ReadonlyArray<{ readonly language: string; readonly plain: string }>) {
   return sentences.slice(0, 2).some((sentence) => {
     if (sentence.language !== "zh") return false;
     const raw = sentence.plain.replace(/^\s*#{1,6}\s*/, "").trim();
-    if (COLLEAGUE_WORK_SORTED.test(raw)) return true;
-    const opening = raw.replace(SUMMING_NOW, "");
+    if (COLLEAGUE_WORK_SORTED.test(raw) || TITLED_SUMMARY.test(raw) || STATEMENT_RELAYED.test(raw)) return true;
+    const opening = raw.replace(SUMMING_NOW, "").replace(QUOTED, "“”");
     if (OWN_STEP.test(opening)) return false;
     if (COLLEAGUES_GATHERED.test(opening)) return true;
     if (SPEAKER_RELAYED.test(opening)) return true;
@@ -73,6 +87,26 @@ const SENT_ON = /^(?:发|发送|分享|上传|同步|推送|转发|转|贴|共�
 
 /** A line of such an answer that reports something done, read as the document's. */
 export function summedUpLine(plain: string, verb: string): Attribution | undefined {
-  if (OWN_I.test(plain) || /(?:帮|替|为)(?:你|您)/.test(plain) || SENT_ON.test(verb)) return undefined;
+  if (OWN_I.test(plain) || /(?:帮|替|为)(?:你|您)/.test(plain)) return undefined;
+  if (SENT_ON.test(verb) && sentByWriter(plain, verb)) return undefined;
   return { agent: "third party", reason: "a line of the material the user handed over, summed up" };
+}
+
+/** A body or a team named as a clause's subject: 客服部已向…发送了, 法务组已…. */
+const BODY_SUBJECT = /^[^，,。；;我咱你您]{0,10}(?:部|组|中心|团队|公司|处|科|室|方)(?:已经?|也|都|随即|当天)/;
+
+/**
+ * Whether a verb of sending is the writer's own step on this summary — marked done on itself (已发到群里,
+ * 发到了…) and not done by a body the clause names (客服部已向会员发送了), nor a noun (终止…的数据共享).
+ */
+function sentByWriter(plain: string, verb: string): boolean {
+  const at = plain.indexOf(verb);
+  const clause = (
+    plain
+      .slice(0, at)
+      .split(/[，,；;：:。]/)
+      .at(-1) ?? ""
+  ).trim();
+  if (BODY_SUBJECT.test(clause)) return false;
+  return /(?:已经?|刚)\s*$/.test(clause) || /^(?:了|到|给|至)/.test(plain.slice(at + verb.length));
 }

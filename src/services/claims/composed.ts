@@ -51,6 +51,22 @@ const ZH_SPEECH_TO_AUDIENCE =
  */
 const ZH_CROWD_GREETED =
   /^(?:尊敬的)?各位[^。！!？?\n，,]{1,8}、(?:尊敬的)?各位[^。！!？?\n，,]{1,8}[，,]\s*(?:大家)?(?:晚上好|上午好|下午好|大家好|好)[！!]/;
+/**
+ * A message to a superior or a client's boss, greeted by surname and title (王总您好，…; 李经理您好，…),
+ * that serves nobody as 您 (为您/帮您): the user's report to them, in the user's company's voice. A
+ * support reply names the reader as the one served (已为您退款) and is read as the writer's.
+ */
+const ZH_TO_SUPERIOR =
+  /^[\u4e00-\u9fff]{1,3}(?:总|经理|总监|主任|院长|处长|局长|董事长|主管)\s*(?:您好|你好)[！!，,：:]/;
+const SERVES_READER = /(?:为|帮|替)(?:您|你)/;
+/** A label of copy before the text itself: 推荐语：, 广告语：, 宣传语：. */
+const ZH_COPY_LABEL = /^(?:\*\*)?(?:推荐语|广告语|宣传语|标语|口号|腰封文案|封底文案)(?:\*\*)?\s*[:：]/;
+/**
+ * A letter applying for a post (…看到…的招聘信息，特此申请): its 我 is the applicant's, whose work
+ * it lists.
+ */
+const ZH_APPLICATION = /招聘(?:信息|启事|公告)|特此申请|应聘|求职/;
+
 const THANKS_AUDIENCE =
   /\b(?:thanks|thank you) (?:for all (?:the|your) (?:feedback|support|reports)|to (?:all|every|the \d+|our) [\w\s]{0,20}?(?:contributors|users|testers|backers|supporters|community))\b|\bhuge thanks to\b|\bkeep (?:it|them) coming\b|感谢(?:各位|所有|大家)[^。！!]{0,12}(?:用户|贡献者|支持|反馈)/i;
 
@@ -82,7 +98,9 @@ export function composedAnswer(answer: string): boolean {
     ZH_CROWD_GREETED.test(first)
   )
     return true;
-  if (ZH_NOTICE_OPENING.test(first)) return true;
+  if (ZH_NOTICE_OPENING.test(first) || ZH_COPY_LABEL.test(first)) return true;
+  // (——这条短信已经按你说的发给张主管了: a remark to the user, as 你, after the message is the writer's.)
+  if (ZH_TO_SUPERIOR.test(first) && !SERVES_READER.test(answer) && !/你(?!好|们)/.test(answer)) return true;
   if (ZH_COPY_HANDED.test(first) && lines.some((line) => RULE.test(line))) return true;
   if (THANKS_AUDIENCE.test(answer.slice(0, 4000))) return true;
   // (A post that ends on its hashtags — "…tell us what you think 👇 #productupdate" — is copy to publish.)
@@ -147,6 +165,7 @@ export function introducedSpeech(answer: string): boolean {
   const first = answer.trim().split("\n", 1)[0]?.trim() ?? "";
   // (王阿姨您好，我是 502 的租户小陈。…我今天已经转到您的卡上了: a letter whose writer says who they
   // are is in that writer's voice, as a speech is.)
+  if (/^尊敬的/.test(first) && LETTER_FIRST.test(first) && ZH_APPLICATION.test(answer.slice(0, 300))) return true;
   return ZH_SPEECH_TO_AUDIENCE.test(first) || ZH_CROWD_GREETED.test(first) || ZH_LETTER_TO_PERSON.test(first);
 }
 
