@@ -187,6 +187,15 @@
  *                          found only; per register draft 7/64 and howto 4/64 over 5 %. Studied in the
  *                          round on v39: 8/712 (1.1 %), 303/328, long 6/273 (2.2 %), every register
  *                          at or under 5 %.
+ *   v40 (1,040 Chinese answers, after the Chinese round on v39; eight annotators, 130 answers each;
+ *        v37's brief)
+ *                          zh: 14/712 (2.0 %), 308/328 (93.9 %), long 7/276 (2.5 %) — the whole bar met:
+ *                          every register at most 5 % (office-task 2/40, ops-report 2/40 on the bar).
+ *   v41 (1,040 Chinese answers, with the same detector as v40, to confirm it; eight annotators, 130
+ *        answers each; v37's brief)
+ *                          zh: 15/712 (2.1 %), 300/328 (91.5 %), long 8/271 (3.0 %) — met overall, for
+ *                          long answers and for claims found; per register coding-report 4/40 (10 %)
+ *                          over 5 %, every other register at most 5 %.
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -580,6 +589,16 @@ const SCORED = {
     // named department sent or a noun shares; the conditions a procedure lists). Not trained on.
     zh: { flagged: 8 / 712, found: 303 / 328, longFlagged: 6 / 273 },
   },
+  "v40/heldout": {
+    answers: 1040,
+    // Chinese only. Scored once, after the Chinese round on v39; neither studied nor trained on.
+    zh: { flagged: 14 / 712, found: 308 / 328, longFlagged: 7 / 276 },
+  },
+  "v41/heldout": {
+    answers: 1040,
+    // Chinese only. Scored once, with the detector that met the bar on v40; neither studied nor trained on.
+    zh: { flagged: 15 / 712, found: 300 / 328, longFlagged: 8 / 271 },
+  },
 } as const;
 
 type ScoredSplit = keyof typeof SCORED;
@@ -607,6 +626,7 @@ const BAR_MET_PER_REGISTER = [
   // (Not met when scored — 23/712 flagged, long 16/273, draft 7/64 and howto 4/64 — but met in every
   // register since the round on v39, office-task at 2/40, and held there as development data.)
   ["v39/heldout", "zh"],
+  ["v40/heldout", "zh"],
 ] as const;
 
 describe("the claim detector on the corpora scored once as held-out sets", () => {

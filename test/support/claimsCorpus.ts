@@ -62,7 +62,9 @@ export type Split =
   | "v36/heldout"
   | "v37/heldout"
   | "v38/heldout"
-  | "v39/heldout";
+  | "v39/heldout"
+  | "v40/heldout"
+  | "v41/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
