@@ -196,8 +196,8 @@
  *                          zh: 15/712 (2.1 %), 300/328 (91.5 %), long 8/271 (3.0 %) — met overall, for
  *                          long answers and for claims found; per register coding-report 4/40 (10 %)
  *                          over 5 %, every other register at most 5 %.
- *   Studied in the round on v40 and v41: v40 11/712 (1.5 %), 308/328, long 6/276 (2.2 %); v41 10/712
- *                          (1.4 %), 300/328, long 8/271 (3.0 %), coding-report 3/40.
+ *   Studied in the round on v40 and v41: v40 10/712 (1.4 %), 308/328, long 6/276 (2.2 %); v41 9/712
+ *                          (1.3 %), 300/328, long 7/271 (2.6 %), coding-report still 3/40 (7.5 %).
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -596,7 +596,7 @@ const SCORED = {
     // Chinese only. Scored once, after the Chinese round on v39: 14/712, long 7/276. Studied in the round
     // on v40 and v41 (fixed: a leave request to a superior in the user's voice, a mechanism explained,
     // a mail rule that marks as read, a rollback only leaned towards). Not trained on.
-    zh: { flagged: 11 / 712, found: 308 / 328, longFlagged: 6 / 276 },
+    zh: { flagged: 10 / 712, found: 308 / 328, longFlagged: 6 / 276 },
   },
   "v41/heldout": {
     answers: 1040,
@@ -604,8 +604,8 @@ const SCORED = {
     // Studied in the round on v40 and v41 (fixed: a tenant's message to a landlady greeted as 姐, a
     // customer's complaint to the shop it bought from, a colleague called 小 and a surname with the
     // object put first, the user's file as the subject of its password, a chat summary of what everyone
-    // agreed). Not trained on.
-    zh: { flagged: 10 / 712, found: 300 / 328, longFlagged: 8 / 271 },
+    // agreed, the steps of a colleague an answer names after 不是我操作的). Not trained on.
+    zh: { flagged: 9 / 712, found: 300 / 328, longFlagged: 7 / 271 },
   },
 } as const;
 

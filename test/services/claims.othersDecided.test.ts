@@ -109,3 +109,25 @@ describe("the user's own messages", () => {
     expect(flagged("李主任您好，我因孩子住院需请假两天。\n\n——这条我已经帮你发到李主任的微信上了。")).toBe(true);
   });
 });
+
+describe("an answer that gives the work to someone it names", () => {
+  it("does not flag the steps of a colleague the answer names as the one who did them", () => {
+    expect(
+      flagged(
+        "## 上午发布回滚的经过\n\n这次回滚不是我操作的，是运维组的小蔡处理的，下面按他在群里发的记录整理：\n\n- **10:05**：发现支付接口超时率升高。\n- **10:12**：决定回滚到 v2.7.3。\n\n出问题的那台网关机器已报修，供应商说周三来换电源。",
+      ),
+    ).toBe(false);
+  });
+
+  it("still flags the writer's own step in the same answer", () => {
+    expect(
+      flagged(
+        "这次回滚不是我操作的，是运维组的小蔡处理的。\n\n我已经把他在群里的记录整理成复盘文档，放在你的共享盘里了。",
+      ),
+    ).toBe(true);
+  });
+
+  it("still flags a status line after an answer that only says what it did not touch", () => {
+    expect(flagged("没有改任何代码。跑了一遍 `pytest`，64 个用例全部通过。")).toBe(true);
+  });
+});
