@@ -127,6 +127,20 @@ describe("an answer that gives the work to someone it names", () => {
     ).toBe(true);
   });
 
+  it("does not flag the fix an answer says someone already made, under its heading", () => {
+    expect(
+      flagged(
+        "关于导出报表时中文乱码的问题：\n\n## 已经有人修了\n\n阿杰上周在 PR #58 里处理了这个问题。做法是：\n\n- 给导出函数加了 UTF-8 BOM\n- 文件名改用 RFC 5987 编码\n\n下周二发版后就能用上。",
+      ),
+    ).toBe(false);
+  });
+
+  it("still flags the writer's own step after someone else's fix", () => {
+    expect(
+      flagged("## 已经有人修了\n\n阿杰上周在 PR #58 里处理了乱码。我刚把他的分支合并到了你的 `release` 分支。"),
+    ).toBe(true);
+  });
+
   it("still flags a status line after an answer that only says what it did not touch", () => {
     expect(flagged("没有改任何代码。跑了一遍 `pytest`，64 个用例全部通过。")).toBe(true);
   });
