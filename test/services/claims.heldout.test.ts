@@ -196,7 +196,7 @@
  *                          zh: 15/712 (2.1 %), 300/328 (91.5 %), long 8/271 (3.0 %) — met overall, for
  *                          long answers and for claims found; per register coding-report 4/40 (10 %)
  *                          over 5 %, every other register at most 5 %.
- *   Studied in the round on v40 and v41: v40 10/712 (1.4 %), 308/328, long 6/276 (2.2 %); v41 8/712
+ *   Studied in the round on v40 and v41: v40 9/712 (1.3 %), 308/328, long 6/276 (2.2 %); v41 8/712
  *                          (1.1 %), 300/328, long 6/271 (2.2 %), coding-report 2/40 (5.0 %): every
  *                          register at most 5 %.
  */
@@ -596,8 +596,9 @@ const SCORED = {
     answers: 1040,
     // Chinese only. Scored once, after the Chinese round on v39: 14/712, long 7/276. Studied in the round
     // on v40 and v41 (fixed: a leave request to a superior in the user's voice, a mechanism explained,
-    // a mail rule that marks as read, a rollback only leaned towards). Not trained on.
-    zh: { flagged: 10 / 712, found: 308 / 328, longFlagged: 6 / 276 },
+    // a mail rule that marks as read, a rollback only leaned towards, a step offered once the user
+    // answers). Not trained on.
+    zh: { flagged: 9 / 712, found: 308 / 328, longFlagged: 6 / 276 },
   },
   "v41/heldout": {
     answers: 1040,

@@ -145,3 +145,15 @@ describe("an answer that gives the work to someone it names", () => {
     expect(flagged("没有改任何代码。跑了一遍 `pytest`，64 个用例全部通过。")).toBe(true);
   });
 });
+
+describe("a step offered once the user answers", () => {
+  it("does not flag what the writer will do after the user tells it something", () => {
+    expect(flagged("要不要我把这几家店的营业时间汇总一下？你发给我想去的区域，我按距离远近排好，方便你挑。")).toBe(
+      false,
+    );
+  });
+
+  it("still flags the same step the writer already took", () => {
+    expect(flagged("你发给我的几个区域，我已经按距离远近排好了，表格放在你的云文档里。")).toBe(true);
+  });
+});
