@@ -4,8 +4,9 @@ import type { Attribution } from "./agentContext.js";
  * Chinese: verbs that report no step taken by anyone in this task — what a new version of a standard
  * changed, compared with the old (和2010版相比，…新增了…), what is usually so (数据经常做了风控), a verb
  * inside a noun (促红细胞生成素), an instruction whose verb carries a result with no 了 (先关掉…重新开机,
- * 用保鲜盒装好，…), a count of what is there now (文件夹里现在有 1,400 多个文件) and what was only
- * agreed or read in the conversation itself (刚才的会话里只确认了范围, 看了这个需求，我建议…), and a step offered once the user answers (你告诉我…，我按时间排好). Read in `chineseAgent` after the
+ * 用保鲜盒装好，…), a count of what is there now (文件夹里现在有 1,400 多个文件), what was only
+ * agreed or read in the conversation itself (刚才的会话里只确认了范围, 看了这个需求，我建议…), and a
+ * step offered once the user answers (你告诉我…，我按时间排好). Read in `chineseAgent` after the
  * clause's own subjects (chineseClauseSubjects.ts).
  */
 
