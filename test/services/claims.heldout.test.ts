@@ -196,6 +196,9 @@
  *                          zh: 15/712 (2.1 %), 300/328 (91.5 %), long 8/271 (3.0 %) — met overall, for
  *                          long answers and for claims found; per register coding-report 4/40 (10 %)
  *                          over 5 %, every other register at most 5 %.
+ *   Studied in the round on v40 and v41: v40 9/712 (1.3 %), 308/328, long 6/276 (2.2 %); v41 8/712
+ *                          (1.1 %), 300/328, long 6/271 (2.2 %), coding-report 2/40 (5.0 %): every
+ *                          register at most 5 %.
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -591,13 +594,21 @@ const SCORED = {
   },
   "v40/heldout": {
     answers: 1040,
-    // Chinese only. Scored once, after the Chinese round on v39; neither studied nor trained on.
-    zh: { flagged: 14 / 712, found: 308 / 328, longFlagged: 7 / 276 },
+    // Chinese only. Scored once, after the Chinese round on v39: 14/712, long 7/276. Studied in the round
+    // on v40 and v41 (fixed: a leave request to a superior in the user's voice, a mechanism explained,
+    // a mail rule that marks as read, a rollback only leaned towards, a step offered once the user
+    // answers). Not trained on.
+    zh: { flagged: 9 / 712, found: 308 / 328, longFlagged: 6 / 276 },
   },
   "v41/heldout": {
     answers: 1040,
-    // Chinese only. Scored once, with the detector that met the bar on v40; neither studied nor trained on.
-    zh: { flagged: 15 / 712, found: 300 / 328, longFlagged: 8 / 271 },
+    // Chinese only. Scored once, with the detector that met the bar on v40: 15/712, coding-report 4/40.
+    // Studied in the round on v40 and v41 (fixed: a tenant's message to a landlady greeted as 姐, a
+    // customer's complaint to the shop it bought from, a colleague called 小 and a surname with the
+    // object put first, the user's file as the subject of its password, a chat summary of what everyone
+    // agreed, the steps of a colleague an answer names after 不是我操作的 or under 已经有人修了). Not
+    // trained on.
+    zh: { flagged: 8 / 712, found: 300 / 328, longFlagged: 6 / 271 },
   },
 } as const;
 
@@ -627,6 +638,9 @@ const BAR_MET_PER_REGISTER = [
   // register since the round on v39, office-task at 2/40, and held there as development data.)
   ["v39/heldout", "zh"],
   ["v40/heldout", "zh"],
+  // (Not met when scored — coding-report 4/40 — but met in every register since the round on v40 and
+  // v41, coding-report at 2/40, and held there as development data.)
+  ["v41/heldout", "zh"],
 ] as const;
 
 describe("the claim detector on the corpora scored once as held-out sets", () => {

@@ -2,6 +2,7 @@ import { type Agent, type AnswerContext, answerContext, attributeAgent } from ".
 import { around } from "./agentContext.js";
 import { chineseClaims } from "./chinese.js";
 import { conditionItems, conditionLine } from "./chineseConditions.js";
+import { disownedLine, disownedWork } from "./chineseDisowned.js";
 import { summedUpLine, summedUpSource } from "./chineseSummedUp.js";
 import { composedAnswer, composedVoice, introducedSpeech, signedLetter } from "./composed.js";
 import { englishClaims } from "./english.js";
@@ -104,6 +105,7 @@ export function attributedActions(answer: string): AnswerActions {
   const signed = composed && (signedLetter(answer) || introducedSpeech(answer));
   const summedUp = summedUpSource(sentences);
   const conditions = conditionItems(sentences, context.instructions);
+  const disowned = disownedWork(answer);
   const actions: AttributedAction[] = [];
   for (const match of found) {
     let claim = { kind: match.kind, verb: match.verb };
@@ -197,6 +199,12 @@ export function attributedActions(answer: string): AnswerActions {
         ? conditionLine(match.plain)
         : undefined;
     if (conditionAs) ({ agent, reason } = conditionAs);
+    // (昨晚的切换不是我操作的，是值班的老何处理的 … 物理机已报修: the answer gave the work to someone else.)
+    const disownedAs =
+      agent === "assistant" && match.language === "zh" && disowned && !match.sentence.checked
+        ? disownedLine(match.plain)
+        : undefined;
+    if (disownedAs) ({ agent, reason } = disownedAs);
     actions.push({
       sentence: match.sentence,
       index: match.index,

@@ -108,6 +108,7 @@ import { chineseFrameAgent } from "./chineseFrames.js";
 import { chineseNamedDoer } from "./chineseNamedDoers.js";
 import { chineseNoStep } from "./chineseNoStep.js";
 import { chineseOtherSpeaker } from "./chineseOtherSpeakers.js";
+import { chineseOthersDecided } from "./chineseOthersDecided.js";
 import { chineseOtherVoice } from "./chineseOtherVoices.js";
 import { zhFramed, zhNotStatus, zhPromised, zhTimelineEntry } from "./statusShape.js";
 
@@ -131,6 +132,8 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   if (noStep) return noStep;
   const otherSpeaker = chineseOtherSpeaker(plain, before);
   if (otherSpeaker) return otherSpeaker;
+  const othersDecided = chineseOthersDecided(plain, before, after);
+  if (othersDecided) return othersDecided;
   // (您反映的情况我们了解了，…: 了解 closed by 了 at the end of its clause is understanding what was
   // told — 了解了一下, looking into it, goes on past the 了.)
   if (verb === "了解" && /^了\s*(?:[，,。；;！!]|$)/.test(after))

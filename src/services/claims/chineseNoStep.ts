@@ -4,8 +4,9 @@ import type { Attribution } from "./agentContext.js";
  * Chinese: verbs that report no step taken by anyone in this task — what a new version of a standard
  * changed, compared with the old (和2010版相比，…新增了…), what is usually so (数据经常做了风控), a verb
  * inside a noun (促红细胞生成素), an instruction whose verb carries a result with no 了 (先关掉…重新开机,
- * 用保鲜盒装好，…), a count of what is there now (文件夹里现在有 1,400 多个文件) and what was only
- * agreed or read in the conversation itself (刚才的会话里只确认了范围, 看了这个需求，我建议…). Read in `chineseAgent` after the
+ * 用保鲜盒装好，…), a count of what is there now (文件夹里现在有 1,400 多个文件), what was only
+ * agreed or read in the conversation itself (刚才的会话里只确认了范围, 看了这个需求，我建议…), and a
+ * step offered once the user answers (你告诉我…，我按时间排好). Read in `chineseAgent` after the
  * clause's own subjects (chineseClauseSubjects.ts).
  */
 
@@ -43,6 +44,10 @@ const AGREED = /^(?:确认|明确|商量|讨论|约定|沟通|聊)$/;
  */
 const REQUEST_READ =
   /^(?:了|过)(?:一下|一遍)?\s*(?:这个|你的|您的|你描述的|您描述的|你说的|你提的)?(?:需求|问题|描述|想法|要求)\s*(?:[，,]|后)/;
+
+/** The user asked to tell or send the writer something first, then the writer's own clause: 你告诉我…，我. */
+const USER_ANSWERS_FIRST =
+  /(?:你|您)(?:先)?(?:告诉|发给|发|给|回复|确认给)我[^。！!？?；;]*[，,]\s*我[^，,。！!？?；;]*$/;
 
 export function chineseNoStep(plain: string, verb: string, before: string, after: string): Attribution | undefined {
   const clause = ownClauseOf(before);
@@ -94,6 +99,11 @@ export function chineseNoStep(plain: string, verb: string, before: string, after
   }
   if (/^(?:看|读|听)$/.test(verb) && REQUEST_READ.test(after) && !/[已刚]/.test(clause)) {
     return { agent: "none", reason: "the user's own request read, words of this conversation" };
+  }
+  // (你告诉我关注哪几家，我按时间先后排好: what the writer will do once the user answers — with no 了
+  // after the verb nor 已 before it, an offer; 我已经按时间排好了 reports it.)
+  if (USER_ANSWERS_FIRST.test(before) && !/[了过]/.test(afterClause) && !/已|刚/.test(clause)) {
+    return { agent: "none", reason: "a step offered once the user answers" };
   }
   if (AGREED.test(verb) && IN_CONVERSATION.test(clause) && !WRITER.test(clause)) {
     return { agent: "none", reason: "what was agreed in the conversation itself" };

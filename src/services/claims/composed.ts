@@ -25,7 +25,7 @@ const ZH_NOTICE_TITLE =
   /^(?:\p{Extended_Pictographic}\uFE0F?\s*)*【[^】\n]{0,10}(?:通知|公告|通告|声明|更新|上新|招聘|提醒)[^】\n]{0,4}】/u;
 // (王阿姨您好，我是 502 的租户小陈: a landlady or an elder addressed by a kinship word writes so too.)
 const ZH_LETTER_TO_PERSON =
-  /^[\u4e00-\u9fff]{1,6}(?:老师|教授|经理|主任|医生|律师|女士|先生|总|阿姨|叔叔|大爷|大姐|师傅|房东)\s*(?:您好|你好)[！!，,]\s*我是/;
+  /^[\u4e00-\u9fff]{1,6}(?:老师|教授|经理|主任|医生|律师|女士|先生|总|阿姨|叔叔|大爷|大姐|姐|哥|师傅|房东)\s*(?:您好|你好)[！!，,]\s*我是/;
 /**
  * A notice in an organisation's voice: titled 关于…的通知 (**关于做好…汇算的通知**), or addressed to
  * its readers before a colon (各位乐迷：, 全体员工：) — not one reader greeted (亲爱的玩家您好：), whom a
@@ -59,6 +59,17 @@ const ZH_CROWD_GREETED =
 const ZH_TO_SUPERIOR =
   /^[\u4e00-\u9fff]{1,3}(?:总|经理|总监|主任|院长|处长|局长|董事长|主管)\s*(?:您好|你好)[！!，,：:]/;
 const SERVES_READER = /(?:为|帮|替)(?:您|你)/;
+/**
+ * The writer asking a superior for leave or for approval right after the greeting (王经理您好，我因发烧需请假…):
+ * the user's own request, in the user's voice — an assistant asks no one for a day off.
+ */
+const ZH_ASKS_SUPERIOR =
+  /^[^。\n]{0,12}?(?:您好|你好)[！!，,：:]\s*我(?:因|由于|想|需要?|申请|请假|特此)[^。\n]{0,20}?(?:请假|休假|调休|申请|批准)/;
+/**
+ * A customer writing to the business it bought from (您好，我于5月12日在贵店购买的…): a complaint or a
+ * request drafted for the user, whose 我 is the buyer.
+ */
+const ZH_CUSTOMER_TO_SELLER = /我[^。\n]{0,24}?在贵(?:店|司|公司|平台|商城|酒店)(?:购买|下单|订购|预订|办理)/;
 /** A label of copy before the text itself: 推荐语：, 广告语：, 宣传语：. */
 const ZH_COPY_LABEL = /^(?:\*\*)?(?:推荐语|广告语|宣传语|标语|口号|腰封文案|封底文案)(?:\*\*)?\s*[:：]/;
 /**
@@ -99,6 +110,7 @@ export function composedAnswer(answer: string): boolean {
   )
     return true;
   if (ZH_NOTICE_OPENING.test(first) || ZH_COPY_LABEL.test(first)) return true;
+  if (ZH_CUSTOMER_TO_SELLER.test(answer.slice(0, 200)) && !SERVES_READER.test(answer)) return true;
   // (——这条短信已经按你说的发给张主管了: a remark to the user, as 你, after the message is the writer's.)
   if (ZH_TO_SUPERIOR.test(first) && !SERVES_READER.test(answer) && !/你(?!好|们)/.test(answer)) return true;
   if (ZH_COPY_HANDED.test(first) && lines.some((line) => RULE.test(line))) return true;
@@ -166,6 +178,8 @@ export function introducedSpeech(answer: string): boolean {
   // (王阿姨您好，我是 502 的租户小陈。…我今天已经转到您的卡上了: a letter whose writer says who they
   // are is in that writer's voice, as a speech is.)
   if (/^尊敬的/.test(first) && LETTER_FIRST.test(first) && ZH_APPLICATION.test(answer.slice(0, 300))) return true;
+  if (ZH_TO_SUPERIOR.test(first) && ZH_ASKS_SUPERIOR.test(first) && !SERVES_READER.test(answer)) return true;
+  if (ZH_CUSTOMER_TO_SELLER.test(answer.slice(0, 200)) && !SERVES_READER.test(answer)) return true;
   return ZH_SPEECH_TO_AUDIENCE.test(first) || ZH_CROWD_GREETED.test(first) || ZH_LETTER_TO_PERSON.test(first);
 }
 

@@ -627,6 +627,9 @@ export const ZH_NOUN_COMPOUNDS: ReadonlyArray<string> = [
   "已知",
   "已婚",
   "已读不回",
+  // (标为已读, 标记成已读: the read state a rule sets, not a reading.)
+  "为已读",
+  "成已读",
   // 说明 alone reads "which shows" (日志说明部署结束了); these are documents.
   "发布说明",
   "更新说明",
