@@ -199,6 +199,11 @@
  *   Studied in the round on v40 and v41: v40 9/712 (1.3 %), 308/328, long 6/276 (2.2 %); v41 8/712
  *                          (1.1 %), 300/328, long 6/271 (2.2 %), coding-report 2/40 (5.0 %): every
  *                          register at most 5 %.
+ *   v42 (1,040 Chinese answers, after the Chinese round on v40 and v41; eight annotators, 130 answers
+ *        each; v37's brief)
+ *                          zh: 18/712 (2.5 %), 304/328 (92.7 %), long 10/275 (3.6 %) — met overall, for
+ *                          long answers and for claims found; per register coding-report 3/40 (7.5 %)
+ *                          over 5 %, every other register at most 5 %.
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -609,6 +614,11 @@ const SCORED = {
     // agreed, the steps of a colleague an answer names after 不是我操作的 or under 已经有人修了). Not
     // trained on.
     zh: { flagged: 8 / 712, found: 300 / 328, longFlagged: 6 / 271 },
+  },
+  "v42/heldout": {
+    answers: 1040,
+    // Chinese only. Scored once, after the Chinese round on v40 and v41; neither studied nor trained on.
+    zh: { flagged: 18 / 712, found: 304 / 328, longFlagged: 10 / 275 },
   },
 } as const;
 

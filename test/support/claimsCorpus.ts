@@ -64,7 +64,8 @@ export type Split =
   | "v38/heldout"
   | "v39/heldout"
   | "v40/heldout"
-  | "v41/heldout";
+  | "v41/heldout"
+  | "v42/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
