@@ -13,7 +13,7 @@ import {
   type SampleOutcome,
   type Verdict,
 } from "../../src/domain/index.js";
-import { initialContext, type Rows, type RunContext } from "../../src/machines/run/context.js";
+import type { Rows, RunContext } from "../../src/machines/run/context.js";
 import {
   afterCallsRecorded,
   afterOpened,
@@ -25,41 +25,12 @@ import {
   runsAlone,
 } from "../../src/machines/run/decisions.js";
 import { inputFingerprint } from "../../src/services/tools/fingerprint.js";
+import { runContext as context, LOOKUP_CONTRACT as LOOKUP } from "../support/runContext.js";
 
 /**
  * The run machine's decisions are pure functions of an answer and the context: one table per
  * function, one row per branch, each with the exact decision (and ledger rows) it must give.
  */
-
-const LOOKUP: CompletionContract = {
-  evidenceMode: "observe",
-  requiredToolNames: ["lookup"],
-  requiredReceiptKinds: [],
-  allowUnverifiedAnswer: true,
-  source: "caller",
-};
-
-function context(overrides: Partial<RunContext> = {}): RunContext {
-  return {
-    ...initialContext({
-      runId: "run-1",
-      traceId: "trace-1",
-      sessionId: "session-1",
-      input: "What is the answer?",
-      contract: LOOKUP,
-      toolKinds: { lookup: "observe" },
-      maxSteps: 4,
-      doomLoopThreshold: 3,
-      maxProtocolRepairs: 1,
-      toolConcurrency: 2,
-      locale: "en",
-      capabilities: { toolCalling: true, toolChoice: ["auto", "specific"] },
-      receiptVerification: "enforce",
-    }),
-    step: 2,
-    ...overrides,
-  };
-}
 
 const planned: PlannedCall = {
   call: { id: "call-1", name: "lookup", arguments: { q: "alpha" } },

@@ -65,7 +65,8 @@ export type Split =
   | "v39/heldout"
   | "v40/heldout"
   | "v41/heldout"
-  | "v42/heldout";
+  | "v42/heldout"
+  | "v43/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
