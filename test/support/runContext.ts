@@ -1,4 +1,4 @@
-import type { CompletionContract, PlannedCall } from "../../src/domain/index.js";
+import type { CompletionContract, ExecutionReceipt, PlannedCall } from "../../src/domain/index.js";
 import { initialContext, type RunContext } from "../../src/machines/run/context.js";
 import { inputFingerprint } from "../../src/services/tools/fingerprint.js";
 
@@ -44,3 +44,18 @@ export function plannedLookup(id: string, q: string, extra: Partial<PlannedCall>
     ...extra,
   };
 }
+
+/** The verified `ok` receipt of a planned `lookup` call, with any fields replaced. */
+export const lookupReceipt = (planned: PlannedCall, fields: Partial<ExecutionReceipt> = {}): ExecutionReceipt => ({
+  receiptId: `receipt-${planned.call.id}`,
+  runId: "run-1",
+  callId: planned.call.id,
+  toolName: "lookup",
+  status: "ok",
+  startedAt: "2026-01-01T00:00:00.000Z",
+  finishedAt: "2026-01-01T00:00:01.000Z",
+  inputFingerprint: planned.inputFingerprint,
+  evidence: {},
+  verificationStatus: "verified",
+  ...fields,
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AgentRunResult, ExecutionReceipt, LoopEvent, Outcome } from "../../../src/domain/index.js";
+import type { AgentRunResult, LoopEvent, Outcome } from "../../../src/domain/index.js";
 import type { RunContext } from "../../../src/machines/run/context.js";
 import {
   approvalRequestedNotice,
@@ -9,7 +9,7 @@ import {
   toolStartedNotice,
 } from "../../../src/machines/run/notices.js";
 import { finalText } from "../../../src/machines/run/records.js";
-import { plannedLookup, runContext } from "../../support/runContext.js";
+import { lookupReceipt, plannedLookup, runContext } from "../../support/runContext.js";
 
 /** What the host hears of a run and gets at its end: each builder's exact output. */
 
@@ -100,18 +100,7 @@ describe("endNotices", () => {
 describe("runResult", () => {
   it("is the run's ids, outcome, final text, counts and a copy of its receipts", () => {
     const planned = plannedLookup("call-1", "alpha");
-    const receipt: ExecutionReceipt = {
-      receiptId: "receipt-1",
-      runId: "run-1",
-      callId: "call-1",
-      toolName: "lookup",
-      status: "ok",
-      startedAt: "2026-01-01T00:00:00.000Z",
-      finishedAt: "2026-01-01T00:00:01.000Z",
-      inputFingerprint: planned.inputFingerprint,
-      evidence: {},
-      verificationStatus: "verified",
-    };
+    const receipt = lookupReceipt(planned);
     const context = runContext({
       step: 3,
       correctionTurns: 1,

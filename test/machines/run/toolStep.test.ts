@@ -23,7 +23,7 @@ import {
   startToolStep,
   type ToolStepStart,
 } from "../../../src/machines/run/toolStep.js";
-import { plannedLookup, runContext } from "../../support/runContext.js";
+import { lookupReceipt, plannedLookup, runContext } from "../../support/runContext.js";
 
 /**
  * A tool step's context updates, host notices and commands are pure functions of the context and
@@ -233,19 +233,7 @@ describe("giveUpCall", () => {
 });
 
 describe("resultsRecorded", () => {
-  const receipt = (planned: PlannedCall, fields: Partial<ExecutionReceipt> = {}): ExecutionReceipt => ({
-    receiptId: `receipt-${planned.call.id}`,
-    runId: "run-1",
-    callId: planned.call.id,
-    toolName: "lookup",
-    status: "ok",
-    startedAt: "2026-01-01T00:00:00.000Z",
-    finishedAt: "2026-01-01T00:00:01.000Z",
-    inputFingerprint: planned.inputFingerprint,
-    evidence: {},
-    verificationStatus: "verified",
-    ...fields,
-  });
+  const receipt = lookupReceipt;
   const fingerprint = (planned: PlannedCall, resultHash: string): CallFingerprint => ({
     toolName: "lookup",
     inputFingerprint: planned.inputFingerprint,
