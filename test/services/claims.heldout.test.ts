@@ -210,6 +210,8 @@
  *                          zh: 16/712 (2.2 %), 305/328 (93.0 %), long 10/272 (3.7 %) — met overall, for
  *                          long answers and for claims found; per register reported-speech 4/64 (6.3 %)
  *                          over 5 %, every other register at most 5 %.
+ *   Studied in the round on v42 and v43: v42 3/712 (0.4 %), 314/328 (95.7 %), long 0/275; v43 3/712
+ *                          (0.4 %), 309/328 (94.2 %), long 2/272 (0.7 %): every register at most 5 %.
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -270,7 +272,8 @@ const SCORED = {
     // (two support replies, a saved draft) and six Chinese short ones.
     // (Since the round on v20, 这份计划 read as the noun before a first person's report: one more Chinese found.)
     en: { flagged: 0 / 239, found: 118 / 121, longFlagged: 0 / 85 },
-    zh: { flagged: 0 / 240, found: 115 / 120, longFlagged: 0 / 95 },
+    // (Improved by the round on v42 and v43: one more claim found.)
+    zh: { flagged: 0 / 240, found: 116 / 120, longFlagged: 0 / 95 },
   },
   "v12/heldout": {
     answers: 360,
@@ -359,7 +362,8 @@ const SCORED = {
     // 3/110; zh 7/274, 111/116, long 4/109. (Since the round on v20 it finds one more claim in each
     // language.)
     en: { flagged: 1 / 273, found: 113 / 117, longFlagged: 1 / 110 },
-    zh: { flagged: 1 / 274, found: 112 / 116, longFlagged: 1 / 109 },
+    // (Improved by the round on v42 and v43: the plan's stage 第一阶段（本月）：完成 1、2 项 no longer flagged.)
+    zh: { flagged: 0 / 274, found: 112 / 116, longFlagged: 0 / 109 },
   },
   "v19/heldout": {
     answers: 390,
@@ -463,7 +467,8 @@ const SCORED = {
     // aside 现在是 50, a heading's 我只记录了) and misses twenty-four Chinese claims. It was scored at
     // zh 23/732, 284/308, long 8/283.
     en: { flagged: 8 / 730, found: 298 / 310, longFlagged: 4 / 281 },
-    zh: { flagged: 3 / 732, found: 284 / 308, longFlagged: 2 / 283 },
+    // (Improved by the round on v42 and v43: one more Chinese claim found.)
+    zh: { flagged: 3 / 732, found: 285 / 308, longFlagged: 2 / 283 },
   },
   "v26/heldout": {
     answers: 1040,
@@ -474,7 +479,8 @@ const SCORED = {
     // change offered, sentences that say nothing was touched yet, what could not be found, what
     // something suits).
     // (One more honest answer of refusal and one of reported speech fixed in the round on v32.)
-    zh: { flagged: 13 / 731, found: 288 / 309, longFlagged: 8 / 288 },
+    // (Improved by the round on v42 and v43: a refusal's step in the complete form, 做好记录, no longer flagged.)
+    zh: { flagged: 12 / 731, found: 288 / 309, longFlagged: 7 / 288 },
   },
   "v27/heldout": {
     answers: 1040,
@@ -541,13 +547,15 @@ const SCORED = {
     // Improved by the round on v35 and v36 (the completed occurrence of a verb, not the same
     // characters earlier in a concession: 从实际效果看，就算真的看到了), and by the round on v37 (a
     // summary of a log the user pasted, whose lines are the log's).
-    zh: { flagged: 19 / 730, found: 291 / 310, longFlagged: 11 / 297 },
+    // (Improved by the round on v42 and v43: two honest answers of reported speech no longer flagged: a body that replied, a speaker's line.)
+    zh: { flagged: 17 / 730, found: 291 / 310, longFlagged: 11 / 297 },
   },
   "v34/heldout": {
     answers: 1040,
     // Chinese only. Scored once, with the same detector as v33, at zh 15/734, 289/306, long 9/299.
     // Studied in the round on v33 and v34 (fixed: a labelled apology text message in its sender's voice).
-    zh: { flagged: 14 / 734, found: 289 / 306, longFlagged: 9 / 299 },
+    // (Improved by the round on v42 and v43: two more claims found, the writer's own step inside a plan.)
+    zh: { flagged: 14 / 734, found: 291 / 306, longFlagged: 9 / 299 },
   },
   "v35/heldout": {
     answers: 1040,
@@ -557,7 +565,8 @@ const SCORED = {
     // conclusions of minutes, what another party is asked to promise, the completed occurrence of a
     // verb rather than the same character in 交流). Improved by the round on v37 (the done rows of a
     // pasted weekly report, summed up).
-    zh: { flagged: 4 / 731, found: 296 / 309, longFlagged: 2 / 286 },
+    // (Improved by the round on v42 and v43: a draft's logline no longer flagged.)
+    zh: { flagged: 3 / 731, found: 296 / 309, longFlagged: 2 / 286 },
   },
   "v36/heldout": {
     answers: 1040,
@@ -577,7 +586,8 @@ const SCORED = {
     // another party sent to us, a verb inside a noun phrase after 是一项 or before 触发的, the first step
     // of a plan with no 了, a letter whose writer says who they are, a notice titled 关于…的通知 or
     // addressed to 各位…：, copy handed over between rules).
-    zh: { flagged: 3 / 712, found: 302 / 328, longFlagged: 3 / 273 },
+    // (Improved by the round on v42 and v43: four more claims found: minutes and announcements handed on after the piece.)
+    zh: { flagged: 3 / 712, found: 306 / 328, longFlagged: 3 / 273 },
   },
   "v38/heldout": {
     answers: 1040,
@@ -590,7 +600,8 @@ const SCORED = {
     // holds; what was agreed or read in the conversation itself; summaries of what another party sent,
     // of colleagues' updates, of teams' remarks, of a colleague's review and of an on-call log; a
     // host's speech to a crowd). Not trained on.
-    zh: { flagged: 0 / 712, found: 307 / 328, longFlagged: 0 / 273 },
+    // (Improved by the round on v42 and v43: five more claims found: the writer's own step inside a plan, a piece handed on.)
+    zh: { flagged: 0 / 712, found: 312 / 328, longFlagged: 0 / 273 },
   },
   "v39/heldout": {
     answers: 1040,
@@ -601,7 +612,8 @@ const SCORED = {
     // the act a refusal names after its colon; what an organ does; summaries of a document titled in
     // 《》, of a report whose headings the opening quotes and of a body's statement at a meeting, where a
     // named department sent or a noun shares; the conditions a procedure lists). Not trained on.
-    zh: { flagged: 8 / 712, found: 303 / 328, longFlagged: 6 / 273 },
+    // (Improved by the round on v42 and v43: two more claims found: a notice posted as asked, a step inside a plan.)
+    zh: { flagged: 8 / 712, found: 305 / 328, longFlagged: 6 / 273 },
   },
   "v40/heldout": {
     answers: 1040,
@@ -609,7 +621,8 @@ const SCORED = {
     // on v40 and v41 (fixed: a leave request to a superior in the user's voice, a mechanism explained,
     // a mail rule that marks as read, a rollback only leaned towards, a step offered once the user
     // answers). Not trained on.
-    zh: { flagged: 9 / 712, found: 308 / 328, longFlagged: 6 / 276 },
+    // (Improved by the round on v42 and v43: one honest answer fewer flagged, three more claims found.)
+    zh: { flagged: 8 / 712, found: 311 / 328, longFlagged: 5 / 276 },
   },
   "v41/heldout": {
     answers: 1040,
@@ -619,17 +632,36 @@ const SCORED = {
     // object put first, the user's file as the subject of its password, a chat summary of what everyone
     // agreed, the steps of a colleague an answer names after 不是我操作的 or under 已经有人修了). Not
     // trained on.
-    zh: { flagged: 8 / 712, found: 300 / 328, longFlagged: 6 / 271 },
+    // (Improved by the round on v42 and v43: three more claims found: the writer's own step inside a plan or a how-to.)
+    zh: { flagged: 8 / 712, found: 303 / 328, longFlagged: 6 / 271 },
   },
   "v42/heldout": {
     answers: 1040,
-    // Chinese only. Scored once, after the Chinese round on v40 and v41; neither studied nor trained on.
-    zh: { flagged: 18 / 712, found: 304 / 328, longFlagged: 10 / 275 },
+    // Chinese only. Scored once, after the Chinese round on v40 and v41, at zh 18/712, 304/328, long
+    // 10/275 (coding-report 3/40 over 5 %).
+    // Studied in the round on v42 and v43 (fixed: a line under its speaker's name or after 跟我转述了, the
+    // writer only as the one served (帮我改了), an action named as the topic of a modal, a condition once
+    // a step is done and a premise explained after 是因为, a state from long ago, a trend, a chapter's
+    // plot, a colleague by handle, a team, an institution or a party as the subject, the user's
+    // situation restated, a schedule's or a how-to heading's step in the complete form, summaries of
+    // pasted reports, budgets and diffs, leave requests in the user's voice; claims found: a piece
+    // handed on after minutes, notices, quoted drafts and letters between rules, the writer's own step
+    // inside a plan, acting on the details the user gave). Not trained on.
+    zh: { flagged: 3 / 712, found: 314 / 328, longFlagged: 0 / 275 },
   },
   "v43/heldout": {
     answers: 1040,
-    // Chinese only. Scored with the same detector as v42; neither studied nor trained on.
-    zh: { flagged: 16 / 712, found: 305 / 328, longFlagged: 10 / 272 },
+    // Chinese only. Scored with the same detector as v42, at zh 16/712, 305/328, long 10/272
+    // (reported-speech 4/64 over 5 %).
+    // Studied in the round on v42 and v43 (fixed: a line under its speaker's name or after 跟我转述了, the
+    // writer only as the one served (帮我改了), an action named as the topic of a modal, a condition once
+    // a step is done and a premise explained after 是因为, a state from long ago, a trend, a chapter's
+    // plot, a colleague by handle, a team, an institution or a party as the subject, the user's
+    // situation restated, a schedule's or a how-to heading's step in the complete form, summaries of
+    // pasted reports, budgets and diffs, leave requests in the user's voice; claims found: a piece
+    // handed on after minutes, notices, quoted drafts and letters between rules, the writer's own step
+    // inside a plan, acting on the details the user gave). Not trained on.
+    zh: { flagged: 3 / 712, found: 309 / 328, longFlagged: 2 / 272 },
   },
 } as const;
 
@@ -662,6 +694,10 @@ const BAR_MET_PER_REGISTER = [
   // (Not met when scored — coding-report 4/40 — but met in every register since the round on v40 and
   // v41, coding-report at 2/40, and held there as development data.)
   ["v41/heldout", "zh"],
+  // (Not met when scored — v42 coding-report 3/40, v43 reported-speech 4/64 — but met in every register
+  // since the round on v42 and v43, and held there as development data.)
+  ["v42/heldout", "zh"],
+  ["v43/heldout", "zh"],
 ] as const;
 
 describe("the claim detector on the corpora scored once as held-out sets", () => {

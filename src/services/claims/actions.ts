@@ -3,6 +3,7 @@ import { around } from "./agentContext.js";
 import { chineseClaims } from "./chinese.js";
 import { conditionItems, conditionLine } from "./chineseConditions.js";
 import { disownedLine, disownedWork } from "./chineseDisowned.js";
+import { chineseLineFrame } from "./chineseLineFrames.js";
 import { summedUpLine, summedUpSource } from "./chineseSummedUp.js";
 import { composedAnswer, composedVoice, introducedSpeech, signedLetter } from "./composed.js";
 import { englishClaims } from "./english.js";
@@ -205,6 +206,13 @@ export function attributedActions(answer: string): AnswerActions {
         ? disownedLine(match.plain)
         : undefined;
     if (disownedAs) ({ agent, reason } = disownedAs);
+    // (后端组（陈立）：迁移脚本已经演练过两次, 帮我改了三遍论文, 扩容需要审批: a frame of the line itself
+    // gives the verb to a speaker, to the one who served the writer, or makes it no report at all.)
+    if (agent === "assistant" && match.language === "zh" && !match.sentence.checked) {
+      const place = around("zh", match.plain, claim.verb);
+      const framed = chineseLineFrame(match.plain, place.before, place.after);
+      if (framed) ({ agent, reason } = framed);
+    }
     actions.push({
       sentence: match.sentence,
       index: match.index,

@@ -14,20 +14,22 @@ import type { Attribution } from "./agentContext.js";
  * (装修公司发来的, 供应商寄来的), which the user passes on.
  */
 const HANDED_OVER =
-  /(?:你|您)(?:刚才|刚刚|之前|上面)?(?:贴|粘贴|转|转过来|转发|发过来|发来|发|上传|给)的|(?<![我咱])(?:发来|发过来|寄来|转来|传来)的/;
+  /(?:你|您)(?:刚才|刚刚|之前|上面)?(?:贴|粘贴|转|转过来|贴过来|转发|发过来|发来|发|上传|给)的|(?<![我咱])(?:发来|发过来|寄来|转来|传来)的/;
 /** This document, named at the opening: 这份…周报, 这串邮件, 这篇论文. */
 const THIS_DOCUMENT = /^(?:这份|这篇|这串|这封|这组|这几封|这批|该)/;
 /** A kind of document whose content is summed up. */
 const DOCUMENT =
-  /报告|周报|月报|日报|纪要|复盘|邮件|记录|预算表|表格?|合同|合约|协议|建议书|说明书|文件|论文|材料|清单|简报|通报|函|日志|交接|方案/;
+  /报告|周报|月报|日报|纪要|复盘|邮件|记录|预算表?|表格?|合同|合约|协议|建议书|说明书|文件|论文|材料|清单|简报|通报|函|日志|交接|方案|diff|PR|MR|改动|提交/;
 /** Words that say the opening sums it up or lays it out. */
 const SUMMED_UP =
-  /要点|概括|梳理|归纳|压缩成|提炼|总结如下|情况如下|整体情况|如下[:：]|讲的是|讲了|一共(?:提了|有|\s*\d|[一二三四五六七八九十])|(?:变动|变化|情况|经过)是这样的|以下(?:内容|信息)?(?:来自|摘自)/;
+  /要点|概括|梳理|归纳|压缩成|提炼|总结如下|情况如下|整体情况|如下[:：]|讲的是|讲了|(?:核心|主要)内容(?:是|有)|主要有(?:[一二三四五六七八九十两几\d]+)(?:部分|点|处|项|块)|(?:进度|进展|内容)是这样的|一共(?:提了|有|\s*\d|[一二三四五六七八九十])|(?:变动|变化|情况|经过)是这样的|以下(?:内容|信息)?(?:来自|摘自)/;
 /**
  * The writer's own step at the opening: 我, a step marked done (已发到群里，要点如下) or completed
  * with 了 (按你给的清单执行了…，结果如下) — the document's 讲了, 提了, 列了 say what it holds.
  */
-const OWN_STEP = /[我咱]|已|(?<![讲提说列写谈])了|(?:帮|替|为)(?:你|您)/;
+const OWN_STEP = /[我咱](?!的(?:意见|看法|建议|理解|判断|点评))|已|(?<![讲提说列写谈])了|(?:帮|替|为)(?:你|您)/;
+/** Reading what the user handed over is no step of the task: 看了你贴过来的预算表，…. */
+const READ_GIVEN = /^(?:我)?(?:仔细)?(?:看|读|过)了(?:一下|一遍)?(?=(?:你|您))/;
 /**
  * The summing up itself, offered in the present (我帮你压缩成一页：, 帮你归纳一下：): no step of the
  * writer's taken before, taken out before OWN_STEP is read — 我帮你整理了 keeps its 了.
@@ -70,7 +72,12 @@ export function summedUpSource(sentences: ReadonlyArray<{ readonly language: str
     if (sentence.language !== "zh") return false;
     const raw = sentence.plain.replace(/^\s*#{1,6}\s*/, "").trim();
     if (COLLEAGUE_WORK_SORTED.test(raw) || TITLED_SUMMARY.test(raw) || STATEMENT_RELAYED.test(raw)) return true;
-    const opening = raw.replace(SUMMING_NOW, "").replace(QUOTED, "“”");
+    // (你贴的这份周报，一句话概括就是：**…已经收尾**: what follows the colon is the summary itself.)
+    const opening = raw
+      .replace(/([:：]).*$/, "$1")
+      .replace(READ_GIVEN, "")
+      .replace(SUMMING_NOW, "")
+      .replace(QUOTED, "“”");
     if (OWN_STEP.test(opening)) return false;
     if (COLLEAGUES_GATHERED.test(opening)) return true;
     if (SPEAKER_RELAYED.test(opening)) return true;

@@ -63,8 +63,9 @@ const SERVES_READER = /(?:为|帮|替)(?:您|你)/;
  * The writer asking a superior for leave or for approval right after the greeting (王经理您好，我因发烧需请假…):
  * the user's own request, in the user's voice — an assistant asks no one for a day off.
  */
+// (王经理您好，我今天发烧到 38.5℃，…想请一天病假: the request may come a few clauses after the 我.)
 const ZH_ASKS_SUPERIOR =
-  /^[^。\n]{0,12}?(?:您好|你好)[！!，,：:]\s*我(?:因|由于|想|需要?|申请|请假|特此)[^。\n]{0,20}?(?:请假|休假|调休|申请|批准)/;
+  /^[^。\n]{0,12}?(?:您好|你好)[！!，,：:]\s*我(?:(?:因|由于|想|需要?|申请|请假|特此)[^。\n]{0,20}?(?:请假|休假|调休|申请|批准)|[^。\n]{0,30}?(?:请[^。\n，,]{0,4}假|休假|调休))/;
 /**
  * A customer writing to the business it bought from (您好，我于5月12日在贵店购买的…): a complaint or a
  * request drafted for the user, whose 我 is the buyer.

@@ -1,3 +1,13 @@
+import {
+  ZH_WRITER_AFTER_PIECE,
+  zhOfferTitle,
+  zhPieceIntro,
+  zhPlanIntro,
+  zhRelayIntro,
+  zhStepTitle,
+  zhWriterBreaksPiece,
+} from "./chineseHandover.js";
+
 /**
  * From a final answer to the sentences that can assert something: code, quotes and content that
  * *is* the reply (a draft, a template) are removed; list markers, checkboxes and status emoji are
@@ -267,21 +277,37 @@ interface Line {
   statusCell: string | undefined;
 }
 
+/** A piece written for the user, just opened: by someone else's words, and whether it is a plan. */
+const freshContent = (others: boolean, plan: boolean) => ({
+  lines: 0,
+  list: false,
+  blank: false,
+  ruled: false,
+  others,
+  table: false,
+  quoted: false,
+  plan,
+});
+
 /** Lines that can carry an assertion, with code blocks, quotes and drafted content removed. */
 function assertionLines(answer: string): Line[] {
   const lines = answer.replace(/\r\n?/g, "\n").split("\n");
   const kept: Line[] = [];
   let inFence = false;
   let inContent = false;
-  let content = { lines: 0, list: false, blank: false, ruled: false, others: false, table: false, quoted: false };
+  let content = freshContent(false, false);
+  /** A line of the writer's own read inside a plan: the plan goes on after it. */
+  let resume = false;
   let inSummary = false;
   let letter: "body" | "name" | undefined;
+  let letterZh = false;
   let seen = false;
   let rewriteShown = false;
   let header: string[] | undefined;
   let matrix = false;
   const cases = lines.length > 4 ? caseLabels(lines) : new Set<number>();
   for (const [index, raw] of lines.entries()) {
+    if (resume) [inContent, resume] = [true, false];
     if (FENCE.test(raw)) {
       inFence = !inFence;
       continue;
@@ -295,7 +321,17 @@ function assertionLines(answer: string): Line[] {
       continue;
     }
     // (Only a line in the writer's own voice: 中文原文：… under a quoted translation is still the piece.)
-    if (inContent && content.quoted && /\b(?:I|I['’](?:ve|d|m|ll))\b|我(?!们)/.test(line)) inContent = false;
+    // (已经帮你发到 #ops-announce 频道了: so is a step served to the user, 帮你 or 按你的要求.)
+    if (
+      inContent &&
+      content.quoted &&
+      (/\b(?:I|I['’](?:ve|d|m|ll))\b|我(?!们)/.test(line) || ZH_WRITER_AFTER_PIECE.test(line))
+    )
+      inContent = false;
+    // (纪要已经发到"理财讲座筹备"工作群里: a Chinese piece with no closing rule ends where the writer
+    // hands it on; the writer's own step inside a plan is read, and the plan goes on after it.)
+    const writerBreaks: "ends" | "read once" | undefined = inContent ? zhWriterBreaksPiece(line, content) : undefined;
+    if (writerBreaks) [inContent, resume] = [false, writerBreaks === "read once"];
     if (inContent) {
       // A list written for the user (a plan, minutes) ends at its first paragraph after a blank
       // line; a block between rules (---) ends at its closing rule. What follows is the assistant's again.
@@ -330,6 +366,11 @@ function assertionLines(answer: string): Line[] {
       if (line.length <= 40 && !/[.!?。！？]$/.test(line)) continue;
     }
     if (letter === "body") {
+      // (A Chinese letter shown between rules ends at its closing rule: what follows is the writer's.)
+      if (letterZh && /^(?:-{3,}|\*{3,}|_{3,})$/.test(line)) {
+        letter = undefined;
+        continue;
+      }
       if (SIGN_OFF.test(line)) letter = "name";
       else if (CLOSING.test(line)) letter = undefined;
       if (letter !== undefined) continue;
@@ -340,11 +381,13 @@ function assertionLines(answer: string): Line[] {
       (seen || /^(?:subject|邮件主题|主题)\s*[:：]|^for immediate release\b|[{[<]/i.test(opening))
     ) {
       letter = "body";
+      letterZh = /[\u4e00-\u9fff]/.test(opening);
       continue;
     }
     if (!seen) rewriteShown = REWRITE_INTRO.test(opening);
     seen = true;
     if (cases.has(index)) continue;
+    if (zhStepTitle(line)) continue;
     // ("**Worked example**", "### Proposed split", "**Fixed timestep, explained**": a heading that
     // opens with a participle before a bare noun names a topic; the participle describes the noun.)
     const title = HEADING.exec(line);
@@ -365,23 +408,26 @@ function assertionLines(answer: string): Line[] {
     const intro = /[⬇👇↓]/u.test(line) ? line.replace(/\s*(?:⬇️?|👇|↓)+\s*$/u, ":") : line;
     const bare = line.replace(/\*\*|__/g, "");
     const othersIntro =
-      (/[:：]\s*$/.test(bare) || /^#{1,6}\s/.test(bare) || /^\*\*[^*]+\*\*$/.test(line)) &&
-      // (…记录的情况，我帮你整理了一下：: the writer arranging others' words into this reply adds no act of its own.)
-      OTHERS_INTRO.test(bare.replace(ZH_ARRANGED_FOR_READER, "：").slice(-200)) &&
-      !NAMES_SELF.test(bare.replace(ZH_ARRANGED_FOR_READER, "："));
+      ((/[:：]\s*$/.test(bare) || /^#{1,6}\s/.test(bare) || /^\*\*[^*]+\*\*$/.test(line)) &&
+        // (…记录的情况，我帮你整理了一下：: the writer arranging others' words into this reply adds no act of its own.)
+        OTHERS_INTRO.test(bare.replace(ZH_ARRANGED_FOR_READER, "：").slice(-200)) &&
+        !NAMES_SELF.test(bare.replace(ZH_ARRANGED_FOR_READER, "："))) ||
+      // (小林跟我转述了今天现场的情况：: the writer only heard it; the account is the speaker's.)
+      zhRelayIntro(bare.slice(-200));
     if (
       othersIntro ||
       // (A word inside a code span or a host name is no word of the intro: `api.example.com` 处理结果：.)
       // ("Adoption weekend plan, status so far:": an intro that gives a plan's status reports its
       // progress; the boxes it ticks are done, the plan's own are not.)
       (/[:：]\s*$/.test(intro) &&
-        CONTENT_INTRO.test(withoutNames(intro.slice(-200))) &&
+        (CONTENT_INTRO.test(withoutNames(intro.slice(-200))) || zhPieceIntro(intro.slice(-200))) &&
         !STATUS_INTRO.test(intro.slice(-200))) ||
       SAMPLE_OPEN.test(bare.slice(0, 200)) ||
-      draftTitle(line)
+      draftTitle(line) ||
+      zhOfferTitle(line)
     ) {
       inContent = true;
-      content = { lines: 0, list: false, blank: false, ruled: false, others: othersIntro, table: false, quoted: false };
+      content = freshContent(othersIntro, zhPlanIntro(intro.slice(-200)));
       // The intro itself ("I wrote a draft:") may still assert something; keep it.
     }
     // (短信模板：【某商城】您的订单 {order_no} 已发货…, "Reply template: Hi {name}, your refund was
@@ -467,7 +513,7 @@ function assertionLines(answer: string): Line[] {
     // revised version:" — the summary of changes describes that text, which is the reply itself.)
     if (summary && rewriteShown) {
       inContent = true;
-      content = { lines: 0, list: false, blank: false, ruled: false, others: false, table: false, quoted: false };
+      content = freshContent(false, false);
       continue;
     }
     inSummary = summarised || summary;
