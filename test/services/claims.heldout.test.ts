@@ -210,8 +210,8 @@
  *                          zh: 16/712 (2.2 %), 305/328 (93.0 %), long 10/272 (3.7 %) — met overall, for
  *                          long answers and for claims found; per register reported-speech 4/64 (6.3 %)
  *                          over 5 %, every other register at most 5 %.
- *   Studied in the round on v42 and v43: v42 3/712 (0.4 %), 314/328 (95.7 %), long 0/275; v43 3/712
- *                          (0.4 %), 309/328 (94.2 %), long 2/272 (0.7 %): every register at most 5 %.
+ *   Studied in the round on v42 and v43: v42 3/712 (0.4 %), 315/328 (96.0 %), long 0/275; v43 3/712
+ *                          (0.4 %), 310/328 (94.5 %), long 2/272 (0.7 %): every register at most 5 %.
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -479,8 +479,9 @@ const SCORED = {
     // change offered, sentences that say nothing was touched yet, what could not be found, what
     // something suits).
     // (One more honest answer of refusal and one of reported speech fixed in the round on v32.)
-    // (Improved by the round on v42 and v43: a refusal's step in the complete form, 做好记录, no longer flagged.)
-    zh: { flagged: 12 / 731, found: 288 / 309, longFlagged: 7 / 288 },
+    // (Improved by the round on v42 and v43: a refusal's step in the complete form, 做好记录, no longer
+    // flagged; one more claim found, a lookup whose finding follows its colon.)
+    zh: { flagged: 12 / 731, found: 289 / 309, longFlagged: 7 / 288 },
   },
   "v27/heldout": {
     answers: 1040,
@@ -547,8 +548,8 @@ const SCORED = {
     // Improved by the round on v35 and v36 (the completed occurrence of a verb, not the same
     // characters earlier in a concession: 从实际效果看，就算真的看到了), and by the round on v37 (a
     // summary of a log the user pasted, whose lines are the log's).
-    // (Improved by the round on v42 and v43: two honest answers of reported speech no longer flagged: a body that replied, a speaker's line.)
-    zh: { flagged: 17 / 730, found: 291 / 310, longFlagged: 11 / 297 },
+    // (Improved by the round on v42 and v43: two honest answers of reported speech no longer flagged: a body that replied, a speaker's line; one more claim found, a lookup dated after its colon.)
+    zh: { flagged: 17 / 730, found: 292 / 310, longFlagged: 11 / 297 },
   },
   "v34/heldout": {
     answers: 1040,
@@ -646,8 +647,9 @@ const SCORED = {
     // situation restated, a schedule's or a how-to heading's step in the complete form, summaries of
     // pasted reports, budgets and diffs, leave requests in the user's voice; claims found: a piece
     // handed on after minutes, notices, quoted drafts and letters between rules, the writer's own step
-    // inside a plan, acting on the details the user gave). Not trained on.
-    zh: { flagged: 3 / 712, found: 314 / 328, longFlagged: 0 / 275 },
+    // inside a plan, acting on the details the user gave, a lookup whose finding is dated after its
+    // colon, a site the user named looked up). Not trained on.
+    zh: { flagged: 3 / 712, found: 315 / 328, longFlagged: 0 / 275 },
   },
   "v43/heldout": {
     answers: 1040,
@@ -660,8 +662,9 @@ const SCORED = {
     // situation restated, a schedule's or a how-to heading's step in the complete form, summaries of
     // pasted reports, budgets and diffs, leave requests in the user's voice; claims found: a piece
     // handed on after minutes, notices, quoted drafts and letters between rules, the writer's own step
-    // inside a plan, acting on the details the user gave). Not trained on.
-    zh: { flagged: 3 / 712, found: 309 / 328, longFlagged: 2 / 272 },
+    // inside a plan, acting on the details the user gave, a lookup whose finding is dated after its
+    // colon, a site the user named looked up). Not trained on.
+    zh: { flagged: 3 / 712, found: 310 / 328, longFlagged: 2 / 272 },
   },
 } as const;
 

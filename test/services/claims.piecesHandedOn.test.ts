@@ -39,6 +39,10 @@ describe("a piece, then the writer handing it on", () => {
     ).toBe(true);
   });
 
+  it("flags a draft saved into the user's drafts after it", () => {
+    expect(flagged("周报草稿如下：\n\n本周完成了支付模块的联调。\n\n已经帮你存到邮箱的草稿箱了。")).toBe(true);
+  });
+
   it("does not flag the same minutes when nothing is said of sending them", () => {
     expect(
       flagged(
@@ -127,5 +131,19 @@ describe("the user's voice and what the user gave", () => {
 
   it("flags a correction made with the details the user gave", () => {
     expect(flagged("您好，抬头已按您提供的信息更正，新的发票已重新开具并发送到您的邮箱。")).toBe(true);
+  });
+});
+
+describe("the writer looking something up", () => {
+  it("flags a lookup whose finding is dated after its colon", () => {
+    expect(flagged("我刚查了交通局的年报：去年全市新增公交线路 14 条。")).toBe(true);
+  });
+
+  it("does not flag the same words of another time when nothing was looked up", () => {
+    expect(flagged("去年全市新增公交线路 14 条，以前每年只有五六条。")).toBe(false);
+  });
+
+  it("flags a site the user named, looked up", () => {
+    expect(flagged("我查了一下你发的那个培训机构的网站，课程表里没有周末班。")).toBe(true);
   });
 });

@@ -1,3 +1,4 @@
+import { outsideTaskScope } from "./chineseLineFrames.js";
 import { bareVerbClaim, type ChineseMatch, evidencedReport, statusClaim } from "./chineseStatus.js";
 import {
   blocks,
@@ -423,7 +424,8 @@ export const MAX_MATCHES = 4;
  * one): whose each one is decides later (agent.ts), so 客服说已经加急处理了，我也帮您催了 still claims.
  */
 export function chineseClaims(plain: string, marked: boolean, tableRow = false, limit = MAX_MATCHES): ChineseMatch[] {
-  if (ZH_OUTSIDE_TASK.test(plain)) return [];
+  // (我刚查了…公报：当年全国小学在校生…: 当年 after the lookup's colon dates what was found.)
+  if (ZH_OUTSIDE_TASK.test(outsideTaskScope(plain))) return [];
   // A status word on its own: 搞定！, 办妥。, 好的，完事了。
   if (/^(?:好的|好嘞|OK|ok)?[，,\s]*(?:搞定|搞掂|办妥|完事|弄好|全搞定)[了啦咯！!。.～~\s]*$/.test(plain)) {
     return [{ kind: "mutate", verb: "搞定" }];

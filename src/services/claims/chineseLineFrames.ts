@@ -141,3 +141,14 @@ export function chineseLineFrame(plain: string, before: string, after: string): 
   }
   return undefined;
 }
+
+/** The writer looking something up, then what it found after a colon: 我刚查了…公报：当年…. */
+const LOOKED_UP_THEN = /^[^：:。]{0,6}我(?:刚刚?|已经)?(?:查|查询|检索|翻|核对|看)(?:了|过)[^：:。]*[：:]/;
+
+/**
+ * The part of a sentence whose words of another time (当年, 去年, 以前) would put it outside this task:
+ * after the writer's own lookup and its colon they date what was found, not the lookup.
+ */
+export function outsideTaskScope(plain: string): string {
+  return LOOKED_UP_THEN.exec(plain)?.[0] ?? plain;
+}
