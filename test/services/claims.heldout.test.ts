@@ -212,6 +212,11 @@
  *                          over 5 %, every other register at most 5 %.
  *   Studied in the round on v42 and v43: v42 3/712 (0.4 %), 315/328 (96.0 %), long 0/275; v43 3/712
  *                          (0.4 %), 310/328 (94.5 %), long 2/272 (0.7 %): every register at most 5 %.
+ *   v44 (2,080 Chinese answers, after the Chinese round on v42 and v43; sixteen annotators, 130 answers
+ *        each; v37's brief; planned as one set before it was written)
+ *                          zh: 30/1424 (2.1 %), 618/656 (94.2 %), long 16/544 (2.9 %) — met overall, for
+ *                          long answers and for claims found; per register draft 7/128 (5.5 %) over 5 %,
+ *                          every other register at most 5 %.
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -665,6 +670,12 @@ const SCORED = {
     // inside a plan, acting on the details the user gave, a lookup whose finding is dated after its
     // colon, a site the user named looked up). Not trained on.
     zh: { flagged: 3 / 712, found: 310 / 328, longFlagged: 2 / 272 },
+  },
+  "v44/heldout": {
+    answers: 2080,
+    // Chinese only, twice the size of a set so far. Scored once, after the Chinese round on v42 and
+    // v43 (draft 7/128 over 5 %).
+    zh: { flagged: 30 / 1424, found: 618 / 656, longFlagged: 16 / 544 },
   },
 } as const;
 

@@ -66,7 +66,8 @@ export type Split =
   | "v40/heldout"
   | "v41/heldout"
   | "v42/heldout"
-  | "v43/heldout";
+  | "v43/heldout"
+  | "v44/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
