@@ -10,7 +10,7 @@ import type {
   SampleOutcome,
   ToolDescriptor,
 } from "../domain/index.js";
-import type { AgentRunStore } from "../persistence/AgentRunStore.js";
+import type { AgentRunStore, ToolStart } from "../persistence/AgentRunStore.js";
 import { judgeClaims } from "../services/claimJudge.js";
 import { type Provider, terminalReasonFor } from "../services/providers/Provider.js";
 import { type RetryPolicy, withProviderRetry } from "../services/providers/retry.js";
@@ -226,7 +226,14 @@ class RunCommandHandlers implements CommandHandlers {
     const started = (startedAt: string) =>
       io.tell(command.replyTo, { type: "CALL_STARTED", index: command.index, at: Date.now(), startedAt });
     const { tools, now } = this.wiring;
-    return executeCall({ tools, now, calls: this.calls }, command, abort.signal, started).pipe(
+    const { calls, ledger } = this;
+    const deps = {
+      tools,
+      now,
+      calls,
+      startCalls: (runId: string, starts: ReadonlyArray<ToolStart>) => ledger.startCalls(runId, starts),
+    };
+    return executeCall(deps, command, abort.signal, started).pipe(
       Effect.map((result) => ({ type: "CALL_SETTLED" as const, index: command.index, at: Date.now(), result })),
       // Interrupted (the batch gave up on the call, or the run stopped): the tool is told.
       Effect.onInterrupt(() => Effect.sync(() => abort.abort())),

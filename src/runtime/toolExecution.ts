@@ -2,7 +2,12 @@ import * as Cause from "effect/Cause";
 import * as Effect from "effect/Effect";
 import { errorText } from "../domain/errorText.js";
 import type { ExecutorResult, JsonValue, RunCommand } from "../domain/index.js";
-import { AgentRunStore, type AgentRunStoreShape } from "../persistence/AgentRunStore.js";
+import {
+  AgentRunStore,
+  type AgentRunStoreShape,
+  type LedgerError,
+  type ToolStart,
+} from "../persistence/AgentRunStore.js";
 import { toolProcessLog } from "../services/processes/processLedger.js";
 import { invokeTool } from "../services/tools/invokeTool.js";
 import { type AnyToolDefinition, mayRepeat } from "../services/tools/Tool.js";
@@ -21,6 +26,11 @@ export interface ExecutionDeps {
   readonly tools: ReadonlyMap<string, AnyToolDefinition>;
   readonly now: () => string;
   readonly calls: CallBook;
+  /** Writes the start records (with any rows the run's ledger writes hold for them). */
+  readonly startCalls: (
+    runId: string,
+    starts: ReadonlyArray<ToolStart>,
+  ) => Effect.Effect<void, LedgerError, AgentRunStore>;
 }
 
 /**
@@ -85,9 +95,7 @@ export const executeCall = (
     const store = yield* AgentRunStore;
     const startedAt = deps.now();
     const recorded = yield* Effect.either(
-      store.startCalls(command.runId, [
-        { callId: call.id, toolName: call.name, mayRepeat: mayRepeat(tool), startedAt },
-      ]),
+      deps.startCalls(command.runId, [{ callId: call.id, toolName: call.name, mayRepeat: mayRepeat(tool), startedAt }]),
     );
     if (recorded._tag === "Left") {
       const refusedAt = deps.now();
