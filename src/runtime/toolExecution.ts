@@ -22,6 +22,29 @@ export interface CallBook {
 
 export const callBook = (): CallBook => ({ startedAt: new Map(), notedEvidence: new Map() });
 
+/**
+ * A call's abort signal, made when the tool first reads it: most tools never do, and an
+ * AbortController per call was a measurable share of a step. Aborted before it is read, the
+ * signal it then gives is already aborted.
+ */
+export class LazyAbort {
+  private controller: AbortController | undefined;
+  private aborted = false;
+
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort();
+    }
+    return this.controller.signal;
+  }
+
+  abort(): void {
+    this.aborted = true;
+    this.controller?.abort();
+  }
+}
+
 export interface ExecutionDeps {
   readonly tools: ReadonlyMap<string, AnyToolDefinition>;
   readonly now: () => string;
@@ -42,7 +65,7 @@ export interface ExecutionDeps {
 export const executeCall = (
   deps: ExecutionDeps,
   command: Extract<RunCommand, { type: "EXECUTE" }>,
-  signal: AbortSignal,
+  abort: LazyAbort,
   onStarted: (startedAt: string) => void,
 ): Effect.Effect<ExecutorResult, never, AgentRunStore> => {
   const { call } = command.planned;
@@ -52,7 +75,9 @@ export const executeCall = (
       runId: command.runId,
       callId: call.id,
       step: command.step,
-      signal,
+      get signal() {
+        return abort.signal;
+      },
       noteEvidence: (evidence) =>
         deps.calls.notedEvidence.set(call.id, { ...deps.calls.notedEvidence.get(call.id), ...evidence }),
       processes: toolProcessLog(store, command.runId, call.id, deps.now),
