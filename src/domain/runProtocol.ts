@@ -147,7 +147,17 @@ export type RunCommand =
   | { readonly type: "SAMPLE"; readonly step: number; readonly toolChoice: ToolChoice }
   /** Leaving `sampling` before the answer came: interrupt the provider call. */
   | { readonly type: "STOP_SAMPLE" }
-  | ({ readonly type: "RECORD_CALLS" } & LedgerWriteInput & AfterSequence)
+  | ({
+      readonly type: "RECORD_CALLS";
+      /**
+       * The step's one call starts next (it runs alone): its rows may wait and land in one
+       * transaction with that call's start record — or, if it never starts, with the step's results
+       * or the run's end. A process that dies before then leaves a ledger that resumes by sampling
+       * again. Without it the rows are made durable before the answer.
+       */
+      readonly withStart?: true;
+    } & LedgerWriteInput &
+      AfterSequence)
   | ({ readonly type: "RECORD_TURN" } & LedgerWriteInput & AfterSequence)
   | ({ readonly type: "RECORD_RESULTS" } & ToolResultsInput & AfterSequence)
   | ({ readonly type: "VERIFY" } & VerifyInput)

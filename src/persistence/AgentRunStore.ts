@@ -177,7 +177,12 @@ export interface AgentRunStoreShape {
    * before (`already_started`), when it waits for approval (`start_without_approval`) or has
    * settled (`call_already_settled`).
    */
-  readonly startCalls: (runId: string, starts: ReadonlyArray<ToolStart>) => Effect.Effect<void, LedgerError>;
+  readonly startCalls: (
+    runId: string,
+    starts: ReadonlyArray<ToolStart>,
+    /** Rows of the run (the step's tool_call rows) to write first, in the same transaction. */
+    events?: ReadonlyArray<EventToAppend>,
+  ) => Effect.Effect<void, LedgerError>;
   /** Every recorded start of the run's calls (a call may have several attempts if it may repeat). */
   readonly listStarts: (runId: string) => Effect.Effect<ReadonlyArray<ToolStartRecord>, LedgerError>;
   /** Terminal event + run row in one transaction. */

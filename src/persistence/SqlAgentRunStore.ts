@@ -203,7 +203,7 @@ export const make = (
         .append(receipt.runId, [], [receipt])
         .pipe(refuseForRun(receipt.runId, `recordReceipt ${receipt.runId}/${receipt.callId}`));
 
-    const startCalls: AgentRunStoreShape["startCalls"] = (runId, starts) =>
+    const startCalls: AgentRunStoreShape["startCalls"] = (runId, starts, events = []) =>
       writer.leases.lost(runId)
         ? Effect.fail(
             new LedgerError({
@@ -211,7 +211,9 @@ export const make = (
               message: `startCalls ${runId}: this runtime lost the run's lease (another owner took it over)`,
             }),
           )
-        : writer.start(runId, starts).pipe(refuseForRun(runId, `startCalls ${runId}`));
+        : events.some((event) => event.type === "terminal")
+          ? terminalRefused(`startCalls ${runId}`)
+          : writer.start(runId, starts, events).pipe(refuseForRun(runId, `startCalls ${runId}`));
 
     const listStarts: AgentRunStoreShape["listStarts"] = (runId) =>
       sql<{ call_id: string; attempt: number; started_at: string }>`

@@ -52,9 +52,13 @@ export interface LedgerWriter {
    * Records that calls are about to start (migration 0009), in one transaction fenced by the
    * run's lease: refused — and so never started — when this writer lost the lease, when the lease
    * expired, when a call that may not repeat started before, or when a call still waits for its
-   * approval.
+   * approval. `events` (the step's tool_call rows) are written first, in the same transaction.
    */
-  readonly start: (runId: string, starts: ReadonlyArray<ToolStart>) => Effect.Effect<void, WriteFailure>;
+  readonly start: (
+    runId: string,
+    starts: ReadonlyArray<ToolStart>,
+    events?: ReadonlyArray<EventToAppend>,
+  ) => Effect.Effect<void, WriteFailure>;
   /**
    * The lease epoch this writer holds for a run (see migration 0007): every row it writes for
    * the run carries it, and the database refuses them once another writer took the run over.
@@ -327,9 +331,10 @@ export const make = (options: LedgerWriterOptions): Effect.Effect<LedgerWriter, 
         ];
       }).pipe(Effect.tapError(() => Effect.sync(() => leases.drop(run.runId))));
 
-    const start: LedgerWriter["start"] = (runId, starts) =>
-      batch("start", () =>
-        starts.map((call) => {
+    const start: LedgerWriter["start"] = (runId, starts, events = []) =>
+      batch("start", () => [
+        ...(events.length > 0 ? [insertEvents(runId, events, now())] : []),
+        ...starts.map((call) => {
           const mayRepeat = call.mayRepeat ? 1 : 0;
           const epoch = epochs.get(runId) ?? null;
           return reusable(
@@ -342,7 +347,7 @@ export const make = (options: LedgerWriterOptions): Effect.Effect<LedgerWriter, 
               FROM agent_tool_starts WHERE run_id = ${runId} AND call_id = ${call.callId}`,
           );
         }),
-      );
+      ]);
 
     const append: LedgerWriter["append"] = (runId, events, receipts) =>
       batch("append", () => rows(runId, events, receipts, now()));

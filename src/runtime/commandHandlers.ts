@@ -10,7 +10,7 @@ import type {
   SampleOutcome,
   ToolDescriptor,
 } from "../domain/index.js";
-import type { AgentRunStore } from "../persistence/AgentRunStore.js";
+import type { AgentRunStore, ToolStart } from "../persistence/AgentRunStore.js";
 import { judgeClaims } from "../services/claimJudge.js";
 import { type Provider, terminalReasonFor } from "../services/providers/Provider.js";
 import { type RetryPolicy, withProviderRetry } from "../services/providers/retry.js";
@@ -21,7 +21,7 @@ import { readClaimsYielding, uncertainSentencesYielding, verifyAnswer } from "..
 import type { ApprovalDesk } from "./approvalDesk.js";
 import { orLedgerFailed, RunLedgerWrites } from "./runLedgerWrites.js";
 import type { TranscriptStore } from "./stores.js";
-import { type CallBook, callBook, executeCall } from "./toolExecution.js";
+import { type CallBook, callBook, executeCall, LazyAbort } from "./toolExecution.js";
 
 /**
  * The I/O of one run: one handler per command the run machine (or its tool batch) sends, in a
@@ -220,13 +220,20 @@ class RunCommandHandlers implements CommandHandlers {
   }
 
   EXECUTE(command: CommandOf<"EXECUTE">, io: CommandIO) {
-    const abort = new AbortController();
+    const abort = new LazyAbort();
     // Whoever asked (the batch, or the run for a call it runs alone) hears that the call started
     // only once its start record is durable, and tells the host.
     const started = (startedAt: string) =>
       io.tell(command.replyTo, { type: "CALL_STARTED", index: command.index, at: Date.now(), startedAt });
     const { tools, now } = this.wiring;
-    return executeCall({ tools, now, calls: this.calls }, command, abort.signal, started).pipe(
+    const { calls, ledger } = this;
+    const deps = {
+      tools,
+      now,
+      calls,
+      startCalls: (runId: string, starts: ReadonlyArray<ToolStart>) => ledger.startCalls(runId, starts),
+    };
+    return executeCall(deps, command, abort, started).pipe(
       Effect.map((result) => ({ type: "CALL_SETTLED" as const, index: command.index, at: Date.now(), result })),
       // Interrupted (the batch gave up on the call, or the run stopped): the tool is told.
       Effect.onInterrupt(() => Effect.sync(() => abort.abort())),

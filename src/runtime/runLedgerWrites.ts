@@ -1,4 +1,7 @@
+import * as Deferred from "effect/Deferred";
 import * as Effect from "effect/Effect";
+import * as Exit from "effect/Exit";
+import * as FiberId from "effect/FiberId";
 import { errorText } from "../domain/errorText.js";
 import type {
   ContextMessage,
@@ -12,7 +15,7 @@ import type {
   ToolResultsInput,
   ToolSettlement,
 } from "../domain/index.js";
-import { AgentRunStore, type EventToAppend } from "../persistence/AgentRunStore.js";
+import { AgentRunStore, type EventToAppend, type LedgerError, type ToolStart } from "../persistence/AgentRunStore.js";
 import { DEFAULT_PAYLOAD_CAP_BYTES, sanitizePayload } from "../persistence/payloadHygiene.js";
 import { type ReceiptContext, receiptOf, toolResultRecords } from "../services/tools/resultRecords.js";
 import type { RunWiring } from "./commandHandlers.js";
@@ -66,12 +69,74 @@ const unsettledSettlement =
     finishedAt: null,
   });
 
+/**
+ * A step's tool_call rows that wait for the run's next write (RECORD_CALLS `withStart`): the
+ * start record of the step's one call, or else its results or the run's end.
+ */
+interface HeldRows {
+  readonly events: ReadonlyArray<EventToAppend>;
+  readonly transcript: ReadonlyArray<ContextMessage>;
+  /** A write that carries them is in flight. */
+  busy: boolean;
+  /** Made by a write that found them busy, to wait for the one in flight. */
+  released?: Deferred.Deferred<void>;
+}
+
+const NO_ROWS: ReadonlyArray<EventToAppend> = [];
+
 /** The writes of one run (a class: a run keeps it for its whole life, and methods cost it nothing). */
 export class RunLedgerWrites {
+  /**
+   * Held rows: a step whose one call runs alone commits its tool_call rows together with that
+   * call's start record — one commit fewer a step, and still durable before the tool runs.
+   */
+  private held: HeldRows | undefined;
+
   constructor(
     private readonly wiring: LedgerWiring,
     private readonly calls: CallBook,
   ) {}
+
+  /**
+   * Runs a write of the run with the held rows (if any) written first, in its transaction; once
+   * it commits they are no longer held. A write that fails leaves them held for the next one. The
+   * run's writes follow one another, except a cancel's or a timeout's results while the call's
+   * start is in flight: such a write waits for the start's end and then looks again.
+   */
+  private withHeld<A, E, R>(
+    write: (held: ReadonlyArray<EventToAppend>) => Effect.Effect<A, E, R>,
+  ): Effect.Effect<A, E, R> {
+    return Effect.suspend(() => {
+      const held = this.held;
+      if (held === undefined) return write(NO_ROWS);
+      if (held.busy) {
+        held.released ??= Deferred.unsafeMake<void>(FiberId.none);
+        return Effect.zipRight(Deferred.await(held.released), this.withHeld(write));
+      }
+      held.busy = true;
+      return write(held.events).pipe(
+        Effect.onExit((exit) =>
+          Effect.sync(() => {
+            held.busy = false;
+            if (Exit.isSuccess(exit) && this.held === held) {
+              this.held = undefined;
+              this.append(held.transcript);
+            }
+            const released = held.released;
+            if (released !== undefined) {
+              held.released = undefined;
+              Deferred.unsafeDone(released, Exit.void);
+            }
+          }),
+        ),
+      );
+    });
+  }
+
+  /** Start records of the step's calls, with the held rows before them in the same transaction. */
+  startCalls(runId: string, starts: ReadonlyArray<ToolStart>): Effect.Effect<void, LedgerError, AgentRunStore> {
+    return this.withHeld((held) => Effect.flatMap(AgentRunStore, (store) => store.startCalls(runId, starts, held)));
+  }
 
   private append(messages: ReadonlyArray<ContextMessage>) {
     this.wiring.transcript.trigger.append({ messages });
@@ -106,13 +171,21 @@ export class RunLedgerWrites {
 
   writeRows<T extends "CALLS_RECORDED" | "TURN_RECORDED">(
     type: T,
-    input: LedgerWriteInput & { readonly after: number },
+    input: LedgerWriteInput & { readonly after: number; readonly withStart?: true },
   ): Effect.Effect<LedgerReply<T>, never, AgentRunStore> {
+    if (input.withStart === true && this.held === undefined)
+      return Effect.sync(() => {
+        const events = numbered(input.events, input.after + 1);
+        this.held = { events, transcript: input.transcript, busy: false };
+        return { type, lastSequence: input.after + events.length } as Reply<T>;
+      });
     return orLedgerFailed(
       Effect.gen(this, function* () {
         const store = yield* AgentRunStore;
         const events = numbered(input.events, input.after + 1);
-        yield* store.appendEvents(input.runId, events);
+        yield* this.withHeld((held) =>
+          store.appendEvents(input.runId, held.length === 0 ? events : [...held, ...events]),
+        );
         this.append(input.transcript);
         return { type, lastSequence: input.after + events.length } as Reply<T>;
       }),
@@ -140,7 +213,13 @@ export class RunLedgerWrites {
       Effect.gen(this, function* () {
         const store = yield* AgentRunStore;
         const records = this.resultRecords(input.runId, input.step, input.settlements, input.after + 1);
-        yield* store.appendEvents(input.runId, records.events, records.receipts);
+        yield* this.withHeld((held) =>
+          store.appendEvents(
+            input.runId,
+            held.length === 0 ? records.events : [...held, ...records.events],
+            records.receipts,
+          ),
+        );
         this.append(records.messages);
         return {
           type: "RESULTS_RECORDED" as const,
@@ -202,13 +281,15 @@ export class RunLedgerWrites {
         );
         const events = [...leading, ...unsettled.events];
         const sequence = input.after + 1 + events.length;
-        yield* store.finishRun(input.runId, {
-          sequence,
-          events,
-          receipts: unsettled.receipts,
-          terminal: fitTerminal(input.terminal, this.wiring.payloadCapBytes),
-          failureDetail: input.detail,
-        });
+        yield* this.withHeld((held) =>
+          store.finishRun(input.runId, {
+            sequence,
+            events: [...held, ...events],
+            receipts: unsettled.receipts,
+            terminal: fitTerminal(input.terminal, this.wiring.payloadCapBytes),
+            failureDetail: input.detail,
+          }),
+        );
         this.append([...input.transcript, ...unsettled.messages]);
         return { type: "FINISHED" as const, receipts: unsettled.receipts };
       }).pipe(

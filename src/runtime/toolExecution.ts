@@ -2,7 +2,12 @@ import * as Cause from "effect/Cause";
 import * as Effect from "effect/Effect";
 import { errorText } from "../domain/errorText.js";
 import type { ExecutorResult, JsonValue, RunCommand } from "../domain/index.js";
-import { AgentRunStore, type AgentRunStoreShape } from "../persistence/AgentRunStore.js";
+import {
+  AgentRunStore,
+  type AgentRunStoreShape,
+  type LedgerError,
+  type ToolStart,
+} from "../persistence/AgentRunStore.js";
 import { toolProcessLog } from "../services/processes/processLedger.js";
 import { invokeTool } from "../services/tools/invokeTool.js";
 import { type AnyToolDefinition, mayRepeat } from "../services/tools/Tool.js";
@@ -17,10 +22,38 @@ export interface CallBook {
 
 export const callBook = (): CallBook => ({ startedAt: new Map(), notedEvidence: new Map() });
 
+/**
+ * A call's abort signal, made when the tool first reads it: most tools never do, and an
+ * AbortController per call was a measurable share of a step. Aborted before it is read, the
+ * signal it then gives is already aborted.
+ */
+export class LazyAbort {
+  private controller: AbortController | undefined;
+  private aborted = false;
+
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort();
+    }
+    return this.controller.signal;
+  }
+
+  abort(): void {
+    this.aborted = true;
+    this.controller?.abort();
+  }
+}
+
 export interface ExecutionDeps {
   readonly tools: ReadonlyMap<string, AnyToolDefinition>;
   readonly now: () => string;
   readonly calls: CallBook;
+  /** Writes the start records (with any rows the run's ledger writes hold for them). */
+  readonly startCalls: (
+    runId: string,
+    starts: ReadonlyArray<ToolStart>,
+  ) => Effect.Effect<void, LedgerError, AgentRunStore>;
 }
 
 /**
@@ -32,7 +65,7 @@ export interface ExecutionDeps {
 export const executeCall = (
   deps: ExecutionDeps,
   command: Extract<RunCommand, { type: "EXECUTE" }>,
-  signal: AbortSignal,
+  abort: LazyAbort,
   onStarted: (startedAt: string) => void,
 ): Effect.Effect<ExecutorResult, never, AgentRunStore> => {
   const { call } = command.planned;
@@ -42,7 +75,9 @@ export const executeCall = (
       runId: command.runId,
       callId: call.id,
       step: command.step,
-      signal,
+      get signal() {
+        return abort.signal;
+      },
       noteEvidence: (evidence) =>
         deps.calls.notedEvidence.set(call.id, { ...deps.calls.notedEvidence.get(call.id), ...evidence }),
       processes: toolProcessLog(store, command.runId, call.id, deps.now),
@@ -85,9 +120,7 @@ export const executeCall = (
     const store = yield* AgentRunStore;
     const startedAt = deps.now();
     const recorded = yield* Effect.either(
-      store.startCalls(command.runId, [
-        { callId: call.id, toolName: call.name, mayRepeat: mayRepeat(tool), startedAt },
-      ]),
+      deps.startCalls(command.runId, [{ callId: call.id, toolName: call.name, mayRepeat: mayRepeat(tool), startedAt }]),
     );
     if (recorded._tag === "Left") {
       const refusedAt = deps.now();

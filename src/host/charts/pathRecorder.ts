@@ -12,6 +12,12 @@ import type { StateEntry } from "./runPath.js";
  * then on a forked fiber, so at a microstep the ledger holds every row of the state being left and
  * none of the state being entered. `watermark` must therefore read the ledger synchronously (a
  * second SQLite connection); without one, paths carry no events.
+ *
+ * One write is answered before its rows are durable: a step whose one call runs alone has its
+ * tool_call rows held by the runtime and committed with that call's start record, in
+ * `executingTools`. The run counts them as recorded when RECORD_CALLS is answered
+ * (`context.lastSequence`), so the mark is the larger of the two: rows are placed in the state
+ * whose command recorded them, wherever the transaction that carried them ran.
  */
 
 export interface RecordedPath {
@@ -74,7 +80,12 @@ export class RunPathRecorder {
     }
     const state = statePathOf(value);
     if (recording.entries.at(-1)?.state !== state) {
-      recording.entries.push({ state, sequenceAtEntry: this.watermark?.(actor.id) ?? -1 });
+      const durable = this.watermark?.(actor.id);
+      const recorded = (event.snapshot as { readonly context?: { readonly lastSequence?: unknown } }).context
+        ?.lastSequence;
+      const sequenceAtEntry =
+        durable === undefined ? -1 : typeof recorded === "number" ? Math.max(durable, recorded) : durable;
+      recording.entries.push({ state, sequenceAtEntry });
     }
   };
 

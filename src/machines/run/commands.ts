@@ -1,5 +1,6 @@
 import type { RunCommand, ToolSettlement } from "../../domain/index.js";
 import type { RunContext } from "./context.js";
+import { runsAlone } from "./decisions.js";
 import { finalText, toolStepEvents, toolStepTranscript, unsettledCalls } from "./records.js";
 
 /** The commands the run machine sends its I/O actor, built from its context: pure. */
@@ -17,13 +18,17 @@ export const openCommand = (context: RunContext): Command<"OPEN"> => ({
   ...(context.resume ? { resumed: true } : {}),
 });
 
-/** The step's tool_call rows (and commentary), made durable before any tool runs. */
+/**
+ * The step's tool_call rows (and commentary), durable before any tool runs: before its answer,
+ * or — for a step whose one call runs alone — at the latest with that call's start record.
+ */
 export const recordCallsCommand = (context: RunContext): Command<"RECORD_CALLS"> => ({
   type: "RECORD_CALLS",
   runId: context.runId,
   after: context.lastSequence,
   events: toolStepEvents(context),
   transcript: toolStepTranscript(context),
+  ...(runsAlone(context.stepCalls) ? { withStart: true as const } : {}),
 });
 
 export const recordResultsCommand = (

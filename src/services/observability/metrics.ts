@@ -1,6 +1,8 @@
 import * as Effect from "effect/Effect";
 import * as Metric from "effect/Metric";
 import * as MetricBoundaries from "effect/MetricBoundaries";
+import * as MetricKey from "effect/MetricKey";
+import * as MetricLabel from "effect/MetricLabel";
 import type { EvidenceMode, MemoryItem } from "../../domain/index.js";
 
 /**
@@ -99,7 +101,15 @@ export const METRICS = {
 export const RUN_DURATION_BUCKETS = [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600] as const;
 export const RUN_STEPS_BUCKETS = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 128] as const;
 
-const counter = (info: MetricInfo) => Metric.counter(info.name, { description: info.help, incremental: true });
+/** Each counter's key, to make its tagged series from (see `tagged`). */
+const counterKeys = new WeakMap<Metric.Metric.Counter<number>, MetricKey.MetricKey.Counter<number>>();
+
+const counter = (info: MetricInfo): Metric.Metric.Counter<number> => {
+  const key = MetricKey.counter(info.name, { description: info.help, incremental: true });
+  const metric = Metric.fromMetricKey(key);
+  counterKeys.set(metric, key);
+  return metric;
+};
 
 export const runsTotal = counter(METRICS.runs);
 export const terminalWithoutToolCallsTotal = counter(METRICS.terminalWithoutToolCalls);
@@ -125,8 +135,36 @@ export const runStepsHistogram = Metric.histogram(
   METRICS.runSteps.help,
 );
 
-const tagged = (metric: Metric.Metric.Counter<number>, tags: Readonly<Record<string, string>>) =>
-  Object.entries(tags).reduce((current, [key, value]) => Metric.tagged(current, key, value), metric);
+/**
+ * A counter's series for a set of tags, made once per set: `Metric.tagged` builds a new key on
+ * every update (and the registry hashes it to find the series), which was most of the metric work
+ * at the end of each run. The key is the one `Metric.tagged` would build, tags in the same order,
+ * so the series are the same. The sets are the label values the registry keeps a series for anyway.
+ */
+const taggedSeries = new WeakMap<Metric.Metric.Counter<number>, Map<string, Metric.Metric.Counter<number>>>();
+
+const tagged = (metric: Metric.Metric.Counter<number>, tags: Readonly<Record<string, string>>) => {
+  const entries = Object.entries(tags);
+  const key = counterKeys.get(metric);
+  if (entries.length === 0 || key === undefined) return metric;
+  let series = taggedSeries.get(metric);
+  if (series === undefined) {
+    series = new Map();
+    taggedSeries.set(metric, series);
+  }
+  const id = entries.map(([name, value]) => `${name}\u0000${value}`).join("\u0001");
+  let found = series.get(id);
+  if (found === undefined) {
+    found = Metric.fromMetricKey(
+      MetricKey.taggedWithLabels(
+        key,
+        entries.map(([name, value]) => MetricLabel.make(name, value)),
+      ),
+    );
+    series.set(id, found);
+  }
+  return found;
+};
 
 const add = (metric: Metric.Metric.Counter<number>, by: number, tags: Readonly<Record<string, string>> = {}) =>
   by > 0 ? Metric.incrementBy(tagged(metric, tags), by) : Effect.void;

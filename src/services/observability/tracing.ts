@@ -274,7 +274,9 @@ export function observeRun(init: RunObservationInit): RunObserver {
                 result.terminalState === "failed" ? Exit.fail(`failed: ${result.terminalReason}`) : Exit.void,
               );
             }
-          }).pipe(Effect.annotateLogs(logAnnotations), rootSpan ? Effect.withParentSpan(rootSpan) : (effect) => effect),
+            // Annotated only when it logs: the annotations are a FiberRef update (and a comparison of
+            // two hash maps) at the end of every run.
+          }).pipe(annotated, rootSpan ? Effect.withParentSpan(rootSpan) : (effect) => effect),
         )
         .catch(() => undefined);
       return result;
