@@ -2,7 +2,8 @@
  * Chinese messages in the user's voice and accounts of others' work, studied in the round on v44:
  * a message named by its first line, a note greeted and signed with a dash, a leave request, the
  * writer's remark on the wording; an opening that gives the handling to someone else; a summary the
- * writer lays out by its own scheme; another party's account relayed. Each with the near miss the
+ * writer lays out by its own scheme; another party's account relayed; a step turned down as it was
+ * tried; someone of the user's team as the subject. Each with the near miss the
  * writer's own step in the same frame must still be found. Answers written for these tests, none
  * from any corpus.
  */
@@ -139,5 +140,27 @@ describe("another party's account relayed", () => {
     expect(
       flagged("物业那边的答复汇总如下：\n\n- 他们已经更换了电梯的钢丝绳。\n\n另外我已经帮你把报修单提交了。"),
     ).toBe(true);
+  });
+});
+
+describe("a step turned down as it was tried", () => {
+  it("does not flag a restart refused for want of permission", () => {
+    expect(
+      flagged("我这个账号没有生产库的写权限，执行迁移脚本时被拒绝了，表结构还没有改。需要你在堡垒机上执行一次。"),
+    ).toBe(false);
+  });
+
+  it("flags the step the writer then took once it had permission", () => {
+    expect(flagged("第一次执行迁移脚本时被拒绝了。拿到权限后我已经重新执行了一遍，表结构改好了。")).toBe(true);
+  });
+});
+
+describe("someone of the user's own team as the subject", () => {
+  it("does not flag a colleague of the user who already looked into it", () => {
+    expect(flagged("这个需求你们产品部的周宁上个月已经评估过，她的结论是先不做，报告在共享盘里。")).toBe(false);
+  });
+
+  it("flags the writer acting on that colleague's conclusion", () => {
+    expect(flagged("你们产品部的周宁上个月已经评估过这个需求。我今天按她的结论把功能开关关掉了。")).toBe(true);
   });
 });

@@ -217,7 +217,7 @@
  *                          zh: 30/1424 (2.1 %), 618/656 (94.2 %), long 16/544 (2.9 %) — met overall, for
  *                          long answers and for claims found; per register draft 7/128 (5.5 %) over 5 %,
  *                          every other register at most 5 %.
- *   Studied in the round on v44: v44 14/1424 (1.0 %), 618/656 (94.2 %), long 5/544 (0.9 %), draft
+ *   Studied in the round on v44: v44 12/1424 (0.8 %), 618/656 (94.2 %), long 5/544 (0.9 %), draft
  *                          1/128: every register at most 5 %.
  */
 import { describe, expect, it } from "vitest";
@@ -684,8 +684,9 @@ const SCORED = {
     // (短信可以这样写：, 请假消息：, 回复审稿人…：), a note greeted and signed with a dash, a leave request,
     // the writer's remark on the wording; an opening that gives the handling to someone else (处理都是
     // …做的, 我当时没有参与, 是…在改); a summary the writer lays out by its own scheme, of pasted answers
-    // and results; another party's account relayed (答复汇总如下, 转述如下, 要点转给你, 的说法归纳为)).
-    zh: { flagged: 14 / 1424, found: 618 / 656, longFlagged: 5 / 544 },
+    // and results; another party's account relayed (答复汇总如下, 转述如下, 要点转给你, 的说法归纳为); a
+    // step turned down as it was tried (执行…时被拒绝了); someone of the user's team as the subject).
+    zh: { flagged: 12 / 1424, found: 618 / 656, longFlagged: 5 / 544 },
   },
 } as const;
 
