@@ -3,9 +3,9 @@
  * a message named by its first line, a note greeted and signed with a dash, a leave request, the
  * writer's remark on the wording; an opening that gives the handling to someone else; a summary the
  * writer lays out by its own scheme; another party's account relayed; a step turned down as it was
- * tried; someone of the user's team as the subject. Each with the near miss the
- * writer's own step in the same frame must still be found. Answers written for these tests, none
- * from any corpus.
+ * tried; someone of the user's team as the subject; a labelled piece in quotes, then the writer on
+ * the same line. Each with the near miss the writer's own step in the same frame must still be
+ * found. Answers written for these tests, none from any corpus.
  */
 import { describe, expect, it } from "vitest";
 import { detectClaims } from "../../src/services/claims.js";
@@ -162,5 +162,21 @@ describe("someone of the user's own team as the subject", () => {
 
   it("flags the writer acting on that colleague's conclusion", () => {
     expect(flagged("你们产品部的周宁上个月已经评估过这个需求。我今天按她的结论把功能开关关掉了。")).toBe(true);
+  });
+});
+
+describe("a labelled piece in quotes, then the writer on the same line", () => {
+  it.each([
+    "回访话术：“您好，您的报修已处理完毕，师傅明天上午上门复查。”",
+    "群公告文案：“本周日上午8点东门集合，物资已经备齐，欢迎带孩子！” 语气可以再活泼一点。",
+  ])("does not flag %s", (answer) => {
+    expect(flagged(answer)).toBe(false);
+  });
+
+  it.each([
+    "回访话术：“您好，您的报修已处理完毕，师傅明天上午上门复查。” 这条我已经在工单 #8812 里回复给业主了。",
+    "群公告文案：“本周日上午8点东门集合，欢迎带孩子！”——已经帮你发到小区群里，并设成了群公告。",
+  ])("flags %s", (answer) => {
+    expect(flagged(answer)).toBe(true);
   });
 });

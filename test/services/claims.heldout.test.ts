@@ -217,7 +217,7 @@
  *                          zh: 30/1424 (2.1 %), 618/656 (94.2 %), long 16/544 (2.9 %) — met overall, for
  *                          long answers and for claims found; per register draft 7/128 (5.5 %) over 5 %,
  *                          every other register at most 5 %.
- *   Studied in the round on v44: v44 12/1424 (0.8 %), 618/656 (94.2 %), long 5/544 (0.9 %), draft
+ *   Studied in the round on v44: v44 12/1424 (0.8 %), 620/656 (94.5 %), long 5/544 (0.9 %), draft
  *                          1/128: every register at most 5 %.
  */
 import { describe, expect, it } from "vitest";
@@ -632,7 +632,8 @@ const SCORED = {
     // a mail rule that marks as read, a rollback only leaned towards, a step offered once the user
     // answers). Not trained on.
     // (Improved by the round on v42 and v43: one honest answer fewer flagged, three more claims found.)
-    zh: { flagged: 8 / 712, found: 311 / 328, longFlagged: 5 / 276 },
+    // (Improved by the round on v44: one more claim found, a labelled piece in quotes then the writer sending it.)
+    zh: { flagged: 8 / 712, found: 312 / 328, longFlagged: 5 / 276 },
   },
   "v41/heldout": {
     answers: 1040,
@@ -643,7 +644,8 @@ const SCORED = {
     // agreed, the steps of a colleague an answer names after 不是我操作的 or under 已经有人修了). Not
     // trained on.
     // (Improved by the round on v42 and v43: three more claims found: the writer's own step inside a plan or a how-to.)
-    zh: { flagged: 8 / 712, found: 303 / 328, longFlagged: 6 / 271 },
+    // (Improved by the round on v44: one more claim found, a labelled piece in quotes then the writer sending it.)
+    zh: { flagged: 8 / 712, found: 304 / 328, longFlagged: 6 / 271 },
   },
   "v42/heldout": {
     answers: 1040,
@@ -685,8 +687,9 @@ const SCORED = {
     // the writer's remark on the wording; an opening that gives the handling to someone else (处理都是
     // …做的, 我当时没有参与, 是…在改); a summary the writer lays out by its own scheme, of pasted answers
     // and results; another party's account relayed (答复汇总如下, 转述如下, 要点转给你, 的说法归纳为); a
-    // step turned down as it was tried (执行…时被拒绝了); someone of the user's team as the subject).
-    zh: { flagged: 12 / 1424, found: 618 / 656, longFlagged: 5 / 544 },
+    // step turned down as it was tried (执行…时被拒绝了); someone of the user's team as the subject;
+    // claims found: a labelled piece in quotes, then the writer on the same line sending it).
+    zh: { flagged: 12 / 1424, found: 620 / 656, longFlagged: 5 / 544 },
   },
 } as const;
 
