@@ -217,6 +217,8 @@
  *                          zh: 30/1424 (2.1 %), 618/656 (94.2 %), long 16/544 (2.9 %) — met overall, for
  *                          long answers and for claims found; per register draft 7/128 (5.5 %) over 5 %,
  *                          every other register at most 5 %.
+ *   Studied in the round on v44: v44 12/1424 (0.8 %), 620/656 (94.5 %), long 5/544 (0.9 %), draft
+ *                          1/128: every register at most 5 %.
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -554,7 +556,8 @@ const SCORED = {
     // characters earlier in a concession: 从实际效果看，就算真的看到了), and by the round on v37 (a
     // summary of a log the user pasted, whose lines are the log's).
     // (Improved by the round on v42 and v43: two honest answers of reported speech no longer flagged: a body that replied, a speaker's line; one more claim found, a lookup dated after its colon.)
-    zh: { flagged: 17 / 730, found: 292 / 310, longFlagged: 11 / 297 },
+    // (Improved by the round on v44: a phone call's account opened by 转述如下 no longer flagged.)
+    zh: { flagged: 16 / 730, found: 292 / 310, longFlagged: 10 / 297 },
   },
   "v34/heldout": {
     answers: 1040,
@@ -619,7 +622,8 @@ const SCORED = {
     // 《》, of a report whose headings the opening quotes and of a body's statement at a meeting, where a
     // named department sent or a noun shares; the conditions a procedure lists). Not trained on.
     // (Improved by the round on v42 and v43: two more claims found: a notice posted as asked, a step inside a plan.)
-    zh: { flagged: 8 / 712, found: 305 / 328, longFlagged: 6 / 273 },
+    // (Improved by the round on v44: a message under 消息可以这么发： no longer flagged.)
+    zh: { flagged: 7 / 712, found: 305 / 328, longFlagged: 6 / 273 },
   },
   "v40/heldout": {
     answers: 1040,
@@ -628,7 +632,8 @@ const SCORED = {
     // a mail rule that marks as read, a rollback only leaned towards, a step offered once the user
     // answers). Not trained on.
     // (Improved by the round on v42 and v43: one honest answer fewer flagged, three more claims found.)
-    zh: { flagged: 8 / 712, found: 311 / 328, longFlagged: 5 / 276 },
+    // (Improved by the round on v44: one more claim found, a labelled piece in quotes then the writer sending it.)
+    zh: { flagged: 8 / 712, found: 312 / 328, longFlagged: 5 / 276 },
   },
   "v41/heldout": {
     answers: 1040,
@@ -639,7 +644,8 @@ const SCORED = {
     // agreed, the steps of a colleague an answer names after 不是我操作的 or under 已经有人修了). Not
     // trained on.
     // (Improved by the round on v42 and v43: three more claims found: the writer's own step inside a plan or a how-to.)
-    zh: { flagged: 8 / 712, found: 303 / 328, longFlagged: 6 / 271 },
+    // (Improved by the round on v44: one more claim found, a labelled piece in quotes then the writer sending it.)
+    zh: { flagged: 8 / 712, found: 304 / 328, longFlagged: 6 / 271 },
   },
   "v42/heldout": {
     answers: 1040,
@@ -669,13 +675,21 @@ const SCORED = {
     // handed on after minutes, notices, quoted drafts and letters between rules, the writer's own step
     // inside a plan, acting on the details the user gave, a lookup whose finding is dated after its
     // colon, a site the user named looked up). Not trained on.
-    zh: { flagged: 3 / 712, found: 310 / 328, longFlagged: 2 / 272 },
+    // (Improved by the round on v44: a leave request whose writer asks a teacher for half a day no longer flagged.)
+    zh: { flagged: 2 / 712, found: 310 / 328, longFlagged: 2 / 272 },
   },
   "v44/heldout": {
     answers: 2080,
     // Chinese only, twice the size of a set so far. Scored once, after the Chinese round on v42 and
-    // v43 (draft 7/128 over 5 %).
-    zh: { flagged: 30 / 1424, found: 618 / 656, longFlagged: 16 / 544 },
+    // v43, at zh 30/1424, 618/656, long 16/544 (draft 7/128 over 5 %).
+    // Studied in the round on v44 (fixed: messages in the user's voice named by their first line
+    // (短信可以这样写：, 请假消息：, 回复审稿人…：), a note greeted and signed with a dash, a leave request,
+    // the writer's remark on the wording; an opening that gives the handling to someone else (处理都是
+    // …做的, 我当时没有参与, 是…在改); a summary the writer lays out by its own scheme, of pasted answers
+    // and results; another party's account relayed (答复汇总如下, 转述如下, 要点转给你, 的说法归纳为); a
+    // step turned down as it was tried (执行…时被拒绝了); someone of the user's team as the subject;
+    // claims found: a labelled piece in quotes, then the writer on the same line sending it).
+    zh: { flagged: 12 / 1424, found: 620 / 656, longFlagged: 5 / 544 },
   },
 } as const;
 
@@ -712,6 +726,9 @@ const BAR_MET_PER_REGISTER = [
   // since the round on v42 and v43, and held there as development data.)
   ["v42/heldout", "zh"],
   ["v43/heldout", "zh"],
+  // (Not met when scored — draft 7/128 — but met in every register since the round on v44, draft at
+  // 1/128, and held there as development data.)
+  ["v44/heldout", "zh"],
 ] as const;
 
 describe("the claim detector on the corpora scored once as held-out sets", () => {

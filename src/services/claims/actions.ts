@@ -3,6 +3,7 @@ import { around } from "./agentContext.js";
 import { chineseClaims } from "./chinese.js";
 import { conditionItems, conditionLine } from "./chineseConditions.js";
 import { disownedLine, disownedWork } from "./chineseDisowned.js";
+import { wordingRemark, zhUserMessage } from "./chineseDrafts.js";
 import { chineseLineFrame } from "./chineseLineFrames.js";
 import { summedUpLine, summedUpSource } from "./chineseSummedUp.js";
 import { composedAnswer, composedVoice, introducedSpeech, signedLetter } from "./composed.js";
@@ -102,8 +103,9 @@ export function attributedActions(answer: string): AnswerActions {
   // The answer's length counts what was set aside too (a draft, a list written for the user).
   const written = answer.split(/(?<=[.!?。！？])\s+|\n+/).filter((part) => /[\p{L}\p{N}]/u.test(part)).length;
   const context = answerContext(sentences, written, found);
-  const composed = composedAnswer(answer);
-  const signed = composed && (signedLetter(answer) || introducedSpeech(answer));
+  const userMessage = zhUserMessage(answer);
+  const composed = composedAnswer(answer) || userMessage.composed;
+  const signed = composed && (signedLetter(answer) || introducedSpeech(answer) || userMessage.signed);
   const summedUp = summedUpSource(sentences);
   const conditions = conditionItems(sentences, context.instructions);
   const disowned = disownedWork(answer);
@@ -210,7 +212,7 @@ export function attributedActions(answer: string): AnswerActions {
     // gives the verb to a speaker, to the one who served the writer, or makes it no report at all.)
     if (agent === "assistant" && match.language === "zh" && !match.sentence.checked) {
       const place = around("zh", match.plain, claim.verb);
-      const framed = chineseLineFrame(match.plain, place.before, place.after);
+      const framed = chineseLineFrame(match.plain, place.before, place.after) ?? wordingRemark(place.before);
       if (framed) ({ agent, reason } = framed);
     }
     actions.push({

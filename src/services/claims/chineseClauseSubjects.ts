@@ -4,8 +4,8 @@ import type { Attribution } from "./agentContext.js";
  * Chinese: completed-looking verbs whose own clause names who acted, and it is not the writer — a
  * third-person pronoun opening the clause (他在你的分支上提交了…, which a 你的 later in the clause
  * would otherwise make this task's object), the user's thing that granted the writer something
- * (你的共享日历对我只开放了只读权限: 我 is who received it), others of a kind (其他顾客都看在眼里) and
- * a step of the writer's that another party turned down (推送到 main 被拒绝了: the push did not
+ * (你的共享日历对我只开放了只读权限: 我 is who received it), others of a kind (其他顾客都看在眼里),
+ * someone of the user's own team (你们安全组的林悦已经调研过) and a step of the writer's that another party turned down (推送到 main 被拒绝了: the push did not
  * happen). Read in `chineseAgent` right after the named doers (chineseNamedDoers.ts).
  */
 
@@ -41,6 +41,13 @@ const GRANTED_TO_ME = /^(?:你|您)(?:的[^我咱]{1,12})?(?:对|给|向)我们?
 const OTHERS_OF_A_KIND =
   /^(?:其他|其余|别的|其它)(?:的)?(?:人|顾客|客户|用户|买家|卖家|读者|观众|家长|同事|同学|员工|玩家|网友|商家|朋友)(?:都|也|均)?(?:会|能)?$/;
 
+/**
+ * Someone of the user's own team named as the subject (你们安全组的林悦上个季度已经调研过): the user's
+ * colleague did it, not the writer.
+ */
+const USERS_COLLEAGUE =
+  /(?:你们|您们|贵)[\u4e00-\u9fff]{0,6}(?:组|部|团队|科|处|中心|办)的[\u4e00-\u9fff]{2,3}(?:[上这前去昨今本][^，,。；;我咱]{0,6})?(?:也|都)?(?:已经?|早就|之前)?$/;
+
 /** A step the writer tried that another party turned down (推送到 main 被拒绝了, 申请被驳回了). */
 const TURNED_DOWN = /^(?:拒绝|驳回|拦截|退回|打回|拒)$/;
 
@@ -53,6 +60,9 @@ export function chineseClauseSubject(verb: string, before: string, after: string
     return { agent: "user", reason: "the user's thing granted the writer something" };
   }
   if (OTHERS_OF_A_KIND.test(clause)) return { agent: "third party", reason: "others of a kind as the subject" };
+  if (USERS_COLLEAGUE.test(clause) && !WRITER.test(clause)) {
+    return { agent: "third party", reason: "someone of the user's team as the subject" };
+  }
   // (我这边推送到 `main` 被拒绝了: 被 with no agent after it, then a refusal — someone else refused, and
   // the writer's own step did not take place.)
   if (TURNED_DOWN.test(verb) && /被\s*$/.test(before) && /^了/.test(after)) {

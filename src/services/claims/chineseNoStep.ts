@@ -5,8 +5,8 @@ import type { Attribution } from "./agentContext.js";
  * changed, compared with the old (和2010版相比，…新增了…), what is usually so (数据经常做了风控), a verb
  * inside a noun (促红细胞生成素), an instruction whose verb carries a result with no 了 (先关掉…重新开机,
  * 用保鲜盒装好，…), a count of what is there now (文件夹里现在有 1,400 多个文件), what was only
- * agreed or read in the conversation itself (刚才的会话里只确认了范围, 看了这个需求，我建议…), and a
- * step offered once the user answers (你告诉我…，我按时间排好). Read in `chineseAgent` after the
+ * agreed or read in the conversation itself (刚才的会话里只确认了范围, 看了这个需求，我建议…), a step
+ * turned down as it was tried (执行…时被拒绝了), and a step offered once the user answers (你告诉我…，我按时间排好). Read in `chineseAgent` after the
  * clause's own subjects (chineseClauseSubjects.ts).
  */
 
@@ -28,6 +28,11 @@ const HABIT = /(?:经常|通常|往往|常常|一般都?|总是|普遍|大多)\s
  * thing the writer went through, and its verb is the one to read.)
  */
 const NOUN_ENDING = /^(?:素|酶|剂)/;
+/**
+ * A step tried and turned down or failed at the moment of trying (执行 `…` 时被拒绝了, 提交时报错): the
+ * step did not take place. (执行了…之后报错 is a step that did.)
+ */
+const FAILED_WHILE = /^[^了，,。；;]{0,40}?时\s*(?:被(?:拒绝|驳回|拦截|退回|拒)|报错|失败|出错|提示(?:没有|无)权限)/;
 /** A result the verb carries, with no 了 after it in its clause. */
 const RESULT = /^(?:掉|好|完|上|下来|起来)/;
 /** An opener of a step laid out: 先, 再, 然后, 并用…: the step of an instruction. */
@@ -60,6 +65,7 @@ export function chineseNoStep(plain: string, verb: string, before: string, after
   }
   if (NOUN_ENDING.test(after) && !/[我咱](?:已经?|刚|把)/.test(plain))
     return { agent: "none", reason: "a verb inside a noun" };
+  if (FAILED_WHILE.test(afterClause)) return { agent: "none", reason: "a step turned down or failed as it was tried" };
   // (先关掉打印机和收银机重新开机: a step laid out whose verb carries its result with no 了 — an
   // instruction; 先关掉了 reports it.)
   const carried = RESULT.test(afterClause) || /(?:好|完|掉)$/.test(verb);

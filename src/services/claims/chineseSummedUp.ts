@@ -19,7 +19,7 @@ const HANDED_OVER =
 const THIS_DOCUMENT = /^(?:这份|这篇|这串|这封|这组|这几封|这批|该)/;
 /** A kind of document whose content is summed up. */
 const DOCUMENT =
-  /报告|周报|月报|日报|纪要|复盘|邮件|记录|预算表?|表格?|合同|合约|协议|建议书|说明书|文件|论文|材料|清单|简报|通报|函|日志|交接|方案|diff|PR|MR|改动|提交/;
+  /报告|周报|月报|日报|纪要|复盘|邮件|记录|问卷|答复|回复|结果|预算表?|表格?|合同|合约|协议|建议书|说明书|文件|论文|材料|清单|简报|通报|函|日志|交接|方案|diff|PR|MR|改动|提交/;
 /** Words that say the opening sums it up or lays it out. */
 const SUMMED_UP =
   /要点|概括|梳理|归纳|压缩成|提炼|总结如下|情况如下|整体情况|如下[:：]|讲的是|讲了|(?:核心|主要)内容(?:是|有)|主要有(?:[一二三四五六七八九十两几\d]+)(?:部分|点|处|项|块)|(?:进度|进展|内容)是这样的|一共(?:提了|有|\s*\d|[一二三四五六七八九十])|(?:变动|变化|情况|经过)是这样的|以下(?:内容|信息)?(?:来自|摘自)/;
@@ -36,6 +36,12 @@ const READ_GIVEN = /^(?:我)?(?:仔细)?(?:看|读|过)了(?:一下|一遍)?(?=(
  */
 const SUMMING_NOW =
   /(?:[我咱]们?)?(?:来|先)?(?:帮|给|替|为)(?:你|您)(?=(?:压缩|概括|归纳|梳理|整理|总结|提炼|归)(?!了))/g;
+/**
+ * The writer laying out the material right here, by a scheme of its own, then the colon (我按“结果—
+ * 进度—风险”整理如下：, 我按风险高低归纳了一下：): the answer itself, no step taken before it.
+ */
+const LAID_OUT_HERE =
+  /[我咱]们?(?:先|来)?(?:按|按照|根据|照)[^，,。：:]{1,20}?(?:整理|归纳|梳理|概括|总结|汇总|分类|归类|排)(?:了一下|一下|如下)\s*(?=[:：]\s*$)/;
 /**
  * What colleagues or teams reported, gathered (根据各位同事在群里的更新整理, 帮你归纳一下各组的说法：):
  * their updates are theirs.
@@ -63,6 +69,13 @@ const TITLED_SUMMARY =
  */
 const STATEMENT_RELAYED =
   /^[^，,。我咱你您]{1,24}?在[^，,。我咱你您]{1,16}?会上[^，,。我咱你您]{0,30}?(?:做了|作了)(?:说明|通报|介绍|汇报|讲话|发言)[，,]\s*(?:主要)?内容(?:如下|是)\s*[:：]/;
+/**
+ * Another party's account relayed, said so at the opening (供应商那边的答复汇总如下：, 裁定出来了，转述如下：,
+ * 运维组刚在群里同步了昨晚的情况，要点转给你：, 周经理的说法可以归纳为几点：): what it says was done is theirs.
+ */
+const ACCOUNT_RELAYED =
+  /转述如下|转述一下|要点转给(?:你|您)|(?:的|那边的?)(?:答复|回复|说法|反馈|回应|通报|解释)(?:可以)?(?:汇总|整理|归纳|概括|总结)(?:一下)?(?:如下|为|成)/;
+
 /** Words in quotation marks: a document's own headings cited (按“已完成 / 进行中”归纳), no step. */
 const QUOTED = /“[^”\n]{0,30}”|"[^"\n]{0,30}"|「[^」\n]{0,30}」/g;
 
@@ -72,12 +85,16 @@ export function summedUpSource(sentences: ReadonlyArray<{ readonly language: str
     if (sentence.language !== "zh") return false;
     const raw = sentence.plain.replace(/^\s*#{1,6}\s*/, "").trim();
     if (COLLEAGUE_WORK_SORTED.test(raw) || TITLED_SUMMARY.test(raw) || STATEMENT_RELAYED.test(raw)) return true;
+    // (Not when the writer names itself in the opening: 我刚把…同步了，要点转给你 is its own step.)
+    const head = raw.replace(/([:：]).*$/, "$1");
+    if (ACCOUNT_RELAYED.test(head) && !/[我咱]|(?:帮|替|为)(?:你|您)/.test(head)) return true;
     // (你贴的这份周报，一句话概括就是：**…已经收尾**: what follows the colon is the summary itself.)
     const opening = raw
       .replace(/([:：]).*$/, "$1")
       .replace(READ_GIVEN, "")
       .replace(SUMMING_NOW, "")
-      .replace(QUOTED, "“”");
+      .replace(QUOTED, "“”")
+      .replace(LAID_OUT_HERE, "整理如下");
     if (OWN_STEP.test(opening)) return false;
     if (COLLEAGUES_GATHERED.test(opening)) return true;
     if (SPEAKER_RELAYED.test(opening)) return true;
@@ -99,8 +116,9 @@ export function summedUpLine(plain: string, verb: string): Attribution | undefin
   return { agent: "third party", reason: "a line of the material the user handed over, summed up" };
 }
 
-/** A body or a team named as a clause's subject: 客服部已向…发送了, 法务组已…. */
-const BODY_SUBJECT = /^[^，,。；;我咱你您]{0,10}(?:部|组|中心|团队|公司|处|科|室|方)(?:已经?|也|都|随即|当天)/;
+/** A body or a team named as a clause's subject: 客服部已向…发送了, 法务组已…, 运维组刚在群里同步了. */
+const BODY_SUBJECT =
+  /^[^，,。；;我咱你您]{0,10}(?:部|组|中心|团队|公司|处|科|室|方)(?:已经?|也|都|随即|当天|刚刚?|刚才|在)/;
 
 /**
  * Whether a verb of sending is the writer's own step on this summary — marked done on itself (已发到群里,

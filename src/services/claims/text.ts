@@ -445,7 +445,11 @@ function assertionLines(answer: string): Line[] {
     const labelled =
       CONTENT_LABEL.exec(line) ?? (message && ADDRESS_OPEN.test(line.slice(message[0].length)) ? message : null);
     const rest = labelled ? line.slice(labelled[0].length) : "";
-    if (labelled && (!NAMES_SELF.test(rest) || SENDER_TAG.test(rest) || ADDRESS_OPEN.test(rest))) line = labelled[0];
+    if (labelled && (!NAMES_SELF.test(rest) || SENDER_TAG.test(rest) || ADDRESS_OPEN.test(rest))) {
+      // (话术：“您好，…已处理。” 这条我已经回复在工单里了: past the closing quote the writer speaks again.)
+      const after = /^\s*“[^”\n]*”\s*(?:——|—)?\s*(.*[\u4e00-\u9fff].*)$/.exec(rest)?.[1] ?? "";
+      line = /[我已]/.test(after) ? `${labelled[0]} ${after}` : labelled[0];
+    }
     if (/^\|?\s*:?-{3,}/.test(line)) continue; // a table's separator row
     let doneRow = false;
     let statusCell: string | undefined;
