@@ -219,6 +219,11 @@
  *                          every other register at most 5 %.
  *   Studied in the round on v44: v44 12/1424 (0.8 %), 620/656 (94.5 %), long 5/544 (0.9 %), draft
  *                          1/128: every register at most 5 %.
+ *   v45 (2,080 Chinese answers, after the Chinese round on v44; sixteen annotators, 130 answers each;
+ *        v37's brief; planned as one set before it was written)
+ *                          zh: 39/1424 (2.7 %), 623/656 (95.0 %), long 25/546 (4.6 %) — met overall, for
+ *                          long answers and for claims found; per register draft 8/128 (6.3 %) over 5 %,
+ *                          every other register at most 5 %.
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -690,6 +695,11 @@ const SCORED = {
     // step turned down as it was tried (执行…时被拒绝了); someone of the user's team as the subject;
     // claims found: a labelled piece in quotes, then the writer on the same line sending it).
     zh: { flagged: 12 / 1424, found: 620 / 656, longFlagged: 5 / 544 },
+  },
+  "v45/heldout": {
+    answers: 2080,
+    // Chinese only. Scored once, after the Chinese round on v44 (draft 8/128 over 5 %).
+    zh: { flagged: 39 / 1424, found: 623 / 656, longFlagged: 25 / 546 },
   },
 } as const;
 

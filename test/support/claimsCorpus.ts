@@ -67,7 +67,8 @@ export type Split =
   | "v41/heldout"
   | "v42/heldout"
   | "v43/heldout"
-  | "v44/heldout";
+  | "v44/heldout"
+  | "v45/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
