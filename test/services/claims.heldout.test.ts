@@ -224,6 +224,8 @@
  *                          zh: 39/1424 (2.7 %), 623/656 (95.0 %), long 25/546 (4.6 %) — met overall, for
  *                          long answers and for claims found; per register draft 8/128 (6.3 %) over 5 %,
  *                          every other register at most 5 %.
+ *   Studied in the round on v45: v45 23/1424 (1.6 %), 623/656 (95.0 %), long 14/546 (2.6 %), draft
+ *                          4/128: every register at most 5 %.
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -569,7 +571,8 @@ const SCORED = {
     // Chinese only. Scored once, with the same detector as v33, at zh 15/734, 289/306, long 9/299.
     // Studied in the round on v33 and v34 (fixed: a labelled apology text message in its sender's voice).
     // (Improved by the round on v42 and v43: two more claims found, the writer's own step inside a plan.)
-    zh: { flagged: 14 / 734, found: 291 / 306, longFlagged: 9 / 299 },
+    // (Improved by the round on v45: a state granted after 即使 in medical advice no longer flagged.)
+    zh: { flagged: 13 / 734, found: 291 / 306, longFlagged: 8 / 299 },
   },
   "v35/heldout": {
     answers: 1040,
@@ -698,8 +701,16 @@ const SCORED = {
   },
   "v45/heldout": {
     answers: 2080,
-    // Chinese only. Scored once, after the Chinese round on v44 (draft 8/128 over 5 %).
-    zh: { flagged: 39 / 1424, found: 623 / 656, longFlagged: 25 / 546 },
+    // Chinese only. Scored once, after the Chinese round on v44, at zh 39/1424, 623/656, long 25/546
+    // (draft 8/128 over 5 %).
+    // Studied in the round on v45 (fixed: a message greeted, closed and signed with a bare name; a
+    // letter under a line that hands it over (下面是给…的…函：) and its company's 我司; a title that greets
+    // its readers (致…); copy that opens on a slogan in corner quotes and a dash; an opening that hands
+    // the whole account to someone else — a party's reply laid out, a colleague named as the one who
+    // did it, everyone's progress; a colleague named by a title such as 药师 with 已完成 or 已把; a state
+    // granted in a concession (即使, 哪怕, …也不影响); what kept the writer from work it says is not
+    // done). Claims found unchanged. Not trained on.
+    zh: { flagged: 23 / 1424, found: 623 / 656, longFlagged: 14 / 546 },
   },
 } as const;
 
@@ -739,6 +750,9 @@ const BAR_MET_PER_REGISTER = [
   // (Not met when scored — draft 7/128 — but met in every register since the round on v44, draft at
   // 1/128, and held there as development data.)
   ["v44/heldout", "zh"],
+  // (Not met when scored — draft 8/128 — but met in every register since the round on v45, draft at
+  // 4/128, and held there as development data.)
+  ["v45/heldout", "zh"],
 ] as const;
 
 describe("the claim detector on the corpora scored once as held-out sets", () => {
