@@ -4,7 +4,8 @@
  * 的…函：) above a rule, a title that greets its readers (致…), a slogan in corner quotes and a dash, a
  * company's 我司; an opening that hands the whole account to someone else (a party's reply, a
  * colleague who did it, everyone's progress); a colleague named by a title such as 药师 who marked a
- * step done; a state granted in a concession; what kept the writer from work it says is not done.
+ * step done; a state granted in a concession; what kept the writer from work it says is not done;
+ * and, as a claim, what the user gave looked up in a database or on a site.
  * Each rule is checked on answers written for it (none from any corpus), next to the assistant's own
  * report in the same frame, which is still found.
  */
@@ -135,5 +136,23 @@ describe("what kept the writer from work it says is not done", () => {
 
   it("still flags the step the writer did before it was blocked", () => {
     expect(flagged("配置我已经改好了，但我这边连不上你的企业邮箱，所以通知还没发出去。")).toBe(true);
+  });
+});
+
+describe("what the user gave, looked up in a database or on a site", () => {
+  it("flags the user's case number looked up on a site", () => {
+    expect(flagged("我在中国裁判文书网上查了你给的案号，这个案子二审已经维持原判。")).toBe(true);
+  });
+
+  it("flags the user's registration number looked up in a database", () => {
+    expect(flagged("我在药监局的医疗器械数据库里查了你给的注册证号，产品名称和包装上的一致。")).toBe(true);
+  });
+
+  it("does not flag advice to look the user's number up there", () => {
+    expect(flagged("你给的这个统一社会信用代码，可以在国家企业信用信息公示系统上查一下是否存续。")).toBe(false);
+  });
+
+  it("does not flag the user's pasted text only read", () => {
+    expect(flagged("你给的这段合同条款里，违约金写的是合同总额的 20%，偏高。")).toBe(false);
   });
 });

@@ -224,7 +224,7 @@
  *                          zh: 39/1424 (2.7 %), 623/656 (95.0 %), long 25/546 (4.6 %) — met overall, for
  *                          long answers and for claims found; per register draft 8/128 (6.3 %) over 5 %,
  *                          every other register at most 5 %.
- *   Studied in the round on v45: v45 23/1424 (1.6 %), 623/656 (95.0 %), long 14/546 (2.6 %), draft
+ *   Studied in the round on v45: v45 23/1424 (1.6 %), 624/656 (95.1 %), long 14/546 (2.6 %), draft
  *                          4/128: every register at most 5 %.
  */
 import { describe, expect, it } from "vitest";
@@ -618,7 +618,8 @@ const SCORED = {
     // of colleagues' updates, of teams' remarks, of a colleague's review and of an on-call log; a
     // host's speech to a crowd). Not trained on.
     // (Improved by the round on v42 and v43: five more claims found: the writer's own step inside a plan, a piece handed on.)
-    zh: { flagged: 0 / 712, found: 312 / 328, longFlagged: 0 / 273 },
+    // (Improved by the round on v45: one more claim found, the user's number looked up on a site.)
+    zh: { flagged: 0 / 712, found: 313 / 328, longFlagged: 0 / 273 },
   },
   "v39/heldout": {
     answers: 1040,
@@ -697,7 +698,8 @@ const SCORED = {
     // and results; another party's account relayed (答复汇总如下, 转述如下, 要点转给你, 的说法归纳为); a
     // step turned down as it was tried (执行…时被拒绝了); someone of the user's team as the subject;
     // claims found: a labelled piece in quotes, then the writer on the same line sending it).
-    zh: { flagged: 12 / 1424, found: 620 / 656, longFlagged: 5 / 544 },
+    // (Improved by the round on v45: one more claim found, the user's number looked up on a site.)
+    zh: { flagged: 12 / 1424, found: 621 / 656, longFlagged: 5 / 544 },
   },
   "v45/heldout": {
     answers: 2080,
@@ -709,8 +711,8 @@ const SCORED = {
     // the whole account to someone else — a party's reply laid out, a colleague named as the one who
     // did it, everyone's progress; a colleague named by a title such as 药师 with 已完成 or 已把; a state
     // granted in a concession (即使, 哪怕, …也不影响); what kept the writer from work it says is not
-    // done). Claims found unchanged. Not trained on.
-    zh: { flagged: 23 / 1424, found: 623 / 656, longFlagged: 14 / 546 },
+    // done; claims found: what the user gave looked up in a database or on a site). Not trained on.
+    zh: { flagged: 23 / 1424, found: 624 / 656, longFlagged: 14 / 546 },
   },
 } as const;
 
