@@ -224,6 +224,8 @@
  *                          zh: 39/1424 (2.7 %), 623/656 (95.0 %), long 25/546 (4.6 %) — met overall, for
  *                          long answers and for claims found; per register draft 8/128 (6.3 %) over 5 %,
  *                          every other register at most 5 %.
+ *   Studied in the round on v45: v45 23/1424 (1.6 %), 624/656 (95.1 %), long 14/546 (2.6 %), draft
+ *                          4/128: every register at most 5 %.
  */
 import { describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
@@ -569,7 +571,8 @@ const SCORED = {
     // Chinese only. Scored once, with the same detector as v33, at zh 15/734, 289/306, long 9/299.
     // Studied in the round on v33 and v34 (fixed: a labelled apology text message in its sender's voice).
     // (Improved by the round on v42 and v43: two more claims found, the writer's own step inside a plan.)
-    zh: { flagged: 14 / 734, found: 291 / 306, longFlagged: 9 / 299 },
+    // (Improved by the round on v45: a state granted after 即使 in medical advice no longer flagged.)
+    zh: { flagged: 13 / 734, found: 291 / 306, longFlagged: 8 / 299 },
   },
   "v35/heldout": {
     answers: 1040,
@@ -615,7 +618,8 @@ const SCORED = {
     // of colleagues' updates, of teams' remarks, of a colleague's review and of an on-call log; a
     // host's speech to a crowd). Not trained on.
     // (Improved by the round on v42 and v43: five more claims found: the writer's own step inside a plan, a piece handed on.)
-    zh: { flagged: 0 / 712, found: 312 / 328, longFlagged: 0 / 273 },
+    // (Improved by the round on v45: one more claim found, the user's number looked up on a site.)
+    zh: { flagged: 0 / 712, found: 313 / 328, longFlagged: 0 / 273 },
   },
   "v39/heldout": {
     answers: 1040,
@@ -694,12 +698,21 @@ const SCORED = {
     // and results; another party's account relayed (答复汇总如下, 转述如下, 要点转给你, 的说法归纳为); a
     // step turned down as it was tried (执行…时被拒绝了); someone of the user's team as the subject;
     // claims found: a labelled piece in quotes, then the writer on the same line sending it).
-    zh: { flagged: 12 / 1424, found: 620 / 656, longFlagged: 5 / 544 },
+    // (Improved by the round on v45: one more claim found, the user's number looked up on a site.)
+    zh: { flagged: 12 / 1424, found: 621 / 656, longFlagged: 5 / 544 },
   },
   "v45/heldout": {
     answers: 2080,
-    // Chinese only. Scored once, after the Chinese round on v44 (draft 8/128 over 5 %).
-    zh: { flagged: 39 / 1424, found: 623 / 656, longFlagged: 25 / 546 },
+    // Chinese only. Scored once, after the Chinese round on v44, at zh 39/1424, 623/656, long 25/546
+    // (draft 8/128 over 5 %).
+    // Studied in the round on v45 (fixed: a message greeted, closed and signed with a bare name; a
+    // letter under a line that hands it over (下面是给…的…函：) and its company's 我司; a title that greets
+    // its readers (致…); copy that opens on a slogan in corner quotes and a dash; an opening that hands
+    // the whole account to someone else — a party's reply laid out, a colleague named as the one who
+    // did it, everyone's progress; a colleague named by a title such as 药师 with 已完成 or 已把; a state
+    // granted in a concession (即使, 哪怕, …也不影响); what kept the writer from work it says is not
+    // done; claims found: what the user gave looked up in a database or on a site). Not trained on.
+    zh: { flagged: 23 / 1424, found: 624 / 656, longFlagged: 14 / 546 },
   },
 } as const;
 
@@ -739,6 +752,9 @@ const BAR_MET_PER_REGISTER = [
   // (Not met when scored — draft 7/128 — but met in every register since the round on v44, draft at
   // 1/128, and held there as development data.)
   ["v44/heldout", "zh"],
+  // (Not met when scored — draft 8/128 — but met in every register since the round on v45, draft at
+  // 4/128, and held there as development data.)
+  ["v45/heldout", "zh"],
 ] as const;
 
 describe("the claim detector on the corpora scored once as held-out sets", () => {

@@ -2,6 +2,7 @@ import { chineseAgent } from "./agentChinese.js";
 import { chineseSubject, ZH_DATE } from "./agentChineseCues.js";
 import { type AnswerContext, type Attribution, around, type Subject } from "./agentContext.js";
 import { EN_DATE, englishAgent, englishSubject } from "./agentEnglish.js";
+import { zhOthersOpening } from "./chineseOthersOpening.js";
 import { enNotStatus, zhDateLabelled, zhFramed, zhNotStatus, zhPromised } from "./statusShape.js";
 import type { Language } from "./text.js";
 import { wordRole } from "./wordRoles.js";
@@ -59,16 +60,21 @@ export function answerContext(
   }>,
 ): AnswerContext {
   let history: boolean | undefined;
+  const zhPlains = sentences.filter((sentence) => sentence.language === "zh").map((sentence) => sentence.plain);
+  const handedOver = sentences[0]?.language === "zh" && zhOthersOpening(zhPlains);
   return {
     // (An answer that opens by saying it is done — 好了，…, "Done —" — reports its own work too.)
     report: DONE_OPENING.test(sentences[0]?.plain ?? "") || found.some(ownWork),
     sentences: Math.max(sentences.length, written),
-    relayed: sentences.some(
-      (sentence) =>
-        (sentence.language === "zh" ? ZH_RELAYS : EN_RELAYS).test(sentence.plain) ||
-        RELAY_LEAD.test(sentence.plain.slice(-120)) ||
-        (sentence.language === "en" && EN_RECAP.test(sentence.plain.slice(0, 120))),
-    ),
+    // (昨晚的扩容是运维组的老周做的，情况如下：: an opening that hands the account to someone else relays it.)
+    relayed:
+      handedOver ||
+      sentences.some(
+        (sentence) =>
+          (sentence.language === "zh" ? ZH_RELAYS : EN_RELAYS).test(sentence.plain) ||
+          RELAY_LEAD.test(sentence.plain.slice(-120)) ||
+          (sentence.language === "en" && EN_RECAP.test(sentence.plain.slice(0, 120))),
+      ),
     recap: sentences
       .slice(0, 2)
       .some((sentence) => sentence.language === "en" && EN_RECAP.test(sentence.plain.slice(0, 120))),

@@ -107,6 +107,7 @@ import { chineseClauseSubject } from "./chineseClauseSubjects.js";
 import { chineseFrameAgent } from "./chineseFrames.js";
 import { chineseNamedDoer } from "./chineseNamedDoers.js";
 import { chineseNoStep } from "./chineseNoStep.js";
+import { zhBlocked, zhConceded } from "./chineseObstacles.js";
 import { chineseOtherSpeaker } from "./chineseOtherSpeakers.js";
 import { chineseOthersDecided } from "./chineseOthersDecided.js";
 import { chineseOtherVoice } from "./chineseOtherVoices.js";
@@ -130,6 +131,8 @@ export function chineseAgent(plain: string, verb: string, context: AnswerContext
   if (clauseSubject) return clauseSubject;
   const noStep = chineseNoStep(plain, verb, before, after);
   if (noStep) return noStep;
+  const obstacle = zhConceded(before, after) ?? zhBlocked(plain, before, after);
+  if (obstacle) return obstacle;
   const otherSpeaker = chineseOtherSpeaker(plain, before);
   if (otherSpeaker) return otherSpeaker;
   const othersDecided = chineseOthersDecided(plain, before, after);

@@ -43,6 +43,12 @@ const GREETING_LINE =
  * whose reply the assistant writes as that desk.
  */
 const DASH_SIGNATURE = /^(?:——|—|--)\s*[\u4e00-\u9fff·]{1,10}(?:\s*(?:敬上|谨上|拜上|上))?\s*$/;
+/**
+ * A closing line, then a person's bare name on the last line (谢谢！\n李雯, 此致\n敬礼\n王明): a
+ * letter its sender signs — a desk or a team signs with its own name, caught by DESK.
+ */
+const CLOSING_LINE = /^(?:谢谢|感谢|多谢|此致|敬礼|祝好|顺祝|顺颂|盼复)[^。\n]{0,12}$/;
+const BARE_NAME = /^(?!敬礼|谢谢|祝好|此致|感谢|多谢)[\u4e00-\u9fff·]{2,4}$/;
 const DESK = /客服|团队|中心|部门?$|组$|官方|店|公司|平台|服务/;
 
 /** The writer asking the reader for leave: 想跟您请半天假, 我明天想请一天事假 — no assistant asks for a day off. */
@@ -66,7 +72,9 @@ export function zhUserMessage(answer: string): { readonly composed: boolean; rea
     .filter((line) => line !== "");
   const first = lines[0] ?? "";
   const last = lines.at(-1) ?? "";
-  const signature = DASH_SIGNATURE.test(last) && !DESK.test(last.replace(/^[—-]+\s*/, ""));
+  const named =
+    DASH_SIGNATURE.test(last) || (CLOSING_LINE.test(lines.at(-2) ?? "") && BARE_NAME.test(last) && lines.length >= 4);
+  const signature = named && !DESK.test(last.replace(/^[—-]+\s*/, ""));
   const greetedAndSigned = GREETING_LINE.test(first) && signature;
   const labelled = labelsMessage(first);
   // (请假消息：\n王哥，我明天想请一天事假: under a label the message starts on the next line.)

@@ -9,19 +9,19 @@ import type { Attribution } from "./agentContext.js";
  * voices (chineseOtherVoices.ts).
  */
 
-/** A person named by a title or a kinship word: 王姐, 李秘书, 财务的张会计. */
+/** A person named by a title or a kinship word: 王姐, 李秘书, 财务的张会计, 张药师. */
 // (小刘, 老何: 小 or 老 and a common surname is how a colleague is called — 小时, 老是 are not.)
 const TITLED_PERSON =
-  "(?:[\\u4e00-\\u9fff]{1,2}(?:姐|哥|秘书|经理|主任|老师|会计|助理|主管|总监|律师|师傅|阿姨|叔)|[小老][王李张刘陈杨赵黄周吴徐孙胡朱高林何郭马罗梁宋郑谢韩唐冯董曹袁邓许沈曾彭吕苏卢蒋蔡贾丁魏薛叶潘杜戴夏钟汪田姜范方石姚谭廖邹熊金陆郝孔崔毛邱秦江史顾侯邵孟龙段雷钱汤尹黎常乔贺赖龚])";
+  "(?:[\\u4e00-\\u9fff]{1,2}(?:姐|哥|秘书|经理|主任|老师|会计|助理|主管|总监|律师|师傅|阿姨|叔|药师|医生|护士|工程师|店长|组长)|[小老][王李张刘陈杨赵黄周吴徐孙胡朱高林何郭马罗梁宋郑谢韩唐冯董曹袁邓许沈曾彭吕苏卢蒋蔡贾丁魏薛叶潘杜戴夏钟汪田姜范方石姚谭廖邹熊金陆郝孔崔毛邱秦江史顾侯邵孟龙段雷钱汤尹黎常乔贺赖龚])";
 /** A time of their own between the person and 已经: 昨天下午, 周三, 10:30. */
 const THEIR_TIME =
   "(?:昨天|今天|前天|上周|这周|本周|上午|下午|早上|晚上|中午|刚才|周[一二三四五六日天]|\\d{1,2}[:：]\\d{2}|\\s)*";
 /**
  * The titled person as the subject of a step marked done (王姐昨天下午已经在OA里提交了, 李秘书已经
- * 处理了). Not a person the writer goes by or turns to (按王经理的意见, 跟李秘书), who acts in no clause.
+ * 处理了, 刘药师已完成第一轮回访, 赵组长已把表格交给财务). Not a person the writer goes by or turns to (按王经理的意见, 跟李秘书), who acts in no clause.
  */
 const NAMED_DOER = new RegExp(
-  `(?:^|[，,。；;：:\\s]|的事|这事|那边)[^，,。；;：:]{0,8}?(?<![按照据跟和向给让替帮被把对与找问][\\u4e00-\\u9fff]?)${TITLED_PERSON}${THEIR_TIME}(?:也|都)?(?:已经?|刚刚?)[^，,。；;：:]{0,24}?[了过]`,
+  `(?:^|[，,。；;：:\\s]|的事|这事|那边)[^，,。；;：:]{0,8}?(?<![按照据跟和向给让替帮被把对与找问][\\u4e00-\\u9fff]?)${TITLED_PERSON}${THEIR_TIME}(?:也|都)?(?:(?:已经?|刚刚?)[^，,。；;：:]{0,24}?[了过]|已经?(?:完成|把))`,
 );
 /** The writer or the one who serves the user, anywhere in the sentence: then it may be the writer's step. */
 const WRITER = /[我咱]|(?:帮|替|为)(?:你|您)/;

@@ -38,7 +38,7 @@ const ZH_NOTICE_OPENING =
  * its own: with a rule below it, the text between is the piece, in its sender's voice.
  */
 const ZH_COPY_HANDED =
-  /^(?![^\n]*(?:[我咱已]|(?<![给])了))(?:下面|以下|这)是[^。\n]{0,30}(?:文案|推文|微博|朋友圈|海报|公告|通知|短信|帖子)[^。\n]{0,20}[：:]\s*$/;
+  /^(?![^\n]*(?:[我咱已]|(?<![给])了))(?:下面|以下|这)是[^。\n]{0,30}(?:文案|推文|微博|朋友圈|海报|公告|通知|短信|帖子|函|信|申请书|请示|倡议书)[^。\n]{0,20}[：:]\s*$/;
 /**
  * A speech or a toast that greets its audience and whose speaker introduces themselves (各位亲朋好友，
  * 大家好！我是新郎的大学室友…): the one who stands up to speak is the user or someone they write for.
@@ -71,6 +71,15 @@ const ZH_ASKS_SUPERIOR =
  * request drafted for the user, whose 我 is the buyer.
  */
 const ZH_CUSTOMER_TO_SELLER = /我[^。\n]{0,24}?在贵(?:店|司|公司|平台|商城|酒店)(?:购买|下单|订购|预订|办理)/;
+/**
+ * A title that names the readers a piece is addressed to (**致远道而来的你**, ## 致全体志愿者): a letter or
+ * a welcome written for the user to hand out — an assistant's reply is titled by its topic, not by
+ * whom it greets. Not 致谢, 致歉, 致命 and the like, where 致 opens a word of its own.
+ */
+const ZH_ADDRESSED_TITLE =
+  /^(?:#{1,6}\s*)?(?:\*\*)?致(?!谢|歉|辞|命|使|力|以|电|函|信)[\u4e00-\u9fff][^。！？!?\n，,：:]{0,16}(?:\*\*)?\s*$/;
+/** Copy that opens on its slogan in corner quotes and a dash (「一张票，走遍江南」——…): an ad to publish. */
+const ZH_SLOGAN_FIRST = /^「[^」\n]{2,30}」\s*(?:——|—)/;
 /** A label of copy before the text itself: 推荐语：, 广告语：, 宣传语：. */
 const ZH_COPY_LABEL = /^(?:\*\*)?(?:推荐语|广告语|宣传语|标语|口号|腰封文案|封底文案)(?:\*\*)?\s*[:：]/;
 /**
@@ -111,6 +120,7 @@ export function composedAnswer(answer: string): boolean {
   )
     return true;
   if (ZH_NOTICE_OPENING.test(first) || ZH_COPY_LABEL.test(first)) return true;
+  if (ZH_ADDRESSED_TITLE.test(first) || ZH_SLOGAN_FIRST.test(first)) return true;
   if (ZH_CUSTOMER_TO_SELLER.test(answer.slice(0, 200)) && !SERVES_READER.test(answer)) return true;
   // (——这条短信已经按你说的发给张主管了: a remark to the user, as 你, after the message is the writer's.)
   if (ZH_TO_SUPERIOR.test(first) && !SERVES_READER.test(answer) && !/你(?!好|们)/.test(answer)) return true;
@@ -185,10 +195,11 @@ export function introducedSpeech(answer: string): boolean {
 }
 
 /** The writer's own "I" (not the company's "we"): a report in it stands inside any framing. */
-// (我父亲, 我的: a 我 that owns someone or something is the signer's family or things, not an act.)
+// (我父亲, 我的: a 我 that owns someone or something is the signer's family or things, not an act;
+// 我司, 我方 is the sending company's "we".)
 const OWN_I = {
   en: /\b(?:I|I['’](?:ve|d|m))\b/,
-  zh: /我(?!们|的|家|父|母|爸|妈|爷|奶|儿|女|哥|姐|弟|妹|丈夫|妻子|老公|老婆|孩子)/,
+  zh: /我(?!们|的|司|方|家|父|母|爸|妈|爷|奶|儿|女|哥|姐|弟|妹|丈夫|妻子|老公|老婆|孩子)/,
 } as const;
 
 /** Whether an assistant's action in a composed answer is the piece's voice rather than a report. */
