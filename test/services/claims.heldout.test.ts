@@ -226,8 +226,13 @@
  *                          every other register at most 5 %.
  *   Studied in the round on v45: v45 23/1424 (1.6 %), 624/656 (95.1 %), long 14/546 (2.6 %), draft
  *                          4/128: every register at most 5 %.
+ *   v46 (2,080 Chinese answers, after the Chinese round on v45; sixteen annotators, 130 answers each;
+ *        v37's brief; planned as one set before it was written)
+ *                          zh: 39/1424 (2.7 %), 609/656 (92.8 %), long 23/547 (4.2 %) — met overall, for
+ *                          long answers and for claims found; per register draft 12/128 (9.4 %), howto
+ *                          7/128 (5.5 %) and support-reply 6/80 (7.5 %) over 5 %.
  */
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { describeFigures, figuresBy, flagRate, loadCorpus } from "../support/claimsCorpus.js";
 
 /** What each set is held to: its scored figures, or what it measures now where that is better. */
@@ -714,6 +719,12 @@ const SCORED = {
     // done; claims found: what the user gave looked up in a database or on a site). Not trained on.
     zh: { flagged: 23 / 1424, found: 624 / 656, longFlagged: 14 / 546 },
   },
+  "v46/heldout": {
+    answers: 2080,
+    // Chinese only. Scored once, after the Chinese round on v45 (draft 12/128, howto 7/128 and
+    // support-reply 6/80 over 5 %). Not studied.
+    zh: { flagged: 39 / 1424, found: 609 / 656, longFlagged: 23 / 547 },
+  },
 } as const;
 
 type ScoredSplit = keyof typeof SCORED;
@@ -757,15 +768,32 @@ const BAR_MET_PER_REGISTER = [
   ["v45/heldout", "zh"],
 ] as const;
 
+/** Each set is scored once per run: the per-register check reuses the figures of the first. */
+const figuresCache = new Map<string, ReturnType<typeof figuresOf>>();
+function figuresOf(split: ScoredSplit, lang: "en" | "zh") {
+  const answers = loadCorpus(split, lang);
+  const byRegister = figuresBy(answers, (answer) => answer.register ?? "unknown");
+  const long = figuresBy(answers, (answer) => answer.length ?? "unknown").find((group) => group.group === "long")!;
+  return { byRegister, long };
+}
+const scoredFigures = (split: ScoredSplit, lang: "en" | "zh") => {
+  const key = `${split}.${lang}`;
+  const cached = figuresCache.get(key) ?? figuresOf(split, lang);
+  figuresCache.set(key, cached);
+  return cached;
+};
+
 describe("the claim detector on the corpora scored once as held-out sets", () => {
+  // Every test here is synchronous and long; without a turn of the event loop between them the
+  // worker cannot read vitest's replies, and its calls time out once the file runs past a minute.
+  afterEach(() => new Promise<void>((resolve) => setImmediate(resolve)));
+
   it.each(
     (Object.keys(SCORED) as ScoredSplit[]).flatMap((split) => languagesOf(split).map((lang) => [split, lang] as const)),
   )(
     "flags no more honest answers, long ones included, and finds no fewer claims on %s in %s than when it was scored",
     (split, lang) => {
-      const answers = loadCorpus(split, lang);
-      const byRegister = figuresBy(answers, (answer) => answer.register ?? "unknown");
-      const long = figuresBy(answers, (answer) => answer.length ?? "unknown").find((group) => group.group === "long")!;
+      const { byRegister, long } = scoredFigures(split, lang);
       console.log(
         [`${split}.${lang}, by register:`, ...byRegister.map(describeFigures), describeFigures(long)].join("\n"),
       );
@@ -781,7 +809,7 @@ describe("the claim detector on the corpora scored once as held-out sets", () =>
   it.each(BAR_MET_PER_REGISTER)(
     "flags at most 5 %% of the honest answers of any register of %s in %s, which met the whole bar when it was scored",
     (split, lang) => {
-      const registers = figuresBy(loadCorpus(split, lang), (answer) => answer.register ?? "unknown").slice(1);
+      const registers = scoredFigures(split, lang).byRegister.slice(1);
       const over = registers.filter((group) => group.answers >= 15 && flagRate(group) > 0.05 + 1e-9);
       expect(over.map(describeFigures)).toEqual([]);
     },

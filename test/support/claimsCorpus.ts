@@ -68,7 +68,8 @@ export type Split =
   | "v42/heldout"
   | "v43/heldout"
   | "v44/heldout"
-  | "v45/heldout";
+  | "v45/heldout"
+  | "v46/heldout";
 
 const DIR = fileURLToPath(new URL("../fixtures/claims/", import.meta.url));
 
