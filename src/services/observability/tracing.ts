@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomFillSync } from "node:crypto";
 import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
 import * as Exit from "effect/Exit";
@@ -74,7 +74,23 @@ export const passthroughObserver = (traceId = ""): RunObserver => ({
   ended: (result) => result,
 });
 
-const randomHex = (bytes: number) => randomBytes(bytes).toString("hex");
+/**
+ * Random bytes as hex, taken from a pool filled 4 KiB at a time (as `randomUUID` does): each run
+ * needs a trace id, and `randomBytes` per id cost tens of µs at a run's start in a busy process.
+ * Every byte is handed out once; the generator is the same. (Exported for its tests.)
+ */
+const POOL_BYTES = 4096;
+const pool = Buffer.allocUnsafe(POOL_BYTES);
+let pooled = POOL_BYTES;
+export function randomHex(bytes: number): string {
+  if (pooled + bytes > POOL_BYTES) {
+    randomFillSync(pool);
+    pooled = 0;
+  }
+  const hex = pool.toString("hex", pooled, pooled + bytes);
+  pooled += bytes;
+  return hex;
+}
 
 /** Message counts by role and whether a system prompt is present: the run's context sources. */
 export function contextSources(history: ReadonlyArray<ContextMessage>) {

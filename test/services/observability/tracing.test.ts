@@ -3,7 +3,7 @@ import { Effect, Tracer } from "effect";
 import { describe, expect, it } from "vitest";
 import { otelTracingLayer } from "../../../src/services/observability/otel.js";
 import { traceDelivery } from "../../../src/services/observability/runRoots.js";
-import { SPAN } from "../../../src/services/observability/tracing.js";
+import { randomHex, SPAN } from "../../../src/services/observability/tracing.js";
 import { scriptedProvider } from "../../../src/services/providers/scripted.js";
 import { callStep, lookupTool, textStep, useRuntimeHarness } from "../../support/runtimeHarness.js";
 
@@ -210,5 +210,16 @@ describe("run spans", () => {
     const result = await runtime.startRun(lookupRun()).result;
     expect(result.traceId).toMatch(/^[0-9a-f]{32}$/);
     expect(await runtime.run(Effect.succeed("still usable"))).toBe("still usable");
+  });
+});
+
+describe("random trace and span ids", () => {
+  it("hands out lowercase hex of the asked length, never the same bytes twice, across pool refills", () => {
+    // 16- and 8-byte ids in turn: 1,000 of them take 24,000 bytes, several refills of the pool.
+    const ids = Array.from({ length: 1000 }, (_, index) => randomHex(index % 2 === 0 ? 16 : 8));
+    for (const [index, id] of ids.entries()) expect(id).toMatch(index % 2 === 0 ? /^[0-9a-f]{32}$/ : /^[0-9a-f]{16}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    // Random bytes, not a counter: each of the 16 hex digits shows up in the first position.
+    expect(new Set(ids.map((id) => id[0])).size).toBe(16);
   });
 });
