@@ -9,8 +9,8 @@ import { ZH_PERSON } from "./lexicon.zh.js";
  * a leave request written in the user's voice, the conclusions of minutes, what another party
  * is asked to promise, what customers did on their side (用户已付款), a verb that is a noun
  * before another (通知内容), a cause laid out (根源是：…) and the state once the user's step is
- * taken (把时区改回来就正常了). Read first in `chineseAgent` (agentChinese.ts), even where a marker says the
- * verb is done: the marker is inside the other voice.
+ * taken (把时区改回来就正常了). Read first in the chain (agentChineseBeforeSubject.ts), even where a
+ * marker says the verb is done: the marker is inside the other voice.
  */
 
 /** Verbs that hand a clause over to what its subject reports, decides or thinks. */
